@@ -1,0 +1,25 @@
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { errorHandler, notFound } from './http/problem';
+import { requestLogger } from './http/request-logger';
+import { healthRoutes, type HealthOptions } from './routes/health.routes';
+import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
+
+export interface AppDeps {
+  logger: Logger;
+  health: HealthOptions;
+  ingest: IngestRouteOptions;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestLogger(deps.logger));
+  app.use(healthRoutes(deps.health));
+  // Ingest is registered last: any POST no API route claimed is a webhook.
+  app.use(ingestRoutes(deps.ingest));
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

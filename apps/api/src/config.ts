@@ -1,0 +1,28 @@
+import { flag, integer, LOG_LEVELS, optionalText, parseSettings, text } from '@relay/core';
+import { z } from 'zod';
+
+const schema = z.object({
+  DATABASE_URL: text('postgresql://postgres@127.0.0.1:5432/test'),
+  REDIS_URL: text('redis://127.0.0.1:6379'),
+  PORT: integer(3000, 0, 65_535),
+  HOST: text('0.0.0.0'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  QUEUE_PREFIX: text('relay'),
+  PUBLIC_BASE_URL: text('http://localhost:3000'),
+  DEFAULT_TARGET_URL: optionalText(),
+  ALLOW_PUBLIC_TARGET_OVERRIDE: flag(false),
+  INGEST_MAX_BODY_BYTES: integer(1_048_576, 1, 100 * 1_048_576),
+  DEFAULT_SOURCE: text('default'),
+  INGEST_BATCH_MAX: integer(100, 1, 1_000),
+  INGEST_BATCH_WAIT_MS: integer(2, 0, 1_000),
+  TARGET_ALLOW_PRIVATE: flag(false),
+  TARGET_ALLOWLIST: optionalText(),
+  DATABASE_POOL_SIZE: integer(20, 1, 500),
+  SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
+});
+
+export type ApiConfig = z.output<typeof schema>;
+
+export function parseApiConfig(env: Record<string, string | undefined>): ApiConfig {
+  return parseSettings(schema, env);
+}

@@ -1,0 +1,53 @@
+import { AppError, ERROR_CODES, type ErrorCode } from '@relay/core';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+
+// The one place error codes become HTTP statuses.
+const STATUS: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  invalid_json: 400,
+  unsupported_media_type: 415,
+  unsupported_content_encoding: 415,
+  payload_too_large: 413,
+  target_override_disabled: 400,
+  target_url_rejected: 422,
+  invalid_source: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  database_unavailable: 503,
+  service_unavailable: 503,
+  internal_error: 500,
+};
+
+export function sendProblem(res: Response, error: AppError): void {
+  const status = STATUS[error.code];
+  res
+    .status(status)
+    .type('application/problem+json')
+    .json({
+      type: `urn:webhook-relay:problem:${error.code}`,
+      title: ERROR_CODES[error.code],
+      status,
+      detail: error.message,
+      code: error.code,
+      request_id: res.req.id,
+      ...error.details,
+    });
+}
+
+export const notFound: RequestHandler = (req, res) => {
+  sendProblem(res, new AppError('not_found', `No route for ${req.method} ${req.path}.`));
+};
+
+/** Known errors become their problem; anything else is logged in full and answered opaquely. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) return void res.end();
+    if (err instanceof AppError) return sendProblem(res, err);
+    const status = (err as { status?: number; type?: string }).status;
+    if ((err as { type?: string }).type === 'entity.parse.failed') return sendProblem(res, new AppError('invalid_json'));
+    if (status === 413) return sendProblem(res, new AppError('payload_too_large'));
+    logger.error({ err, requestId: req.id }, 'unhandled error');
+    sendProblem(res, new AppError('internal_error', `Internal server error (request id ${String(req.id)}).`));
+  };
+}

@@ -1,0 +1,63 @@
+import { parseAllowlist, type TargetPolicy } from '@relay/core';
+import { createDatabase, createEventRepository, createProviderRepository, createTargetResolver } from '@relay/db';
+import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
+import type { Express } from 'express';
+import type { Logger } from 'pino';
+import { createApp } from './app';
+import type { ApiConfig } from './config';
+import { createIngestService } from './ingest/ingest.service';
+
+export interface ApiRuntime {
+  app: Express;
+  /** Marks the process as shutting down (readiness turns 503). */
+  beginShutdown(): void;
+  /** Flushes pending ingest batches and closes every connection. */
+  close(): Promise<void>;
+}
+
+export function targetPolicyOf(config: { TARGET_ALLOW_PRIVATE: boolean; TARGET_ALLOWLIST?: string | undefined }): TargetPolicy {
+  return { allowPrivate: config.TARGET_ALLOW_PRIVATE, allowlist: parseAllowlist(config.TARGET_ALLOWLIST) };
+}
+
+/** Wires the api process from its settings: used by main.ts and by tests alike. */
+export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime {
+  const db = createDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, onPoolError: (err) => logger.warn({ err }, 'postgres pool error') });
+  const redis = createRedisConnection(config.REDIS_URL, 'producer');
+  const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const targets = createTargetResolver(createProviderRepository(db.prisma), { defaultTargetUrl: config.DEFAULT_TARGET_URL });
+  const ingest = createIngestService({
+    events: createEventRepository(db.prisma),
+    targets,
+    queue,
+    logger,
+    batch: { maxSize: config.INGEST_BATCH_MAX, maxWaitMs: config.INGEST_BATCH_WAIT_MS },
+  });
+  let shuttingDown = false;
+  const app = createApp({
+    logger,
+    health: {
+      checks: { database: () => db.ping(), redis: async () => void (await redis.ping()) },
+      isShuttingDown: () => shuttingDown,
+    },
+    ingest: {
+      ingest,
+      maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
+      defaultSource: config.DEFAULT_SOURCE,
+      allowTargetOverride: config.ALLOW_PUBLIC_TARGET_OVERRIDE,
+      targetPolicy: targetPolicyOf(config),
+    },
+  });
+  return {
+    app,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    async close() {
+      shuttingDown = true;
+      await ingest.drain();
+      await queue.close().catch(() => {});
+      redis.disconnect();
+      await db.close();
+    },
+  };
+}

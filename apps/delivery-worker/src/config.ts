@@ -1,0 +1,32 @@
+import { flag, integer, LOG_LEVELS, optionalText, parseSettings, text } from '@relay/core';
+import { z } from 'zod';
+
+const schema = z.object({
+  DATABASE_URL: text('postgresql://postgres@127.0.0.1:5432/test'),
+  REDIS_URL: text('redis://127.0.0.1:6379'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  QUEUE_PREFIX: text('relay'),
+  DEFAULT_TARGET_URL: optionalText(),
+  DEFAULT_SIGNING_SECRET: optionalText(),
+  TARGET_ALLOW_PRIVATE: flag(false),
+  TARGET_ALLOWLIST: optionalText(),
+  DELIVERY_CONCURRENCY: integer(32, 1, 1_000),
+  DELIVERY_MAX_ATTEMPTS: integer(10, 1, 100),
+  DELIVERY_BACKOFF_BASE_MS: integer(10_000, 0),
+  DELIVERY_BACKOFF_MAX_MS: integer(3_600_000, 0),
+  RETRY_AFTER_MAX_MS: integer(3_600_000, 0),
+  DELIVERY_TIMEOUT_MS: integer(15_000, 1),
+  SWEEP_INTERVAL_MS: integer(15_000, 10),
+  SWEEP_GRACE_MS: integer(30_000, 0),
+  WORKER_LOCK_DURATION_MS: integer(30_000, 100),
+  WORKER_STALLED_INTERVAL_MS: integer(30_000, 100),
+  WORKER_HEALTH_PORT: integer(3001, 0, 65_535),
+  DATABASE_POOL_SIZE: integer(20, 1, 500),
+  SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
+});
+
+export type WorkerConfig = z.output<typeof schema>;
+
+export function parseWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
+  return parseSettings(schema, env);
+}

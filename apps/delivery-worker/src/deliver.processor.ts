@@ -1,0 +1,112 @@
+import { checkTargetUrl, decide, type AttemptOutcome, type OrgId, type RetryPolicy, type TargetPolicy } from '@relay/core';
+import type { EventRepository, NewAttempt, ProviderRepository, StoredEvent, TargetResolver } from '@relay/db';
+import type { DeliverJobData } from '@relay/queue';
+import { DelayedError, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { deliveryHeaders } from './delivery-request';
+import type { Sender } from './sender';
+
+export interface DeliverDeps {
+  events: EventRepository;
+  providers: ProviderRepository;
+  targets: TargetResolver;
+  sender: Sender;
+  retry: RetryPolicy;
+  targetPolicy: TargetPolicy;
+  defaultSigningSecret: string | undefined;
+  logger: Logger;
+  /** How long to wait before trying again when the relay itself (not the target) failed. */
+  deferMs?: number;
+  now?: () => number;
+}
+
+/** What the processor did with a job; returned for logs and tests. */
+export type DeliverResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' | 'rescheduled';
+
+// One delivery attempt of one event. Every outcome is classified by the retry policy: deliver,
+// retry (the job is moved to delayed with the policy's delay) or fail. Anything that goes wrong in
+// the relay itself defers the job without counting an attempt.
+export function createDeliverProcessor(deps: DeliverDeps) {
+  const now = deps.now ?? Date.now;
+  const deferMs = deps.deferMs ?? 5_000;
+
+  async function secretFor(event: StoredEvent): Promise<string | null> {
+    if (event.providerId !== null) {
+      const provider = await deps.providers.findById(event.organizationId, event.providerId);
+      if (provider?.signingSecret) return provider.signingSecret;
+    }
+    return deps.defaultSigningSecret ?? null;
+  }
+
+  async function attemptDelivery(event: StoredEvent, targetUrl: string): Promise<{ attempt: NewAttempt; outcome: AttemptOutcome }> {
+    const attemptNumber = event.attemptCount + 1;
+    const startedAt = new Date(now());
+    const check = checkTargetUrl(targetUrl, deps.targetPolicy);
+    let outcome: AttemptOutcome;
+    let responseBody: string | null = null;
+    let durationMs = 0;
+    if (!check.ok) {
+      outcome = check.reason === 'blocked_address' ? { kind: 'blocked', message: check.message } : { kind: 'invalid_target', message: check.message };
+    } else {
+      const headers = deliveryHeaders(event, await secretFor(event), Math.floor(now() / 1000));
+      const result = await deps.sender.send({ url: targetUrl, body: Buffer.from(event.body), headers });
+      ({ outcome, responseBody, durationMs } = result);
+    }
+    const attempt: NewAttempt = {
+      attemptNumber,
+      kind: 'main',
+      targetUrl,
+      responseStatus: outcome.kind === 'response' ? outcome.status : null,
+      responseBody,
+      error: outcome.kind === 'response' ? null : `${outcome.kind === 'network' ? outcome.code : outcome.kind}: ${outcome.message}`,
+      durationMs,
+      startedAt,
+      finishedAt: new Date(startedAt.getTime() + durationMs),
+    };
+    return { attempt, outcome };
+  }
+
+  async function deliver(orgId: OrgId, eventId: string): Promise<{ result: DeliverResult; delayMs?: number }> {
+    const event = await deps.events.findById(orgId, eventId);
+    if (!event || event.status !== 'queued') return { result: 'skipped' };
+    // A job that arrives before the event's time (a duplicate enqueue) waits for it.
+    const early = (event.nextAttemptAt?.getTime() ?? 0) - now();
+    if (early > 1_000) return { result: 'rescheduled', delayMs: early };
+
+    const targetUrl = event.targetUrl ?? (await deps.targets.resolve(orgId, event.source)).targetUrl;
+    if (targetUrl === null) {
+      await deps.events.recordOutcome(orgId, eventId, null, { status: 'failed', reason: 'no_target', error: 'No provider for this source and no default target.' });
+      return { result: 'failed' };
+    }
+    const { attempt, outcome } = await attemptDelivery(event, targetUrl);
+    const decision = decide(outcome, attempt.attemptNumber, deps.retry, Math.random, now());
+    if (decision.action === 'delivered') {
+      await deps.events.recordOutcome(orgId, eventId, attempt, { status: 'delivered', at: attempt.finishedAt });
+      return { result: 'delivered' };
+    }
+    if (decision.action === 'retry') {
+      const nextAttemptAt = new Date(now() + decision.delayMs);
+      await deps.events.recordOutcome(orgId, eventId, attempt, { status: 'queued', nextAttemptAt, error: decision.error });
+      return { result: 'retry_scheduled', delayMs: decision.delayMs };
+    }
+    await deps.events.recordOutcome(orgId, eventId, attempt, { status: 'failed', reason: decision.reason, error: decision.error });
+    deps.logger.info({ eventId, reason: decision.reason, error: decision.error }, 'delivery failed');
+    return { result: 'failed' };
+  }
+
+  /** The BullMQ processor. */
+  return async function process(job: Job<DeliverJobData>, token?: string): Promise<DeliverResult> {
+    let outcome: { result: DeliverResult; delayMs?: number };
+    try {
+      outcome = await deliver(job.data.orgId, job.data.eventId);
+    } catch (err) {
+      deps.logger.warn({ err, eventId: job.data.eventId }, 'delivery deferred: the relay could not complete the attempt');
+      outcome = { result: 'rescheduled', delayMs: deferMs };
+    }
+    if (outcome.delayMs !== undefined) {
+      await job.moveToDelayed(now() + outcome.delayMs, token);
+      throw new DelayedError();
+    }
+    return outcome.result;
+  };
+}

@@ -1,0 +1,64 @@
+import type { EventSweepRepository, QueuedEventRef } from '@relay/db';
+import type { DeliveryQueue } from '@relay/queue';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+export interface SweeperDeps {
+  sweep: EventSweepRepository;
+  queue: DeliveryQueue;
+  redis: Redis;
+  /** Redis key prefix shared with the queue; the epoch marker lives beside the queue's keys. */
+  prefix: string;
+  graceMs: number;
+  logger: Logger;
+  pageSize?: number;
+  now?: () => number;
+}
+
+// Nothing is lost between Postgres and Redis: the sweeper gives every `queued` event a job again.
+// - Overdue events (their next attempt is past by more than the grace period) are re-enqueued: the
+//   enqueue failed after commit, or a job vanished. Enqueue is idempotent (job id = event id).
+// - An epoch key lives in the queue's Redis. When it is missing, Redis lost its data (restarted
+//   empty), so every queued event is re-enqueued with the delay its next attempt time still asks for.
+export function createSweeper(deps: SweeperDeps) {
+  const now = deps.now ?? Date.now;
+  const pageSize = deps.pageSize ?? 500;
+  const epochKey = `${deps.prefix}:relay:epoch`;
+
+  async function enqueuePage(refs: QueuedEventRef[]): Promise<void> {
+    const at = now();
+    await deps.queue.enqueue(
+      refs.map((ref) => ({ orgId: ref.organizationId, eventId: ref.id, delayMs: Math.max(0, (ref.nextAttemptAt?.getTime() ?? at) - at) })),
+    );
+  }
+
+  async function sweepAll(fetch: (afterId?: string) => Promise<QueuedEventRef[]>): Promise<number> {
+    let count = 0;
+    let afterId: string | undefined;
+    for (;;) {
+      const page = await fetch(afterId);
+      if (page.length === 0) return count;
+      await enqueuePage(page);
+      count += page.length;
+      afterId = page[page.length - 1]!.id;
+      if (page.length < pageSize) return count;
+    }
+  }
+
+  return {
+    async runOnce(): Promise<{ full: boolean; enqueued: number }> {
+      const fresh = (await deps.redis.set(epochKey, String(now()), 'NX')) === 'OK';
+      if (fresh) {
+        const enqueued = await sweepAll((afterId) => deps.sweep.findQueuedPage(pageSize, afterId));
+        if (enqueued > 0) deps.logger.warn({ enqueued }, 'queue state was missing (new or emptied Redis); re-enqueued every queued event');
+        return { full: true, enqueued };
+      }
+      const dueBefore = new Date(now() - deps.graceMs);
+      const enqueued = await sweepAll((afterId) => deps.sweep.findOverdue(dueBefore, pageSize, afterId));
+      if (enqueued > 0) deps.logger.info({ enqueued }, 'sweeper re-enqueued overdue events');
+      return { full: false, enqueued };
+    },
+  };
+}
+
+export type Sweeper = ReturnType<typeof createSweeper>;

@@ -1,0 +1,19 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/tests'],
+  testMatch: ['**/*.test.ts'],
+  // ESM-only dependencies (got and friends) are transformed too.
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  transformIgnorePatterns: [],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  globalSetup: '<rootDir>/packages/test-support/src/global-setup.ts',
+  globalTeardown: '<rootDir>/packages/test-support/src/global-teardown.ts',
+  reporters: ['default', '<rootDir>/packages/test-support/src/totals-reporter.cjs'],
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};
+
+export default config;

@@ -1,0 +1,30 @@
+// Every error a client can see has a stable code defined here. The HTTP layer maps codes to
+// statuses in exactly one place (apps/api problem middleware); nothing else picks statuses.
+export const ERROR_CODES = {
+  validation_failed: 'The request is not valid.',
+  invalid_json: 'The request body is not valid JSON.',
+  unsupported_media_type: 'Only JSON bodies are accepted.',
+  unsupported_content_encoding: 'Compressed request bodies are not accepted.',
+  payload_too_large: 'The request body is larger than the configured limit.',
+  target_override_disabled: 'X-Target-Url is not accepted on public ingest.',
+  target_url_rejected: 'The target URL is not allowed.',
+  invalid_source: 'The webhook source is not valid.',
+  not_found: 'No such resource.',
+  method_not_allowed: 'Method not allowed.',
+  database_unavailable: 'The event store is unavailable; the webhook was not accepted.',
+  service_unavailable: 'The service is shutting down or not ready.',
+  internal_error: 'Internal server error.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string = ERROR_CODES[code],
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}

@@ -1,0 +1,5 @@
+export const EVENT_STATUSES = ['queued', 'delivered', 'failed'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+/** Why an event ended `failed`; stored as `failure_reason`. */
+export type FailureReason = 'no_target' | 'target_blocked' | 'http_status' | 'retries_exhausted' | 'invalid_target';

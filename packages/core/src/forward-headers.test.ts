@@ -1,0 +1,32 @@
+import { forwardableHeaders, storableHeaders } from './forward-headers';
+
+describe('header forwarding rule', () => {
+  const incoming = {
+    Host: 'relay.example',
+    'Content-Length': '12',
+    Connection: 'keep-alive',
+    'Transfer-Encoding': 'chunked',
+    Cookie: 'a=b',
+    'X-Target-Url': 'https://x',
+    'X-Hub-Signature-256': 'sha256=1',
+    'Stripe-Signature': 't=1,v1=2',
+    'X-Forwarded-For': ['1.1.1.1', '2.2.2.2'],
+    'Content-Type': 'application/json',
+    'User-Agent': 'GitHub-Hookshot/1',
+    'webhook-id': 'upstream',
+  };
+
+  it('stores everything but hop-by-hop, Host, Content-Length, cookies and relay steering headers', () => {
+    const stored = storableHeaders(incoming);
+    expect(Object.keys(stored).sort()).toEqual(['content-type', 'stripe-signature', 'user-agent', 'webhook-id', 'x-forwarded-for', 'x-hub-signature-256']);
+    expect(stored['x-forwarded-for']).toBe('1.1.1.1, 2.2.2.2');
+  });
+
+  it('forwards the provider headers, leaving out the ones the relay sets itself', () => {
+    expect(forwardableHeaders(storableHeaders(incoming))).toEqual({
+      'stripe-signature': 't=1,v1=2',
+      'x-forwarded-for': '1.1.1.1, 2.2.2.2',
+      'x-hub-signature-256': 'sha256=1',
+    });
+  });
+});

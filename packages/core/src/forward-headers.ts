@@ -1,0 +1,45 @@
+// Which request headers of a webhook are kept and forwarded. Receivers often verify the provider's
+// own signature (X-Hub-Signature-256, Stripe-Signature, ...), so everything is forwarded except:
+// hop-by-hop headers (RFC 9110 §7.6.1), Host and Content-Length (they describe the inbound hop),
+// cookies (never stored), headers that steer the relay itself, and headers the relay sets itself.
+const NEVER_STORED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'host',
+  'content-length',
+  'cookie',
+  'set-cookie',
+  'x-target-url',
+]);
+
+const SET_BY_RELAY = new Set(['content-type', 'user-agent', 'accept-encoding', 'content-encoding']);
+const RELAY_PREFIXES = ['x-relay-', 'webhook-'];
+
+/** Headers worth storing with an event: names lower-cased, repeated values joined. */
+export function storableHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const key = name.toLowerCase();
+    if (value === undefined || NEVER_STORED.has(key)) continue;
+    out[key] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Stored headers that go out with a delivery, before the relay adds its own. */
+export function forwardableHeaders(stored: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(storableHeaders(stored))) {
+    if (SET_BY_RELAY.has(key) || RELAY_PREFIXES.some((prefix) => key.startsWith(prefix))) continue;
+    out[key] = value;
+  }
+  return out;
+}

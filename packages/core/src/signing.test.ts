@@ -1,0 +1,25 @@
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { relaySignature, standardWebhookHeaders, standardWebhookKey } from './signing';
+
+describe('signing', () => {
+  const body = Buffer.from('{"a": 1, "b": "é"}');
+
+  it('X-Relay-Signature is the hex HMAC-SHA256 of the raw body', () => {
+    expect(relaySignature('s3cret', body)).toBe(`sha256=${createHmac('sha256', 's3cret').update(body).digest('hex')}`);
+  });
+
+  it('a whsec_ secret is base64 key bytes, any other secret its UTF-8 bytes', () => {
+    expect(standardWebhookKey('whsec_AQID')).toEqual(Buffer.from([1, 2, 3]));
+    expect(standardWebhookKey('plain')).toEqual(Buffer.from('plain'));
+  });
+
+  it('Standard Webhooks headers verify with the reference library, for both secret forms', () => {
+    const ts = Math.floor(Date.now() / 1000);
+    const whsec = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+    expect(new Webhook(whsec).verify(body.toString(), { ...standardWebhookHeaders(whsec, 'evt_1', ts, body) })).toEqual({ a: 1, b: 'é' });
+    const headers = standardWebhookHeaders('plain-secret', 'evt_2', ts, body);
+    expect(new Webhook(Buffer.from('plain-secret').toString('base64')).verify(body.toString(), { ...headers })).toEqual({ a: 1, b: 'é' });
+    expect(headers['webhook-signature']).toMatch(/^v1,/);
+  });
+});

@@ -1,0 +1,35 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createTestDatabase } from '@relay/test-support';
+import pg from 'pg';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../../..');
+
+describe('migrations', () => {
+  it('schema.prisma and prisma/migrations agree (no drift)', async () => {
+    const { stdout } = await run(process.execPath, [path.join(ROOT, 'scripts/db.mjs'), 'check'], { cwd: ROOT });
+    expect(stdout).toContain('no drift');
+  }, 60_000);
+
+  it('a migrated database has the default organization and the listing indexes', async () => {
+    const db = await createTestDatabase();
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const orgs = await client.query('SELECT slug FROM organizations');
+      expect(orgs.rows).toEqual([{ slug: 'default' }]);
+      const indexes = await client.query("SELECT indexdef FROM pg_indexes WHERE tablename = 'events'");
+      const defs = indexes.rows.map((r: { indexdef: string }) => r.indexdef).join('\n');
+      expect(defs).toMatch(/\(organization_id, created_at DESC\)/);
+      expect(defs).toMatch(/\(organization_id, status, created_at DESC\)/);
+      expect(defs).toMatch(/\(organization_id, source, created_at DESC\)/);
+      const applied = await client.query('SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL');
+      expect(applied.rows[0].n).toBeGreaterThan(0);
+    } finally {
+      await client.end();
+      await db.drop();
+    }
+  });
+});

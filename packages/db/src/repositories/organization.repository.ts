@@ -1,0 +1,19 @@
+import type { OrgId } from '@relay/core';
+import type { Prisma } from '../database';
+
+export interface OrganizationRecord {
+  id: OrgId;
+  slug: string;
+  name: string;
+}
+
+export function createOrganizationRepository(prisma: Prisma) {
+  return {
+    async create(data: { slug: string; name: string }): Promise<OrganizationRecord> {
+      const row = await prisma.organization.create({ data, select: { id: true, slug: true, name: true } });
+      return { ...row, id: row.id as OrgId };
+    },
+  };
+}
+
+export type OrganizationRepository = ReturnType<typeof createOrganizationRepository>;

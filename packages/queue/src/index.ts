@@ -1,0 +1,3 @@
+export * from './job-catalog';
+export * from './redis-connection';
+export * from './delivery-queue';

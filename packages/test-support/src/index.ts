@@ -1,0 +1,4 @@
+export * from './test-database';
+export * from './target-server';
+export * from './redis-server';
+export * from './wait-for';

@@ -1,0 +1,87 @@
+import { createDatabase, type Database } from '@relay/db';
+import { createTestDatabase, uniqueQueuePrefix, waitFor, type TestDatabase } from '@relay/test-support';
+import { pino } from 'pino';
+import supertest from 'supertest';
+import { parseApiConfig } from '../../apps/api/src/config';
+import { createApiRuntime, type ApiRuntime } from '../../apps/api/src/runtime';
+import { parseWorkerConfig } from '../../apps/delivery-worker/src/config';
+import { createWorkerRuntime, type WorkerRuntime } from '../../apps/delivery-worker/src/runtime';
+
+export type Env = Record<string, string | undefined>;
+
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Settings that keep tests fast: tiny backoff and sweep intervals. Tests override what they probe. */
+export const FAST_WORKER_ENV: Env = {
+  DELIVERY_BACKOFF_BASE_MS: '40',
+  DELIVERY_BACKOFF_MAX_MS: '200',
+  DELIVERY_MAX_ATTEMPTS: '3',
+  DELIVERY_TIMEOUT_MS: '2000',
+  SWEEP_INTERVAL_MS: '200',
+  SWEEP_GRACE_MS: '300',
+  WORKER_LOCK_DURATION_MS: '1000',
+  WORKER_STALLED_INTERVAL_MS: '500',
+};
+
+export interface Pipeline {
+  db: TestDatabase;
+  prefix: string;
+  baseEnv: Env;
+  api: ApiRuntime;
+  http: ReturnType<typeof supertest>;
+  worker?: WorkerRuntime;
+  store: Database;
+  startWorker(env?: Env): WorkerRuntime;
+  eventById(id: string): ReturnType<Database['prisma']['event']['findUnique']>;
+  attemptsOf(id: string): ReturnType<Database['prisma']['deliveryAttempt']['findMany']>;
+  waitForStatus(id: string, status: 'delivered' | 'failed' | 'queued', timeoutMs?: number): Promise<NonNullable<Awaited<ReturnType<Pipeline['eventById']>>>>;
+  close(): Promise<void>;
+}
+
+const silent = pino({ level: 'silent' });
+
+// The whole relay in one test process: a real api runtime (driven by supertest) and a real worker
+// runtime, on their own database and queue prefix, against the machine's Postgres and Redis.
+export async function startPipeline(options: { api?: Env; worker?: Env | false; redisUrl?: string } = {}): Promise<Pipeline> {
+  const db = await createTestDatabase();
+  const prefix = uniqueQueuePrefix();
+  const baseEnv: Env = { DATABASE_URL: db.url, REDIS_URL: options.redisUrl ?? REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', TARGET_ALLOW_PRIVATE: 'true', DATABASE_POOL_SIZE: '4' };
+  const api = createApiRuntime(parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }), silent);
+  const store = createDatabase({ url: db.url, poolSize: 2 });
+  const workers: WorkerRuntime[] = [];
+  const pipeline: Pipeline = {
+    db,
+    prefix,
+    baseEnv,
+    api,
+    http: supertest(api.app),
+    store,
+    startWorker(env = {}) {
+      const worker = createWorkerRuntime(parseWorkerConfig({ ...baseEnv, ...FAST_WORKER_ENV, ...(options.worker || {}), ...env }), silent);
+      workers.push(worker);
+      pipeline.worker ??= worker;
+      return worker;
+    },
+    eventById: (id) => store.prisma.event.findUnique({ where: { id } }),
+    attemptsOf: (id) => store.prisma.deliveryAttempt.findMany({ where: { eventId: id }, orderBy: { attemptNumber: 'asc' } }),
+    waitForStatus: (id, status, timeoutMs = 10_000) =>
+      waitFor(
+        async () => {
+          const event = await store.prisma.event.findUnique({ where: { id } });
+          return event?.status === status ? event : undefined;
+        },
+        timeoutMs,
+        `event ${id} to be ${status}`,
+      ),
+    async close() {
+      await Promise.all(workers.map((w) => w.close().catch(() => {})));
+      await api.close().catch(() => {});
+      await store.close();
+      await db.drop();
+    },
+  };
+  if (options.worker !== false) pipeline.startWorker();
+  return pipeline;
+}
+
+export const GITHUB_PUSH = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'octo/hello' }, pusher: { name: 'octocat' } });

@@ -1,0 +1,93 @@
+import { startTargetServer, type TargetServer } from '@relay/test-support';
+import { startPipeline, type Pipeline } from './harness';
+
+let pipeline: Pipeline;
+let target: TargetServer;
+
+beforeAll(async () => {
+  target = await startTargetServer();
+  pipeline = await startPipeline({ api: { DEFAULT_TARGET_URL: target.url, INGEST_MAX_BODY_BYTES: '1024' }, worker: false });
+});
+afterAll(async () => {
+  await pipeline.close();
+  await target.close();
+});
+
+const post = (path: string) => pipeline.http.post(path).set('content-type', 'application/json');
+
+describe('ingest: source selection', () => {
+  it('takes the source from the first path segment', async () => {
+    const res = await post('/github').send('{"a":1}').expect(202);
+    expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'queued' });
+    expect((await pipeline.eventById(res.body.id))?.source).toBe('github');
+  });
+
+  it('takes the first segment of a nested path', async () => {
+    const res = await post('/stripe/acct_1/events?x=1').send('{"a":1}').expect(202);
+    expect((await pipeline.eventById(res.body.id))?.source).toBe('stripe');
+  });
+
+  it('lets X-Webhook-Source override the path', async () => {
+    const res = await post('/github').set('x-webhook-source', 'gitlab').send('{"a":1}').expect(202);
+    expect((await pipeline.eventById(res.body.id))?.source).toBe('gitlab');
+  });
+
+  it('uses the default source for POST / without the header', async () => {
+    const res = await post('/').send('{"a":1}').expect(202);
+    expect((await pipeline.eventById(res.body.id))?.source).toBe('default');
+  });
+
+  it('refuses an invalid source name', async () => {
+    const res = await post('/github').set('x-webhook-source', 'bad source!').send('{}').expect(400);
+    expect(res.body.code).toBe('invalid_source');
+  });
+
+  it('does not treat the API namespace as a source', async () => {
+    const res = await post('/api/anything').send('{}').expect(404);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('ingest: body rules', () => {
+  it('accepts application/json with a charset and +json types', async () => {
+    await pipeline.http.post('/a').set('content-type', 'application/json; charset=utf-8').send('{}').expect(202);
+    await pipeline.http.post('/a').set('content-type', 'application/vnd.github+json').send('[]').expect(202);
+  });
+
+  it('answers 415 problem+json for other content types', async () => {
+    const res = await pipeline.http.post('/a').set('content-type', 'text/plain').send('{}').expect(415);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ code: 'unsupported_media_type', status: 415, request_id: expect.any(String) });
+  });
+
+  it('answers 400 for malformed JSON and stores nothing', async () => {
+    const before = await pipeline.store.prisma.event.count();
+    const res = await post('/a').send('{"a":').expect(400);
+    expect(res.body.code).toBe('invalid_json');
+    expect(await pipeline.store.prisma.event.count()).toBe(before);
+  });
+
+  it('answers 413 above INGEST_MAX_BODY_BYTES', async () => {
+    const res = await post('/a').send(JSON.stringify({ pad: 'x'.repeat(2000) })).expect(413);
+    expect(res.body.code).toBe('payload_too_large');
+  });
+
+  it('answers 413 for a chunked body that grows past the limit', async () => {
+    const req = post('/a').set('transfer-encoding', 'chunked');
+    const res = await req.send(JSON.stringify({ pad: 'y'.repeat(5000) })).catch((err) => err.response);
+    expect(res.status).toBe(413);
+  });
+});
+
+describe('ingest: X-Target-Url', () => {
+  it('is refused while the override setting is off', async () => {
+    const res = await post('/a').set('x-target-url', 'https://example.com/hook').send('{}').expect(400);
+    expect(res.body.code).toBe('target_override_disabled');
+  });
+
+  it('stores the event with its chosen target and the id is readable from the database', async () => {
+    const res = await post('/a').send('{"k":"v"}').expect(202);
+    const event = await pipeline.eventById(res.body.id);
+    expect(event).toMatchObject({ status: 'queued', targetUrl: target.url, attemptCount: 0 });
+  });
+});

@@ -1,0 +1,25 @@
+// One command from a fresh clone to a runnable relay: pnpm, dependencies, Prisma client, database schema.
+// Used by the README quick start and by CI. Safe to run again.
+import { execSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PNPM = '10.34.8';
+const run = (cmd) => execSync(cmd, { cwd: root, stdio: 'inherit', env: { ...process.env, COREPACK_ENABLE_STRICT: '0' } });
+const has = (cmd) => {
+  try {
+    return execSync(cmd, { cwd: root, stdio: 'pipe' }).toString().trim();
+  } catch {
+    return '';
+  }
+};
+
+if (has('pnpm --version') !== PNPM) {
+  console.log(`installing pnpm ${PNPM}`);
+  run(`npm install -g pnpm@${PNPM}`);
+}
+// pnpm 10 runs no dependency install scripts unless approved; Prisma's would download engines.
+run('pnpm install --frozen-lockfile');
+run('node scripts/prisma-generate.mjs');
+run('node scripts/db.mjs migrate');

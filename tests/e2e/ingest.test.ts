@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
 import { startPipeline, type Pipeline } from './harness';
 
@@ -72,10 +74,25 @@ describe('ingest: body rules', () => {
     expect(res.body.code).toBe('payload_too_large');
   });
 
-  it('answers 413 for a chunked body that grows past the limit', async () => {
-    const req = post('/a').set('transfer-encoding', 'chunked');
-    const res = await req.send(JSON.stringify({ pad: 'y'.repeat(5000) })).catch((err) => err.response);
-    expect(res.status).toBe(413);
+  it('answers 413 for a chunked body (no Content-Length) that grows past the limit', async () => {
+    const server = pipeline.api.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/a', headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.write('{"pad":"');
+        for (let i = 0; i < 10; i++) req.write('y'.repeat(500));
+        req.end('"}');
+      });
+      expect(status).toBe(413);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -6,3 +6,4 @@ export * from './forward-headers';
 export * from './event';
 export * from './source';
 export * from './config-schema';
+export * from './target-policy';

@@ -9,7 +9,7 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-export type TargetReply = number | { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+export type TargetReply = number | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 
 export interface TargetServer {
   url: string;
@@ -35,8 +35,8 @@ export async function startTargetServer(): Promise<TargetServer> {
       const reply = replies.length > 1 ? replies.shift()! : replies[0]!;
       waiters.splice(0).forEach((wake) => wake());
       if (reply === 'hang') return void hanging.add(res);
-      const { status, headers, body } = typeof reply === 'number' ? { status: reply, headers: {}, body: 'ok' } : reply;
-      res.writeHead(status, headers).end(body ?? '');
+      const { status, headers, body, delayMs } = typeof reply === 'number' ? { status: reply, headers: {}, body: 'ok', delayMs: 0 } : reply;
+      setTimeout(() => res.writeHead(status, headers).end(body ?? ''), delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

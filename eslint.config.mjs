@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/main.ts', 'scripts/**', 'bench/**', '**/*.test.ts', 'packages/test-support/**', '*.config.*', '.ci/**'],
+    files: ['**/main.ts', 'scripts/**', 'bench/**', '**/*.test.ts', 'tests/**', 'packages/test-support/**', '*.config.*', '.ci/**'],
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {

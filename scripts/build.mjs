@@ -2,15 +2,34 @@
 // node_modules left external (installed in the image). The Prisma client is generated CommonJS,
 // so the bundle gets a real `require` for it.
 import { build } from 'esbuild';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const apps = ['api', 'delivery-worker'];
 
+// The bundles import their external packages at run time from the app's own node_modules (pnpm
+// links only declared dependencies), so every external import must be a dependency of the app.
+function assertResolvable(app, metafile) {
+  const requireFromApp = createRequire(path.join(root, 'apps', app, 'package.json'));
+  const missing = new Set();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const { path: spec, external } of output.imports) {
+      if (!external || spec.startsWith('node:')) continue;
+      try {
+        requireFromApp.resolve(spec);
+      } catch {
+        missing.add(spec);
+      }
+    }
+  }
+  if (missing.size) throw new Error(`apps/${app}: add to its package.json dependencies: ${[...missing].join(', ')}`);
+}
+
 await Promise.all(
-  apps.map((app) =>
-    build({
+  apps.map(async (app) => {
+    const result = await build({
       entryPoints: [path.join(root, 'apps', app, 'src/main.ts')],
       outfile: path.join(root, 'apps', app, 'dist/main.mjs'),
       bundle: true,
@@ -32,7 +51,9 @@ await Promise.all(
       ],
       banner: { js: "import { createRequire as __relayCreateRequire } from 'node:module'; const require = __relayCreateRequire(import.meta.url);" },
       logLevel: 'warning',
-    }),
-  ),
+      metafile: true,
+    });
+    assertResolvable(app, result.metafile);
+  }),
 );
 console.log(`built ${apps.map((a) => `apps/${a}/dist/main.mjs`).join(', ')}`);

@@ -65,7 +65,9 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     return sweeping;
   };
   const timer = setInterval(() => void sweep(), config.SWEEP_INTERVAL_MS);
-  void sweep();
+  // The first sweep runs as soon as Redis answers (producers do not queue commands while offline).
+  if (producerRedis.status === 'ready') void sweep();
+  else producerRedis.once('ready', () => void sweep());
 
   let shuttingDown = false;
   return {

@@ -1,8 +1,17 @@
-# One image for api, delivery-worker and the one-shot migrate service (compose picks the command).
-FROM node:24-bookworm-slim AS build
+# One image for the api, the delivery-worker and the one-shot migrate service; compose picks the
+# command. Build: docker compose build   (or: docker build -t webhook-relay:local .)
+
+# ---- build: all dependencies, Prisma client, esbuild bundles ----------------------------------
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
-# pnpm 10 is the last major that runs on Node 20; corepack's signature check fails behind some mirrors.
+# No NODE_ENV=production here: pnpm would skip the devDependencies that the build and migrate need.
+ENV CHECKPOINT_DISABLE=1 \
+    PRISMA_HIDE_UPDATE_MESSAGE=1
+# The version pinned in package.json "packageManager"; npm rather than corepack, whose signature
+# check fails behind some registry mirrors.
 RUN npm install -g pnpm@10.34.8
+
+# Manifests first: the install layer is reused until one of them changes.
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY apps/api/package.json apps/api/
 COPY apps/delivery-worker/package.json apps/delivery-worker/
@@ -10,16 +19,23 @@ COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/queue/package.json packages/queue/
 COPY packages/test-support/package.json packages/test-support/
-# Dependency install scripts stay off (pnpm 10 default): Prisma's would download native engines.
+# pnpm 10 runs no dependency install scripts unless approved, and none are: Prisma's would download
+# native engines, which this project does not use (wasm schema engine, driver adapter client).
 RUN pnpm install --frozen-lockfile
-COPY . .
-RUN node scripts/prisma-generate.mjs && node scripts/build.mjs
 
-FROM node:24-bookworm-slim
-ENV NODE_ENV=production
+COPY . .
+RUN node scripts/prisma-generate.mjs \
+ && node scripts/build.mjs
+
+# ---- runtime ------------------------------------------------------------------------------------
+FROM node:22-bookworm-slim
 WORKDIR /app
-# Full node_modules: the migrate service uses the wasm schema engine from the dev dependencies.
-COPY --from=build --chown=node:node /app /app
+ENV NODE_ENV=production \
+    NODE_OPTIONS=--enable-source-maps
+# The whole workspace with its full node_modules: the bundles load their external packages from
+# it, and the migrate service (`node scripts/db.mjs migrate`) needs the wasm schema engine, which is
+# a devDependency. Files stay owned by root and are only read by the `node` user.
+COPY --from=build /app /app
 USER node
 EXPOSE 3000
 CMD ["node", "apps/api/dist/main.mjs"]

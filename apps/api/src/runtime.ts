@@ -26,7 +26,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
   const targets = createTargetResolver(createProviderRepository(db.prisma), { defaultTargetUrl: config.DEFAULT_TARGET_URL });
   const ingest = createIngestService({
-    events: createEventRepository(db.prisma),
+    events: createEventRepository(db.prisma, db.pool),
     targets,
     queue,
     logger,

@@ -1,13 +1,14 @@
 import { checkTargetUrl, decide, type AttemptOutcome, type OrgId, type RetryPolicy, type TargetPolicy } from '@relay/core';
-import type { EventRepository, NewAttempt, ProviderRepository, StoredEvent, TargetResolver } from '@relay/db';
+import type { NewAttempt, ProviderRepository, StoredEvent, TargetResolver } from '@relay/db';
 import type { DeliverJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { deliveryHeaders } from './delivery-request';
+import type { DeliveryStore } from './delivery-store';
 import type { Sender } from './sender';
 
 export interface DeliverDeps {
-  events: EventRepository;
+  store: DeliveryStore;
   providers: ProviderRepository;
   targets: TargetResolver;
   sender: Sender;
@@ -67,7 +68,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
   }
 
   async function deliver(orgId: OrgId, eventId: string): Promise<{ result: DeliverResult; delayMs?: number }> {
-    const event = await deps.events.findById(orgId, eventId);
+    const event = await deps.store.load({ orgId, id: eventId });
     if (!event || event.status !== 'queued') return { result: 'skipped' };
     // A job that arrives before the event's time (a duplicate enqueue) waits for it.
     const early = (event.nextAttemptAt?.getTime() ?? 0) - now();
@@ -75,21 +76,21 @@ export function createDeliverProcessor(deps: DeliverDeps) {
 
     const targetUrl = event.targetUrl ?? (await deps.targets.resolve(orgId, event.source)).targetUrl;
     if (targetUrl === null) {
-      await deps.events.recordOutcome(orgId, eventId, null, { status: 'failed', reason: 'no_target', error: 'No provider for this source and no default target.' });
+      await deps.store.record({ orgId, id: eventId, attempt: null, update: { status: 'failed', reason: 'no_target', error: 'No provider for this source and no default target.' } });
       return { result: 'failed' };
     }
     const { attempt, outcome } = await attemptDelivery(event, targetUrl);
     const decision = decide(outcome, attempt.attemptNumber, deps.retry, Math.random, now());
     if (decision.action === 'delivered') {
-      await deps.events.recordOutcome(orgId, eventId, attempt, { status: 'delivered', at: attempt.finishedAt });
+      await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'delivered', at: attempt.finishedAt } });
       return { result: 'delivered' };
     }
     if (decision.action === 'retry') {
       const nextAttemptAt = new Date(now() + decision.delayMs);
-      await deps.events.recordOutcome(orgId, eventId, attempt, { status: 'queued', nextAttemptAt, error: decision.error });
+      await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'queued', nextAttemptAt, error: decision.error } });
       return { result: 'retry_scheduled', delayMs: decision.delayMs };
     }
-    await deps.events.recordOutcome(orgId, eventId, attempt, { status: 'failed', reason: decision.reason, error: decision.error });
+    await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'failed', reason: decision.reason, error: decision.error } });
     deps.logger.info({ eventId, reason: decision.reason, error: decision.error }, 'delivery failed');
     return { result: 'failed' };
   }

@@ -5,6 +5,7 @@ import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
 import { createDeliverProcessor } from './deliver.processor';
+import { createDeliveryStore } from './delivery-store';
 import { createSender } from './sender';
 import { createSweeper } from './sweeper';
 
@@ -21,8 +22,9 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const targetPolicy = { allowPrivate: config.TARGET_ALLOW_PRIVATE, allowlist: parseAllowlist(config.TARGET_ALLOWLIST) };
   const providers = createProviderRepository(db.prisma);
   const sender = createSender({ timeoutMs: config.DELIVERY_TIMEOUT_MS, policy: targetPolicy });
+  const store = createDeliveryStore(createEventRepository(db.prisma, db.pool));
   const processor = createDeliverProcessor({
-    events: createEventRepository(db.prisma),
+    store,
     providers,
     targets: createTargetResolver(providers, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
     sender,
@@ -80,6 +82,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       shuttingDown = true;
       clearInterval(timer);
       await worker.close();
+      await store.drain();
       await sweeping;
       await queue.close().catch(() => {});
       sender.close();

@@ -7,3 +7,4 @@ export * from './event';
 export * from './source';
 export * from './config-schema';
 export * from './target-policy';
+export * from './group-commit';

@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 
 export type Prisma = PrismaClient;
@@ -11,23 +12,40 @@ export interface DatabaseOptions {
 
 export interface Database {
   prisma: PrismaClient;
+  /** The same connections Prisma uses, for the few hot-path statements written in SQL. */
+  pool: pg.Pool;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
+const TIMESTAMP_OID = 1114;
+
+// `timestamp` columns hold UTC (as Prisma writes them); read them as UTC whatever the process's TZ.
+// Prisma passes its own parsers per query, so this only affects the SQL written here.
+function getTypeParser(oid: number, format?: 'text' | 'binary') {
+  if (oid === TIMESTAMP_OID && format !== 'binary') return (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
+  return pg.types.getTypeParser(oid, format as 'text');
+}
+
+// One pool serves Prisma and the hot path's SQL, so a process never holds two sets of connections.
 export function createDatabase(options: DatabaseOptions): Database {
-  const adapter = new PrismaPg(
-    { connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
-    // A dropped pooled connection must not crash the process; the next query reconnects.
-    { onPoolError: options.onPoolError ?? (() => {}), onConnectionError: options.onPoolError ?? (() => {}) },
-  );
-  const prisma = new PrismaClient({ adapter });
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, types: { getTypeParser } });
+  // A dropped pooled connection must not crash the process; the next query reconnects.
+  pool.on('error', options.onPoolError ?? (() => {}));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onPoolError: options.onPoolError ?? (() => {}) }) });
+  let closed = false;
   return {
     prisma,
+    pool,
     async ping() {
-      await prisma.$queryRaw`SELECT 1`;
+      await pool.query('SELECT 1');
     },
-    close: () => prisma.$disconnect(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await pool.end();
+    },
   };
 }
 

@@ -43,7 +43,11 @@ export const notFound: RequestHandler = (req, res) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) return void res.end();
-    if (err instanceof AppError) return sendProblem(res, err);
+    if (err instanceof AppError) {
+      if (STATUS[err.code] >= 500) logger.warn({ requestId: req.id, code: err.code, err }, err.message);
+      else logger.debug({ requestId: req.id, code: err.code }, err.message);
+      return sendProblem(res, err);
+    }
     const status = (err as { status?: number; type?: string }).status;
     if ((err as { type?: string }).type === 'entity.parse.failed') return sendProblem(res, new AppError('invalid_json'));
     if (status === 413) return sendProblem(res, new AppError('payload_too_large'));

@@ -1,9 +1,8 @@
-import { AppError, type OrgId } from '@relay/core';
+import { AppError, createGroupCommit, type OrgId } from '@relay/core';
 import { isDatabaseUnavailable, type EventRepository, type NewEvent, type TargetResolver } from '@relay/db';
 import type { DeliveryQueue } from '@relay/queue';
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
-import { createGroupCommit } from './group-commit';
 
 export interface IncomingWebhook {
   orgId: OrgId;

@@ -1,5 +1,8 @@
 import type { EventStatus, FailureReason, OrgId } from '@relay/core';
+import type pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
 import type { Prisma } from '../database';
+import { INSERT_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES, toStoredEvent, type EventRow } from './event.sql';
 
 export interface NewEvent {
   id: string;
@@ -29,6 +32,11 @@ export interface StoredEvent {
   deliveredAt: Date | null;
 }
 
+export interface EventRef {
+  orgId: OrgId;
+  id: string;
+}
+
 export interface NewAttempt {
   attemptNumber: number;
   kind: 'main' | 'hook';
@@ -46,38 +54,70 @@ export type EventUpdate =
   | { status: 'queued'; nextAttemptAt: Date; error: string }
   | { status: 'failed'; reason: FailureReason; error: string };
 
-export function createEventRepository(prisma: Prisma) {
+export interface Outcome extends EventRef {
+  attempt: NewAttempt | null;
+  update: EventUpdate;
+}
+
+// The ingest and delivery hot paths are three statements, written in SQL over the shared pool:
+// each handles a whole batch in one round trip. Everything else goes through Prisma.
+export function createEventRepository(prisma: Prisma, pool: pg.Pool) {
   return {
-    /** One multi-row insert for a whole ingest batch (rows may belong to different organizations). */
+    /** One insert for a whole ingest batch (rows may belong to different organizations). */
     async insertMany(rows: readonly NewEvent[]): Promise<void> {
-      await prisma.event.createMany({
-        data: rows.map((row) => ({ ...row, body: Uint8Array.from(row.body), status: 'queued' as const })),
-      });
+      if (rows.length === 0) return;
+      await pool.query(INSERT_EVENTS, [
+        rows.map((r) => r.id),
+        rows.map((r) => r.organizationId),
+        rows.map((r) => r.source),
+        rows.map((r) => r.providerId),
+        rows.map((r) => r.targetUrl),
+        rows.map((r) => Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)),
+        rows.map((r) => JSON.stringify(r.headers)),
+        rows.map((r) => r.nextAttemptAt),
+      ]);
     },
 
     async findById(orgId: OrgId, id: string): Promise<StoredEvent | null> {
-      const row = await prisma.event.findFirst({ where: { id, organizationId: orgId } });
-      return row ? { ...row, organizationId: row.organizationId as OrgId, headers: row.headers as Record<string, string> } : null;
+      const [event] = await this.findMany([{ orgId, id }]);
+      return event ?? null;
     },
 
-    /** Stores an attempt (when one was made) and the event's new state in one transaction. */
-    async recordOutcome(orgId: OrgId, id: string, attempt: NewAttempt | null, update: EventUpdate): Promise<void> {
-      const data =
-        update.status === 'delivered'
-          ? { status: update.status, deliveredAt: update.at, nextAttemptAt: null, failureReason: null, lastError: null }
-          : update.status === 'queued'
-            ? { status: update.status, nextAttemptAt: update.nextAttemptAt, lastError: update.error }
-            : { status: update.status, nextAttemptAt: null, failureReason: update.reason, lastError: update.error };
-      const counted = attempt?.kind === 'main' ? { attemptCount: { increment: 1 } } : {};
-      const writes = [prisma.event.updateMany({ where: { id, organizationId: orgId }, data: { ...data, ...counted } })];
-      if (attempt) {
-        await prisma.$transaction([
-          prisma.deliveryAttempt.create({ data: { ...attempt, eventId: id, organizationId: orgId } }),
-          ...writes,
-        ]);
-      } else {
-        await Promise.all(writes);
-      }
+    /** Loads many events by (organization, id) in one query; missing ones are simply absent. */
+    async findMany(refs: readonly EventRef[]): Promise<StoredEvent[]> {
+      if (refs.length === 0) return [];
+      const { rows } = await pool.query<EventRow>(LOAD_EVENTS, [refs.map((r) => r.id), refs.map((r) => r.orgId)]);
+      return rows.map(toStoredEvent);
+    },
+
+    /** Stores attempts and new event states for a batch of deliveries, atomically, in one statement. */
+    async recordOutcomes(outcomes: readonly Outcome[]): Promise<void> {
+      if (outcomes.length === 0) return;
+      const withAttempt = outcomes.filter((o): o is Outcome & { attempt: NewAttempt } => o.attempt !== null);
+      const a = (pick: (o: Outcome & { attempt: NewAttempt }) => unknown) => withAttempt.map(pick);
+      const u = (pick: (o: Outcome) => unknown) => outcomes.map(pick);
+      await pool.query(RECORD_OUTCOMES, [
+        a((o) => o.id),
+        a((o) => o.orgId),
+        a((o) => o.attempt.attemptNumber),
+        a((o) => o.attempt.kind),
+        a((o) => o.attempt.targetUrl),
+        a((o) => o.attempt.responseStatus),
+        a((o) => o.attempt.responseBody),
+        a((o) => o.attempt.error),
+        a((o) => o.attempt.durationMs),
+        a((o) => o.attempt.startedAt),
+        a((o) => o.attempt.finishedAt),
+        u((o) => o.id),
+        u((o) => o.orgId),
+        u((o) => o.update.status),
+        u((o) => (o.attempt?.kind === 'main' ? 1 : 0)),
+        u((o) => (o.update.status === 'queued' ? o.update.nextAttemptAt : null)),
+        u((o) => (o.update.status === 'failed' ? o.update.reason : null)),
+        u((o) => (o.update.status === 'delivered' ? null : o.update.error)),
+        u((o) => (o.update.status === 'delivered' ? o.update.at : null)),
+        a(() => uuidv7()),
+      ]);
     },
   };
 }

@@ -1,0 +1,36 @@
+import { createGroupCommit } from '@relay/core';
+import type { EventRef, EventRepository, Outcome, StoredEvent } from '@relay/db';
+
+export interface DeliveryStore {
+  load(ref: EventRef): Promise<StoredEvent | null>;
+  /** Resolves once the outcome is committed. */
+  record(outcome: Outcome): Promise<void>;
+  drain(): Promise<void>;
+}
+
+// Deliveries in flight share their database round trips: loads made within a millisecond become one
+// query, and outcomes one statement. Each job still waits for its own outcome to be committed.
+export function createDeliveryStore(events: EventRepository, options = { maxSize: 200, maxWaitMs: 1 }): DeliveryStore {
+  const loads = createGroupCommit<EventRef, StoredEvent | null>({
+    ...options,
+    flush: async (refs) => {
+      const found = new Map((await events.findMany(refs)).map((event) => [event.id, event]));
+      return refs.map((ref) => found.get(ref.id) ?? null);
+    },
+  });
+  const writes = createGroupCommit<Outcome, void>({
+    ...options,
+    flush: async (outcomes) => {
+      await events.recordOutcomes(outcomes);
+      return outcomes.map(() => undefined);
+    },
+  });
+  return {
+    load: (ref) => loads.submit(ref),
+    record: (outcome) => writes.submit(outcome),
+    drain: async () => {
+      await loads.drain();
+      await writes.drain();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Child processes of a benchmark run: started, waited for, measured (peak RSS) and stopped.
+import { fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Forks a helper that reports `{type: 'ready', ...}` over IPC; resolves with that message. */
+export function forkReady(script, env = {}) {
+  const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ready = new Promise((resolve, reject) => {
+    child.once('message', (msg) => resolve(msg));
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
+  });
+  return ready.then((msg) => ({ child, msg }));
+}
+
+/** Sends an IPC request and waits for the answer of the same type. */
+export function ask(child, type) {
+  return new Promise((resolve) => {
+    const onMessage = (msg) => {
+      if (msg.type !== type) return;
+      child.off('message', onMessage);
+      resolve(msg);
+    };
+    child.on('message', onMessage);
+    child.send({ type });
+  });
+}
+
+export function startNode(entry, env) {
+  const child = spawn(process.execPath, [entry], { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  child.on('error', (err) => console.error(`${entry}: ${err.message}`));
+  return child;
+}
+
+export async function waitForHttp(url, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Peak resident set size of a live process, in MB (Linux VmHWM). */
+export function peakRssMb(pid) {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function stop(child, signal = 'SIGTERM', timeoutMs = 10_000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,269 @@
+// pnpm bench [--smoke] [--runs N] [--workers N]
+// One run: baselines (bare Express, BullMQ no-op worker) and the relay (production build) measured
+// side by side on this machine; the median of the runs goes to bench/results/latest.json.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { openLoop, saturate } from './lib/load.mjs';
+import { ask, forkReady, freePort, peakRssMb, startNode, stop, waitForHttp } from './lib/processes.mjs';
+import { percentile, round, summarize } from './lib/stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const RUNS = option('--runs', smoke ? 1 : 3);
+const WORKERS = option('--workers', 2);
+const DURATION_S = smoke ? 1 : 10;
+const BACKLOG = smoke ? 500 : 20_000;
+const CONNECTIONS = 64;
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
+const log = (...parts) => console.error(`[bench] ${parts.join(' ')}`);
+
+function dbUrl(name) {
+  const url = new URL(DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin(sql) {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function query(url, sql) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function deleteKeys(prefix) {
+  const redis = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+async function expressBaseline() {
+  const { child, msg } = await forkReady(path.join(here, 'express-baseline.mjs'));
+  try {
+    await saturate({ url: `http://127.0.0.1:${msg.port}/github`, body, connections: CONNECTIONS, durationS: 1 });
+    return await saturate({ url: `http://127.0.0.1:${msg.port}/github`, body, connections: CONNECTIONS, durationS: DURATION_S });
+  } finally {
+    await stop(child);
+  }
+}
+
+async function bullmqBaseline(prefix, concurrency) {
+  const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const queue = new Queue('noop', { connection, prefix });
+  for (let i = 0; i < BACKLOG; i += 1000) {
+    const n = Math.min(1000, BACKLOG - i);
+    await queue.addBulk(Array.from({ length: n }, (_, j) => ({ name: 'noop', data: { id: i + j }, opts: { removeOnComplete: true } })));
+  }
+  const { child } = await forkReady(path.join(here, 'bullmq-baseline.mjs'), { REDIS_URL, QUEUE_PREFIX: prefix, JOBS: String(BACKLOG), CONCURRENCY: String(concurrency) });
+  const done = new Promise((resolve) => child.on('message', (m) => m.type === 'done' && resolve(m)));
+  child.send({ type: 'start' });
+  const { ms } = await done;
+  await stop(child);
+  await queue.close();
+  connection.disconnect();
+  return { jobs: BACKLOG, seconds: ms / 1000, perSecond: BACKLOG / (ms / 1000) };
+}
+
+async function waitForReceipts(target, count, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const stats = await ask(target, 'stats');
+    if (stats.unique >= count) return stats;
+    if (Date.now() > deadline) return stats;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function relayRun(run) {
+  const dbName = `relay_bench_${process.pid}_${run}`;
+  const prefix = `bench${process.pid}r${run}`;
+  await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  await admin(`CREATE DATABASE "${dbName}"`);
+  const url = dbUrl(dbName);
+  execFileSync(process.execPath, [path.join(root, 'scripts/db.mjs'), 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
+  const { child: target, msg: targetReady } = await forkReady(path.join(here, 'target-server.mjs'));
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: url,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    DEFAULT_TARGET_URL: `http://127.0.0.1:${targetReady.port}/hook`,
+    TARGET_ALLOW_PRIVATE: 'true',
+    PORT: String(port),
+    WORKER_HEALTH_PORT: '0',
+  };
+  const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env);
+  const workers = [];
+  let accepted = 0;
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/ready`);
+    const ingestUrl = `http://127.0.0.1:${port}/github`;
+    // (b) ingest at saturation, no worker running: the events become the backlog of (c).
+    const warm = await saturate({ url: ingestUrl, body, connections: CONNECTIONS, durationS: 1 });
+    const ingest = await saturate({ url: ingestUrl, body, connections: CONNECTIONS, durationS: DURATION_S });
+    accepted += warm.ok + ingest.ok;
+    if (accepted < BACKLOG) accepted += (await saturate({ url: ingestUrl, body, connections: CONNECTIONS, amount: BACKLOG - accepted })).ok;
+    const [{ n: stored }] = await query(url, 'SELECT count(*)::int AS n FROM events');
+    log(`run ${run}: ingest ${Math.round(ingest.rps)}/s, backlog ${stored}`);
+
+    // (c) drain the backlog with the workers.
+    const drainStart = performance.now();
+    for (let i = 0; i < WORKERS; i++) workers.push(startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env));
+    const drained = await waitForReceipts(target, stored, 300_000);
+    const drainSeconds = (performance.now() - drainStart) / 1000;
+    log(`run ${run}: drained ${drained.unique} in ${drainSeconds.toFixed(1)} s`);
+
+    // (d) open-loop at half the measured ingest rate, workers running.
+    const rate = Math.max(10, Math.round(ingest.rps / 2));
+    const loop = await openLoop({ port, path: '/github', body, rate, durationS: DURATION_S });
+    accepted += loop.samples.length;
+    await waitForReceipts(target, stored + loop.samples.length, 60_000);
+    const receipts = new Map((await ask(target, 'receipts')).receipts.map(([id, t, n]) => [id, { t, n }]));
+    const e2e = loop.samples.map((s) => receipts.get(s.id)?.t - s.t0).filter((v) => Number.isFinite(v));
+    const ingestLatency = loop.samples.map((s) => s.t1 - s.t0);
+
+    // (e) peak RSS, (f) the ledger: every accepted event reached the target, once.
+    const rss = { api: peakRssMb(api.pid), worker: Math.max(...workers.map((w) => peakRssMb(w.pid) ?? 0)) };
+    const ids = (await query(url, 'SELECT id FROM events')).map((r) => r.id);
+    const lost = ids.filter((id) => !receipts.has(id)).length;
+    const duplicates = [...receipts.values()].reduce((sum, r) => sum + (r.n - 1), 0);
+    return {
+      ingestPerSecond: ingest.rps,
+      ingestNon2xx: ingest.non2xx + ingest.errors,
+      backlog: stored,
+      deliveredPerSecond: stored / drainSeconds,
+      offeredRate: rate,
+      openLoopFailures: loop.failures.length,
+      e2eP50: percentile(e2e, 50),
+      e2eP99: percentile(e2e, 99),
+      ingestP50: percentile(ingestLatency, 50),
+      ingestP99: percentile(ingestLatency, 99),
+      rssApiMb: rss.api,
+      rssWorkerMb: rss.worker,
+      accepted,
+      stored: ids.length,
+      lost,
+      duplicates,
+    };
+  } finally {
+    await Promise.all([stop(api), ...workers.map((w) => stop(w))]);
+    await stop(target);
+    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await deleteKeys(prefix);
+  }
+}
+
+function versionOf(pkg, from = 'apps/api') {
+  try {
+    return JSON.parse(readFileSync(path.join(root, from, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  } catch {
+    return null;
+  }
+}
+
+async function main() {
+  log(`building (${smoke ? 'smoke' : `${RUNS} runs`}, ${WORKERS} workers)`);
+  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
+  const runs = [];
+  for (let run = 1; run <= RUNS; run++) {
+    const express = await expressBaseline();
+    const bullmq = await bullmqBaseline(`benchnoop${process.pid}r${run}`, 32 * WORKERS);
+    await deleteKeys(`benchnoop${process.pid}r${run}`);
+    const relay = await relayRun(run);
+    runs.push({ expressPerSecond: express.rps, bullmqNoopPerSecond: bullmq.perSecond, ...relay });
+    log(`run ${run}: ${JSON.stringify(runs.at(-1))}`);
+  }
+  const metrics = Object.keys(runs[0]);
+  const summary = Object.fromEntries(metrics.map((m) => [m, summarize(runs.map((r) => r[m]))]));
+  const med = (m) => summary[m].median;
+  const ratios = {
+    ingestVsExpress: med('ingestPerSecond') / med('expressPerSecond'),
+    deliveredVsBullmqNoop: med('deliveredPerSecond') / med('bullmqNoopPerSecond'),
+  };
+  const targets = {
+    ingestVsExpress: { target: '>= 0.9', met: ratios.ingestVsExpress >= 0.9 },
+    deliveredVsBullmqNoop: { target: '>= 0.5', met: ratios.deliveredVsBullmqNoop >= 0.5 },
+    e2eP99Ms: { target: '<= 50', met: med('e2eP99') <= 50 },
+    ingestP99Ms: { target: '<= 20', met: med('ingestP99') <= 20 },
+    rssMb: { target: '<= 250 each', met: med('rssApiMb') <= 250 && med('rssWorkerMb') <= 250 },
+    lost: { target: '0', met: runs.every((r) => r.lost === 0 && r.accepted === r.stored) },
+  };
+  const result = {
+    date: new Date().toISOString(),
+    mode: smoke ? 'smoke' : 'full',
+    runs: RUNS,
+    workers: WORKERS,
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    versions: { express: versionOf('express'), bullmq: versionOf('bullmq'), prismaClient: versionOf('@prisma/client'), got: versionOf('got', 'apps/delivery-worker'), autocannon: versionOf('autocannon', '.') },
+    settings: { durationS: DURATION_S, backlog: BACKLOG, connections: CONNECTIONS, payloadBytes: Buffer.byteLength(body) },
+    summary,
+    ratios,
+    targets,
+    perRun: runs,
+  };
+  mkdirSync(path.join(here, 'results'), { recursive: true });
+  writeFileSync(path.join(here, 'results', smoke ? 'smoke.json' : 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const row = (name, m, unit = '') => {
+    const s = summary[m];
+    return `| ${name} | ${round(s.median)}${unit} | ${round(s.min)}–${round(s.max)}${unit} |`;
+  };
+  console.log(
+    [
+      `| metric (${RUNS} run${RUNS > 1 ? 's' : ''}, median) | value | min–max |`,
+      '|---|---|---|',
+      row('bare Express 5 + express.json() (req/s)', 'expressPerSecond'),
+      row('BullMQ no-op worker (jobs/s)', 'bullmqNoopPerSecond'),
+      row('relay ingest accepted/s', 'ingestPerSecond'),
+      row('relay delivered/s (backlog drain)', 'deliveredPerSecond'),
+      row('end-to-end p50 at half load (ms)', 'e2eP50'),
+      row('end-to-end p99 at half load (ms)', 'e2eP99'),
+      row('ingest p50 at half load (ms)', 'ingestP50'),
+      row('ingest p99 at half load (ms)', 'ingestP99'),
+      row('api peak RSS (MB)', 'rssApiMb'),
+      row('worker peak RSS (MB)', 'rssWorkerMb'),
+      row('lost events', 'lost'),
+      row('duplicate deliveries', 'duplicates'),
+      '',
+      `ingest / Express = ${ratios.ingestVsExpress.toFixed(2)} (target ≥ 0.9); delivered / BullMQ no-op = ${ratios.deliveredVsBullmqNoop.toFixed(2)} (target ≥ 0.5)`,
+      `targets met: ${Object.entries(targets).map(([k, v]) => `${k} ${v.met ? 'yes' : 'NO'}`).join(', ')}`,
+    ].join('\n'),
+  );
+  if (!targets.lost.met) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+import type { EventStatus, OrgId } from '@relay/core';
+import type { StoredEvent } from './event.repository';
+
+// Timestamps: Prisma stores DateTime as UTC in `timestamp` columns. Parameters go in as timestamptz
+// and are converted AT TIME ZONE 'UTC', so the session's time zone never matters.
+// Column lists follow prisma/schema.prisma; the migrations test and the e2e suite exercise every
+// statement here against the migrated schema.
+export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, status, attempt_count,
+  next_attempt_at, failure_reason, last_error, created_at, delivered_at`;
+
+export const INSERT_EVENTS = `
+INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, next_attempt_at, status, attempt_count, created_at, updated_at)
+SELECT u.id, u.organization_id, u.source, u.provider_id, u.target_url, u.body, u.headers, u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0,
+  now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::bytea[], $7::jsonb[], $8::timestamptz[])
+  AS u(id, organization_id, source, provider_id, target_url, body, headers, next_attempt_at)`;
+
+export const LOAD_EVENTS = `
+SELECT ${EVENT_COLUMNS} FROM events
+WHERE (id, organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
+
+export const RECORD_OUTCOMES = `
+WITH attempts AS (
+  INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body, error, duration_ms, started_at, finished_at)
+  SELECT a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url, a.response_status, a.response_body, a.error, a.duration_ms,
+    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC'
+  FROM unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[], $6::int[], $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
+    AS a(id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body, error, duration_ms, started_at, finished_at)
+)
+UPDATE events e SET
+  status = u.status,
+  attempt_count = e.attempt_count + u.counted,
+  next_attempt_at = u.next_attempt_at AT TIME ZONE 'UTC',
+  failure_reason = CASE WHEN u.status = 'delivered' THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
+  last_error = u.last_error,
+  delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
+  updated_at = now() AT TIME ZONE 'UTC'
+FROM unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[], $16::timestamptz[], $17::text[], $18::text[], $19::timestamptz[])
+  AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at)
+WHERE e.id = u.id AND e.organization_id = u.organization_id`;
+
+export interface EventRow {
+  id: string;
+  organization_id: string;
+  source: string;
+  provider_id: string | null;
+  target_url: string | null;
+  body: Buffer;
+  headers: Record<string, string>;
+  status: EventStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  failure_reason: string | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+export function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    organizationId: row.organization_id as OrgId,
+    source: row.source,
+    providerId: row.provider_id,
+    targetUrl: row.target_url,
+    body: row.body,
+    headers: row.headers,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.next_attempt_at,
+    failureReason: row.failure_reason,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  };
+}

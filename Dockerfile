@@ -2,7 +2,7 @@
 # command. Build: docker compose build   (or: docker build -t webhook-relay:local .)
 
 # ---- build: all dependencies, Prisma client, esbuild bundles ----------------------------------
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # No NODE_ENV=production here: pnpm would skip the devDependencies that the build and migrate need.
 ENV CHECKPOINT_DISABLE=1 \
@@ -28,7 +28,7 @@ RUN node scripts/prisma-generate.mjs \
  && node scripts/build.mjs
 
 # ---- runtime ------------------------------------------------------------------------------------
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production \
     NODE_OPTIONS=--enable-source-maps

@@ -1,5 +1,5 @@
 import { parseAllowlist, type TargetPolicy } from '@relay/core';
-import { createDatabase, createEventRepository, createProviderRepository, createTargetResolver } from '@relay/db';
+import { createDatabase, createEventRepository } from '@relay/db';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -24,10 +24,8 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   const db = createDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, onPoolError: (err) => logger.warn({ err }, 'postgres pool error') });
   const redis = createRedisConnection(config.REDIS_URL, 'producer');
   const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
-  const targets = createTargetResolver(createProviderRepository(db.prisma), { defaultTargetUrl: config.DEFAULT_TARGET_URL });
   const ingest = createIngestService({
-    events: createEventRepository(db.prisma, db.pool),
-    targets,
+    events: createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
     queue,
     logger,
     batch: { maxSize: config.INGEST_BATCH_MAX, maxWaitMs: config.INGEST_BATCH_WAIT_MS },

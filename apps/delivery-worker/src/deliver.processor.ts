@@ -1,5 +1,5 @@
 import { checkTargetUrl, decide, type AttemptOutcome, type OrgId, type RetryPolicy, type TargetPolicy } from '@relay/core';
-import type { NewAttempt, ProviderRepository, StoredEvent, TargetResolver } from '@relay/db';
+import type { NewAttempt, ProviderRepository, ResolvedTarget, StoredEvent, TargetResolver } from '@relay/db';
 import type { DeliverJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
@@ -31,15 +31,16 @@ export function createDeliverProcessor(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
   const deferMs = deps.deferMs ?? 5_000;
 
-  async function secretFor(event: StoredEvent): Promise<string | null> {
-    if (event.providerId !== null) {
-      const provider = await deps.providers.findById(event.organizationId, event.providerId);
+  async function secretFor(orgId: OrgId, providerId: string | null): Promise<string | null> {
+    if (providerId !== null) {
+      const provider = await deps.providers.findById(orgId, providerId);
       if (provider?.signingSecret) return provider.signingSecret;
     }
     return deps.defaultSigningSecret ?? null;
   }
 
-  async function attemptDelivery(event: StoredEvent, targetUrl: string): Promise<{ attempt: NewAttempt; outcome: AttemptOutcome }> {
+  async function attemptDelivery(event: StoredEvent, target: ResolvedTarget & { targetUrl: string }): Promise<{ attempt: NewAttempt; outcome: AttemptOutcome }> {
+    const { targetUrl } = target;
     const attemptNumber = event.attemptCount + 1;
     const startedAt = new Date(now());
     const check = checkTargetUrl(targetUrl, deps.targetPolicy);
@@ -49,7 +50,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     if (!check.ok) {
       outcome = check.reason === 'blocked_address' ? { kind: 'blocked', message: check.message } : { kind: 'invalid_target', message: check.message };
     } else {
-      const headers = deliveryHeaders(event, await secretFor(event), Math.floor(now() / 1000));
+      const headers = deliveryHeaders(event, await secretFor(event.organizationId, target.providerId), Math.floor(now() / 1000));
       const result = await deps.sender.send({ url: targetUrl, body: Buffer.from(event.body), headers });
       ({ outcome, responseBody, durationMs } = result);
     }
@@ -74,12 +75,13 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     const early = (event.nextAttemptAt?.getTime() ?? 0) - now();
     if (early > 1_000) return { result: 'rescheduled', delayMs: early };
 
-    const targetUrl = event.targetUrl ?? (await deps.targets.resolve(orgId, event.source)).targetUrl;
-    if (targetUrl === null) {
+    // An event stored without a target asks again: a provider or default configured since rescues it.
+    const target = event.targetUrl !== null ? { targetUrl: event.targetUrl, providerId: event.providerId } : await deps.targets.resolve(orgId, event.source);
+    if (target.targetUrl === null) {
       await deps.store.record({ orgId, id: eventId, attempt: null, update: { status: 'failed', reason: 'no_target', error: 'No provider for this source and no default target.' } });
       return { result: 'failed' };
     }
-    const { attempt, outcome } = await attemptDelivery(event, targetUrl);
+    const { attempt, outcome } = await attemptDelivery(event, { ...target, targetUrl: target.targetUrl });
     const decision = decide(outcome, attempt.attemptNumber, deps.retry, Math.random, now());
     if (decision.action === 'delivered') {
       await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'delivered', at: attempt.finishedAt } });

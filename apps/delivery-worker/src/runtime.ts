@@ -22,11 +22,11 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const targetPolicy = { allowPrivate: config.TARGET_ALLOW_PRIVATE, allowlist: parseAllowlist(config.TARGET_ALLOWLIST) };
   const providers = createProviderRepository(db.prisma);
   const sender = createSender({ timeoutMs: config.DELIVERY_TIMEOUT_MS, policy: targetPolicy });
-  const store = createDeliveryStore(createEventRepository(db.prisma, db.pool));
+  const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }));
   const processor = createDeliverProcessor({
     store,
     providers,
-    targets: createTargetResolver(providers, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
+    targets: createTargetResolver(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
     sender,
     retry: {
       maxAttempts: config.DELIVERY_MAX_ATTEMPTS,

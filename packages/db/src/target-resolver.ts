@@ -1,5 +1,7 @@
 import type { OrgId } from '@relay/core';
-import type { ProviderRepository, SourceKey } from './repositories/provider.repository';
+import type pg from 'pg';
+import type { SourceKey } from './repositories/provider.repository';
+import { RESOLVE_TARGETS } from './target.sql';
 
 export interface ResolvedTarget {
   targetUrl: string | null;
@@ -13,28 +15,23 @@ export interface TargetResolverOptions {
 
 const keyOf = (key: SourceKey) => `${key.orgId}\u0000${key.source}`;
 
-// Target selection per the spec: the active provider for the source, else the default target.
-// Batched so one ingest batch costs one query whatever its size.
-export function createTargetResolver(providers: ProviderRepository, options: TargetResolverOptions) {
+// Target selection per the spec (the rule itself lives in target.sql.ts), for events stored without
+// a target: the worker asks again at delivery time, so configuring a target later rescues them.
+export function createTargetResolver(pool: pg.Pool, options: TargetResolverOptions) {
+  async function resolveMany(keys: readonly SourceKey[]): Promise<Map<string, ResolvedTarget>> {
+    const { rows } = await pool.query<{ organization_id: string; source: string; provider_id: string | null; target_url: string | null }>(RESOLVE_TARGETS, [
+      keys.map((k) => k.orgId),
+      keys.map((k) => k.source),
+      options.defaultTargetUrl ?? null,
+    ]);
+    return new Map(rows.map((r) => [keyOf({ orgId: r.organization_id as OrgId, source: r.source }), { targetUrl: r.target_url, providerId: r.provider_id }]));
+  }
+
   return {
-    async resolveMany(keys: readonly SourceKey[]): Promise<Map<string, ResolvedTarget>> {
-      const unique = [...new Map(keys.map((key) => [keyOf(key), key])).values()];
-      const found = await providers.findActiveForSources(unique);
-      const byKey = new Map<string, ResolvedTarget>();
-      for (const provider of found) {
-        const key = keyOf({ orgId: provider.organizationId, source: provider.source });
-        if (!byKey.has(key)) byKey.set(key, { targetUrl: provider.targetUrl, providerId: provider.id });
-      }
-      const fallback: ResolvedTarget = { targetUrl: options.defaultTargetUrl ?? null, providerId: null };
-      return new Map(unique.map((key) => [keyOf(key), byKey.get(keyOf(key)) ?? fallback]));
-    },
-
+    resolveMany,
     async resolve(orgId: OrgId, source: string): Promise<ResolvedTarget> {
-      const map = await this.resolveMany([{ orgId, source }]);
-      return map.get(keyOf({ orgId, source })) ?? { targetUrl: options.defaultTargetUrl ?? null, providerId: null };
+      return (await resolveMany([{ orgId, source }])).get(keyOf({ orgId, source })) ?? { targetUrl: null, providerId: null };
     },
-
-    keyOf,
   };
 }
 

@@ -1,5 +1,5 @@
 import { AppError, createGroupCommit, type OrgId } from '@relay/core';
-import { isDatabaseUnavailable, type EventRepository, type NewEvent, type TargetResolver } from '@relay/db';
+import { isDatabaseUnavailable, type EventRepository, type NewEvent } from '@relay/db';
 import type { DeliveryQueue } from '@relay/queue';
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
@@ -15,58 +15,59 @@ export interface IncomingWebhook {
 
 export interface IngestServiceDeps {
   events: EventRepository;
-  targets: TargetResolver;
   queue: DeliveryQueue;
   logger: Logger;
   batch: { maxSize: number; maxWaitMs: number };
-  enqueueTimeoutMs?: number;
   now?: () => Date;
 }
 
+// Ingest is group-committed: concurrent webhooks share one INSERT (which also selects each
+// target), and each caller is answered once its row is committed. Enqueuing follows in the
+// background, batched too: a 202 means "stored", and the worker's sweeper enqueues any queued
+// event whose enqueue was lost (Redis down, process killed), so nothing is dropped.
 export function createIngestService(deps: IngestServiceDeps) {
   const now = deps.now ?? (() => new Date());
-  const enqueueTimeoutMs = deps.enqueueTimeoutMs ?? 1_000;
+  const enqueuing = new Set<Promise<void>>();
+
+  function enqueueInBackground(rows: NewEvent[]): void {
+    const run = deps.queue
+      .enqueue(rows.map((row) => ({ orgId: row.organizationId, eventId: row.id })))
+      .catch((err: unknown) => deps.logger.warn({ err, events: rows.length }, 'enqueue failed after commit; the sweeper will enqueue these events'));
+    enqueuing.add(run);
+    void run.finally(() => enqueuing.delete(run));
+  }
 
   async function flush(items: IncomingWebhook[]): Promise<string[]> {
     const at = now();
-    const lookups = items.filter((item) => item.targetOverride === undefined);
-    let rows: NewEvent[];
+    const rows: NewEvent[] = items.map((item) => ({
+      id: uuidv7(),
+      organizationId: item.orgId,
+      source: item.source,
+      targetOverride: item.targetOverride ?? null,
+      body: item.body,
+      headers: item.headers,
+      nextAttemptAt: at,
+    }));
     try {
-      const targets = await deps.targets.resolveMany(lookups);
-      rows = items.map((item) => {
-        const target = item.targetOverride
-          ? { targetUrl: item.targetOverride, providerId: null }
-          : targets.get(deps.targets.keyOf(item))!;
-        return { id: uuidv7(), organizationId: item.orgId, source: item.source, ...target, body: item.body, headers: item.headers, nextAttemptAt: at };
-      });
       await deps.events.insertMany(rows);
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw new AppError('database_unavailable');
       throw err;
     }
-    // Committed: from here on the webhook is ours. A failed or slow enqueue is only logged; the
-    // worker's sweeper enqueues any queued event that has no job.
-    await enqueueWithin(rows).catch((err: unknown) =>
-      deps.logger.warn({ err, events: rows.length }, 'enqueue failed after commit; the sweeper will enqueue these events'),
-    );
+    enqueueInBackground(rows);
     return rows.map((row) => row.id);
-  }
-
-  function enqueueWithin(rows: NewEvent[]): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`enqueue took longer than ${enqueueTimeoutMs} ms`)), enqueueTimeoutMs);
-    });
-    const enqueue = deps.queue.enqueue(rows.map((row) => ({ orgId: row.organizationId, eventId: row.id })));
-    return Promise.race([enqueue, timeout]).finally(() => clearTimeout(timer));
   }
 
   const commit = createGroupCommit<IncomingWebhook, string>({ ...deps.batch, flush });
 
   return {
-    /** Stores the webhook durably, enqueues it, and returns the new event id. */
+    /** Stores the webhook durably and returns the new event id; the enqueue follows. */
     accept: (webhook: IncomingWebhook) => commit.submit(webhook),
-    drain: () => commit.drain(),
+    /** Flushes pending batches and waits for their enqueues (shutdown). */
+    async drain() {
+      await commit.drain();
+      await Promise.all([...enqueuing]);
+    },
   };
 }
 

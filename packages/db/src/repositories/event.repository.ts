@@ -1,18 +1,22 @@
 import type { EventStatus, FailureReason, OrgId } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import type { Prisma } from '../database';
 import { INSERT_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES, toStoredEvent, type EventRow } from './event.sql';
 
 export interface NewEvent {
   id: string;
   organizationId: OrgId;
   source: string;
-  providerId: string | null;
-  targetUrl: string | null;
+  /** A policy-checked X-Target-Url; otherwise the target is selected by the spec's rule. */
+  targetOverride: string | null;
   body: Uint8Array;
   headers: Record<string, string>;
   nextAttemptAt: Date;
+}
+
+export interface EventRepositoryOptions {
+  /** The install-wide default target (DEFAULT_TARGET_URL). */
+  defaultTargetUrl: string | undefined;
 }
 
 export interface StoredEvent {
@@ -61,7 +65,7 @@ export interface Outcome extends EventRef {
 
 // The ingest and delivery hot paths are three statements, written in SQL over the shared pool:
 // each handles a whole batch in one round trip. Everything else goes through Prisma.
-export function createEventRepository(prisma: Prisma, pool: pg.Pool) {
+export function createEventRepository(pool: pg.Pool, options: EventRepositoryOptions) {
   return {
     /** One insert for a whole ingest batch (rows may belong to different organizations). */
     async insertMany(rows: readonly NewEvent[]): Promise<void> {
@@ -70,11 +74,11 @@ export function createEventRepository(prisma: Prisma, pool: pg.Pool) {
         rows.map((r) => r.id),
         rows.map((r) => r.organizationId),
         rows.map((r) => r.source),
-        rows.map((r) => r.providerId),
-        rows.map((r) => r.targetUrl),
+        rows.map((r) => r.targetOverride),
         rows.map((r) => Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)),
         rows.map((r) => JSON.stringify(r.headers)),
         rows.map((r) => r.nextAttemptAt),
+        options.defaultTargetUrl ?? null,
       ]);
     },
 

@@ -1,4 +1,5 @@
 import type { EventStatus, OrgId } from '@relay/core';
+import { ACTIVE_PROVIDER_JOIN } from '../target.sql';
 import type { StoredEvent } from './event.repository';
 
 // Timestamps: Prisma stores DateTime as UTC in `timestamp` columns. Parameters go in as timestamptz
@@ -8,12 +9,16 @@ import type { StoredEvent } from './event.repository';
 export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, status, attempt_count,
   next_attempt_at, failure_reason, last_error, created_at, delivered_at`;
 
+// An X-Target-Url override wins; otherwise the target is selected in the same statement.
 export const INSERT_EVENTS = `
 INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, next_attempt_at, status, attempt_count, created_at, updated_at)
-SELECT u.id, u.organization_id, u.source, u.provider_id, u.target_url, u.body, u.headers, u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0,
-  now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::bytea[], $7::jsonb[], $8::timestamptz[])
-  AS u(id, organization_id, source, provider_id, target_url, body, headers, next_attempt_at)`;
+SELECT u.id, u.organization_id, u.source,
+  CASE WHEN u.target_override IS NULL THEN p.id END,
+  coalesce(u.target_override, p.target_url, $8),
+  u.body, u.headers, u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[])
+  AS u(id, organization_id, source, target_override, body, headers, next_attempt_at)
+${ACTIVE_PROVIDER_JOIN}`;
 
 export const LOAD_EVENTS = `
 SELECT ${EVENT_COLUMNS} FROM events

@@ -35,16 +35,6 @@ export function createProviderRepository(prisma: Prisma) {
       const row = await prisma.provider.findFirst({ where: { id, organizationId: orgId } });
       return row ? toRecord(row) : null;
     },
-
-    /** Active providers for many (organization, source) pairs in one query; the ingest batch's lookup. */
-    async findActiveForSources(keys: readonly SourceKey[]): Promise<ProviderRecord[]> {
-      if (keys.length === 0) return [];
-      const rows = await prisma.provider.findMany({
-        where: { active: true, OR: keys.map((key) => ({ organizationId: key.orgId, source: key.source })) },
-        orderBy: { createdAt: 'asc' },
-      });
-      return rows.map(toRecord);
-    },
   };
 }
 

@@ -31,7 +31,7 @@ RUN node scripts/prisma-generate.mjs \
 FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--enable-source-maps
+    NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4"
 # The whole workspace with its full node_modules: the bundles load their external packages from
 # it, and the migrate service (`node scripts/db.mjs migrate`) needs the wasm schema engine, which is
 # a devDependency. Files stay owned by root and are only read by the `node` user.

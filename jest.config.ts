@@ -3,7 +3,7 @@ import type { Config } from 'jest';
 
 const config: Config = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/tests'],
+  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/tests', '<rootDir>/bench'],
   testMatch: ['**/*.test.ts'],
   // ESM-only dependencies (got and friends) are transformed too.
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },

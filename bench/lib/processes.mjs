@@ -37,8 +37,12 @@ export function ask(child, type) {
   });
 }
 
+// The same V8 flags as `pnpm start` and the Docker image: a small young generation keeps RSS low
+// at no measured cost in throughput.
+export const NODE_FLAGS = ['--max-semi-space-size=4'];
+
 export function startNode(entry, env) {
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, entry], { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   child.on('error', (err) => console.error(`${entry}: ${err.message}`));
   return child;
 }

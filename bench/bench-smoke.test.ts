@@ -1,0 +1,28 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..');
+
+// The benchmark runs end to end in a few seconds so it cannot rot: baselines, ingest, drain,
+// open-loop latency, RSS and the ledger. Speed is not asserted here (that is the full run's job);
+// completeness and "nothing lost" are.
+describe('pnpm bench --smoke', () => {
+  it('runs every phase and loses nothing', async () => {
+    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--smoke'], { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`bench --smoke failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+    });
+    const result = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/smoke.json'), 'utf8'));
+    const [only] = result.perRun;
+    for (const metric of ['expressPerSecond', 'bullmqNoopPerSecond', 'ingestPerSecond', 'deliveredPerSecond', 'e2eP50', 'e2eP99', 'ingestP99', 'sustainableE2eP99', 'rssApiMb', 'rssWorkerMb']) {
+      expect(only[metric]).toBeGreaterThan(0);
+    }
+    expect(only.lost).toBe(0);
+    expect(only.stored).toBeGreaterThanOrEqual(only.accepted);
+    expect(only.backlog).toBeGreaterThanOrEqual(500);
+    expect(result.targets.lost.met).toBe(true);
+    expect(result.ratios.ingestVsExpress).toBeGreaterThan(0);
+  }, 240_000);
+});

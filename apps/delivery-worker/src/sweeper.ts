@@ -17,7 +17,9 @@ export interface SweeperDeps {
 
 // Nothing is lost between Postgres and Redis: the sweeper gives every `queued` event a job again.
 // - Overdue events (their next attempt is past by more than the grace period) are re-enqueued: the
-//   enqueue failed after commit, or a job vanished. Enqueue is idempotent (job id = event id).
+//   enqueue failed after commit, or a job vanished. Enqueue is idempotent (job id = event id). This
+//   runs only when Redis holds fewer pending jobs than Postgres has queued events: during a long
+//   backlog every event is overdue but has its job, and re-adding them all would be pure waste.
 // - An epoch key lives in the queue's Redis. When it is missing, Redis lost its data (restarted
 //   empty), so every queued event is re-enqueued with the delay its next attempt time still asks for.
 export function createSweeper(deps: SweeperDeps) {
@@ -53,6 +55,8 @@ export function createSweeper(deps: SweeperDeps) {
         if (enqueued > 0) deps.logger.warn({ enqueued }, 'queue state was missing (new or emptied Redis); re-enqueued every queued event');
         return { full: true, enqueued };
       }
+      const [queued, pending] = await Promise.all([deps.sweep.countQueued(), deps.queue.countPendingJobs()]);
+      if (pending >= queued) return { full: false, enqueued: 0 };
       const dueBefore = new Date(now() - deps.graceMs);
       const enqueued = await sweepAll((afterId) => deps.sweep.findOverdue(dueBefore, pageSize, afterId));
       if (enqueued > 0) deps.logger.info({ enqueued }, 'sweeper re-enqueued overdue events');

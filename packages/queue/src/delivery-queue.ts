@@ -26,6 +26,11 @@ export function createDeliveryQueue(options: DeliveryQueueOptions) {
         })),
       );
     },
+    /** Jobs that will still run: waiting, delayed, active (a job per queued event, when nothing is lost). */
+    async countPendingJobs(): Promise<number> {
+      const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+      return Object.values(counts).reduce((sum, n) => sum + n, 0);
+    },
     close: () => queue.close(),
   };
 }

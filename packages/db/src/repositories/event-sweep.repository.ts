@@ -27,6 +27,11 @@ export function createEventSweepRepository(prisma: Prisma) {
       return rows.map(toRef);
     },
 
+    /** How many events wait for delivery, across organizations. */
+    async countQueued(): Promise<number> {
+      return prisma.event.count({ where: { status: 'queued' } });
+    },
+
     /** Every queued event, paged by id: used after the queue's Redis lost its data. */
     async findQueuedPage(limit: number, afterId?: string): Promise<QueuedEventRef[]> {
       const rows = await prisma.event.findMany({

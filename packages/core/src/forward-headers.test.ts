@@ -22,6 +22,10 @@ describe('header forwarding rule', () => {
     expect(stored['x-forwarded-for']).toBe('1.1.1.1, 2.2.2.2');
   });
 
+  it('drops headers that Connection names as hop-by-hop', () => {
+    expect(storableHeaders({ Connection: 'keep-alive, X-Hop', 'X-Hop': '1', 'X-Kept': '2' })).toEqual({ 'x-kept': '2' });
+  });
+
   it('forwards the provider headers, leaving out the ones the relay sets itself', () => {
     expect(forwardableHeaders(storableHeaders(incoming))).toEqual({
       'stripe-signature': 't=1,v1=2',

@@ -26,9 +26,19 @@ const RELAY_PREFIXES = ['x-relay-', 'webhook-'];
 /** Headers worth storing with an event: names lower-cased, repeated values joined. */
 export function storableHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
+  // Headers named in Connection are hop-by-hop for this connection only.
+  const connection = Object.entries(raw).find(([name]) => name.toLowerCase() === 'connection')?.[1];
+  const named = new Set(
+    [connection ?? []]
+      .flat()
+      .join(',')
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter(Boolean),
+  );
   for (const [name, value] of Object.entries(raw)) {
     const key = name.toLowerCase();
-    if (value === undefined || NEVER_STORED.has(key)) continue;
+    if (value === undefined || NEVER_STORED.has(key) || named.has(key)) continue;
     out[key] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;

@@ -1,12 +1,16 @@
 import express, { type Express } from 'express';
+import type { OrganizationRepository } from '@relay/db';
 import type { Logger } from 'pino';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
+import { authenticate, type AuthenticateDeps } from './auth/authenticate';
+import { authRoutes } from './routes/auth.routes';
 import { healthRoutes, type HealthOptions } from './routes/health.routes';
 import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
 
 export interface AppDeps {
   logger: Logger;
+  auth: AuthenticateDeps & { organizations: OrganizationRepository };
   health: HealthOptions;
   ingest: IngestRouteOptions;
 }
@@ -17,6 +21,9 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(requestLogger(deps.logger));
   app.use(healthRoutes(deps.health));
+  // Credentials are resolved for the API only: public ingest never reads Authorization.
+  app.use('/api', authenticate(deps.auth));
+  app.use(authRoutes(deps.auth));
   // Ingest is registered last: any POST no API route claimed is a webhook.
   app.use(ingestRoutes(deps.ingest));
   app.use(notFound);

@@ -19,6 +19,9 @@ const schema = z.object({
   TARGET_ALLOWLIST: optionalText(),
   DATABASE_POOL_SIZE: integer(20, 1, 500),
   SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
+  // argon2id cost; OWASP's minimum by default. Lower only in tests.
+  PASSWORD_HASH_MEMORY_KIB: integer(19_456, 1_024, 1_048_576),
+  PASSWORD_HASH_TIME_COST: integer(2, 1, 20),
 });
 
 export type ApiConfig = z.output<typeof schema>;

@@ -1,9 +1,10 @@
 import { parseAllowlist, type TargetPolicy } from '@relay/core';
-import { createDatabase, createEventRepository } from '@relay/db';
+import { createCredentialRepository, createDatabase, createEventRepository, createOrganizationRepository, createUserRepository } from '@relay/db';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app';
+import { createPasswordHasher } from './auth/passwords';
 import type { ApiConfig } from './config';
 import { createIngestService } from './ingest/ingest.service';
 
@@ -33,6 +34,12 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   let shuttingDown = false;
   const app = createApp({
     logger,
+    auth: {
+      users: createUserRepository(db.prisma),
+      credentials: createCredentialRepository(db.prisma),
+      organizations: createOrganizationRepository(db.prisma),
+      passwords: createPasswordHasher({ memoryKib: config.PASSWORD_HASH_MEMORY_KIB, timeCost: config.PASSWORD_HASH_TIME_COST }),
+    },
     health: {
       checks: { database: () => db.ping(), redis: async () => void (await redis.ping()) },
       isShuttingDown: () => shuttingDown,

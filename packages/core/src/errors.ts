@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   target_override_disabled: 'X-Target-Url is not accepted on public ingest.',
   target_url_rejected: 'The target URL is not allowed.',
   invalid_source: 'The webhook source is not valid.',
+  unauthenticated: 'Valid credentials are required.',
+  forbidden: 'The credentials do not allow this.',
   not_found: 'No such resource.',
   method_not_allowed: 'Method not allowed.',
   database_unavailable: 'The event store is unavailable; the webhook was not accepted.',

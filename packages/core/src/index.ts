@@ -8,3 +8,5 @@ export * from './source';
 export * from './config-schema';
 export * from './target-policy';
 export * from './group-commit';
+export * from './access';
+export * from './tokens';

@@ -5,3 +5,5 @@ export * from './repositories/attempt.repository';
 export * from './repositories/provider.repository';
 export * from './repositories/organization.repository';
 export * from './target-resolver';
+export * from './repositories/user.repository';
+export * from './repositories/credential.repository';

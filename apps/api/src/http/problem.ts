@@ -12,6 +12,8 @@ const STATUS: Record<ErrorCode, number> = {
   target_override_disabled: 400,
   target_url_rejected: 422,
   invalid_source: 400,
+  unauthenticated: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   database_unavailable: 503,

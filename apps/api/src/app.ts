@@ -1,16 +1,20 @@
 import express, { type Express } from 'express';
-import type { OrganizationRepository } from '@relay/db';
+import type { AuditRepository, OrganizationRepository } from '@relay/db';
 import type { Logger } from 'pino';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
 import { authenticate, type AuthenticateDeps } from './auth/authenticate';
+import { apiKeyRoutes } from './routes/api-keys.routes';
+import { auditRoutes } from './routes/audit.routes';
 import { authRoutes } from './routes/auth.routes';
+import { tokenRoutes } from './routes/tokens.routes';
+import { userRoutes } from './routes/users.routes';
 import { healthRoutes, type HealthOptions } from './routes/health.routes';
 import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
 
 export interface AppDeps {
   logger: Logger;
-  auth: AuthenticateDeps & { organizations: OrganizationRepository };
+  auth: AuthenticateDeps & { organizations: OrganizationRepository; audit: AuditRepository };
   health: HealthOptions;
   ingest: IngestRouteOptions;
 }
@@ -23,7 +27,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes(deps.health));
   // Credentials are resolved for the API only: public ingest never reads Authorization.
   app.use('/api', authenticate(deps.auth));
+  app.use('/api', express.json({ limit: '100kb' }));
   app.use(authRoutes(deps.auth));
+  app.use(tokenRoutes(deps.auth));
+  app.use(apiKeyRoutes(deps.auth));
+  app.use(userRoutes(deps.auth));
+  app.use(auditRoutes(deps.auth));
   // Ingest is registered last: any POST no API route claimed is a webhook.
   app.use(ingestRoutes(deps.ingest));
   app.use(notFound);

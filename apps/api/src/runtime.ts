@@ -1,5 +1,5 @@
 import { parseAllowlist, type TargetPolicy } from '@relay/core';
-import { createCredentialRepository, createDatabase, createEventRepository, createOrganizationRepository, createUserRepository } from '@relay/db';
+import { createAuditRepository, createCredentialRepository, createDatabase, createEventRepository, createOrganizationRepository, createUserRepository } from '@relay/db';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -38,6 +38,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       users: createUserRepository(db.prisma),
       credentials: createCredentialRepository(db.prisma),
       organizations: createOrganizationRepository(db.prisma),
+      audit: createAuditRepository(db.prisma),
       passwords: createPasswordHasher({ memoryKib: config.PASSWORD_HASH_MEMORY_KIB, timeCost: config.PASSWORD_HASH_TIME_COST }),
     },
     health: {

@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   unauthenticated: 'Valid credentials are required.',
   forbidden: 'The credentials do not allow this.',
   not_found: 'No such resource.',
+  username_taken: 'That username is already in use.',
+  last_admin: 'An organization must keep at least one admin.',
   method_not_allowed: 'Method not allowed.',
   database_unavailable: 'The event store is unavailable; the webhook was not accepted.',
   service_unavailable: 'The service is shutting down or not ready.',

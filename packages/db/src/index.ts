@@ -7,3 +7,4 @@ export * from './repositories/organization.repository';
 export * from './target-resolver';
 export * from './repositories/user.repository';
 export * from './repositories/credential.repository';
+export * from './repositories/audit.repository';

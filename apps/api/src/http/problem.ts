@@ -15,6 +15,8 @@ const STATUS: Record<ErrorCode, number> = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  username_taken: 409,
+  last_admin: 409,
   method_not_allowed: 405,
   database_unavailable: 503,
   service_unavailable: 503,

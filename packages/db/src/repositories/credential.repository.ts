@@ -42,6 +42,30 @@ export function createCredentialRepository(prisma: Prisma) {
       return prisma.apiKey.create({ data: { ...data, organizationId: orgId }, select: { id: true, name: true, prefix: true, scopes: true, expiresAt: true, createdAt: true } });
     },
 
+    listApiKeys(orgId: OrgId) {
+      return prisma.apiKey.findMany({ where: { organizationId: orgId }, orderBy: { createdAt: 'desc' }, select: { id: true, name: true, prefix: true, scopes: true, lastUsedAt: true, expiresAt: true, createdAt: true } });
+    },
+
+    /** Returns whether a key of this organization was deleted. */
+    async deleteApiKey(orgId: OrgId, id: string): Promise<{ name: string } | null> {
+      const key = await prisma.apiKey.findFirst({ where: { id, organizationId: orgId }, select: { name: true } });
+      if (!key) return null;
+      await prisma.apiKey.deleteMany({ where: { id, organizationId: orgId } });
+      return key;
+    },
+
+    listPersonalTokens(orgId: OrgId, userId: string) {
+      return prisma.personalToken.findMany({ where: { organizationId: orgId, userId }, orderBy: { createdAt: 'desc' }, select: { id: true, name: true, prefix: true, lastUsedAt: true, expiresAt: true, createdAt: true } });
+    },
+
+    /** Only the owner's own tokens: another user's token id is simply not found. */
+    async deletePersonalToken(orgId: OrgId, userId: string, id: string): Promise<{ name: string } | null> {
+      const token = await prisma.personalToken.findFirst({ where: { id, organizationId: orgId, userId }, select: { name: true } });
+      if (!token) return null;
+      await prisma.personalToken.deleteMany({ where: { id, organizationId: orgId, userId } });
+      return token;
+    },
+
     async createPersonalToken(orgId: OrgId, userId: string, data: { name: string; prefix: string; secretHash: string; expiresAt: Date | null }) {
       return prisma.personalToken.create({ data: { ...data, organizationId: orgId, userId }, select: { id: true, name: true, prefix: true, expiresAt: true, createdAt: true } });
     },

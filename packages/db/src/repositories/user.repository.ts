@@ -34,6 +34,27 @@ export function createUserRepository(prisma: Prisma) {
       return row ? asRecord(row) : null;
     },
 
+    list(orgId: OrgId): Promise<UserRecord[]> {
+      return prisma.user.findMany({ where: { organizationId: orgId }, orderBy: { createdAt: 'asc' }, select: publicFields }).then((rows) => rows.map(asRecord));
+    },
+
+    /**
+     * Changes a role unless that would leave the organization without an admin; the check and the
+     * update share one transaction so two concurrent demotions cannot both pass.
+     */
+    async updateRole(orgId: OrgId, id: string, role: Role): Promise<{ user: UserRecord; previous: Role } | 'not_found' | 'last_admin'> {
+      return prisma.$transaction(async (tx) => {
+        const user = await tx.user.findFirst({ where: { id, organizationId: orgId }, select: publicFields });
+        if (!user) return 'not_found' as const;
+        if (user.role === 'admin' && role !== 'admin') {
+          const admins = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM users WHERE organization_id = ${orgId}::uuid AND role = 'admin' FOR UPDATE`;
+          if (admins.length <= 1) return 'last_admin' as const;
+        }
+        const updated = await tx.user.update({ where: { id }, data: { role }, select: publicFields });
+        return { user: asRecord(updated), previous: user.role };
+      });
+    },
+
     async countAdmins(orgId: OrgId): Promise<number> {
       return prisma.user.count({ where: { organizationId: orgId, role: 'admin' } });
     },

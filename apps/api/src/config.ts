@@ -22,6 +22,10 @@ const schema = z.object({
   // argon2id cost; OWASP's minimum by default. Lower only in tests.
   PASSWORD_HASH_MEMORY_KIB: integer(19_456, 1_024, 1_048_576),
   PASSWORD_HASH_TIME_COST: integer(2, 1, 20),
+  // The first admin of the default organization, created at start while it has no admin.
+  INITIAL_ADMIN_USERNAME: optionalText(),
+  INITIAL_ADMIN_PASSWORD: optionalText(),
+  INITIAL_ADMIN_EMAIL: text('admin@localhost'),
 });
 
 export type ApiConfig = z.output<typeof schema>;

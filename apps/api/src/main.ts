@@ -8,6 +8,11 @@ const runtime = createApiRuntime(config, logger);
 const server = runtime.app.listen(config.PORT, config.HOST, () => {
   logger.info({ port: config.PORT, host: config.HOST }, 'api listening');
 });
+// Start-up work runs beside listening: /ready already answers, and a failure stops the process.
+runtime.start().catch((err: unknown) => {
+  logger.fatal({ err }, 'start-up failed');
+  process.exit(1);
+});
 
 // SIGTERM: stop taking connections, answer what is in flight, flush the ingest batch, then exit.
 let stopping = false;

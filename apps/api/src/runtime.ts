@@ -1,15 +1,18 @@
-import { parseAllowlist, type TargetPolicy } from '@relay/core';
+import { DEFAULT_ORGANIZATION_ID, parseAllowlist, type TargetPolicy } from '@relay/core';
 import { createAuditRepository, createCredentialRepository, createDatabase, createEventRepository, createOrganizationRepository, createUserRepository } from '@relay/db';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app';
+import { ensureInitialAdmin } from './auth/create-user';
 import { createPasswordHasher } from './auth/passwords';
 import type { ApiConfig } from './config';
 import { createIngestService } from './ingest/ingest.service';
 
 export interface ApiRuntime {
   app: Express;
+  /** Start-up work before serving: the initial admin, when configured. */
+  start(): Promise<void>;
   /** Marks the process as shutting down (readiness turns 503). */
   beginShutdown(): void;
   /** Flushes pending ingest batches and closes every connection. */
@@ -32,15 +35,16 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     batch: { maxSize: config.INGEST_BATCH_MAX, maxWaitMs: config.INGEST_BATCH_WAIT_MS },
   });
   let shuttingDown = false;
+  const auth = {
+    users: createUserRepository(db.prisma),
+    credentials: createCredentialRepository(db.prisma),
+    organizations: createOrganizationRepository(db.prisma),
+    audit: createAuditRepository(db.prisma),
+    passwords: createPasswordHasher({ memoryKib: config.PASSWORD_HASH_MEMORY_KIB, timeCost: config.PASSWORD_HASH_TIME_COST }),
+  };
   const app = createApp({
     logger,
-    auth: {
-      users: createUserRepository(db.prisma),
-      credentials: createCredentialRepository(db.prisma),
-      organizations: createOrganizationRepository(db.prisma),
-      audit: createAuditRepository(db.prisma),
-      passwords: createPasswordHasher({ memoryKib: config.PASSWORD_HASH_MEMORY_KIB, timeCost: config.PASSWORD_HASH_TIME_COST }),
-    },
+    auth,
     health: {
       checks: { database: () => db.ping(), redis: async () => void (await redis.ping()) },
       isShuttingDown: () => shuttingDown,
@@ -55,6 +59,12 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   });
   return {
     app,
+    async start() {
+      if (config.INITIAL_ADMIN_USERNAME && config.INITIAL_ADMIN_PASSWORD) {
+        const admin = await ensureInitialAdmin(auth, DEFAULT_ORGANIZATION_ID, { username: config.INITIAL_ADMIN_USERNAME, password: config.INITIAL_ADMIN_PASSWORD, email: config.INITIAL_ADMIN_EMAIL });
+        if (admin) logger.info({ username: admin.username }, 'created the initial admin of the default organization');
+      }
+    },
     beginShutdown: () => {
       shuttingDown = true;
     },

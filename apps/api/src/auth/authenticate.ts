@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, asOrgId, parseToken, secretMatches, type Principal } from '@relay/core';
 import type { CredentialRepository, UserRepository } from '@relay/db';
 import type { RequestHandler } from 'express';
-import passport from 'passport';
+import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
 import type { PasswordHasher } from './passwords';
 
@@ -67,6 +67,9 @@ export function authenticate(deps: AuthenticateDeps): RequestHandler {
       (err: unknown) => done(err),
     );
   });
+  // An authenticator of its own: passport's default instance is process-global, and two apps in
+  // one process (tests, or a future second listener) must not share strategies.
+  const passport = new Passport();
   passport.use('relay-basic', basic);
   const unauthenticated = () => new AppError('unauthenticated', 'The credentials are invalid, expired or revoked.');
   return (req, res, next) => {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { accessFor } from '../auth/access-table';
 import { actorOf } from '../auth/audit-actor';
 import { guard, principalOf } from '../auth/guard';
+import { createUser } from '../auth/create-user';
 import type { PasswordHasher } from '../auth/passwords';
 import { validate } from '../http/validate';
 
@@ -24,8 +25,6 @@ export interface UserRouteDeps {
   passwords: PasswordHasher;
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 'P2002';
-
 /** Users of the caller's organization; admins add users and change roles (never the last admin). */
 export function userRoutes(deps: UserRouteDeps): Router {
   const router = Router();
@@ -36,12 +35,8 @@ export function userRoutes(deps: UserRouteDeps): Router {
   router.post('/api/users', guard(accessFor('POST /api/users')), async (req, res) => {
     const principal = principalOf(req);
     const body = validate(newUserSchema, req.body);
-    const passwordHash = await deps.passwords.hash(body.password);
-    const user = await deps.users.create(principal.orgId, { username: body.username, email: body.email, role: body.role, passwordHash }).catch((err: unknown) => {
-      throw isUniqueViolation(err) ? new AppError('username_taken') : err;
-    });
-    const { via, ...actor } = actorOf(principal);
-    await deps.audit.record(principal.orgId, { ...actor, action: 'user.created', resourceType: 'user', resourceId: user.id, metadata: { username: user.username, role: user.role, ...via } });
+    const { via, actorUserId, actorEmail } = actorOf(principal);
+    const user = await createUser(deps, principal.orgId, body, { userId: actorUserId, email: actorEmail, via });
     res.status(201).json(view(user));
   });
 

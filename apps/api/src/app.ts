@@ -1,9 +1,13 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { AuditRepository, OrganizationRepository } from '@relay/db';
 import type { Logger } from 'pino';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
 import { authenticate, type AuthenticateDeps } from './auth/authenticate';
+import { csrfGuard } from './auth/csrf';
+import type { LoginLimiter } from './auth/login-limiter';
+import { sessionPrincipal } from './auth/sessions';
+import { sessionRoutes } from './routes/session.routes';
 import { apiKeyRoutes } from './routes/api-keys.routes';
 import { auditRoutes } from './routes/audit.routes';
 import { authRoutes } from './routes/auth.routes';
@@ -15,6 +19,7 @@ import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
 export interface AppDeps {
   logger: Logger;
   auth: AuthenticateDeps & { organizations: OrganizationRepository; audit: AuditRepository };
+  sessions: { middleware: RequestHandler; limiter: LoginLimiter; secureCookie: boolean };
   health: HealthOptions;
   ingest: IngestRouteOptions;
 }
@@ -27,7 +32,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes(deps.health));
   // Credentials are resolved for the API only: public ingest never reads Authorization.
   app.use('/api', authenticate(deps.auth));
+  app.use('/api', deps.sessions.middleware);
+  app.use('/api', sessionPrincipal(deps.auth.users));
   app.use('/api', express.json({ limit: '100kb' }));
+  app.use('/api', csrfGuard);
+  app.use(sessionRoutes({ ...deps.auth, limiter: deps.sessions.limiter, secureCookie: deps.sessions.secureCookie }));
   app.use(authRoutes(deps.auth));
   app.use(tokenRoutes(deps.auth));
   app.use(apiKeyRoutes(deps.auth));

@@ -26,6 +26,15 @@ const schema = z.object({
   INITIAL_ADMIN_USERNAME: optionalText(),
   INITIAL_ADMIN_PASSWORD: optionalText(),
   INITIAL_ADMIN_EMAIL: text('admin@localhost'),
+  // Sessions: cookie-signing secret (all api processes must share it), lifetime, and whether the
+  // relay is served over TLS (then the cookie is Secure and named __Host-relay_session).
+  SESSION_SECRET: optionalText(),
+  SESSION_TTL_SECONDS: integer(28_800, 60, 2_592_000),
+  SESSION_COOKIE_SECURE: flag(false),
+  // Failed logins allowed per username + IP, and per IP, within the window (Redis, shared).
+  LOGIN_MAX_FAILURES_PER_USER: integer(5, 1, 1_000),
+  LOGIN_MAX_FAILURES_PER_IP: integer(50, 1, 100_000),
+  LOGIN_WINDOW_SECONDS: integer(900, 1, 86_400),
 });
 
 export type ApiConfig = z.output<typeof schema>;

@@ -4,7 +4,11 @@ import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app';
+import { randomBytes } from 'node:crypto';
+import { createClient, type RedisClientType } from 'redis';
 import { ensureInitialAdmin } from './auth/create-user';
+import { createLoginLimiter } from './auth/login-limiter';
+import { sessionMiddleware } from './auth/sessions';
 import { createPasswordHasher } from './auth/passwords';
 import type { ApiConfig } from './config';
 import { createIngestService } from './ingest/ingest.service';
@@ -42,9 +46,20 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     audit: createAuditRepository(db.prisma),
     passwords: createPasswordHasher({ memoryKib: config.PASSWORD_HASH_MEMORY_KIB, timeCost: config.PASSWORD_HASH_TIME_COST }),
   };
+  // connect-redis speaks node-redis only; ioredis stays for BullMQ.
+  const sessionRedis: RedisClientType = createClient({ url: config.REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(retries * 200, 2_000) } });
+  sessionRedis.on('error', () => {});
+  void sessionRedis.connect().catch((err: unknown) => logger.warn({ err }, 'session store: Redis not reachable yet'));
+  const sessionSecret = config.SESSION_SECRET ?? randomBytes(32).toString('hex');
+  if (!config.SESSION_SECRET) logger.warn('SESSION_SECRET is not set: sessions end when this process restarts and are not shared between api processes');
   const app = createApp({
     logger,
     auth,
+    sessions: {
+      middleware: sessionMiddleware({ client: sessionRedis, secret: sessionSecret, ttlSeconds: config.SESSION_TTL_SECONDS, secure: config.SESSION_COOKIE_SECURE, prefix: config.QUEUE_PREFIX }),
+      limiter: createLoginLimiter({ client: sessionRedis, prefix: config.QUEUE_PREFIX, maxPerUser: config.LOGIN_MAX_FAILURES_PER_USER, maxPerIp: config.LOGIN_MAX_FAILURES_PER_IP, windowSeconds: config.LOGIN_WINDOW_SECONDS }),
+      secureCookie: config.SESSION_COOKIE_SECURE,
+    },
     health: {
       checks: { database: () => db.ping(), redis: async () => void (await redis.ping()) },
       isShuttingDown: () => shuttingDown,
@@ -73,6 +88,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       await ingest.drain();
       await queue.close().catch(() => {});
       redis.disconnect();
+      await sessionRedis.close().catch(() => {});
       await db.close();
     },
   };

@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   invalid_source: 'The webhook source is not valid.',
   unauthenticated: 'Valid credentials are required.',
   forbidden: 'The credentials do not allow this.',
+  csrf_rejected: 'Cross-site request refused: send the request from the relay\'s own origin, or use a token.',
+  too_many_attempts: 'Too many failed logins; try again later.',
   not_found: 'No such resource.',
   username_taken: 'That username is already in use.',
   last_admin: 'An organization must keep at least one admin.',

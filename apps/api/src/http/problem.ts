@@ -14,6 +14,8 @@ const STATUS: Record<ErrorCode, number> = {
   invalid_source: 400,
   unauthenticated: 401,
   forbidden: 403,
+  csrf_rejected: 403,
+  too_many_attempts: 429,
   not_found: 404,
   username_taken: 409,
   last_admin: 409,

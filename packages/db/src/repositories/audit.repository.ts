@@ -36,7 +36,8 @@ export const auditTimestamp = (date: Date) => date.toISOString().replace(/Z$/, '
 
 export function createAuditRepository(prisma: Prisma) {
   return {
-    async record(orgId: OrgId, entry: AuditInput): Promise<void> {
+    /** `orgId` null: a platform-level entry (e.g. a failed login for a username nobody has). */
+    async record(orgId: OrgId | null, entry: AuditInput): Promise<void> {
       await prisma.auditEntry.create({ data: { ...entry, metadata: (entry.metadata ?? {}) as object, organizationId: orgId } });
     },
 

@@ -1,0 +1,72 @@
+import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { createUserRepository } from '@relay/db';
+import supertest from 'supertest';
+import { createPasswordHasher } from '../../apps/api/src/auth/passwords';
+import { startPipeline, type Pipeline } from './harness';
+
+const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
+const cookieOf = (res: supertest.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('relay_session='));
+
+describe('sessions: login, logout, me, CSRF and brute force', () => {
+  let pipeline: Pipeline;
+  beforeAll(async () => {
+    pipeline = await startPipeline({
+      api: { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1', SESSION_SECRET: 'test-session-secret', LOGIN_MAX_FAILURES_PER_USER: '3' },
+      worker: false,
+    });
+    const users = createUserRepository(pipeline.store.prisma);
+    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'dana', email: 'dana@example.com', role: 'admin', passwordHash: await passwords.hash('dana-password-1') });
+    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'eve', email: 'eve@example.com', role: 'viewer', passwordHash: await passwords.hash('eve-password-12') });
+  });
+  afterAll(() => pipeline.close());
+
+  it('logs in with a fresh HttpOnly, SameSite=Lax session cookie that `me` reports as a session', async () => {
+    const agent = supertest.agent(pipeline.api.app);
+    const login = await agent.post('/api/auth/login').send({ username: 'dana', password: 'dana-password-1' }).expect(200);
+    const cookie = cookieOf(login)!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(login.body).toMatchObject({ mechanism: 'session', user: { username: 'dana', role: 'admin' } });
+    const me = await agent.get('/api/auth/me').expect(200);
+    expect(me.body).toMatchObject({ mechanism: 'session', user: { username: 'dana' } });
+  });
+
+  it('changes the session id at login, and the old one is dead after logout', async () => {
+    const first = cookieOf(await pipeline.http.post('/api/auth/login').send({ username: 'eve', password: 'eve-password-12' }).expect(200))!.split(';')[0]!;
+    const second = cookieOf(await pipeline.http.post('/api/auth/login').set('cookie', first).set('sec-fetch-site', 'same-origin').send({ username: 'eve', password: 'eve-password-12' }).expect(200))!.split(';')[0]!;
+    expect(second).not.toBe(first);
+    await pipeline.http.get('/api/auth/me').set('cookie', second).expect(200);
+    await pipeline.http.post('/api/auth/logout').set('cookie', second).set('sec-fetch-site', 'same-origin').expect(204);
+    await pipeline.http.get('/api/auth/me').set('cookie', second).expect(401);
+  });
+
+  it('refuses cookie-authenticated writes without same-origin proof, but not token or Basic ones', async () => {
+    const cookie = cookieOf(await pipeline.http.post('/api/auth/login').send({ username: 'dana', password: 'dana-password-1' }).expect(200))!.split(';')[0]!;
+    const bare = await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).send({ name: 'x' }).expect(403);
+    expect(bare.body.code).toBe('csrf_rejected');
+    await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set('sec-fetch-site', 'cross-site').send({ name: 'x' }).expect(403);
+    await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set('host', 'relay.test').set('origin', 'https://evil.test').send({ name: 'x' }).expect(403);
+    await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set('host', 'relay.test').set('origin', 'http://relay.test').send({ name: 'x' }).expect(201);
+    await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set('sec-fetch-site', 'same-origin').send({ name: 'y' }).expect(201);
+    const basic = `Basic ${Buffer.from('dana:dana-password-1').toString('base64')}`;
+    await pipeline.http.post('/api/auth/tokens').set('authorization', basic).send({ name: 'z' }).expect(201);
+    await pipeline.http.post('/api/auth/login').set('sec-fetch-site', 'cross-site').send({ username: 'dana', password: 'dana-password-1' }).expect(403);
+  });
+
+  it('answers an unknown user and a wrong password alike, and audits the failure', async () => {
+    const wrong = await pipeline.http.post('/api/auth/login').send({ username: 'dana', password: 'not-it' }).expect(401);
+    const unknown = await pipeline.http.post('/api/auth/login').send({ username: 'nobody', password: 'not-it' }).expect(401);
+    expect(unknown.body.detail).toBe(wrong.body.detail);
+    const entries = await pipeline.store.prisma.auditEntry.findMany({ where: { action: 'auth.login_failed' } });
+    expect(entries.find((e) => e.organizationId === DEFAULT_ORGANIZATION_ID)?.metadata).toMatchObject({ username: 'dana' });
+    expect(entries.find((e) => e.organizationId === null)?.metadata).toMatchObject({ username: 'nobody' });
+    expect(JSON.stringify(entries)).not.toContain('not-it');
+  });
+
+  it('answers 429 with Retry-After after repeated failures, even for the right password', async () => {
+    for (let i = 0; i < 3; i++) await pipeline.http.post('/api/auth/login').send({ username: 'eve', password: `wrong-${i}` }).expect(401);
+    const blocked = await pipeline.http.post('/api/auth/login').send({ username: 'eve', password: 'eve-password-12' }).expect(429);
+    expect(blocked.body.code).toBe('too_many_attempts');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});

@@ -70,3 +70,56 @@ describe('sessions: login, logout, me, CSRF and brute force', () => {
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
+
+describe('session cookie over TLS, session TTL, and secrets kept out of logs', () => {
+  let pipeline: Pipeline;
+  const logged: string[] = [];
+  beforeAll(async () => {
+    pipeline = await startPipeline({
+      api: { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1', SESSION_SECRET: 'tls-secret', SESSION_COOKIE_SECURE: 'true', TRUST_PROXY: 'loopback', SESSION_TTL_SECONDS: '600' },
+      worker: false,
+    });
+    await createUserRepository(pipeline.store.prisma).create(DEFAULT_ORGANIZATION_ID, { username: 'tls', email: 'tls@example.com', role: 'admin', passwordHash: await passwords.hash('tls-password-12') });
+  });
+  afterAll(() => pipeline.close());
+
+  it('sets a Secure __Host- cookie behind a trusted TLS proxy, stored in Redis with the TTL', async () => {
+    const res = await pipeline.http.post('/api/auth/login').set('x-forwarded-proto', 'https').send({ username: 'tls', password: 'tls-password-12' }).expect(200);
+    const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0]!;
+    expect(cookie).toMatch(/^__Host-relay_session=/);
+    expect(cookie).toMatch(/; Secure/);
+    expect(cookie).toMatch(/; Path=\//);
+    expect(cookie).not.toMatch(/Domain=/);
+    const sid = decodeURIComponent(cookie.split(';')[0]!.split('=')[1]!).replace(/^s:/, '').split('.')[0]!;
+    const { createClient } = await import('redis');
+    const redis = createClient({ url: pipeline.baseEnv.REDIS_URL });
+    await redis.connect();
+    const ttl = await redis.ttl(`${pipeline.prefix}:sess:${sid}`);
+    await redis.close();
+    expect(ttl).toBeGreaterThan(500);
+    expect(ttl).toBeLessThanOrEqual(600);
+  });
+
+  it('never writes tokens, passwords or cookies to the logs', async () => {
+    const { Writable } = await import('node:stream');
+    const { createLogger } = await import('../../apps/api/src/logger');
+    const { parseApiConfig } = await import('../../apps/api/src/config');
+    const { createApiRuntime } = await import('../../apps/api/src/runtime');
+    const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
+    const runtime = createApiRuntime(parseApiConfig({ ...pipeline.baseEnv, LOG_LEVEL: 'trace', PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1', SESSION_SECRET: 'tls-secret' }), createLogger('trace', sink));
+    const http = supertest(runtime.app);
+    const basicAuth = `Basic ${Buffer.from('tls:tls-password-12').toString('base64')}`;
+    const created = await http.post('/api/auth/tokens').set('authorization', basicAuth).send({ name: 'logged?' }).expect(201);
+    await http.get('/api/auth/me').set('authorization', `Bearer ${created.body.token}`).expect(200);
+    await http.get('/api/auth/me').set('authorization', 'Bearer ts_AAAAAAAAAAAA_thisIsNotARealSecretButShouldNotBeLoggedEither00').expect(401);
+    const login = await http.post('/api/auth/login').send({ username: 'tls', password: 'tls-password-12' }).expect(200);
+    const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
+    await http.get('/api/auth/me').set('cookie', cookie).expect(200);
+    await runtime.close();
+    const text = logged.join('');
+    expect(text.length).toBeGreaterThan(0);
+    for (const secret of [created.body.token.split('_')[2], 'thisIsNotARealSecret', 'tls-password-12', cookie.split('=')[1], basicAuth.split(' ')[1]]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+});

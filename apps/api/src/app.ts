@@ -18,6 +18,8 @@ import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
 
 export interface AppDeps {
   logger: Logger;
+  /** Express 'trust proxy'; false trusts no proxy. */
+  trustProxy?: string | number | false;
   auth: AuthenticateDeps & { organizations: OrganizationRepository; audit: AuditRepository };
   sessions: { middleware: RequestHandler; limiter: LoginLimiter; secureCookie: boolean };
   health: HealthOptions;
@@ -27,6 +29,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy ?? false);
   app.set('etag', false);
   app.use(requestLogger(deps.logger));
   app.use(healthRoutes(deps.health));

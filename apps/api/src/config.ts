@@ -35,6 +35,9 @@ const schema = z.object({
   LOGIN_MAX_FAILURES_PER_USER: integer(5, 1, 1_000),
   LOGIN_MAX_FAILURES_PER_IP: integer(50, 1, 100_000),
   LOGIN_WINDOW_SECONDS: integer(900, 1, 86_400),
+  // Proxies whose X-Forwarded-For/-Proto are believed (Express 'trust proxy': 'loopback', a hop
+  // count, or comma-separated CIDRs). Unset: none — client IPs and https come from the socket.
+  TRUST_PROXY: optionalText(),
 });
 
 export type ApiConfig = z.output<typeof schema>;

@@ -54,6 +54,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   if (!config.SESSION_SECRET) logger.warn('SESSION_SECRET is not set: sessions end when this process restarts and are not shared between api processes');
   const app = createApp({
     logger,
+    trustProxy: config.TRUST_PROXY === undefined ? false : /^\d+$/.test(config.TRUST_PROXY) ? Number(config.TRUST_PROXY) : config.TRUST_PROXY,
     auth,
     sessions: {
       middleware: sessionMiddleware({ client: sessionRedis, secret: sessionSecret, ttlSeconds: config.SESSION_TTL_SECONDS, secure: config.SESSION_COOKIE_SECURE, prefix: config.QUEUE_PREFIX }),

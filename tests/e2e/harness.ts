@@ -1,4 +1,6 @@
-import { createDatabase, type Database } from '@relay/db';
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_ORGANIZATION_ID, issueToken, type OrgId, type Role, type Scope } from '@relay/core';
+import { createCredentialRepository, createDatabase, createOrganizationRepository, createUserRepository, type Database } from '@relay/db';
 import { createTestDatabase, uniqueQueuePrefix, waitFor, type TestDatabase } from '@relay/test-support';
 import { pino } from 'pino';
 import supertest from 'supertest';
@@ -6,6 +8,7 @@ import { parseApiConfig } from '../../apps/api/src/config';
 import { createApiRuntime, type ApiRuntime } from '../../apps/api/src/runtime';
 import { parseWorkerConfig } from '../../apps/delivery-worker/src/config';
 import { createWorkerRuntime, type WorkerRuntime } from '../../apps/delivery-worker/src/runtime';
+import { createPasswordHasher } from '../../apps/api/src/auth/passwords';
 
 export type Env = Record<string, string | undefined>;
 
@@ -85,3 +88,28 @@ export async function startPipeline(options: { api?: Env; worker?: Env | false; 
 }
 
 export const GITHUB_PUSH = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'octo/hello' }, pusher: { name: 'octocat' } });
+
+/** Cheap argon2 settings for tests that log users in. */
+export const FAST_HASH_ENV: Env = { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1' };
+export const testPasswords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
+export const basicAuth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/** An Authorization header for a new user (personal token) of an organization. */
+export async function userCredential(pipeline: Pipeline, role: Role = 'admin', orgId: OrgId = DEFAULT_ORGANIZATION_ID): Promise<{ userId: string; authorization: string }> {
+  const user = await createUserRepository(pipeline.store.prisma).create(orgId, { username: `${role}-${randomUUID().slice(0, 8)}`, email: `${role}@example.com`, role, passwordHash: 'not-used' });
+  const token = issueToken();
+  await createCredentialRepository(pipeline.store.prisma).createPersonalToken(orgId, user.id, { name: 'test', prefix: token.prefix, secretHash: token.secretHash, expiresAt: null });
+  return { userId: user.id, authorization: `Bearer ${token.token}` };
+}
+
+/** An Authorization header for a new API key with these scopes. */
+export async function apiKeyCredential(pipeline: Pipeline, scopes: Scope[], orgId: OrgId = DEFAULT_ORGANIZATION_ID): Promise<string> {
+  const key = issueToken();
+  await createCredentialRepository(pipeline.store.prisma).createApiKey(orgId, { name: scopes.join(','), prefix: key.prefix, secretHash: key.secretHash, scopes, createdById: null, expiresAt: null });
+  return `Bearer ${key.token}`;
+}
+
+/** A second organization. */
+export async function createOrganization(pipeline: Pipeline, slug: string): Promise<OrgId> {
+  return (await createOrganizationRepository(pipeline.store.prisma).create({ slug, name: slug })).id as OrgId;
+}

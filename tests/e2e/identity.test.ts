@@ -1,21 +1,18 @@
-import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { DEFAULT_ORGANIZATION_ID, parseToken } from '@relay/core';
 import { createUserRepository } from '@relay/db';
-import { createPasswordHasher } from '../../apps/api/src/auth/passwords';
-import { startPipeline, type Pipeline } from './harness';
+import { basicAuth, FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
 
-const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-const ALICE = basic('alice', 'alice-password-1');
-const BOB = basic('bob', 'bob-password-12');
+const ALICE = basicAuth('alice', 'alice-password-1');
+const BOB = basicAuth('bob', 'bob-password-12');
 
 describe('identity endpoints: API keys, personal tokens, users, audit', () => {
   let pipeline: Pipeline;
   const secrets: string[] = [];
   beforeAll(async () => {
-    pipeline = await startPipeline({ api: { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1' }, worker: false });
+    pipeline = await startPipeline({ api: FAST_HASH_ENV, worker: false });
     const users = createUserRepository(pipeline.store.prisma);
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'alice', email: 'alice@example.com', role: 'admin', passwordHash: await passwords.hash('alice-password-1') });
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'bob', email: 'bob@example.com', role: 'viewer', passwordHash: await passwords.hash('bob-password-12') });
+    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'alice', email: 'alice@example.com', role: 'admin', passwordHash: await testPasswords.hash('alice-password-1') });
+    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'bob', email: 'bob@example.com', role: 'viewer', passwordHash: await testPasswords.hash('bob-password-12') });
   });
   afterAll(() => pipeline.close());
   const api = () => pipeline.http;
@@ -77,7 +74,7 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
     await api().patch(`/api/users/${carol.body.id}/role`).set('authorization', ALICE).send({ role: 'admin' }).expect(200);
     await api().patch(`/api/users/${alice.id}/role`).set('authorization', ALICE).send({ role: 'viewer' }).expect(200);
     await api().get('/api/users').set('authorization', ALICE).expect(403);
-    await api().patch(`/api/users/${alice.id}/role`).set('authorization', basic('carol', 'carol-password-1')).send({ role: 'admin' }).expect(200);
+    await api().patch(`/api/users/${alice.id}/role`).set('authorization', basicAuth('carol', 'carol-password-1')).send({ role: 'admin' }).expect(200);
     await api().patch('/api/users/00000000-0000-7000-8000-0000000000ff/role').set('authorization', ALICE).send({ role: 'admin' }).expect(404);
   });
 
@@ -99,7 +96,7 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
     expect(entry.action).toMatch(/^[a-z_]+\.[a-z_]+$/);
     const times = all.body.entries.map((e: { created_at: string }) => e.created_at);
     expect([...times].sort().reverse()).toEqual(times);
-    for (const secret of secrets) expect(JSON.stringify(all.body)).not.toContain(secret.split('_')[2]);
+    for (const secret of secrets) expect(JSON.stringify(all.body)).not.toContain(parseToken(secret)!.secret);
 
     const total = all.body.total as number;
     const page2 = await api().get('/api/audit?page=2&per_page=3').set('authorization', BOB).expect(200);

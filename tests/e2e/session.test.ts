@@ -1,22 +1,20 @@
-import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { DEFAULT_ORGANIZATION_ID, parseToken } from '@relay/core';
 import { createUserRepository } from '@relay/db';
 import supertest from 'supertest';
-import { createPasswordHasher } from '../../apps/api/src/auth/passwords';
-import { startPipeline, type Pipeline } from './harness';
+import { FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
 
-const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
 const cookieOf = (res: supertest.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('relay_session='));
 
 describe('sessions: login, logout, me, CSRF and brute force', () => {
   let pipeline: Pipeline;
   beforeAll(async () => {
     pipeline = await startPipeline({
-      api: { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1', SESSION_SECRET: 'test-session-secret', LOGIN_MAX_FAILURES_PER_USER: '3' },
+      api: { ...FAST_HASH_ENV, SESSION_SECRET: 'test-session-secret', LOGIN_MAX_FAILURES_PER_USER: '3' },
       worker: false,
     });
     const users = createUserRepository(pipeline.store.prisma);
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'dana', email: 'dana@example.com', role: 'admin', passwordHash: await passwords.hash('dana-password-1') });
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'eve', email: 'eve@example.com', role: 'viewer', passwordHash: await passwords.hash('eve-password-12') });
+    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'dana', email: 'dana@example.com', role: 'admin', passwordHash: await testPasswords.hash('dana-password-1') });
+    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'eve', email: 'eve@example.com', role: 'viewer', passwordHash: await testPasswords.hash('eve-password-12') });
   });
   afterAll(() => pipeline.close());
 
@@ -76,10 +74,10 @@ describe('session cookie over TLS, session TTL, and secrets kept out of logs', (
   const logged: string[] = [];
   beforeAll(async () => {
     pipeline = await startPipeline({
-      api: { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1', SESSION_SECRET: 'tls-secret', SESSION_COOKIE_SECURE: 'true', TRUST_PROXY: 'loopback', SESSION_TTL_SECONDS: '600' },
+      api: { ...FAST_HASH_ENV, SESSION_SECRET: 'tls-secret', SESSION_COOKIE_SECURE: 'true', TRUST_PROXY: 'loopback', SESSION_TTL_SECONDS: '600' },
       worker: false,
     });
-    await createUserRepository(pipeline.store.prisma).create(DEFAULT_ORGANIZATION_ID, { username: 'tls', email: 'tls@example.com', role: 'admin', passwordHash: await passwords.hash('tls-password-12') });
+    await createUserRepository(pipeline.store.prisma).create(DEFAULT_ORGANIZATION_ID, { username: 'tls', email: 'tls@example.com', role: 'admin', passwordHash: await testPasswords.hash('tls-password-12') });
   });
   afterAll(() => pipeline.close());
 
@@ -106,7 +104,7 @@ describe('session cookie over TLS, session TTL, and secrets kept out of logs', (
     const { parseApiConfig } = await import('../../apps/api/src/config');
     const { createApiRuntime } = await import('../../apps/api/src/runtime');
     const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
-    const runtime = createApiRuntime(parseApiConfig({ ...pipeline.baseEnv, LOG_LEVEL: 'trace', PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1', SESSION_SECRET: 'tls-secret' }), createLogger('trace', sink));
+    const runtime = createApiRuntime(parseApiConfig({ ...pipeline.baseEnv, LOG_LEVEL: 'trace', ...FAST_HASH_ENV, SESSION_SECRET: 'tls-secret' }), createLogger('trace', sink));
     const http = supertest(runtime.app);
     const basicAuth = `Basic ${Buffer.from('tls:tls-password-12').toString('base64')}`;
     const created = await http.post('/api/auth/tokens').set('authorization', basicAuth).send({ name: 'logged?' }).expect(201);
@@ -118,7 +116,7 @@ describe('session cookie over TLS, session TTL, and secrets kept out of logs', (
     await runtime.close();
     const text = logged.join('');
     expect(text.length).toBeGreaterThan(0);
-    for (const secret of [created.body.token.split('_')[2], 'thisIsNotARealSecret', 'tls-password-12', cookie.split('=')[1], basicAuth.split(' ')[1]]) {
+    for (const secret of [parseToken(created.body.token)!.secret, 'thisIsNotARealSecret', 'tls-password-12', cookie.split('=')[1], basicAuth.split(' ')[1]]) {
       expect(text).not.toContain(secret);
     }
   });

@@ -1,24 +1,21 @@
 import { DEFAULT_ORGANIZATION_ID, issueToken } from '@relay/core';
 import { createCredentialRepository, createOrganizationRepository, createUserRepository } from '@relay/db';
-import { createPasswordHasher } from '../../apps/api/src/auth/passwords';
-import { startPipeline, type Pipeline } from './harness';
+import { basicAuth, FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
 
-const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('two organizations never see or change each other', () => {
   let pipeline: Pipeline;
   let aliceId: string;
   let keyA: string;
-  const A = basic('admin-a', 'password-aaaa-1');
-  const B = basic('admin-b', 'password-bbbb-1');
+  const A = basicAuth('admin-a', 'password-aaaa-1');
+  const B = basicAuth('admin-b', 'password-bbbb-1');
 
   beforeAll(async () => {
-    pipeline = await startPipeline({ api: { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1' }, worker: false });
+    pipeline = await startPipeline({ api: FAST_HASH_ENV, worker: false });
     const orgB = await createOrganizationRepository(pipeline.store.prisma).create({ slug: 'org-b', name: 'B' });
     const users = createUserRepository(pipeline.store.prisma);
-    aliceId = (await users.create(DEFAULT_ORGANIZATION_ID, { username: 'admin-a', email: 'a@example.com', role: 'admin', passwordHash: await passwords.hash('password-aaaa-1') })).id;
-    await users.create(orgB.id, { username: 'admin-b', email: 'b@example.com', role: 'admin', passwordHash: await passwords.hash('password-bbbb-1') });
+    aliceId = (await users.create(DEFAULT_ORGANIZATION_ID, { username: 'admin-a', email: 'a@example.com', role: 'admin', passwordHash: await testPasswords.hash('password-aaaa-1') })).id;
+    await users.create(orgB.id, { username: 'admin-b', email: 'b@example.com', role: 'admin', passwordHash: await testPasswords.hash('password-bbbb-1') });
     const key = issueToken();
     keyA = (await createCredentialRepository(pipeline.store.prisma).createApiKey(DEFAULT_ORGANIZATION_ID, { name: 'a-key', prefix: key.prefix, secretHash: key.secretHash, scopes: ['events:read'], createdById: null, expiresAt: null })).id;
     await pipeline.http.post('/api/users').set('authorization', A).send({ username: 'a-viewer', email: 'v@example.com', password: 'viewer-password' }).expect(201);

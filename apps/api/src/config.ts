@@ -10,6 +10,9 @@ const schema = z.object({
   QUEUE_PREFIX: text('relay'),
   PUBLIC_BASE_URL: text('http://localhost:3000'),
   DEFAULT_TARGET_URL: optionalText(),
+  // Identity-provider login (OIDC): reported by GET /config/oauth; the login flow is a later issue.
+  OIDC_ISSUER_URL: optionalText(),
+  OIDC_CLIENT_ID: optionalText(),
   ALLOW_PUBLIC_TARGET_OVERRIDE: flag(false),
   INGEST_MAX_BODY_BYTES: integer(1_048_576, 1, 100 * 1_048_576),
   DEFAULT_SOURCE: text('default'),

@@ -1,5 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID, parseAllowlist, type TargetPolicy } from '@relay/core';
-import { createAuditRepository, createCredentialRepository, createDatabase, createEventRepository, createOrganizationRepository, createUserRepository } from '@relay/db';
+import { createAuditRepository, createCredentialRepository, createDatabase, createEventActionRepository, createEventQueryRepository, createEventRepository, createHookRepository, createOrganizationRepository, createProviderRepository, createUserRepository } from '@relay/db';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -12,6 +12,8 @@ import { sessionMiddleware } from './auth/sessions';
 import { createPasswordHasher } from './auth/passwords';
 import type { ApiConfig } from './config';
 import { createIngestService } from './ingest/ingest.service';
+import { createEventActions } from './events/event-actions';
+import { BULK_CAP } from './routes/events.contract';
 
 export interface ApiRuntime {
   app: Express;
@@ -52,8 +54,11 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   void sessionRedis.connect().catch((err: unknown) => logger.warn({ err }, 'session store: Redis not reachable yet'));
   const sessionSecret = config.SESSION_SECRET ?? randomBytes(32).toString('hex');
   if (!config.SESSION_SECRET) logger.warn('SESSION_SECRET is not set: sessions end when this process restarts and are not shared between api processes');
+  const providers = createProviderRepository(db.prisma);
+  const targetPolicy = targetPolicyOf(config);
   const app = createApp({
     logger,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
     trustProxy: config.TRUST_PROXY === undefined ? false : /^\d+$/.test(config.TRUST_PROXY) ? Number(config.TRUST_PROXY) : config.TRUST_PROXY,
     auth,
     sessions: {
@@ -65,12 +70,26 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       checks: { database: () => db.ping(), redis: async () => void (await redis.ping()) },
       isShuttingDown: () => shuttingDown,
     },
+    events: {
+      queries: createEventQueryRepository(db.pool),
+      actions: createEventActions({ actions: createEventActionRepository(db.pool), queue, audit: auth.audit, logger, bulkCap: BULK_CAP }),
+    },
+    rules: { providers, hooks: createHookRepository(db.prisma), audit: auth.audit, targetPolicy },
+    send: { ingest, providers, organizations: auth.organizations, audit: auth.audit, targetPolicy, installDefaultTarget: config.DEFAULT_TARGET_URL },
+    settings: {
+      organizations: auth.organizations,
+      audit: auth.audit,
+      targetPolicy,
+      installDefaultTarget: config.DEFAULT_TARGET_URL,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      oidc: { issuer: config.OIDC_ISSUER_URL, clientId: config.OIDC_CLIENT_ID },
+    },
     ingest: {
       ingest,
       maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
       defaultSource: config.DEFAULT_SOURCE,
       allowTargetOverride: config.ALLOW_PUBLIC_TARGET_OVERRIDE,
-      targetPolicy: targetPolicyOf(config),
+      targetPolicy,
     },
   });
   return {

@@ -11,6 +11,7 @@ const schema = z.object({
   TARGET_ALLOW_PRIVATE: flag(false),
   TARGET_ALLOWLIST: optionalText(),
   DELIVERY_CONCURRENCY: integer(32, 1, 1_000),
+  HOOK_CONCURRENCY: integer(8, 1, 1_000),
   DELIVERY_MAX_ATTEMPTS: integer(10, 1, 100),
   DELIVERY_BACKOFF_BASE_MS: integer(10_000, 0),
   DELIVERY_BACKOFF_MAX_MS: integer(3_600_000, 0),

@@ -1,20 +1,23 @@
 import { checkTargetUrl, decide, type AttemptOutcome, type OrgId, type RetryPolicy, type TargetPolicy } from '@relay/core';
-import type { NewAttempt, ProviderRepository, ResolvedTarget, StoredEvent, TargetResolver } from '@relay/db';
+import type { NewAttempt, ResolvedTarget, StoredEvent, TargetResolver } from '@relay/db';
 import type { DeliverJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { deliveryHeaders } from './delivery-request';
 import type { DeliveryStore } from './delivery-store';
+import type { HookDispatcher } from './hook-dispatch';
+import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
 
 export interface DeliverDeps {
   store: DeliveryStore;
-  providers: ProviderRepository;
+  secretFor: SecretLookup;
   targets: TargetResolver;
+  /** Fires the provider's hooks once a final outcome is committed. */
+  dispatchHooks: HookDispatcher;
   sender: Sender;
   retry: RetryPolicy;
   targetPolicy: TargetPolicy;
-  defaultSigningSecret: string | undefined;
   logger: Logger;
   /** How long to wait before trying again when the relay itself (not the target) failed. */
   deferMs?: number;
@@ -31,14 +34,6 @@ export function createDeliverProcessor(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
   const deferMs = deps.deferMs ?? 5_000;
 
-  async function secretFor(orgId: OrgId, providerId: string | null): Promise<string | null> {
-    if (providerId !== null) {
-      const provider = await deps.providers.findById(orgId, providerId);
-      if (provider?.signingSecret) return provider.signingSecret;
-    }
-    return deps.defaultSigningSecret ?? null;
-  }
-
   async function attemptDelivery(event: StoredEvent, target: ResolvedTarget & { targetUrl: string }): Promise<{ attempt: NewAttempt; outcome: AttemptOutcome }> {
     const { targetUrl } = target;
     const attemptNumber = event.attemptCount + 1;
@@ -50,7 +45,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     if (!check.ok) {
       outcome = check.reason === 'blocked_address' ? { kind: 'blocked', message: check.message } : { kind: 'invalid_target', message: check.message };
     } else {
-      const headers = deliveryHeaders(event, await secretFor(event.organizationId, target.providerId), Math.floor(now() / 1000));
+      const headers = deliveryHeaders(event, await deps.secretFor(event.organizationId, target.providerId), Math.floor(now() / 1000));
       const result = await deps.sender.send({ url: targetUrl, body: Buffer.from(event.body), headers });
       ({ outcome, responseBody, durationMs } = result);
     }
@@ -82,9 +77,13 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       return { result: 'failed' };
     }
     const { attempt, outcome } = await attemptDelivery(event, { ...target, targetUrl: target.targetUrl });
-    const decision = decide(outcome, attempt.attemptNumber, deps.retry, Math.random, now());
+    // The policy counts the attempts of the current run: a retried event gets a full run again.
+    const decision = decide(outcome, attempt.attemptNumber - event.runStartAttempt, deps.retry, Math.random, now());
+    const hooksFor = (deliveryStatus: 'delivered' | 'failed') =>
+      deps.dispatchHooks({ orgId, eventId, providerId: target.providerId, run: event.runStartAttempt, deliveryStatus, responseStatus: attempt.responseStatus });
     if (decision.action === 'delivered') {
       await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'delivered', at: attempt.finishedAt } });
+      await hooksFor('delivered');
       return { result: 'delivered' };
     }
     if (decision.action === 'retry') {
@@ -93,6 +92,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       return { result: 'retry_scheduled', delayMs: decision.delayMs };
     }
     await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'failed', reason: decision.reason, error: decision.error } });
+    await hooksFor('failed');
     deps.logger.info({ eventId, reason: decision.reason, error: decision.error }, 'delivery failed');
     return { result: 'failed' };
   }

@@ -1,11 +1,14 @@
 import { parseAllowlist } from '@relay/core';
-import { createDatabase, createEventRepository, createEventSweepRepository, createProviderRepository, createTargetResolver } from '@relay/db';
-import { createDeliveryQueue, createRedisConnection, QUEUES, type DeliverJobData } from '@relay/queue';
+import { createAttemptRepository, createDatabase, createEventRepository, createEventSweepRepository, createHookRepository, createProviderRepository, createTargetResolver } from '@relay/db';
+import { createDeliveryQueue, createHookQueue, createRedisConnection, QUEUES, type DeliverJobData, type HookJobData } from '@relay/queue';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
 import { createDeliverProcessor } from './deliver.processor';
 import { createDeliveryStore } from './delivery-store';
+import { createHookDispatcher } from './hook-dispatch';
+import { createHookProcessor } from './hook.processor';
+import { createSecretLookup } from './signing-secrets';
 import { createSender } from './sender';
 import { createSweeper } from './sweeper';
 
@@ -22,20 +25,26 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const targetPolicy = { allowPrivate: config.TARGET_ALLOW_PRIVATE, allowlist: parseAllowlist(config.TARGET_ALLOWLIST) };
   const providers = createProviderRepository(db.prisma);
   const sender = createSender({ timeoutMs: config.DELIVERY_TIMEOUT_MS, policy: targetPolicy });
-  const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }));
+  const events = createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
+  const store = createDeliveryStore(events);
+  const secretFor = createSecretLookup(providers, config.DEFAULT_SIGNING_SECRET);
+  const hooks = createHookRepository(db.prisma);
+  const retry = {
+    maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+    backoffBaseMs: config.DELIVERY_BACKOFF_BASE_MS,
+    backoffMaxMs: config.DELIVERY_BACKOFF_MAX_MS,
+    retryAfterMaxMs: config.RETRY_AFTER_MAX_MS,
+  };
+  const producerRedis = createRedisConnection(config.REDIS_URL, 'producer');
+  const hookQueue = createHookQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
   const processor = createDeliverProcessor({
     store,
-    providers,
+    secretFor,
     targets: createTargetResolver(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
+    dispatchHooks: createHookDispatcher({ hooks, queue: hookQueue, logger }),
     sender,
-    retry: {
-      maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
-      backoffBaseMs: config.DELIVERY_BACKOFF_BASE_MS,
-      backoffMaxMs: config.DELIVERY_BACKOFF_MAX_MS,
-      retryAfterMaxMs: config.RETRY_AFTER_MAX_MS,
-    },
+    retry,
     targetPolicy,
-    defaultSigningSecret: config.DEFAULT_SIGNING_SECRET,
     logger,
   });
 
@@ -51,7 +60,15 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   });
   worker.on('error', (err) => logger.warn({ err }, 'worker connection error'));
 
-  const producerRedis = createRedisConnection(config.REDIS_URL, 'producer');
+  // Hooks have their own queue and concurrency, so slow hook targets never hold delivery slots.
+  const hookRedis = createRedisConnection(config.REDIS_URL, 'worker');
+  const hookWorker = new Worker<HookJobData>(
+    QUEUES.hooks,
+    createHookProcessor({ events, hooks, attempts: createAttemptRepository(db.prisma), sender, secretFor, retry, targetPolicy, logger }),
+    { connection: hookRedis, prefix: config.QUEUE_PREFIX, concurrency: config.HOOK_CONCURRENCY, lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS, maxStalledCount: 1_000 },
+  );
+  hookWorker.on('error', (err) => logger.warn({ err }, 'hook worker connection error'));
+
   const queue = createDeliveryQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
   const sweeper = createSweeper({
     sweep: createEventSweepRepository(db.prisma),
@@ -81,12 +98,14 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     async close() {
       shuttingDown = true;
       clearInterval(timer);
-      await worker.close();
+      await Promise.all([worker.close(), hookWorker.close()]);
       await store.drain();
       await sweeping;
       await queue.close().catch(() => {});
+      await hookQueue.close().catch(() => {});
       sender.close();
       workerRedis.disconnect();
+      hookRedis.disconnect();
       producerRedis.disconnect();
       await db.close();
     },

@@ -8,3 +8,7 @@ export * from './target-resolver';
 export * from './repositories/user.repository';
 export * from './repositories/credential.repository';
 export * from './repositories/audit.repository';
+export * from './repositories/event-filter.sql';
+export * from './repositories/event-query.repository';
+export * from './repositories/event-action.repository';
+export * from './repositories/hook.repository';

@@ -1,3 +1,4 @@
 export * from './job-catalog';
 export * from './redis-connection';
 export * from './delivery-queue';
+export * from './hook-queue';

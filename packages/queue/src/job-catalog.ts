@@ -2,9 +2,9 @@ import type { OrgId } from '@relay/core';
 
 // Every queue and job the relay uses, in one place. Jobs carry ids only: the database is the truth,
 // and a worker reloads the event it is told about.
-export const QUEUES = { delivery: 'deliveries' } as const;
+export const QUEUES = { delivery: 'deliveries', hooks: 'hooks' } as const;
 
-export const JOBS = { deliver: 'deliver' } as const;
+export const JOBS = { deliver: 'deliver', hook: 'hook' } as const;
 
 export interface DeliverJobData {
   orgId: OrgId;
@@ -14,4 +14,18 @@ export interface DeliverJobData {
 export interface DeliverJobRequest extends DeliverJobData {
   /** Milliseconds to wait before the attempt; 0 for now. */
   delayMs?: number;
+}
+
+/** One hook request after a provider outcome; the outcome facts travel with it because a later run may change the event. */
+export interface HookJobData {
+  orgId: OrgId;
+  eventId: string;
+  hookId: string;
+  /** The event's run (run_start_attempt): a retried event fires its hooks again. */
+  run: number;
+  deliveryStatus: 'delivered' | 'failed';
+  /** The provider's HTTP status, or null when it never answered (network error, blocked). */
+  responseStatus: number | null;
+  /** Hook attempts made so far in this job. */
+  attempt?: number;
 }

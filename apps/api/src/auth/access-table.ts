@@ -16,6 +16,30 @@ export const ACCESS_TABLE = {
   'POST /api/users': { role: 'admin', scope: 'organization:manage' },
   'PATCH /api/users/:id/role': { role: 'admin', scope: 'organization:manage' },
   'GET /api/organization': { role: 'viewer', scope: 'events:read' },
+  // Events: reading needs events:read; re-sending needs webhooks:send; deleting stored data is an
+  // organization-management act, so an automation key that may retry cannot erase history.
+  'GET /events': { role: 'viewer', scope: 'events:read' },
+  'GET /events/sources': { role: 'viewer', scope: 'events:read' },
+  'GET /events/:id': { role: 'viewer', scope: 'events:read' },
+  'GET /events/:id/attempts': { role: 'viewer', scope: 'events:read' },
+  'POST /events/:id/retry': { role: 'admin', scope: 'webhooks:send' },
+  'POST /events/:id/ack': { role: 'admin', scope: 'webhooks:send' },
+  'DELETE /events/:id': { role: 'admin', scope: 'organization:manage' },
+  'POST /events/bulk/retry': { role: 'admin', scope: 'webhooks:send' },
+  'POST /events/bulk/delete': { role: 'admin', scope: 'organization:manage' },
+  // Rules (providers) and their hooks decide where payloads go.
+  'GET /rules': { role: 'viewer', scope: 'rules:read' },
+  'POST /rules': { role: 'admin', scope: 'rules:write' },
+  'GET /rules/:id': { role: 'viewer', scope: 'rules:read' },
+  'PATCH /rules/:id': { role: 'admin', scope: 'rules:write' },
+  'DELETE /rules/:id': { role: 'admin', scope: 'rules:write' },
+  'GET /rules/:id/hooks': { role: 'viewer', scope: 'rules:read' },
+  'POST /rules/:id/hooks': { role: 'admin', scope: 'rules:write' },
+  'PATCH /rules/:id/hooks/:hookId': { role: 'admin', scope: 'rules:write' },
+  'DELETE /rules/:id/hooks/:hookId': { role: 'admin', scope: 'rules:write' },
+  // The default target is routing, like a rule.
+  'POST /config/default-target': { role: 'admin', scope: 'rules:write' },
+  'POST /api/send': { role: 'admin', scope: 'webhooks:send' },
 } as const satisfies Record<string, AccessRule>;
 
 export type GuardedRoute = keyof typeof ACCESS_TABLE;

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { parseApiConfig } from '../config';
 import { createUser } from '../auth/create-user';
 import { createPasswordHasher } from '../auth/passwords';
-import { newUserSchema } from '../routes/users.routes';
+import { newUserSchema } from '../routes/identity.contract';
 
 const usage = 'usage: relay admin create --username NAME --email ADDRESS [--role admin|viewer] [--password-stdin]';
 

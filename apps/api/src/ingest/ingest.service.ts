@@ -11,6 +11,8 @@ export interface IncomingWebhook {
   headers: Record<string, string>;
   /** A policy-checked X-Target-Url, when the override is enabled. */
   targetOverride?: string;
+  /** Send in provider mode: the chosen provider (its target is the override). */
+  providerId?: string;
 }
 
 export interface IngestServiceDeps {
@@ -44,6 +46,7 @@ export function createIngestService(deps: IngestServiceDeps) {
       organizationId: item.orgId,
       source: item.source,
       targetOverride: item.targetOverride ?? null,
+      providerId: item.providerId ?? null,
       body: item.body,
       headers: item.headers,
       nextAttemptAt: at,

@@ -1,4 +1,4 @@
-import { AppError, issueToken, SCOPES } from '@relay/core';
+import { AppError, issueToken } from '@relay/core';
 import type { AuditRepository, CredentialRepository } from '@relay/db';
 import { Router } from 'express';
 import { z } from 'zod';
@@ -6,12 +6,8 @@ import { accessFor } from '../auth/access-table';
 import { actorOf } from '../auth/audit-actor';
 import { guard, principalOf } from '../auth/guard';
 import { validate } from '../http/validate';
+import { apiKeyCreateSchema } from './identity.contract';
 
-const createSchema = z.object({
-  name: z.string().trim().min(1).max(100),
-  scopes: z.array(z.enum(SCOPES)).min(1),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
-});
 
 const view = (k: { id: string; name: string; prefix: string; scopes: string[]; expiresAt: Date | null; createdAt: Date; lastUsedAt?: Date | null }) => ({
   id: k.id,
@@ -31,7 +27,7 @@ export function apiKeyRoutes(deps: { credentials: CredentialRepository; audit: A
   });
   router.post('/api/api-keys', guard(accessFor('POST /api/api-keys')), async (req, res) => {
     const principal = principalOf(req);
-    const body = validate(createSchema, req.body);
+    const body = validate(apiKeyCreateSchema, req.body);
     const issued = issueToken();
     const key = await deps.credentials.createApiKey(principal.orgId, {
       name: body.name,

@@ -1,13 +1,12 @@
 import { AppError, type OrgId } from '@relay/core';
 import type { AuditRepository } from '@relay/db';
 import { Router, type Request } from 'express';
-import { z } from 'zod';
 import { verifyPassword, type AuthenticateDeps } from '../auth/authenticate';
 import type { LoginLimiter } from '../auth/login-limiter';
 import { sessionCookieName } from '../auth/sessions';
 import { validate } from '../http/validate';
+import { loginSchema } from './identity.contract';
 
-const loginSchema = z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) });
 
 export interface SessionRouteDeps extends AuthenticateDeps {
   audit: AuditRepository;

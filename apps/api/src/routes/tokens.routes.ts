@@ -6,8 +6,8 @@ import { accessFor } from '../auth/access-table';
 import { actorOf } from '../auth/audit-actor';
 import { guard, principalOf } from '../auth/guard';
 import { validate } from '../http/validate';
+import { tokenCreateSchema } from './identity.contract';
 
-const createSchema = z.object({ name: z.string().trim().min(1).max(100), expires_at: z.iso.datetime({ offset: true }).optional() });
 
 const view = (t: { id: string; name: string; prefix: string; expiresAt: Date | null; createdAt: Date; lastUsedAt?: Date | null }) => ({
   id: t.id,
@@ -33,7 +33,7 @@ export function tokenRoutes(deps: { credentials: CredentialRepository; audit: Au
   });
   router.post('/api/auth/tokens', guard(accessFor('POST /api/auth/tokens')), async (req, res) => {
     const { principal, userId } = owner(req);
-    const body = validate(createSchema, req.body);
+    const body = validate(tokenCreateSchema, req.body);
     const issued = issueToken();
     const token = await deps.credentials.createPersonalToken(principal.orgId, userId, {
       name: body.name,

@@ -1,4 +1,4 @@
-import { AppError, ROLES } from '@relay/core';
+import { AppError } from '@relay/core';
 import type { AuditRepository, OrganizationRepository, UserRecord, UserRepository } from '@relay/db';
 import { Router } from 'express';
 import { z } from 'zod';
@@ -8,13 +8,8 @@ import { guard, principalOf } from '../auth/guard';
 import { createUser } from '../auth/create-user';
 import type { PasswordHasher } from '../auth/passwords';
 import { validate } from '../http/validate';
+import { newUserSchema, roleChangeSchema } from './identity.contract';
 
-export const newUserSchema = z.object({
-  username: z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, '3-64 letters, digits, ".", "_" or "-"'),
-  email: z.email().max(254),
-  password: z.string().min(12, 'at least 12 characters').max(256),
-  role: z.enum(ROLES).default('viewer'),
-});
 
 const view = (u: UserRecord) => ({ id: u.id, username: u.username, email: u.email, role: u.role, created_at: u.createdAt.toISOString() });
 
@@ -42,7 +37,7 @@ export function userRoutes(deps: UserRouteDeps): Router {
 
   router.patch('/api/users/:id/role', guard(accessFor('PATCH /api/users/:id/role')), async (req, res) => {
     const principal = principalOf(req);
-    const { role } = validate(z.object({ role: z.enum(ROLES) }), req.body);
+    const { role } = validate(roleChangeSchema, req.body);
     const id = String(req.params.id);
     const result = z.uuid().safeParse(id).success ? await deps.users.updateRole(principal.orgId, id, role) : 'not_found';
     if (result === 'not_found') throw new AppError('not_found', 'No such user.');

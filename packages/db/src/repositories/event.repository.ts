@@ -9,6 +9,8 @@ export interface NewEvent {
   source: string;
   /** A policy-checked X-Target-Url; otherwise the target is selected by the spec's rule. */
   targetOverride: string | null;
+  /** A provider chosen by the caller (send in provider mode), with its target as the override. */
+  providerId?: string | null;
   body: Uint8Array;
   headers: Record<string, string>;
   nextAttemptAt: Date;
@@ -34,6 +36,8 @@ export interface StoredEvent {
   lastError: string | null;
   createdAt: Date;
   deliveredAt: Date | null;
+  /** attempt_count when the current delivery run began (a retry starts a new run). */
+  runStartAttempt: number;
 }
 
 export interface EventRef {
@@ -79,6 +83,7 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         rows.map((r) => JSON.stringify(r.headers)),
         rows.map((r) => r.nextAttemptAt),
         options.defaultTargetUrl ?? null,
+        rows.map((r) => r.providerId ?? null),
       ]);
     },
 

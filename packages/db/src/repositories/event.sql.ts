@@ -7,17 +7,17 @@ import type { StoredEvent } from './event.repository';
 // Column lists follow prisma/schema.prisma; the migrations test and the e2e suite exercise every
 // statement here against the migrated schema.
 export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, status, attempt_count,
-  next_attempt_at, failure_reason, last_error, created_at, delivered_at`;
+  next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt`;
 
 // An X-Target-Url override wins; otherwise the target is selected in the same statement.
 export const INSERT_EVENTS = `
-INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, next_attempt_at, status, attempt_count, created_at, updated_at)
+INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, search_text, next_attempt_at, status, attempt_count, created_at, updated_at)
 SELECT u.id, u.organization_id, u.source,
-  CASE WHEN u.target_override IS NULL THEN p.id END,
-  coalesce(u.target_override, p.target_url, $8),
-  u.body, u.headers, u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[])
-  AS u(id, organization_id, source, target_override, body, headers, next_attempt_at)
+  coalesce(u.provider_id, CASE WHEN u.target_override IS NULL THEN p.id END),
+  coalesce(u.target_override, p.target_url, org.default_target_url, $8),
+  u.body, u.headers, u.source || ' ' || convert_from(u.body, 'UTF8') || ' ' || u.headers::text, u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
+  AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
 ${ACTIVE_PROVIDER_JOIN}`;
 
 export const LOAD_EVENTS = `
@@ -59,6 +59,7 @@ export interface EventRow {
   last_error: string | null;
   created_at: Date;
   delivered_at: Date | null;
+  run_start_attempt: number;
 }
 
 export function toStoredEvent(row: EventRow): StoredEvent {
@@ -77,5 +78,6 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     lastError: row.last_error,
     createdAt: row.created_at,
     deliveredAt: row.delivered_at,
+    runStartAttempt: row.run_start_attempt,
   };
 }

@@ -18,6 +18,15 @@ export function createOrganizationRepository(prisma: Prisma) {
       const row = await prisma.organization.create({ data, select: { id: true, slug: true, name: true } });
       return { ...row, id: row.id as OrgId };
     },
+
+    async defaultTarget(orgId: OrgId): Promise<string | null> {
+      return (await prisma.organization.findUnique({ where: { id: orgId }, select: { defaultTargetUrl: true } }))?.defaultTargetUrl ?? null;
+    },
+
+    /** Sets (or with null clears) the organization's own default target. */
+    async setDefaultTarget(orgId: OrgId, url: string | null): Promise<void> {
+      await prisma.organization.update({ where: { id: orgId }, data: { defaultTargetUrl: url } });
+    },
   };
 }
 

@@ -1,0 +1,11 @@
+import { eventOperations } from '../routes/events.contract';
+import { identityOperations } from '../routes/identity.contract';
+import { publicOperations } from '../routes/public.contract';
+import { ruleOperations } from '../routes/rules.contract';
+import { sendOperations } from '../routes/send.contract';
+import { settingsOperations } from '../routes/settings.contract';
+import type { Operation } from './operation';
+
+// Every operation of the API, for the OpenAPI document. A test checks that each route the app
+// registers is listed here, so a new routes module must add its contract.
+export const ALL_OPERATIONS: readonly Operation[] = [...publicOperations, ...identityOperations, ...eventOperations, ...ruleOperations, ...sendOperations, ...settingsOperations];

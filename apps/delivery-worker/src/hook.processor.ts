@@ -1,0 +1,86 @@
+import { checkTargetUrl, decide, type AttemptOutcome, type RetryPolicy, type TargetPolicy } from '@relay/core';
+import type { AttemptRepository, EventRepository, HookRepository } from '@relay/db';
+import type { HookJobData } from '@relay/queue';
+import { DelayedError, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { deliveryHeaders } from './delivery-request';
+import type { Sender } from './sender';
+import type { SecretLookup } from './signing-secrets';
+
+export interface HookDeps {
+  events: Pick<EventRepository, 'findById'>;
+  hooks: Pick<HookRepository, 'findById'>;
+  attempts: Pick<AttemptRepository, 'recordHook'>;
+  sender: Sender;
+  secretFor: SecretLookup;
+  retry: RetryPolicy;
+  targetPolicy: TargetPolicy;
+  logger: Logger;
+  deferMs?: number;
+  now?: () => number;
+}
+
+export type HookResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' | 'rescheduled';
+
+// One hook request: the original payload, signed like a main delivery, plus the provider's outcome
+// (X-Relay-Delivery-Status, and X-Relay-Response-Status when the provider answered over HTTP).
+// Transient failures are retried under the same retry policy as deliveries; a final failure is
+// stored and logged and goes no further: it never changes the event and never fires a hook.
+export function createHookProcessor(deps: HookDeps) {
+  const now = deps.now ?? Date.now;
+
+  async function attempt(data: HookJobData, attemptNumber: number): Promise<{ result: HookResult; delayMs?: number }> {
+    const [event, hook] = await Promise.all([deps.events.findById(data.orgId, data.eventId), deps.hooks.findById(data.orgId, data.hookId)]);
+    // A deleted event, or a hook deleted or switched off since, sends nothing.
+    if (!event || !hook || !hook.active) return { result: 'skipped' };
+    const startedAt = new Date(now());
+    const check = checkTargetUrl(hook.targetUrl, deps.targetPolicy);
+    let outcome: AttemptOutcome;
+    let responseBody: string | null = null;
+    let durationMs = 0;
+    if (!check.ok) {
+      outcome = check.reason === 'blocked_address' ? { kind: 'blocked', message: check.message } : { kind: 'invalid_target', message: check.message };
+    } else {
+      const headers = deliveryHeaders(event, await deps.secretFor(data.orgId, hook.providerId), Math.floor(now() / 1000));
+      headers['x-relay-delivery-status'] = data.deliveryStatus;
+      if (data.responseStatus !== null) headers['x-relay-response-status'] = String(data.responseStatus);
+      headers['x-relay-hook-id'] = hook.id;
+      ({ outcome, responseBody, durationMs } = await deps.sender.send({ url: hook.targetUrl, body: Buffer.from(event.body), headers }));
+    }
+    const decision = decide(outcome, attemptNumber, deps.retry, Math.random, now());
+    const error = decision.action === 'delivered' ? null : decision.error;
+    await deps.attempts.recordHook(data.orgId, {
+      eventId: data.eventId,
+      hookId: hook.id,
+      attemptNumber,
+      targetUrl: hook.targetUrl,
+      responseStatus: outcome.kind === 'response' ? outcome.status : null,
+      responseBody,
+      error,
+      durationMs,
+      startedAt,
+      finishedAt: new Date(startedAt.getTime() + durationMs),
+    });
+    if (decision.action === 'delivered') return { result: 'delivered' };
+    if (decision.action === 'retry') return { result: 'retry_scheduled', delayMs: decision.delayMs };
+    deps.logger.warn({ eventId: data.eventId, hookId: hook.id, reason: decision.reason, error }, 'hook failed');
+    return { result: 'failed' };
+  }
+
+  return async function process(job: Job<HookJobData>, token?: string): Promise<HookResult> {
+    const attemptNumber = (job.data.attempt ?? 0) + 1;
+    let outcome: { result: HookResult; delayMs?: number };
+    try {
+      outcome = await attempt(job.data, attemptNumber);
+      if (outcome.result === 'retry_scheduled') await job.updateData({ ...job.data, attempt: attemptNumber });
+    } catch (err) {
+      deps.logger.warn({ err, eventId: job.data.eventId, hookId: job.data.hookId }, 'hook deferred: the relay could not complete the attempt');
+      outcome = { result: 'rescheduled', delayMs: deps.deferMs ?? 5_000 };
+    }
+    if (outcome.delayMs !== undefined) {
+      await job.moveToDelayed(now() + outcome.delayMs, token);
+      throw new DelayedError();
+    }
+    return outcome.result;
+  };
+}

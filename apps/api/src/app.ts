@@ -18,6 +18,7 @@ import { docsRoutes } from './routes/docs.routes';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
 import { eventRoutes, type EventRouteDeps } from './routes/events.routes';
+import { statsRoutes, type StatsRouteDeps } from './routes/stats.routes';
 import { ruleRoutes, type RuleRouteDeps } from './routes/rules.routes';
 import { hookRoutes, type HookRouteDeps } from './routes/hooks.routes';
 import { sendRoutes } from './routes/send.routes';
@@ -37,6 +38,7 @@ export interface AppDeps {
   health: HealthOptions;
   ingest: IngestRouteOptions;
   events: EventRouteDeps;
+  stats: StatsRouteDeps;
   rules: RuleRouteDeps & HookRouteDeps;
   send: SendDeps;
   settings: SettingsDeps;
@@ -66,6 +68,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(userRoutes(deps.auth));
   app.use(auditRoutes(deps.auth));
   app.use(eventRoutes(deps.events));
+  app.use(statsRoutes(deps.stats));
   app.use(ruleRoutes(deps.rules));
   app.use(hookRoutes(deps.rules));
   app.use(sendRoutes(deps.send));

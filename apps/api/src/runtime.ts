@@ -1,5 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID, parseAllowlist, type TargetPolicy } from '@relay/core';
-import { createAuditRepository, createCredentialRepository, createDatabase, createEventActionRepository, createEventQueryRepository, createEventRepository, createHookRepository, createOrganizationRepository, createProviderRepository, createUserRepository } from '@relay/db';
+import { createAuditRepository, createCredentialRepository, createDatabase, createEventActionRepository, createEventQueryRepository, createEventRepository, createHookRepository, createOrganizationRepository, createProviderRepository, createStatsRepository, createUserRepository } from '@relay/db';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -74,6 +74,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       queries: createEventQueryRepository(db.pool),
       actions: createEventActions({ actions: createEventActionRepository(db.pool), queue, audit: auth.audit, logger, bulkCap: BULK_CAP }),
     },
+    stats: { stats: createStatsRepository(db.pool) },
     rules: { providers, hooks: createHookRepository(db.prisma), audit: auth.audit, targetPolicy },
     send: { ingest, providers, organizations: auth.organizations, audit: auth.audit, targetPolicy, installDefaultTarget: config.DEFAULT_TARGET_URL },
     settings: {

@@ -12,3 +12,4 @@ export * from './repositories/event-filter.sql';
 export * from './repositories/event-query.repository';
 export * from './repositories/event-action.repository';
 export * from './repositories/hook.repository';
+export * from './repositories/stats.repository';

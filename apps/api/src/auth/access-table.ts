@@ -27,6 +27,7 @@ export const ACCESS_TABLE = {
   'DELETE /events/:id': { role: 'admin', scope: 'organization:manage' },
   'POST /events/bulk/retry': { role: 'admin', scope: 'webhooks:send' },
   'POST /events/bulk/delete': { role: 'admin', scope: 'organization:manage' },
+  'GET /stats': { role: 'viewer', scope: 'events:read' },
   // Rules (providers) and their hooks decide where payloads go.
   'GET /rules': { role: 'viewer', scope: 'rules:read' },
   'POST /rules': { role: 'admin', scope: 'rules:write' },

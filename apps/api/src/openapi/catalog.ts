@@ -4,8 +4,9 @@ import { publicOperations } from '../routes/public.contract';
 import { ruleOperations } from '../routes/rules.contract';
 import { sendOperations } from '../routes/send.contract';
 import { settingsOperations } from '../routes/settings.contract';
+import { statsOperations } from '../routes/stats.contract';
 import type { Operation } from './operation';
 
 // Every operation of the API, for the OpenAPI document. A test checks that each route the app
 // registers is listed here, so a new routes module must add its contract.
-export const ALL_OPERATIONS: readonly Operation[] = [...publicOperations, ...identityOperations, ...eventOperations, ...ruleOperations, ...sendOperations, ...settingsOperations];
+export const ALL_OPERATIONS: readonly Operation[] = [...publicOperations, ...identityOperations, ...eventOperations, ...ruleOperations, ...sendOperations, ...settingsOperations, ...statsOperations];

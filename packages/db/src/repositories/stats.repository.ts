@@ -1,0 +1,78 @@
+import type { EventStatus, OrgId } from '@relay/core';
+import type pg from 'pg';
+
+export interface StatsWindow {
+  from: Date;
+  to: Date;
+  bucketSeconds: number;
+}
+
+type StatusCounts = Record<EventStatus, number>;
+
+export interface StatsResult {
+  byStatus: StatusCounts & { total: number; needsAttention: number };
+  bySource: (StatusCounts & { source: string; total: number })[];
+  latencyMs: { p50: number | null; p95: number | null; p99: number | null };
+  series: (StatusCounts & { start: Date; total: number })[];
+}
+
+// Counts per status as SQL select items, shared by the three groupings.
+const COUNTS = `count(*)::int AS total,
+  count(*) FILTER (WHERE status = 'queued')::int AS queued,
+  count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+  count(*) FILTER (WHERE status = 'failed')::int AS failed`;
+
+// created_at holds UTC without a zone; the bounds are converted the same way.
+const FROM = "($2::timestamptz AT TIME ZONE 'UTC')";
+const TO = "($3::timestamptz AT TIME ZONE 'UTC')";
+const WINDOW = `organization_id = $1 AND created_at >= ${FROM} AND created_at < ${TO}`;
+
+/** How many sources `bySource` lists (the busiest first). */
+export const STATS_SOURCE_LIMIT = 100;
+
+// Aggregates over events created in a window, for one organization. The window is bounded by the
+// caller (the API caps it), and every statement uses the (organization_id, created_at) index.
+export function createStatsRepository(pool: pg.Pool) {
+  return {
+    async summarize(orgId: OrgId, window: StatsWindow): Promise<StatsResult> {
+      const params = [orgId, window.from.toISOString(), window.to.toISOString()];
+      const [totals, sources, series] = await Promise.all([
+        pool.query<StatusCounts & { total: number; needsAttention: number; p50: number | null; p95: number | null; p99: number | null }>(
+          `SELECT c.*, p.l[1] AS p50, p.l[2] AS p95, p.l[3] AS p99
+           FROM (SELECT ${COUNTS}, count(*) FILTER (WHERE status = 'failed' AND acknowledged_at IS NULL)::int AS "needsAttention"
+                 FROM events WHERE ${WINDOW}) AS c,
+                (SELECT percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM delivered_at - created_at) * 1000) AS l
+                 FROM events WHERE ${WINDOW} AND status = 'delivered') AS p`,
+          params,
+        ),
+        pool.query<StatusCounts & { source: string; total: number }>(
+          `SELECT source, ${COUNTS} FROM events WHERE ${WINDOW} GROUP BY source ORDER BY total DESC, source LIMIT ${STATS_SOURCE_LIMIT}`,
+          params,
+        ),
+        pool.query<StatusCounts & { start: Date; total: number }>(
+          `WITH buckets AS (
+             SELECT generate_series(${FROM}, ${TO} - interval '1 microsecond', make_interval(secs => $4::int)) AS start
+           ), counted AS (
+             SELECT date_bin(make_interval(secs => $4::int), created_at, ${FROM}) AS start, ${COUNTS}
+             FROM events WHERE ${WINDOW} GROUP BY 1
+           )
+           SELECT b.start, coalesce(c.total, 0) AS total, coalesce(c.queued, 0) AS queued,
+             coalesce(c.delivered, 0) AS delivered, coalesce(c.failed, 0) AS failed
+           FROM buckets b LEFT JOIN counted c USING (start) ORDER BY b.start`,
+          [...params, window.bucketSeconds],
+        ),
+      ]);
+      // Aggregates without GROUP BY always give one row.
+      const row = totals.rows[0]!;
+      const ms = (v: number | null) => (v === null ? null : Math.round(Number(v)));
+      return {
+        byStatus: { total: row.total, queued: row.queued, delivered: row.delivered, failed: row.failed, needsAttention: row.needsAttention },
+        bySource: sources.rows,
+        latencyMs: { p50: ms(row.p50), p95: ms(row.p95), p99: ms(row.p99) },
+        series: series.rows,
+      };
+    },
+  };
+}
+
+export type StatsRepository = ReturnType<typeof createStatsRepository>;

@@ -2,6 +2,7 @@ import { checkAccess, DEFAULT_ORGANIZATION_ID, issueToken, SCOPES, type Principa
 import { createCredentialRepository, createUserRepository } from '@relay/db';
 import { ACCESS_TABLE } from '../../apps/api/src/auth/access-table';
 import { FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
+import { listen, openStream } from './sse-client';
 
 const UNKNOWN_ID = '00000000-0000-7000-8000-0000000000aa';
 
@@ -40,7 +41,20 @@ describe('the authorization table, row by row', () => {
       callers.push({ name: `API key with ${scope}`, principal: { kind: 'api_key', role: 'admin', scopes: [scope as Scope] }, headers: () => ({ authorization: `Bearer ${key.token}` }) });
     }
   });
-  afterAll(() => pipeline.close());
+  let served: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    served = await listen(pipeline.api.app);
+  });
+  afterAll(async () => {
+    await served.close();
+    await pipeline.close();
+  });
+  // The live stream never ends: read its status, then hang up.
+  const streamStatus = async (headers: Record<string, string>) => {
+    const client = await openStream(`${served.url}/events/stream`, headers);
+    client.close();
+    return { status: client.status };
+  };
 
   const rows = Object.entries(ACCESS_TABLE);
 
@@ -71,8 +85,8 @@ describe('the authorization table, row by row', () => {
     const [method, template] = route.split(' ') as [string, string];
     const path = template.replace(/:\w+/g, UNKNOWN_ID);
     for (const caller of callers) {
-      const req = pipeline.http[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path).set(caller.headers());
-      const res = method === 'GET' || method === 'DELETE' ? await req : await req.send({});
+      const req = () => pipeline.http[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path).set(caller.headers());
+      const res = route === 'GET /events/stream' ? await streamStatus(caller.headers()) : method === 'GET' || method === 'DELETE' ? await req() : await req().send({});
       let expected: 'unauthenticated' | 'forbidden' | 'allowed';
       if (!caller.principal) expected = 'unauthenticated';
       else {

@@ -113,3 +113,8 @@ export async function apiKeyCredential(pipeline: Pipeline, scopes: Scope[], orgI
 export async function createOrganization(pipeline: Pipeline, slug: string): Promise<OrgId> {
   return (await createOrganizationRepository(pipeline.store.prisma).create({ slug, name: slug })).id as OrgId;
 }
+
+/** Another api process on the pipeline's database and queues, as a second replica would be; the caller closes it. */
+export function startApiReplica(pipeline: Pipeline, env: Env = {}): ApiRuntime {
+  return createApiRuntime(parseApiConfig({ ...pipeline.baseEnv, INGEST_BATCH_WAIT_MS: '1', ...env }), silent);
+}

@@ -19,6 +19,8 @@ import { buildOpenApiDocument } from './openapi/openapi-document';
 import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
 import { eventRoutes, type EventRouteDeps } from './routes/events.routes';
 import { statsRoutes, type StatsRouteDeps } from './routes/stats.routes';
+import { streamRoutes } from './routes/stream.routes';
+import type { EventStreams } from './stream/event-stream';
 import { ruleRoutes, type RuleRouteDeps } from './routes/rules.routes';
 import { hookRoutes, type HookRouteDeps } from './routes/hooks.routes';
 import { sendRoutes } from './routes/send.routes';
@@ -39,6 +41,7 @@ export interface AppDeps {
   ingest: IngestRouteOptions;
   events: EventRouteDeps;
   stats: StatsRouteDeps;
+  streams: EventStreams;
   rules: RuleRouteDeps & HookRouteDeps;
   send: SendDeps;
   settings: SettingsDeps;
@@ -67,6 +70,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(apiKeyRoutes(deps.auth));
   app.use(userRoutes(deps.auth));
   app.use(auditRoutes(deps.auth));
+  app.use(streamRoutes(deps.streams));
   app.use(eventRoutes(deps.events));
   app.use(statsRoutes(deps.stats));
   app.use(ruleRoutes(deps.rules));

@@ -41,6 +41,9 @@ const schema = z.object({
   // Proxies whose X-Forwarded-For/-Proto are believed (Express 'trust proxy': 'loopback', a hop
   // count, or comma-separated CIDRs). Unset: none — client IPs and https come from the socket.
   TRUST_PROXY: optionalText(),
+  // Live stream (GET /events/stream): comment heartbeat interval, and most messages replayed on resume.
+  STREAM_HEARTBEAT_MS: integer(15_000, 100, 300_000),
+  STREAM_REPLAY_LIMIT: integer(1_000, 1, 100_000),
 });
 
 export type ApiConfig = z.output<typeof schema>;

@@ -1,6 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID, parseAllowlist, type TargetPolicy } from '@relay/core';
-import { createAuditRepository, createCredentialRepository, createDatabase, createEventActionRepository, createEventQueryRepository, createEventRepository, createHookRepository, createOrganizationRepository, createProviderRepository, createStatsRepository, createUserRepository } from '@relay/db';
-import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
+import { createAuditRepository, createCredentialRepository, createDatabase, createEventActionRepository, createEventQueryRepository, createEventRepository, createFeedReplayRepository, createHookRepository, createOrganizationRepository, createProviderRepository, createStatsRepository, createUserRepository } from '@relay/db';
+import { createDeliveryQueue, createFeedPublisher, createFeedSubscriber, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app';
@@ -14,6 +14,7 @@ import type { ApiConfig } from './config';
 import { createIngestService } from './ingest/ingest.service';
 import { createEventActions } from './events/event-actions';
 import { BULK_CAP } from './routes/events.contract';
+import { createEventStreams } from './stream/event-stream';
 
 export interface ApiRuntime {
   app: Express;
@@ -34,9 +35,13 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   const db = createDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, onPoolError: (err) => logger.warn({ err }, 'postgres pool error') });
   const redis = createRedisConnection(config.REDIS_URL, 'producer');
   const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const feed = createFeedPublisher({ redis, prefix: config.QUEUE_PREFIX, onError: (err) => logger.debug({ err }, 'live feed publish failed') });
+  // A subscribed connection can do nothing else; one per process serves every open stream.
+  const subscriber = createFeedSubscriber({ redis: createRedisConnection(config.REDIS_URL, 'subscriber'), prefix: config.QUEUE_PREFIX });
   const ingest = createIngestService({
     events: createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
     queue,
+    feed,
     logger,
     batch: { maxSize: config.INGEST_BATCH_MAX, maxWaitMs: config.INGEST_BATCH_WAIT_MS },
   });
@@ -55,6 +60,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   const sessionSecret = config.SESSION_SECRET ?? randomBytes(32).toString('hex');
   if (!config.SESSION_SECRET) logger.warn('SESSION_SECRET is not set: sessions end when this process restarts and are not shared between api processes');
   const providers = createProviderRepository(db.prisma);
+  const streams = createEventStreams({ feed: subscriber, replay: createFeedReplayRepository(db.pool), logger, heartbeatMs: config.STREAM_HEARTBEAT_MS, replayLimit: config.STREAM_REPLAY_LIMIT });
   const targetPolicy = targetPolicyOf(config);
   const app = createApp({
     logger,
@@ -72,9 +78,10 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     },
     events: {
       queries: createEventQueryRepository(db.pool),
-      actions: createEventActions({ actions: createEventActionRepository(db.pool), queue, audit: auth.audit, logger, bulkCap: BULK_CAP }),
+      actions: createEventActions({ actions: createEventActionRepository(db.pool), queue, audit: auth.audit, logger, bulkCap: BULK_CAP, feed }),
     },
     stats: { stats: createStatsRepository(db.pool) },
+    streams,
     rules: { providers, hooks: createHookRepository(db.prisma), audit: auth.audit, targetPolicy },
     send: { ingest, providers, organizations: auth.organizations, audit: auth.audit, targetPolicy, installDefaultTarget: config.DEFAULT_TARGET_URL },
     settings: {
@@ -103,9 +110,13 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     },
     beginShutdown: () => {
       shuttingDown = true;
+      // Open streams would hold server.close() forever; their clients reconnect to another process.
+      streams.closeAll();
     },
     async close() {
       shuttingDown = true;
+      streams.closeAll();
+      await subscriber.close();
       await ingest.drain();
       await queue.close().catch(() => {});
       redis.disconnect();

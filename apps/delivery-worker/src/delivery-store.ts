@@ -1,5 +1,7 @@
 import { createGroupCommit } from '@relay/core';
 import type { EventRef, EventRepository, Outcome, StoredEvent } from '@relay/db';
+import { publishGrouped, type FeedPublisher } from '@relay/queue';
+import { outcomeMessages } from './feed-messages';
 
 export interface DeliveryStore {
   load(ref: EventRef): Promise<StoredEvent | null>;
@@ -10,7 +12,8 @@ export interface DeliveryStore {
 
 // Deliveries in flight share their database round trips: loads made within a millisecond become one
 // query, and outcomes one statement. Each job still waits for its own outcome to be committed.
-export function createDeliveryStore(events: EventRepository, options = { maxSize: 200, maxWaitMs: 1 }): DeliveryStore {
+// Committed outcomes are then told to the live feed (best effort; the database stays the truth).
+export function createDeliveryStore(events: EventRepository, feed?: FeedPublisher, options = { maxSize: 200, maxWaitMs: 1 }): DeliveryStore {
   const loads = createGroupCommit<EventRef, StoredEvent | null>({
     ...options,
     flush: async (refs) => {
@@ -22,6 +25,7 @@ export function createDeliveryStore(events: EventRepository, options = { maxSize
     ...options,
     flush: async (outcomes) => {
       await events.recordOutcomes(outcomes);
+      if (feed) void publishGrouped(feed, outcomes.flatMap((outcome) => outcomeMessages(outcome, Date.now())));
       return outcomes.map(() => undefined);
     },
   });

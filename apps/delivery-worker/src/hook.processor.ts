@@ -1,9 +1,10 @@
 import { checkTargetUrl, decide, type AttemptOutcome, type RetryPolicy, type TargetPolicy } from '@relay/core';
 import type { AttemptRepository, EventRepository, HookRepository } from '@relay/db';
-import type { HookJobData } from '@relay/queue';
+import type { FeedPublisher, HookJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { deliveryHeaders } from './delivery-request';
+import { feedAttempt } from './feed-messages';
 import type { Sender } from './sender';
 import type { SecretLookup } from './signing-secrets';
 
@@ -11,6 +12,7 @@ export interface HookDeps {
   events: Pick<EventRepository, 'findById'>;
   hooks: Pick<HookRepository, 'findById'>;
   attempts: Pick<AttemptRepository, 'recordHook'>;
+  feed?: FeedPublisher;
   sender: Sender;
   secretFor: SecretLookup;
   retry: RetryPolicy;
@@ -49,7 +51,7 @@ export function createHookProcessor(deps: HookDeps) {
     }
     const decision = decide(outcome, attemptNumber, deps.retry, Math.random, now());
     const error = decision.action === 'delivered' ? null : decision.error;
-    await deps.attempts.recordHook(data.orgId, {
+    const record = {
       eventId: data.eventId,
       hookId: hook.id,
       attemptNumber,
@@ -60,7 +62,9 @@ export function createHookProcessor(deps: HookDeps) {
       durationMs,
       startedAt,
       finishedAt: new Date(startedAt.getTime() + durationMs),
-    });
+    };
+    await deps.attempts.recordHook(data.orgId, record);
+    await deps.feed?.publish(data.orgId, [{ type: 'attempt', at: record.finishedAt.getTime(), data: feedAttempt('hook', record) }]);
     if (decision.action === 'delivered') return { result: 'delivered' };
     if (decision.action === 'retry') return { result: 'retry_scheduled', delayMs: decision.delayMs };
     deps.logger.warn({ eventId: data.eventId, hookId: hook.id, reason: decision.reason, error }, 'hook failed');

@@ -1,6 +1,6 @@
 import { parseAllowlist } from '@relay/core';
 import { createAttemptRepository, createDatabase, createEventRepository, createEventSweepRepository, createHookRepository, createProviderRepository, createTargetResolver } from '@relay/db';
-import { createDeliveryQueue, createHookQueue, createRedisConnection, QUEUES, type DeliverJobData, type HookJobData } from '@relay/queue';
+import { createDeliveryQueue, createFeedPublisher, createHookQueue, createRedisConnection, QUEUES, type DeliverJobData, type HookJobData } from '@relay/queue';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
@@ -26,7 +26,6 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const providers = createProviderRepository(db.prisma);
   const sender = createSender({ timeoutMs: config.DELIVERY_TIMEOUT_MS, policy: targetPolicy });
   const events = createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
-  const store = createDeliveryStore(events);
   const secretFor = createSecretLookup(providers, config.DEFAULT_SIGNING_SECRET);
   const hooks = createHookRepository(db.prisma);
   const retry = {
@@ -37,6 +36,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   };
   const producerRedis = createRedisConnection(config.REDIS_URL, 'producer');
   const hookQueue = createHookQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
+  const feed = createFeedPublisher({ redis: producerRedis, prefix: config.QUEUE_PREFIX, onError: (err) => logger.debug({ err }, 'live feed publish failed') });
+  const store = createDeliveryStore(events, feed);
   const processor = createDeliverProcessor({
     store,
     secretFor,
@@ -64,7 +65,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const hookRedis = createRedisConnection(config.REDIS_URL, 'worker');
   const hookWorker = new Worker<HookJobData>(
     QUEUES.hooks,
-    createHookProcessor({ events, hooks, attempts: createAttemptRepository(db.prisma), sender, secretFor, retry, targetPolicy, logger }),
+    createHookProcessor({ events, hooks, attempts: createAttemptRepository(db.prisma), feed, sender, secretFor, retry, targetPolicy, logger }),
     { connection: hookRedis, prefix: config.QUEUE_PREFIX, concurrency: config.HOOK_CONCURRENCY, lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS, maxStalledCount: 1_000 },
   );
   hookWorker.on('error', (err) => logger.warn({ err }, 'hook worker connection error'));

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   method_not_allowed: 'Method not allowed.',
   database_unavailable: 'The event store is unavailable; the webhook was not accepted.',
   service_unavailable: 'The service is shutting down or not ready.',
+  stream_unavailable: 'The live feed is unavailable (Redis cannot be reached); try again shortly.',
   internal_error: 'Internal server error.',
 } as const;
 

@@ -10,3 +10,4 @@ export * from './target-policy';
 export * from './group-commit';
 export * from './access';
 export * from './tokens';
+export * from './feed';

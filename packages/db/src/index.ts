@@ -13,3 +13,4 @@ export * from './repositories/event-query.repository';
 export * from './repositories/event-action.repository';
 export * from './repositories/hook.repository';
 export * from './repositories/stats.repository';
+export * from './repositories/feed-replay.repository';

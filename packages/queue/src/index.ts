@@ -2,3 +2,4 @@ export * from './job-catalog';
 export * from './redis-connection';
 export * from './delivery-queue';
 export * from './hook-queue';
+export * from './event-feed';

@@ -20,6 +20,7 @@ export const ACCESS_TABLE = {
   // organization-management act, so an automation key that may retry cannot erase history.
   'GET /events': { role: 'viewer', scope: 'events:read' },
   'GET /events/sources': { role: 'viewer', scope: 'events:read' },
+  'GET /events/stream': { role: 'viewer', scope: 'events:read' },
   'GET /events/:id': { role: 'viewer', scope: 'events:read' },
   'GET /events/:id/attempts': { role: 'viewer', scope: 'events:read' },
   'POST /events/:id/retry': { role: 'admin', scope: 'webhooks:send' },

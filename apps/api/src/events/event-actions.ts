@@ -1,6 +1,6 @@
-import { AppError, type OrgId, type Principal } from '@relay/core';
+import { AppError, type FeedStatus, type OrgId, type Principal } from '@relay/core';
 import type { AuditRepository, EventActionRepository, EventSelection } from '@relay/db';
-import type { DeliveryQueue } from '@relay/queue';
+import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import { recordAudit } from '../auth/audit-actor';
 
@@ -10,11 +10,17 @@ export interface EventActionDeps {
   audit: AuditRepository;
   logger: Logger;
   bulkCap: number;
+  feed: FeedPublisher;
+  now?: () => number;
 }
 
 // The event actions. A retry is committed before its job is enqueued; if the enqueue fails the
 // worker's sweeper finds the queued event and enqueues it, so an accepted retry is never lost.
 export function createEventActions(deps: EventActionDeps) {
+  const now = deps.now ?? Date.now;
+  // The live feed hears of every change; the publisher never throws, so a feed hiccup fails nothing.
+  const statusChanged = (orgId: OrgId, states: readonly FeedStatus[]) => deps.feed.publish(orgId, states.map((data) => ({ type: 'event.status', at: now(), data })));
+  const deleted = (orgId: OrgId, ids: readonly string[]) => deps.feed.publish(orgId, ids.map((id) => ({ type: 'event.deleted', at: now(), data: { id } })));
   async function enqueue(orgId: OrgId, ids: readonly string[]): Promise<void> {
     await deps.queue.enqueue(ids.map((eventId) => ({ orgId, eventId }))).catch((err: unknown) => {
       deps.logger.warn({ err, events: ids.length }, 'enqueue after retry failed; the sweeper will enqueue these events');
@@ -28,6 +34,7 @@ export function createEventActions(deps: EventActionDeps) {
       if (result === 'not_found') throw new AppError('not_found', 'No such event.');
       if (result === 'wrong_status') throw new AppError('event_not_retryable');
       await enqueue(principal.orgId, [id]);
+      await statusChanged(principal.orgId, [result]);
       await recordAudit(deps.audit, principal, { action: 'event.retried', resourceType: 'event', resourceId: id });
     },
 
@@ -35,23 +42,27 @@ export function createEventActions(deps: EventActionDeps) {
       const result = await deps.actions.acknowledge(principal.orgId, id);
       if (result === 'not_found') throw new AppError('not_found', 'No such event.');
       if (result === 'wrong_status') throw new AppError('event_not_failed');
+      await statusChanged(principal.orgId, [result]);
       await recordAudit(deps.audit, principal, { action: 'event.acknowledged', resourceType: 'event', resourceId: id });
     },
 
     async delete(principal: Principal, id: string): Promise<void> {
       if (!(await deps.actions.delete(principal.orgId, id))) throw new AppError('not_found', 'No such event.');
+      await deleted(principal.orgId, [id]);
       await recordAudit(deps.audit, principal, { action: 'event.deleted', resourceType: 'event', resourceId: id });
     },
 
     async bulkRetry(principal: Principal, selection: EventSelection) {
       const result = await deps.actions.bulkRetry(principal.orgId, selection, deps.bulkCap);
       await enqueue(principal.orgId, result.ids);
+      await statusChanged(principal.orgId, result.ids.map((eventId) => ({ id: eventId, status: 'queued', failure_reason: null, acknowledged: false })));
       await recordAudit(deps.audit, principal, { action: 'events.bulk_retried', resourceType: 'event', resourceId: null, metadata: { ...selectionMeta(selection), affected: result.ids.length } });
       return result;
     },
 
     async bulkDelete(principal: Principal, selection: EventSelection) {
       const result = await deps.actions.bulkDelete(principal.orgId, selection, deps.bulkCap);
+      await deleted(principal.orgId, result.ids);
       await recordAudit(deps.audit, principal, { action: 'events.bulk_deleted', resourceType: 'event', resourceId: null, metadata: { ...selectionMeta(selection), affected: result.ids.length } });
       return result;
     },

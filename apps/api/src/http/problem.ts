@@ -27,6 +27,7 @@ const STATUS: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   database_unavailable: 503,
   service_unavailable: 503,
+  stream_unavailable: 503,
   internal_error: 500,
 };
 

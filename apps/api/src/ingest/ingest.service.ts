@@ -1,6 +1,6 @@
 import { AppError, createGroupCommit, type OrgId } from '@relay/core';
 import { isDatabaseUnavailable, type EventRepository, type NewEvent } from '@relay/db';
-import type { DeliveryQueue } from '@relay/queue';
+import { publishGrouped, type DeliveryQueue, type FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 
@@ -18,6 +18,8 @@ export interface IncomingWebhook {
 export interface IngestServiceDeps {
   events: EventRepository;
   queue: DeliveryQueue;
+  /** The live feed hears of each stored event. */
+  feed?: FeedPublisher;
   logger: Logger;
   batch: { maxSize: number; maxWaitMs: number };
   now?: () => Date;
@@ -58,6 +60,10 @@ export function createIngestService(deps: IngestServiceDeps) {
       throw err;
     }
     enqueueInBackground(rows);
+    if (deps.feed) {
+      const createdAt = at.toISOString();
+      void publishGrouped(deps.feed, rows.map((row) => ({ orgId: row.organizationId, message: { type: 'event.created', at: at.getTime(), data: { id: row.id, source: row.source, status: 'queued', created_at: createdAt } } })));
+    }
     return rows.map((row) => row.id);
   }
 

@@ -1,4 +1,4 @@
-import type { OrgId } from '@relay/core';
+import type { FeedStatus, OrgId } from '@relay/core';
 import type pg from 'pg';
 import { eventWhere, type EventFilter } from './event-filter.sql';
 
@@ -12,7 +12,9 @@ const RETRY_SET = `status = 'queued', run_start_attempt = attempt_count, next_at
   failure_reason = NULL, last_error = NULL, acknowledged_at = NULL, delivered_at = NULL, updated_at = now() AT TIME ZONE 'UTC'`;
 const RETRYABLE = `status IN ('failed', 'delivered')`;
 
-export type SingleActionResult = 'done' | 'not_found' | 'wrong_status';
+/** The event's state after the action (what the live feed reports), or why nothing was done. */
+export type SingleActionResult = FeedStatus | 'not_found' | 'wrong_status';
+const STATE = `RETURNING id, status, failure_reason, acknowledged_at IS NOT NULL AS acknowledged`;
 
 // Writes of the event actions API. Each statement is scoped to one organization and guarded by
 // the status it expects, so a concurrent delivery cannot be overwritten.
@@ -42,18 +44,18 @@ export function createEventActionRepository(pool: pg.Pool) {
 
   return {
     async retry(orgId: OrgId, id: string): Promise<SingleActionResult> {
-      const { rowCount } = await pool.query(`UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = $2 AND ${RETRYABLE}`, [orgId, id]);
-      if ((rowCount ?? 0) > 0) return 'done';
+      const { rows } = await pool.query<FeedStatus>(`UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = $2 AND ${RETRYABLE} ${STATE}`, [orgId, id]);
+      if (rows[0]) return rows[0];
       return (await exists(orgId, id)) ? 'wrong_status' : 'not_found';
     },
 
     async acknowledge(orgId: OrgId, id: string): Promise<SingleActionResult> {
-      const { rowCount } = await pool.query(
+      const { rows } = await pool.query<FeedStatus>(
         `UPDATE events SET acknowledged_at = coalesce(acknowledged_at, now() AT TIME ZONE 'UTC'), updated_at = now() AT TIME ZONE 'UTC'
-         WHERE organization_id = $1 AND id = $2 AND status = 'failed'`,
+         WHERE organization_id = $1 AND id = $2 AND status = 'failed' ${STATE}`,
         [orgId, id],
       );
-      if ((rowCount ?? 0) > 0) return 'done';
+      if (rows[0]) return rows[0];
       return (await exists(orgId, id)) ? 'wrong_status' : 'not_found';
     },
 

@@ -1,0 +1,98 @@
+import type { FeedMessage, OrgId } from '@relay/core';
+import type { Redis } from 'ioredis';
+
+// The live feed: what happened to an organization's events, fanned out over Redis pub/sub so that
+// every api process sees what any api or worker process did. It is best effort: a message lost
+// while Redis is away is still in the database, where a client resuming with Last-Event-ID finds it.
+
+export const feedChannel = (prefix: string, orgId: OrgId) => `${prefix}:feed:${orgId}`;
+
+export interface FeedPublisher {
+  /** Never throws: a feed hiccup must not fail the write it reports. */
+  publish(orgId: OrgId, messages: readonly FeedMessage[]): Promise<void>;
+}
+
+export function createFeedPublisher(options: { redis: Redis; prefix: string; onError?: (err: unknown) => void }): FeedPublisher {
+  return {
+    async publish(orgId, messages) {
+      if (messages.length === 0) return;
+      const pipeline = options.redis.pipeline();
+      for (const message of messages) pipeline.publish(feedChannel(options.prefix, orgId), JSON.stringify(message));
+      try {
+        await pipeline.exec();
+      } catch (err) {
+        options.onError?.(err);
+      }
+    },
+  };
+}
+
+/** Publishes several organizations' messages at once (a batch spans organizations). */
+export async function publishGrouped(feed: FeedPublisher, items: readonly { orgId: OrgId; message: FeedMessage }[]): Promise<void> {
+  const byOrg = new Map<OrgId, FeedMessage[]>();
+  for (const { orgId, message } of items) byOrg.set(orgId, [...(byOrg.get(orgId) ?? []), message]);
+  await Promise.all([...byOrg].map(([orgId, messages]) => feed.publish(orgId, messages)));
+}
+
+export type FeedListener = (message: FeedMessage) => void;
+
+export interface FeedSubscriber {
+  /** Resolves once Redis confirmed the subscription; the returned function unsubscribes. */
+  subscribe(orgId: OrgId, listener: FeedListener): Promise<() => void>;
+  close(): Promise<void>;
+}
+
+// One subscriber connection per process, whatever the number of open streams: channels are
+// reference-counted, subscribed on the first listener of an organization and dropped after the last.
+export function createFeedSubscriber(options: { redis: Redis; prefix: string }): FeedSubscriber {
+  const listeners = new Map<string, Set<FeedListener>>();
+  // The pending or done SUBSCRIBE of each channel, so a second stream waits for the first's too.
+  const ready = new Map<string, Promise<unknown>>();
+  options.redis.on('message', (channel: string, raw: string) => {
+    const set = listeners.get(channel);
+    if (!set) return;
+    let message: FeedMessage;
+    try {
+      message = JSON.parse(raw) as FeedMessage;
+    } catch {
+      return;
+    }
+    for (const listener of set) listener(message);
+  });
+  return {
+    async subscribe(orgId, listener) {
+      const channel = feedChannel(options.prefix, orgId);
+      let set = listeners.get(channel);
+      if (!set) {
+        set = new Set();
+        listeners.set(channel, set);
+      }
+      set.add(listener);
+      let pending = ready.get(channel);
+      if (!pending) {
+        pending = options.redis.subscribe(channel);
+        ready.set(channel, pending);
+        pending.catch(() => ready.delete(channel));
+      }
+      try {
+        await pending;
+      } catch (err) {
+        set.delete(listener);
+        if (set.size === 0) listeners.delete(channel);
+        throw err;
+      }
+      return () => {
+        const current = listeners.get(channel);
+        if (!current?.delete(listener) || current.size > 0) return;
+        listeners.delete(channel);
+        ready.delete(channel);
+        void options.redis.unsubscribe(channel).catch(() => {});
+      };
+    },
+    async close() {
+      listeners.clear();
+      ready.clear();
+      options.redis.disconnect();
+    },
+  };
+}

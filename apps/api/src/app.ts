@@ -20,6 +20,9 @@ import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
 import { eventRoutes, type EventRouteDeps } from './routes/events.routes';
 import { statsRoutes, type StatsRouteDeps } from './routes/stats.routes';
 import { streamRoutes } from './routes/stream.routes';
+import { platformRoutes, type PlatformRouteDeps } from './routes/platform.routes';
+import { domainRoutes } from './routes/domains.routes';
+import type { DomainActions } from './domains/domain-actions';
 import type { EventStreams } from './stream/event-stream';
 import { ruleRoutes, type RuleRouteDeps } from './routes/rules.routes';
 import { hookRoutes, type HookRouteDeps } from './routes/hooks.routes';
@@ -42,6 +45,8 @@ export interface AppDeps {
   events: EventRouteDeps;
   stats: StatsRouteDeps;
   streams: EventStreams;
+  platform: PlatformRouteDeps;
+  domains: DomainActions;
   rules: RuleRouteDeps & HookRouteDeps;
   send: SendDeps;
   settings: SettingsDeps;
@@ -58,9 +63,11 @@ export function createApp(deps: AppDeps): Express {
   // Credentials are resolved for the API only: public ingest never reads Authorization. These first
   // path segments are reserved (RESERVED_PATH_SEGMENTS): no webhook source can use them.
   const apiPaths = ['/api', '/events', '/rules', '/stats', '/config'];
-  app.use(apiPaths, authenticate(deps.auth));
+  // The operator bootstrap carries PLATFORM_ADMIN_TOKEN, not a relay credential: it checks it itself.
+  const resolveCredentials = authenticate(deps.auth);
+  app.use(apiPaths, (req, res, next) => (req.originalUrl.split('?')[0] === '/api/platform/bootstrap/operator' ? next() : resolveCredentials(req, res, next)));
   app.use(apiPaths, deps.sessions.middleware);
-  app.use(apiPaths, sessionPrincipal(deps.auth.users));
+  app.use(apiPaths, sessionPrincipal(deps.auth.users, deps.auth.operators));
   // Room for /api/send, whose body carries a webhook payload of up to the ingest limit.
   app.use(apiPaths, express.json({ limit: deps.ingest.maxBodyBytes + 64 * 1024 }));
   app.use(apiPaths, csrfGuard);
@@ -70,6 +77,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(apiKeyRoutes(deps.auth));
   app.use(userRoutes(deps.auth));
   app.use(auditRoutes(deps.auth));
+  app.use(platformRoutes(deps.platform));
+  app.use(domainRoutes(deps.domains));
   app.use(streamRoutes(deps.streams));
   app.use(eventRoutes(deps.events));
   app.use(statsRoutes(deps.stats));

@@ -41,6 +41,13 @@ const schema = z.object({
   // Proxies whose X-Forwarded-For/-Proto are believed (Express 'trust proxy': 'loopback', a hop
   // count, or comma-separated CIDRs). Unset: none — client IPs and https come from the socket.
   TRUST_PROXY: optionalText(),
+  // Hosted organizations: the bootstrap token of the first platform operator (unset: bootstrap disabled),
+  // the host whose subdomains are organizations' ingest hosts, and the DNS servers used to verify domains.
+  PLATFORM_ADMIN_TOKEN: optionalText(),
+  INGEST_CANONICAL_HOST: optionalText(),
+  DNS_SERVERS: optionalText(),
+  // How long ingest remembers which organization a host belongs to (suspensions and deleted domains take effect within it).
+  INGEST_HOST_CACHE_MS: integer(5_000, 0, 300_000),
   // Live stream (GET /events/stream): comment heartbeat interval, and most messages replayed on resume.
   STREAM_HEARTBEAT_MS: integer(15_000, 100, 300_000),
   STREAM_REPLAY_LIMIT: integer(1_000, 1, 100_000),

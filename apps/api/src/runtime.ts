@@ -1,5 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID, parseAllowlist, type TargetPolicy } from '@relay/core';
-import { createAuditRepository, createCredentialRepository, createDatabase, createEventActionRepository, createEventQueryRepository, createEventRepository, createFeedReplayRepository, createHookRepository, createOrganizationRepository, createProviderRepository, createStatsRepository, createUserRepository } from '@relay/db';
+import { createAuditRepository, createCredentialRepository, createDatabase, createEventActionRepository, createEventQueryRepository, createEventRepository, createFeedReplayRepository, createHookRepository, createDomainRepository, createOperatorRepository, createOrganizationRepository, createPlatformRepository, createProviderRepository, createStatsRepository, createUserRepository } from '@relay/db';
 import { createDeliveryQueue, createFeedPublisher, createFeedSubscriber, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -15,6 +15,9 @@ import { createIngestService } from './ingest/ingest.service';
 import { createEventActions } from './events/event-actions';
 import { BULK_CAP } from './routes/events.contract';
 import { createEventStreams } from './stream/event-stream';
+import { createDomainActions } from './domains/domain-actions';
+import { createDnsVerifier, parseDnsServers } from './domains/dns-verifier';
+import { createHostResolver } from './platform/host-resolver';
 
 export interface ApiRuntime {
   app: Express;
@@ -49,6 +52,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   const auth = {
     users: createUserRepository(db.prisma),
     credentials: createCredentialRepository(db.prisma),
+    operators: createOperatorRepository(db.prisma),
     organizations: createOrganizationRepository(db.prisma),
     audit: createAuditRepository(db.prisma),
     passwords: createPasswordHasher({ memoryKib: config.PASSWORD_HASH_MEMORY_KIB, timeCost: config.PASSWORD_HASH_TIME_COST }),
@@ -62,6 +66,9 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   const providers = createProviderRepository(db.prisma);
   const streams = createEventStreams({ feed: subscriber, replay: createFeedReplayRepository(db.pool), logger, heartbeatMs: config.STREAM_HEARTBEAT_MS, replayLimit: config.STREAM_REPLAY_LIMIT });
   const targetPolicy = targetPolicyOf(config);
+  const hosts = { canonicalHost: config.INGEST_CANONICAL_HOST?.toLowerCase(), publicBaseUrl: config.PUBLIC_BASE_URL };
+  const domains = createDomainRepository(db.prisma);
+  const organizationOf = createHostResolver({ settings: hosts, organizations: auth.organizations, domains, cacheMs: config.INGEST_HOST_CACHE_MS });
   const app = createApp({
     logger,
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -92,7 +99,15 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       publicBaseUrl: config.PUBLIC_BASE_URL,
       oidc: { issuer: config.OIDC_ISSUER_URL, clientId: config.OIDC_CLIENT_ID },
     },
+    platform: { platform: createPlatformRepository(db.prisma), operators: auth.operators, audit: auth.audit, passwords: auth.passwords, hosts, adminToken: config.PLATFORM_ADMIN_TOKEN },
+    domains: createDomainActions({
+      domains,
+      audit: auth.audit,
+      canonicalHost: hosts.canonicalHost,
+      verify: hosts.canonicalHost ? createDnsVerifier({ canonicalHost: hosts.canonicalHost, servers: parseDnsServers(config.DNS_SERVERS) }) : undefined,
+    }),
     ingest: {
+      organizationOf,
       ingest,
       maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
       defaultSource: config.DEFAULT_SOURCE,

@@ -14,3 +14,6 @@ export * from './repositories/event-action.repository';
 export * from './repositories/hook.repository';
 export * from './repositories/stats.repository';
 export * from './repositories/feed-replay.repository';
+export * from './repositories/operator.repository';
+export * from './repositories/platform.repository';
+export * from './repositories/domain.repository';

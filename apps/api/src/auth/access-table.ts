@@ -42,6 +42,11 @@ export const ACCESS_TABLE = {
   // The default target is routing, like a rule.
   'POST /config/default-target': { role: 'admin', scope: 'rules:write' },
   'POST /api/send': { role: 'admin', scope: 'webhooks:send' },
+  // Custom ingest domains decide which host feeds the organization: organization management.
+  'GET /api/domains': { role: 'admin', scope: 'organization:manage' },
+  'POST /api/domains': { role: 'admin', scope: 'organization:manage' },
+  'POST /api/domains/:id/verify': { role: 'admin', scope: 'organization:manage' },
+  'DELETE /api/domains/:id': { role: 'admin', scope: 'organization:manage' },
 } as const satisfies Record<string, AccessRule>;
 
 export type GuardedRoute = keyof typeof ACCESS_TABLE;

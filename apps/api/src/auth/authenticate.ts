@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, asOrgId, parseToken, secretMatches, type Principal } from '@relay/core';
-import type { CredentialRepository, UserRepository } from '@relay/db';
+import type { CredentialRepository, OperatorRecord, OperatorRepository, UserRepository } from '@relay/db';
 import type { RequestHandler } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
@@ -9,6 +9,8 @@ import type { PasswordHasher } from './passwords';
 declare module 'http' {
   interface IncomingMessage {
     principal?: Principal;
+    /** A platform operator signed in with a session (never together with a principal). */
+    operator?: OperatorRecord;
   }
 }
 
@@ -16,6 +18,7 @@ export interface AuthenticateDeps {
   users: UserRepository;
   credentials: CredentialRepository;
   passwords: PasswordHasher;
+  operators: OperatorRepository;
   now?: () => Date;
 }
 
@@ -53,6 +56,20 @@ export async function verifyPassword(username: string, password: string, deps: A
   const ok = await deps.passwords.verify(user?.passwordHash ?? (await dummyHash(deps.passwords)), password);
   if (!user || !ok) return null;
   return { kind: 'user', mechanism: 'basic', orgId: asOrgId(user.organizationId), role: user.role, scopes: 'all', userId: user.id, username: user.username, email: user.email, credentialId: null };
+}
+
+/**
+ * Password login: a user of an organization, or else a platform operator (usernames are unique
+ * across both). One hash verification either way, so neither existence nor kind leaks by timing.
+ */
+export async function verifyLogin(username: string, password: string, deps: AuthenticateDeps): Promise<{ user: Principal } | { operator: OperatorRecord } | null> {
+  const user = await deps.users.findByUsernameForLogin(username);
+  const operator = user ? null : await deps.operators.findByUsernameForLogin(username);
+  const ok = await deps.passwords.verify(user?.passwordHash ?? operator?.passwordHash ?? (await dummyHash(deps.passwords)), password);
+  if (!ok) return null;
+  if (user) return { user: { kind: 'user', mechanism: 'session', orgId: asOrgId(user.organizationId), role: user.role, scopes: 'all', userId: user.id, username: user.username, email: user.email, credentialId: null } };
+  if (operator) return { operator: { id: operator.id, username: operator.username, createdAt: operator.createdAt } };
+  return null;
 }
 
 /**

@@ -1,11 +1,13 @@
 import { AppError, type OrgId, type Role } from '@relay/core';
-import type { AuditRepository, UserRecord, UserRepository } from '@relay/db';
+import type { AuditRepository, OperatorRepository, UserRecord, UserRepository } from '@relay/db';
 import type { PasswordHasher } from './passwords';
 
 export interface CreateUserDeps {
   users: UserRepository;
   audit: AuditRepository;
   passwords: PasswordHasher;
+  /** Usernames are unique across users and platform operators (one login form serves both). */
+  operators?: OperatorRepository;
 }
 
 export interface NewUser {
@@ -17,6 +19,7 @@ export interface NewUser {
 
 /** Creates a user and its audit entry; `actor` is who did it (null for the install itself). */
 export async function createUser(deps: CreateUserDeps, orgId: OrgId, user: NewUser, actor: { userId: string | null; email: string | null; via: Record<string, unknown> }): Promise<UserRecord> {
+  if (await deps.operators?.usernameTaken(user.username)) throw new AppError('username_taken');
   const passwordHash = await deps.passwords.hash(user.password);
   const created = await deps.users.create(orgId, { username: user.username, email: user.email, role: user.role, passwordHash }).catch((err: unknown) => {
     throw (err as { code?: string }).code === 'P2002' ? new AppError('username_taken') : err;

@@ -20,7 +20,7 @@ export function isSameOrigin(req: Request): boolean {
 // it comes from the relay's own pages: Sec-Fetch-Site same-origin, or an Origin equal to the Host.
 // Bearer and Basic credentials are never sent by a browser on its own, so they are not affected.
 export const csrfGuard: RequestHandler = (req, _res, next) => {
-  if (SAFE.has(req.method) || req.principal?.mechanism !== 'session') return next();
+  if (SAFE.has(req.method) || (req.principal?.mechanism !== 'session' && !req.operator)) return next();
   if (!isSameOrigin(req)) return next(new AppError('csrf_rejected'));
   next();
 };

@@ -1,5 +1,5 @@
 import { asOrgId, type Principal } from '@relay/core';
-import type { UserRepository } from '@relay/db';
+import type { OperatorRepository, UserRepository } from '@relay/db';
 import { RedisStore } from 'connect-redis';
 import type { RequestHandler } from 'express';
 import session from 'express-session';
@@ -9,6 +9,7 @@ declare module 'express-session' {
   interface SessionData {
     userId?: string;
     orgId?: string;
+    operatorId?: string;
   }
 }
 
@@ -38,9 +39,16 @@ export function sessionMiddleware(options: SessionOptions): RequestHandler {
 }
 
 /** A logged-in session becomes the principal, unless the request already carries a token or Basic. */
-export function sessionPrincipal(users: UserRepository): RequestHandler {
+export function sessionPrincipal(users: UserRepository, operators: OperatorRepository): RequestHandler {
   return (req, _res, next) => {
-    const { userId, orgId } = req.session ?? {};
+    const { userId, orgId, operatorId } = req.session ?? {};
+    if (!req.principal && !req.headers.authorization && operatorId) {
+      operators.findById(operatorId).then((operator) => {
+        if (operator) req.operator = operator;
+        next();
+      }, next);
+      return;
+    }
     if (req.principal || !userId || !orgId) return next();
     users.findById(asOrgId(orgId), userId).then((user) => {
       if (user) {

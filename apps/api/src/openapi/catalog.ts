@@ -1,5 +1,7 @@
+import { domainOperations } from '../routes/domains.contract';
 import { eventOperations } from '../routes/events.contract';
 import { identityOperations } from '../routes/identity.contract';
+import { platformOperations } from '../routes/platform.contract';
 import { publicOperations } from '../routes/public.contract';
 import { ruleOperations } from '../routes/rules.contract';
 import { sendOperations } from '../routes/send.contract';
@@ -10,4 +12,4 @@ import type { Operation } from './operation';
 
 // Every operation of the API, for the OpenAPI document. A test checks that each route the app
 // registers is listed here, so a new routes module must add its contract.
-export const ALL_OPERATIONS: readonly Operation[] = [...publicOperations, ...identityOperations, ...streamOperations, ...eventOperations, ...ruleOperations, ...sendOperations, ...settingsOperations, ...statsOperations];
+export const ALL_OPERATIONS: readonly Operation[] = [...publicOperations, ...identityOperations, ...streamOperations, ...eventOperations, ...ruleOperations, ...sendOperations, ...settingsOperations, ...statsOperations, ...platformOperations, ...domainOperations];

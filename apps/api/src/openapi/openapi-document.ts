@@ -44,13 +44,17 @@ function responses(op: Operation): Json {
 }
 
 function operationObject(op: Operation): Json {
-  const rule = op.access === 'public' ? null : ACCESS_TABLE[op.access];
+  const rule = op.access === 'public' || op.access === 'operator' ? null : ACCESS_TABLE[op.access];
   return {
     operationId: `${op.method}${op.path.replace(/\{\*\w+\}/g, '').replace(/[/:-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     tags: [op.tag],
-    ...(rule ? { security: [{ bearer: [] }, { basic: [] }, { session: [] }], 'x-required-role': rule.role, 'x-api-key-scope': rule.scope } : { security: [] }),
+    ...(rule
+      ? { security: [{ bearer: [] }, { basic: [] }, { session: [] }], 'x-required-role': rule.role, 'x-api-key-scope': rule.scope }
+      : op.access === 'operator'
+        ? { security: [{ session: [] }], 'x-required-role': 'platform-operator' }
+        : { security: [] }),
     ...(parameters(op).length ? { parameters: parameters(op) } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } } : {}),
     ...(op.rawBody ? { requestBody: { required: true, description: op.rawBody.description, content: { [op.rawBody.contentType]: { schema: {} } } } } : {}),

@@ -22,7 +22,8 @@ export interface Operation {
   description?: string;
   tag: string;
   /** The authorization-table row, or 'public'. */
-  access: GuardedRoute | 'public';
+  /** A row of the authorization table, 'public', or 'operator' (platform operators' sessions only). */
+  access: GuardedRoute | 'public' | 'operator';
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;

@@ -6,7 +6,11 @@ import { guard, principalOf } from '../auth/guard';
 /** `GET /api/auth/me`: who is calling, and through which mechanism (session, token or basic). */
 export function authRoutes(deps: { organizations: OrganizationRepository }): Router {
   const router = Router();
-  router.get('/api/auth/me', guard(accessFor('GET /api/auth/me')), async (req, res) => {
+  router.get('/api/auth/me', (req, res, next) => {
+    // A platform operator has no organization, role or scopes.
+    if (!req.operator) return next();
+    res.json({ mechanism: 'session', kind: 'operator', operator: { id: req.operator.id, username: req.operator.username }, user: null, organization: null, role: null, scopes: [] });
+  }, guard(accessFor('GET /api/auth/me')), async (req, res) => {
     const principal = principalOf(req);
     const organization = await deps.organizations.findById(principal.orgId);
     res.json({

@@ -7,8 +7,17 @@ import { operations } from '../openapi/operation';
 export const loginSchema = z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) });
 export const tokenCreateSchema = z.object({ name: z.string().trim().min(1).max(100), expires_at: z.iso.datetime({ offset: true }).optional() });
 export const apiKeyCreateSchema = tokenCreateSchema.extend({ scopes: z.array(z.enum(SCOPES)).min(1) });
+export const usernameSchema = z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, '3-64 letters, digits, ".", "_" or "-"');
+const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/];
+/** A password of at least 12 characters, and of at least three kinds of characters unless it is 16 or longer. */
+export const passwordSchema = z
+  .string()
+  .max(256)
+  .refine((p) => p.length >= 12, 'at least 12 characters')
+  .refine((p) => p.length < 12 || p.length >= 16 || CLASSES.filter((c) => c.test(p)).length >= 3, 'under 16 characters it needs three of: lowercase, uppercase, digits, symbols')
+  .refine((p) => new Set(p).size >= 5, 'too few different characters');
 export const newUserSchema = z.object({
-  username: z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, '3-64 letters, digits, ".", "_" or "-"'),
+  username: usernameSchema,
   email: z.email().max(254),
   password: z.string().min(12, 'at least 12 characters').max(256),
   role: z.enum(ROLES).default('viewer'),

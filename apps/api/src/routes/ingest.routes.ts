@@ -1,6 +1,7 @@
-import { AppError, DEFAULT_ORGANIZATION_ID, isValidSource, sourceFromPath, storableHeaders, checkTargetUrl, type TargetPolicy } from '@relay/core';
+import { AppError, isValidSource, sourceFromPath, storableHeaders, checkTargetUrl, type TargetPolicy } from '@relay/core';
 import { Router, type Request } from 'express';
 import type { IngestService } from '../ingest/ingest.service';
+import type { HostResolver } from '../platform/host-resolver';
 import { readJsonBody } from '../ingest/read-json-body';
 
 export interface IngestRouteOptions {
@@ -9,6 +10,8 @@ export interface IngestRouteOptions {
   defaultSource: string;
   allowTargetOverride: boolean;
   targetPolicy: TargetPolicy;
+  /** The organization of the Host the webhook was sent to (refuses unknown hosts and suspended organizations). */
+  organizationOf: HostResolver;
 }
 
 // First path segments that belong to the relay's own API; webhooks cannot use them as sources.
@@ -42,11 +45,12 @@ function targetOverrideOf(req: Request, options: IngestRouteOptions): string | u
 export function ingestRoutes(options: IngestRouteOptions): Router {
   const router = Router();
   router.post('/{*path}', async (req, res) => {
+    const orgId = await options.organizationOf(req.hostname ?? '');
     const source = sourceOf(req, options.defaultSource);
     const targetOverride = targetOverrideOf(req, options);
     const body = await readJsonBody(req, options.maxBodyBytes);
     const id = await options.ingest.accept({
-      orgId: DEFAULT_ORGANIZATION_ID,
+      orgId,
       source,
       body,
       headers: storableHeaders(req.headers),

@@ -1,7 +1,7 @@
 import { AppError, type OrgId } from '@relay/core';
 import type { AuditRepository } from '@relay/db';
 import { Router, type Request } from 'express';
-import { verifyPassword, type AuthenticateDeps } from '../auth/authenticate';
+import { verifyLogin, type AuthenticateDeps } from '../auth/authenticate';
 import type { LoginLimiter } from '../auth/login-limiter';
 import { sessionCookieName } from '../auth/sessions';
 import { validate } from '../http/validate';
@@ -42,8 +42,8 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
       res.setHeader('Retry-After', String(limit.retryAfterSeconds));
       throw new AppError('too_many_attempts', `Too many failed logins; try again in ${limit.retryAfterSeconds} s.`);
     }
-    const principal = await verifyPassword(username, password, deps);
-    if (!principal) {
+    const login = await verifyLogin(username, password, deps);
+    if (!login) {
       await deps.limiter.recordFailure(username, ip);
       await recordFailure(req, username);
       throw new AppError('unauthenticated', 'Wrong username or password.');
@@ -51,6 +51,13 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     await deps.limiter.reset(username, ip);
     // A new session id at login: a session id planted before login is worthless after it.
     await promisify((done) => req.session.regenerate(done));
+    if ('operator' in login) {
+      req.session.operatorId = login.operator.id;
+      await promisify((done) => req.session.save(done));
+      res.json({ mechanism: 'session', kind: 'operator', operator: { id: login.operator.id, username: login.operator.username } });
+      return;
+    }
+    const principal = login.user;
     req.session.userId = principal.userId!;
     req.session.orgId = principal.orgId;
     await promisify((done) => req.session.save(done));
@@ -58,7 +65,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
   });
 
   router.post('/api/auth/logout', async (req, res) => {
-    if (req.session?.userId) await promisify((done) => req.session.destroy(done));
+    if (req.session?.userId || req.session?.operatorId) await promisify((done) => req.session.destroy(done));
     res.clearCookie(sessionCookieName(deps.secureCookie), { path: '/', httpOnly: true, sameSite: 'lax', secure: deps.secureCookie });
     res.status(204).end();
   });

@@ -41,8 +41,8 @@ export function createAuditRepository(prisma: Prisma) {
       await prisma.auditEntry.create({ data: { ...entry, metadata: (entry.metadata ?? {}) as object, organizationId: orgId } });
     },
 
-    /** Newest first, the spec's envelope. */
-    async page(orgId: OrgId, page: number, perPage: number): Promise<AuditPage> {
+    /** Newest first, the spec's envelope. `null`: the platform-level entries (operators only). */
+    async page(orgId: OrgId | null, page: number, perPage: number): Promise<AuditPage> {
       const [total, rows] = await Promise.all([
         prisma.auditEntry.count({ where: { organizationId: orgId } }),
         prisma.auditEntry.findMany({ where: { organizationId: orgId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (page - 1) * perPage, take: perPage }),

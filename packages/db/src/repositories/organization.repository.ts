@@ -19,6 +19,16 @@ export function createOrganizationRepository(prisma: Prisma) {
       return { ...row, id: row.id as OrgId };
     },
 
+    /** Ingest routing by `<slug>.<canonical host>`: the organization and whether it may ingest. */
+    async findBySlugForIngest(slug: string): Promise<{ id: OrgId; subscriptionStatus: string } | null> {
+      const row = await prisma.organization.findUnique({ where: { slug }, select: { id: true, subscriptionStatus: true } });
+      return row ? { id: row.id as OrgId, subscriptionStatus: row.subscriptionStatus } : null;
+    },
+
+    async subscriptionStatus(orgId: OrgId): Promise<string | null> {
+      return (await prisma.organization.findUnique({ where: { id: orgId }, select: { subscriptionStatus: true } }))?.subscriptionStatus ?? null;
+    },
+
     async defaultTarget(orgId: OrgId): Promise<string | null> {
       return (await prisma.organization.findUnique({ where: { id: orgId }, select: { defaultTargetUrl: true } }))?.defaultTargetUrl ?? null;
     },

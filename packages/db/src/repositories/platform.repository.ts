@@ -1,0 +1,115 @@
+import type { OrgId } from '@relay/core';
+import type { Prisma } from '../database';
+import type { SubscriptionStatus } from '../generated/prisma/client';
+
+export type { SubscriptionStatus };
+
+export interface HostedOrganization {
+  id: OrgId;
+  name: string;
+  slug: string;
+  subscriberName: string | null;
+  billingContactName: string | null;
+  billingContactEmail: string | null;
+  plan: string;
+  subscriptionStatus: SubscriptionStatus;
+  monthlyEventLimit: number | null;
+  currentPeriodEnd: Date | null;
+  createdAt: Date;
+}
+
+export interface NewHostedOrganization {
+  name: string;
+  slug: string;
+  subscriberName: string;
+  billingContactName: string;
+  billingContactEmail: string;
+  admin: { username: string; email: string; passwordHash: string };
+}
+
+export interface SubscriptionPatch {
+  plan?: string;
+  subscriptionStatus?: SubscriptionStatus;
+  monthlyEventLimit?: number | null;
+  currentPeriodEnd?: Date | null;
+}
+
+const fields = {
+  id: true, name: true, slug: true, subscriberName: true, billingContactName: true, billingContactEmail: true,
+  plan: true, subscriptionStatus: true, monthlyEventLimit: true, currentPeriodEnd: true, createdAt: true,
+} as const;
+const asHosted = <T extends { id: string }>(row: T) => ({ ...row, id: row.id as OrgId });
+
+type StatusCounts = { queued: number; delivered: number; failed: number };
+const countsOf = (rows: { status: string; _count: { _all: number } }[]): StatusCounts => {
+  const out: StatusCounts = { queued: 0, delivered: 0, failed: 0 };
+  for (const row of rows) out[row.status as keyof StatusCounts] = row._count._all;
+  return out;
+};
+
+// The platform operator's view across organizations. It is the one repository that reads every
+// tenant on purpose; only the operator-only platform routes use it.
+export function createPlatformRepository(prisma: Prisma) {
+  return {
+    async overview() {
+      const [organizations, byStatus, users, events, deliveries] = await Promise.all([
+        prisma.organization.count(),
+        prisma.organization.groupBy({ by: ['subscriptionStatus'], _count: { _all: true } }),
+        prisma.user.count(),
+        prisma.event.groupBy({ by: ['status'], _count: { _all: true } }),
+        prisma.deliveryAttempt.groupBy({ by: ['kind'], _count: { _all: true } }),
+      ]);
+      return {
+        organizations,
+        organizationsBySubscription: Object.fromEntries(byStatus.map((r) => [r.subscriptionStatus, r._count._all])),
+        users,
+        events: countsOf(events),
+        attempts: Object.fromEntries(deliveries.map((r) => [r.kind, r._count._all])) as Record<string, number>,
+      };
+    },
+
+    async list(search: string | undefined, page: number, perPage: number): Promise<{ organizations: HostedOrganization[]; total: number }> {
+      const where = search ? { OR: [{ name: { contains: search, mode: 'insensitive' as const } }, { slug: { contains: search, mode: 'insensitive' as const } }] } : {};
+      const [rows, total] = await Promise.all([
+        prisma.organization.findMany({ where, select: fields, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (page - 1) * perPage, take: perPage }),
+        prisma.organization.count({ where }),
+      ]);
+      return { organizations: rows.map(asHosted), total };
+    },
+
+    async get(id: string) {
+      const row = await prisma.organization.findUnique({ where: { id }, select: fields });
+      if (!row) return null;
+      const [users, events, domains] = await Promise.all([
+        prisma.user.groupBy({ by: ['role'], where: { organizationId: id }, _count: { _all: true } }),
+        prisma.event.groupBy({ by: ['status'], where: { organizationId: id }, _count: { _all: true } }),
+        prisma.customDomain.findMany({ where: { organizationId: id }, select: { domain: true, status: true }, orderBy: { domain: 'asc' } }),
+      ]);
+      return { ...asHosted(row), usersByRole: Object.fromEntries(users.map((r) => [r.role, r._count._all])) as Record<string, number>, events: countsOf(events), domains };
+    },
+
+    /** The organization and its first admin in one transaction; a taken slug or username creates nothing. */
+    async create(data: NewHostedOrganization): Promise<{ organization: HostedOrganization; adminId: string } | 'slug_taken' | 'username_taken'> {
+      return prisma.$transaction(async (tx) => {
+        // Creations of one slug or username queue here, so the checks below cannot race.
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`org:${data.slug}`}))`;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`user:${data.admin.username}`}))`;
+        if (await tx.organization.findUnique({ where: { slug: data.slug }, select: { id: true } })) return 'slug_taken';
+        const taken = (await tx.user.count({ where: { username: data.admin.username } })) + (await tx.platformOperator.count({ where: { username: data.admin.username } }));
+        if (taken > 0) return 'username_taken';
+        const { admin, ...org } = data;
+        const row = await tx.organization.create({ data: org, select: fields });
+        const user = await tx.user.create({ data: { ...admin, role: 'admin', organizationId: row.id }, select: { id: true } });
+        return { organization: asHosted(row), adminId: user.id };
+      });
+    },
+
+    async updateSubscription(id: string, patch: SubscriptionPatch): Promise<HostedOrganization | null> {
+      const found = await prisma.organization.findUnique({ where: { id }, select: { id: true } });
+      if (!found) return null;
+      return asHosted(await prisma.organization.update({ where: { id }, data: patch, select: fields }));
+    },
+  };
+}
+
+export type PlatformRepository = ReturnType<typeof createPlatformRepository>;

@@ -2,3 +2,4 @@ export * from './test-database';
 export * from './target-server';
 export * from './redis-server';
 export * from './wait-for';
+export * from './dns-server';

@@ -1,0 +1,57 @@
+import dns2 from 'dns2';
+
+// dns2's bundled types lack RCODE and the per-type record fields; this is the part used here.
+const Packet = dns2.Packet as unknown as {
+  TYPE: { CNAME: number; TXT: number };
+  CLASS: { IN: number };
+  RCODE: { NXDOMAIN: number };
+  createResponseFromRequest(request: unknown): { header: { rcode: number }; answers: Record<string, unknown>[] };
+};
+
+export interface ZoneRecords {
+  cname?: string;
+  txt?: string[];
+}
+
+export interface DnsServer {
+  /** For DNS_SERVERS. */
+  address: string;
+  /** Sets (or with undefined removes) the records of a name. */
+  set(name: string, records: ZoneRecords | undefined): void;
+  close(): Promise<void>;
+}
+
+// A real DNS server on loopback (UDP), answering CNAME and TXT questions from an in-memory zone:
+// NXDOMAIN for unknown names, an empty answer for a known name without that record type.
+export async function startDnsServer(): Promise<DnsServer> {
+  const zone = new Map<string, ZoneRecords>();
+  const server = dns2.createServer({
+    udp: true,
+    handle: (request, send) => {
+      const response = Packet.createResponseFromRequest(request);
+      const [question] = request.questions as { name: string; type: number }[];
+      const name = (question?.name ?? '').toLowerCase();
+      const records = zone.get(name);
+      if (!records) response.header.rcode = Packet.RCODE.NXDOMAIN;
+      else if (question?.type === Packet.TYPE.CNAME && records.cname) {
+        response.answers.push({ name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: records.cname });
+      } else if (question?.type === Packet.TYPE.TXT) {
+        for (const text of records.txt ?? []) response.answers.push({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: text });
+      }
+      send(response as unknown as Parameters<typeof send>[0]);
+    },
+  });
+  server.on('requestError', () => {});
+  await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+  const { port } = server.addresses().udp as { port: number };
+  return {
+    address: `127.0.0.1:${port}`,
+    set(name, records) {
+      if (records) zone.set(name.toLowerCase(), records);
+      else zone.delete(name.toLowerCase());
+    },
+    close: async () => {
+      await server.close();
+    },
+  };
+}

@@ -76,8 +76,8 @@ export function createDomainActions(deps: DomainDeps) {
     },
 
     async verify(principal: Principal, id: string) {
-      const host = canonical();
       const domain = await find(principal, id);
+      const host = canonical();
       const check = await deps.verify!(domain.domain, domain.verificationToken);
       const updated = (await deps.domains.recordCheck(principal.orgId, id, check.ok ? null : summary(check), now())) ?? domain;
       await recordAudit(deps.audit, principal, {

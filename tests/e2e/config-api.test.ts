@@ -68,7 +68,13 @@ describe('GET /config/endpoint and /config/oauth', () => {
 
   it('gives the public ingest URLs from PUBLIC_BASE_URL without credentials', async () => {
     const res = await plain.http.get('/config/endpoint').expect(200);
-    expect(res.body).toEqual({ base_url: 'https://relay.example.com', ingest_url: 'https://relay.example.com/', source_url_template: 'https://relay.example.com/{source}' });
+    expect(res.body).toEqual({
+      base_url: 'https://relay.example.com',
+      ingest_url: 'https://relay.example.com/',
+      source_url_template: 'https://relay.example.com/{source}',
+      organization: { id: '00000000-0000-7000-8000-000000000001', slug: expect.any(String) },
+      ingest_urls: ['https://relay.example.com/'],
+    });
   });
 
   it('says whether identity-provider login is configured', async () => {

@@ -94,6 +94,7 @@ describe('custom ingest domains', () => {
     const id = (await ingestAt('PENDING.example.org:443').expect(202)).body.id;
     expect((await pipeline.eventById(id))?.organizationId).toBe('00000000-0000-7000-8000-000000000001');
 
+    expect((await pipeline.http.get('/config/endpoint').set('authorization', admin).expect(200)).body.ingest_urls).toContain('http://pending.example.org/');
     await pipeline.http.delete(`/api/domains/${pending.id}`).set('authorization', admin).expect(204);
     await ingestAt('pending.example.org').expect(404);
     expect(await pipeline.store.prisma.auditEntry.count({ where: { action: 'domain.deleted', resourceId: pending.id } })).toBe(1);

@@ -86,6 +86,11 @@ describe('the platform API', () => {
     expect((await pipeline.eventById(base))?.organizationId).toBe('00000000-0000-7000-8000-000000000001');
     expect((await ingestAt('nobody.relay.test').expect(404)).body.code).toBe('ingest_host_unknown');
     expect((await ingestAt('elsewhere.example').expect(404)).body.code).toBe('ingest_host_unknown');
+    // GET /config/endpoint answers for the Host asked, or for the caller's organization.
+    const byHost = await pipeline.http.get('/config/endpoint').set('host', 'acme.relay.test').expect(200);
+    expect(byHost.body).toMatchObject({ organization: { id: orgId, slug: 'acme' }, ingest_url: 'https://acme.relay.test/', source_url_template: 'https://acme.relay.test/{source}', ingest_urls: ['https://acme.relay.test/'] });
+    expect((await pipeline.http.get('/config/endpoint').set('authorization', admin).expect(200)).body.organization.id).toBe(orgId);
+    expect((await pipeline.http.get('/config/endpoint').set('host', CANONICAL).expect(200)).body.ingest_urls).toEqual(['https://relay.test/', 'https://default.relay.test/']);
     const audit = await pipeline.store.prisma.auditEntry.findFirst({ where: { action: 'organization.created', organizationId: null } });
     expect(audit).toMatchObject({ resourceId: orgId });
   });

@@ -98,6 +98,9 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       installDefaultTarget: config.DEFAULT_TARGET_URL,
       publicBaseUrl: config.PUBLIC_BASE_URL,
       oidc: { issuer: config.OIDC_ISSUER_URL, clientId: config.OIDC_CLIENT_ID },
+      hosts,
+      domains,
+      organizationOf,
     },
     platform: { platform: createPlatformRepository(db.prisma), operators: auth.operators, audit: auth.audit, passwords: auth.passwords, hosts, adminToken: config.PLATFORM_ADMIN_TOKEN },
     domains: createDomainActions({

@@ -1,5 +1,8 @@
 import type { TargetPolicy } from '@relay/core';
-import type { AuditRepository, OrganizationRepository } from '@relay/db';
+import type { OrgId } from '@relay/core';
+import type { AuditRepository, DomainRepository, OrganizationRepository } from '@relay/db';
+import type { HostResolver } from '../platform/host-resolver';
+import { ingestUrlsOf, type IngestHostSettings } from '../platform/ingest-hosts';
 import { Router } from 'express';
 import { accessFor } from '../auth/access-table';
 import { recordAudit } from '../auth/audit-actor';
@@ -16,6 +19,9 @@ export interface SettingsDeps {
   /** PUBLIC_BASE_URL. */
   publicBaseUrl: string;
   oidc: { issuer: string | undefined; clientId: string | undefined };
+  hosts: IngestHostSettings;
+  domains: Pick<DomainRepository, 'list'>;
+  organizationOf: HostResolver;
 }
 
 /** `/config/*`: the organization's default target (admin) and two public discovery answers. */
@@ -37,8 +43,14 @@ export function settingsRoutes(deps: SettingsDeps): Router {
     await recordAudit(deps.audit, principal, { action: 'config.default_target_updated', resourceType: 'organization', resourceId: principal.orgId, metadata: { from: previous, to: url } });
     res.json(effective(url));
   });
-  router.get('/config/endpoint', (_req, res) => {
-    res.json({ base_url: base, ingest_url: `${base}/`, source_url_template: `${base}/{source}` });
+  // Public: the caller's organization when credentials are sent, else the organization of the Host asked.
+  router.get('/config/endpoint', async (req, res) => {
+    const orgId: OrgId | null = req.principal?.orgId ?? (await deps.organizationOf(req.hostname ?? '').catch(() => null));
+    const org = orgId ? await deps.organizations.findById(orgId) : null;
+    const active = org ? (await deps.domains.list(org.id)).filter((d) => d.status === 'active').map((d) => d.domain) : [];
+    const urls = org ? ingestUrlsOf(deps.hosts, org, active) : [];
+    const ingestUrl = urls[0] ?? `${base}/`;
+    res.json({ base_url: base, ingest_url: ingestUrl, source_url_template: `${ingestUrl}{source}`, organization: org ? { id: org.id, slug: org.slug } : null, ingest_urls: urls });
   });
   router.get('/config/oauth', (_req, res) => {
     const enabled = Boolean(deps.oidc.issuer && deps.oidc.clientId);

@@ -1,13 +1,13 @@
-import { checkTargetUrl, decide, type AttemptOutcome, type OrgId, type RetryPolicy, type TargetPolicy } from '@relay/core';
+import { decide, type AttemptOutcome, type OrgId, type RetryPolicy, type TargetPolicy } from '@relay/core';
 import type { NewAttempt, ResolvedTarget, StoredEvent, TargetResolver } from '@relay/db';
 import type { DeliverJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { deliveryHeaders } from './delivery-request';
 import type { DeliveryStore } from './delivery-store';
 import type { HookDispatcher } from './hook-dispatch';
 import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
+import { sendSignedRequest } from './signed-request';
 
 export interface DeliverDeps {
   store: DeliveryStore;
@@ -37,18 +37,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
   async function attemptDelivery(event: StoredEvent, target: ResolvedTarget & { targetUrl: string }): Promise<{ attempt: NewAttempt; outcome: AttemptOutcome }> {
     const { targetUrl } = target;
     const attemptNumber = event.attemptCount + 1;
-    const startedAt = new Date(now());
-    const check = checkTargetUrl(targetUrl, deps.targetPolicy);
-    let outcome: AttemptOutcome;
-    let responseBody: string | null = null;
-    let durationMs = 0;
-    if (!check.ok) {
-      outcome = check.reason === 'blocked_address' ? { kind: 'blocked', message: check.message } : { kind: 'invalid_target', message: check.message };
-    } else {
-      const headers = deliveryHeaders(event, await deps.secretFor(event.organizationId, target.providerId), Math.floor(now() / 1000));
-      const result = await deps.sender.send({ url: targetUrl, body: Buffer.from(event.body), headers });
-      ({ outcome, responseBody, durationMs } = result);
-    }
+    const { outcome, responseBody, durationMs, startedAt, finishedAt } = await sendSignedRequest(deps, event, { url: targetUrl, providerId: target.providerId }, now);
     const attempt: NewAttempt = {
       attemptNumber,
       kind: 'main',
@@ -58,7 +47,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       error: outcome.kind === 'response' ? null : `${outcome.kind === 'network' ? outcome.code : outcome.kind}: ${outcome.message}`,
       durationMs,
       startedAt,
-      finishedAt: new Date(startedAt.getTime() + durationMs),
+      finishedAt,
     };
     return { attempt, outcome };
   }

@@ -1,11 +1,11 @@
-import { checkTargetUrl, decide, type AttemptOutcome, type RetryPolicy, type TargetPolicy } from '@relay/core';
+import { decide, type RetryPolicy, type TargetPolicy } from '@relay/core';
 import type { AttemptRepository, EventRepository, HookRepository } from '@relay/db';
 import type { FeedPublisher, HookJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { deliveryHeaders } from './delivery-request';
 import { feedAttempt } from './feed-messages';
 import type { Sender } from './sender';
+import { sendSignedRequest } from './signed-request';
 import type { SecretLookup } from './signing-secrets';
 
 export interface HookDeps {
@@ -35,20 +35,15 @@ export function createHookProcessor(deps: HookDeps) {
     const [event, hook] = await Promise.all([deps.events.findById(data.orgId, data.eventId), deps.hooks.findById(data.orgId, data.hookId)]);
     // A deleted event, or a hook deleted or switched off since, sends nothing.
     if (!event || !hook || !hook.active) return { result: 'skipped' };
-    const startedAt = new Date(now());
-    const check = checkTargetUrl(hook.targetUrl, deps.targetPolicy);
-    let outcome: AttemptOutcome;
-    let responseBody: string | null = null;
-    let durationMs = 0;
-    if (!check.ok) {
-      outcome = check.reason === 'blocked_address' ? { kind: 'blocked', message: check.message } : { kind: 'invalid_target', message: check.message };
-    } else {
-      const headers = deliveryHeaders(event, await deps.secretFor(data.orgId, hook.providerId), Math.floor(now() / 1000));
-      headers['x-relay-delivery-status'] = data.deliveryStatus;
-      if (data.responseStatus !== null) headers['x-relay-response-status'] = String(data.responseStatus);
-      headers['x-relay-hook-id'] = hook.id;
-      ({ outcome, responseBody, durationMs } = await deps.sender.send({ url: hook.targetUrl, body: Buffer.from(event.body), headers }));
-    }
+    const { outcome, responseBody, durationMs, startedAt, finishedAt } = await sendSignedRequest(deps, event, {
+      url: hook.targetUrl,
+      providerId: hook.providerId,
+      extraHeaders: {
+        'x-relay-delivery-status': data.deliveryStatus,
+        ...(data.responseStatus !== null ? { 'x-relay-response-status': String(data.responseStatus) } : {}),
+        'x-relay-hook-id': hook.id,
+      },
+    }, now);
     const decision = decide(outcome, attemptNumber, deps.retry, Math.random, now());
     const error = decision.action === 'delivered' ? null : decision.error;
     const record = {
@@ -61,7 +56,7 @@ export function createHookProcessor(deps: HookDeps) {
       error,
       durationMs,
       startedAt,
-      finishedAt: new Date(startedAt.getTime() + durationMs),
+      finishedAt,
     };
     await deps.attempts.recordHook(data.orgId, record);
     await deps.feed?.publish(data.orgId, [{ type: 'attempt', at: record.finishedAt.getTime(), data: feedAttempt('hook', record) }]);

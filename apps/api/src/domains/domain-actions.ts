@@ -4,6 +4,7 @@ import type { AuditRepository, DomainRecord, DomainRepository } from '@relay/db'
 import { recordAudit } from '../auth/audit-actor';
 import { verificationRecordName, type DomainCheck, type DomainVerifier } from './dns-verifier';
 import { normaliseDomain } from './domain-name';
+import { isoOrNull as iso } from '../http/timestamps';
 
 export interface DomainDeps {
   domains: DomainRepository;
@@ -13,8 +14,6 @@ export interface DomainDeps {
   verify: DomainVerifier | undefined;
   now?: () => Date;
 }
-
-const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 export function domainView(d: DomainRecord, canonicalHost: string) {
   return {

@@ -1,8 +1,7 @@
 import type { AttemptRecord, EventDetail, EventFilter, EventSummary } from '@relay/db';
 import type { z } from 'zod';
 import type { eventFilterSchema } from '../routes/events.contract';
-
-const iso = (d: Date | null) => d?.toISOString() ?? null;
+import { isoOrNull as iso } from '../http/timestamps';
 
 export function summaryView(e: EventSummary) {
   return {

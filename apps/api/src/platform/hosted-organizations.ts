@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { PasswordHasher } from '../auth/passwords';
 import type { organizationCreateSchema, subscriptionPatchSchema } from '../routes/platform.contract';
 import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
+import { isoOrNull as iso } from '../http/timestamps';
 
 export interface HostedOrganizationDeps {
   platform: PlatformRepository;
@@ -11,8 +12,6 @@ export interface HostedOrganizationDeps {
   passwords: PasswordHasher;
   hosts: IngestHostSettings;
 }
-
-const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 export function organizationView(o: HostedOrganization) {
   return {

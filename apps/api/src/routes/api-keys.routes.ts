@@ -1,3 +1,4 @@
+import { isoOrNull } from '../http/timestamps';
 import { AppError, issueToken } from '@relay/core';
 import type { AuditRepository, CredentialRepository } from '@relay/db';
 import { Router } from 'express';
@@ -14,8 +15,8 @@ const view = (k: { id: string; name: string; prefix: string; scopes: string[]; e
   name: k.name,
   prefix: `ts_${k.prefix}`,
   scopes: k.scopes,
-  expires_at: k.expiresAt?.toISOString() ?? null,
-  last_used_at: k.lastUsedAt?.toISOString() ?? null,
+  expires_at: isoOrNull(k.expiresAt),
+  last_used_at: isoOrNull(k.lastUsedAt),
   created_at: k.createdAt.toISOString(),
 });
 

@@ -1,3 +1,4 @@
+import { isoOrNull } from '../http/timestamps';
 import { AppError, issueToken } from '@relay/core';
 import type { AuditRepository, CredentialRepository } from '@relay/db';
 import { Router, type Request } from 'express';
@@ -13,8 +14,8 @@ const view = (t: { id: string; name: string; prefix: string; expiresAt: Date | n
   id: t.id,
   name: t.name,
   prefix: `ts_${t.prefix}`,
-  expires_at: t.expiresAt?.toISOString() ?? null,
-  last_used_at: t.lastUsedAt?.toISOString() ?? null,
+  expires_at: isoOrNull(t.expiresAt),
+  last_used_at: isoOrNull(t.lastUsedAt),
   created_at: t.createdAt.toISOString(),
 });
 

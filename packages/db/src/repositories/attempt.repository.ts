@@ -1,18 +1,9 @@
 import type { OrgId } from '@relay/core';
 import type { Prisma } from '../database';
+import type { NewAttempt } from './event.repository';
 
-export interface NewHookAttempt {
-  eventId: string;
-  hookId: string;
-  attemptNumber: number;
-  targetUrl: string;
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-  startedAt: Date;
-  finishedAt: Date;
-}
+/** A hook's attempt: a delivery attempt's fields, tied to the event and the hook. */
+export type NewHookAttempt = Omit<NewAttempt, 'kind'> & { eventId: string; hookId: string };
 
 export function createAttemptRepository(prisma: Prisma) {
   return {

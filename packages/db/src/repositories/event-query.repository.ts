@@ -1,6 +1,7 @@
 import type { EventStatus, OrgId } from '@relay/core';
 import type pg from 'pg';
 import { eventWhere, type EventFilter } from './event-filter.sql';
+import type { NewAttempt } from './event.repository';
 
 export interface EventSummary {
   id: string;
@@ -23,19 +24,8 @@ export interface EventDetail extends EventSummary {
   updatedAt: Date;
 }
 
-export interface AttemptRecord {
-  id: string;
-  attemptNumber: number;
-  kind: 'main' | 'hook';
-  hookId: string | null;
-  targetUrl: string;
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-  startedAt: Date;
-  finishedAt: Date;
-}
+/** A stored attempt, main or hook. */
+export type AttemptRecord = NewAttempt & { id: string; hookId: string | null };
 
 const SUMMARY = `id, source, status, provider_id AS "providerId", target_url AS "targetUrl", attempt_count AS "attemptCount",
   failure_reason AS "failureReason", created_at AS "createdAt", delivered_at AS "deliveredAt", acknowledged_at AS "acknowledgedAt"`;

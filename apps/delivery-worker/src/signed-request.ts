@@ -1,0 +1,42 @@
+import { checkTargetUrl, type AttemptOutcome, type TargetPolicy } from '@relay/core';
+import type { StoredEvent } from '@relay/db';
+import { deliveryHeaders } from './delivery-request';
+import type { Sender } from './sender';
+import type { SecretLookup } from './signing-secrets';
+
+export interface SignedRequestDeps {
+  sender: Sender;
+  secretFor: SecretLookup;
+  targetPolicy: TargetPolicy;
+}
+
+export interface SentRequest {
+  outcome: AttemptOutcome;
+  responseBody: string | null;
+  durationMs: number;
+  startedAt: Date;
+  finishedAt: Date;
+}
+
+// One outgoing request of an event, main delivery or hook alike: the URL is checked against the
+// target policy (the sender checks every address it dials), then the payload goes out signed with
+// the provider's secret or the default one, plus any headers of the caller's own.
+export async function sendSignedRequest(
+  deps: SignedRequestDeps,
+  event: StoredEvent,
+  request: { url: string; providerId: string | null; extraHeaders?: Record<string, string> },
+  now: () => number,
+): Promise<SentRequest> {
+  const startedAt = new Date(now());
+  const check = checkTargetUrl(request.url, deps.targetPolicy);
+  let outcome: AttemptOutcome;
+  let responseBody: string | null = null;
+  let durationMs = 0;
+  if (!check.ok) {
+    outcome = check.reason === 'blocked_address' ? { kind: 'blocked', message: check.message } : { kind: 'invalid_target', message: check.message };
+  } else {
+    const headers = { ...deliveryHeaders(event, await deps.secretFor(event.organizationId, request.providerId), Math.floor(now() / 1000)), ...request.extraHeaders };
+    ({ outcome, responseBody, durationMs } = await deps.sender.send({ url: request.url, body: Buffer.from(event.body), headers }));
+  }
+  return { outcome, responseBody, durationMs, startedAt, finishedAt: new Date(startedAt.getTime() + durationMs) };
+}

@@ -20,7 +20,7 @@ import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
 import { eventRoutes, type EventRouteDeps } from './routes/events.routes';
 import { statsRoutes, type StatsRouteDeps } from './routes/stats.routes';
 import { streamRoutes } from './routes/stream.routes';
-import { platformRoutes, type PlatformRouteDeps } from './routes/platform.routes';
+import { bootstrapRoute, platformRoutes, type PlatformRouteDeps } from './routes/platform.routes';
 import { domainRoutes } from './routes/domains.routes';
 import type { DomainActions } from './domains/domain-actions';
 import type { EventStreams } from './stream/event-stream';
@@ -63,9 +63,10 @@ export function createApp(deps: AppDeps): Express {
   // Credentials are resolved for the API only: public ingest never reads Authorization. These first
   // path segments are reserved (RESERVED_PATH_SEGMENTS): no webhook source can use them.
   const apiPaths = ['/api', '/events', '/rules', '/stats', '/config'];
-  // The operator bootstrap carries PLATFORM_ADMIN_TOKEN, not a relay credential: it checks it itself.
-  const resolveCredentials = authenticate(deps.auth);
-  app.use(apiPaths, (req, res, next) => (req.originalUrl.split('?')[0] === '/api/platform/bootstrap/operator' ? next() : resolveCredentials(req, res, next)));
+  // The operator bootstrap carries PLATFORM_ADMIN_TOKEN, not a relay credential: it comes before
+  // credentials are resolved, like the other routes that need none.
+  app.use(bootstrapRoute(deps.platform));
+  app.use(apiPaths, authenticate(deps.auth));
   app.use(apiPaths, deps.sessions.middleware);
   app.use(apiPaths, sessionPrincipal(deps.auth.users, deps.auth.operators));
   // Room for /api/send, whose body carries a webhook payload of up to the ingest limit.

@@ -16,10 +16,9 @@ export function createFeedPublisher(options: { redis: Redis; prefix: string; onE
   return {
     async publish(orgId, messages) {
       if (messages.length === 0) return;
-      const pipeline = options.redis.pipeline();
-      for (const message of messages) pipeline.publish(feedChannel(options.prefix, orgId), JSON.stringify(message));
+      // A batch is one PUBLISH (a JSON array): an ingest or outcome batch costs Redis one command.
       try {
-        await pipeline.exec();
+        await options.redis.publish(feedChannel(options.prefix, orgId), JSON.stringify(messages));
       } catch (err) {
         options.onError?.(err);
       }
@@ -30,7 +29,11 @@ export function createFeedPublisher(options: { redis: Redis; prefix: string; onE
 /** Publishes several organizations' messages at once (a batch spans organizations). */
 export async function publishGrouped(feed: FeedPublisher, items: readonly { orgId: OrgId; message: FeedMessage }[]): Promise<void> {
   const byOrg = new Map<OrgId, FeedMessage[]>();
-  for (const { orgId, message } of items) byOrg.set(orgId, [...(byOrg.get(orgId) ?? []), message]);
+  for (const { orgId, message } of items) {
+    const list = byOrg.get(orgId);
+    if (list) list.push(message);
+    else byOrg.set(orgId, [message]);
+  }
   await Promise.all([...byOrg].map(([orgId, messages]) => feed.publish(orgId, messages)));
 }
 
@@ -51,13 +54,14 @@ export function createFeedSubscriber(options: { redis: Redis; prefix: string }):
   options.redis.on('message', (channel: string, raw: string) => {
     const set = listeners.get(channel);
     if (!set) return;
-    let message: FeedMessage;
+    let messages: FeedMessage[];
     try {
-      message = JSON.parse(raw) as FeedMessage;
+      messages = JSON.parse(raw) as FeedMessage[];
     } catch {
       return;
     }
-    for (const listener of set) listener(message);
+    if (!Array.isArray(messages)) return;
+    for (const message of messages) for (const listener of set) listener(message);
   });
   return {
     async subscribe(orgId, listener) {

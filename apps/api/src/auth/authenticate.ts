@@ -50,12 +50,10 @@ async function fromBearer(token: string, deps: AuthenticateDeps): Promise<Princi
   return { kind: 'user', mechanism: 'token', orgId: credential.organizationId, role: user.role, scopes: 'all', userId: user.id, username: user.username, email: user.email, credentialId: credential.id };
 }
 
-/** Verifies a username and password; the same answer (null) for an unknown user and a wrong password. */
+/** HTTP Basic: a user's username and password (operators sign in with a session only); null for any failure. */
 export async function verifyPassword(username: string, password: string, deps: AuthenticateDeps): Promise<Principal | null> {
-  const user = await deps.users.findByUsernameForLogin(username);
-  const ok = await deps.passwords.verify(user?.passwordHash ?? (await dummyHash(deps.passwords)), password);
-  if (!user || !ok) return null;
-  return { kind: 'user', mechanism: 'basic', orgId: asOrgId(user.organizationId), role: user.role, scopes: 'all', userId: user.id, username: user.username, email: user.email, credentialId: null };
+  const login = await verifyLogin(username, password, deps);
+  return login && 'user' in login ? { ...login.user, mechanism: 'basic' } : null;
 }
 
 /**

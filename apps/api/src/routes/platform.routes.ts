@@ -1,5 +1,5 @@
 import type { AuditRepository, OperatorRepository, PlatformRepository } from '@relay/db';
-import { Router } from 'express';
+import express, { Router } from 'express';
 import { operatorOf, operatorOnly } from '../auth/guard';
 import type { PasswordHasher } from '../auth/passwords';
 import { parsePagination } from '../http/pagination';
@@ -19,15 +19,21 @@ export interface PlatformRouteDeps {
   adminToken: string | undefined;
 }
 
-/** `/api/platform/*`: the bootstrap (its own token) and the operator-only console API. */
-export function platformRoutes(deps: PlatformRouteDeps): Router {
+/** `POST /api/platform/bootstrap/operator`: authenticated by PLATFORM_ADMIN_TOKEN, not by a relay credential. */
+export function bootstrapRoute(deps: PlatformRouteDeps): Router {
   const router = Router();
-  router.post('/api/platform/bootstrap/operator', async (req, res) => {
+  router.post('/api/platform/bootstrap/operator', express.json({ limit: '4kb' }), async (req, res) => {
     const { username } = validate(bootstrapSchema, req.body);
     const header = req.get('authorization');
     const bearer = header?.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : undefined;
     res.status(201).json(await bootstrapOperator(deps, { bearer, username, ip: req.ip }));
   });
+  return router;
+}
+
+/** `/api/platform/*`: the operator-only console API (sessions of platform operators). */
+export function platformRoutes(deps: PlatformRouteDeps): Router {
+  const router = Router();
   router.get('/api/platform/overview', operatorOnly, async (_req, res) => {
     const o = await deps.platform.overview();
     res.json({ organizations: o.organizations, organizations_by_subscription: o.organizationsBySubscription, users: o.users, events: o.events, attempts: o.attempts });

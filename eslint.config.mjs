@@ -13,11 +13,23 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'error',
       // Only each process's main.ts reads the environment, through its validated config schema.
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings in main.ts through the config schema.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read settings in main.ts through the config schema.' },
+      ],
     },
   },
   {
-    files: ['**/main.ts', 'scripts/**', 'bench/**', '**/*.test.ts', 'tests/**', 'packages/test-support/**', '*.config.*', '.ci/**'],
+    files: [
+      '**/main.ts',
+      'scripts/**',
+      'bench/**',
+      '**/*.test.ts',
+      'tests/**',
+      'packages/test-support/**',
+      '*.config.*',
+      '.ci/**',
+    ],
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {
@@ -32,7 +44,12 @@ export default tseslint.config(
   },
   {
     files: ['packages/db/**', 'packages/queue/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['@relay/api', '@relay/delivery-worker', '@relay/db', '@relay/queue', '!@relay/core'] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@relay/api', '@relay/delivery-worker', '@relay/db', '@relay/queue', '!@relay/core'] },
+      ],
+    },
   },
   {
     files: ['apps/**'],

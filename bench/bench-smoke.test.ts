@@ -11,12 +11,26 @@ const ROOT = path.resolve(__dirname, '..');
 // completeness and "nothing lost" are.
 describe('pnpm bench --smoke', () => {
   it('runs every phase and loses nothing', async () => {
-    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--smoke'], { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--smoke'], {
+      cwd: ROOT,
+      maxBuffer: 10 * 1024 * 1024,
+    }).catch((err: Error & { stdout?: string; stderr?: string }) => {
       throw new Error(`bench --smoke failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
     });
     const result = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/smoke.json'), 'utf8'));
     const [only] = result.perRun;
-    for (const metric of ['expressPerSecond', 'bullmqNoopPerSecond', 'ingestPerSecond', 'deliveredPerSecond', 'e2eP50', 'e2eP99', 'ingestP99', 'sustainableE2eP99', 'rssApiMb', 'rssWorkerMb']) {
+    for (const metric of [
+      'expressPerSecond',
+      'bullmqNoopPerSecond',
+      'ingestPerSecond',
+      'deliveredPerSecond',
+      'e2eP50',
+      'e2eP99',
+      'ingestP99',
+      'sustainableE2eP99',
+      'rssApiMb',
+      'rssWorkerMb',
+    ]) {
       expect(only[metric]).toBeGreaterThan(0);
     }
     expect(only.lost).toBe(0);

@@ -7,7 +7,12 @@ const expected = Number(JOBS);
 let done = 0;
 let started;
 const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-const worker = new Worker('noop', async () => {}, { connection, prefix: QUEUE_PREFIX, concurrency: Number(CONCURRENCY), autorun: false });
+const worker = new Worker('noop', async () => {}, {
+  connection,
+  prefix: QUEUE_PREFIX,
+  concurrency: Number(CONCURRENCY),
+  autorun: false,
+});
 worker.on('completed', () => {
   done++;
   if (done === expected) {

@@ -72,7 +72,12 @@ async function expressBaseline() {
   const { child, msg } = await forkReady(path.join(here, 'express-baseline.mjs'));
   try {
     await saturate({ url: `http://127.0.0.1:${msg.port}/github`, body, connections: CONNECTIONS, durationS: 1 });
-    return await saturate({ url: `http://127.0.0.1:${msg.port}/github`, body, connections: CONNECTIONS, durationS: DURATION_S });
+    return await saturate({
+      url: `http://127.0.0.1:${msg.port}/github`,
+      body,
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+    });
   } finally {
     await stop(child);
   }
@@ -83,9 +88,16 @@ async function bullmqBaseline(prefix, concurrency) {
   const queue = new Queue('noop', { connection, prefix });
   for (let i = 0; i < BACKLOG; i += 1000) {
     const n = Math.min(1000, BACKLOG - i);
-    await queue.addBulk(Array.from({ length: n }, (_, j) => ({ name: 'noop', data: { id: i + j }, opts: { removeOnComplete: true } })));
+    await queue.addBulk(
+      Array.from({ length: n }, (_, j) => ({ name: 'noop', data: { id: i + j }, opts: { removeOnComplete: true } })),
+    );
   }
-  const { child } = await forkReady(path.join(here, 'bullmq-baseline.mjs'), { REDIS_URL, QUEUE_PREFIX: prefix, JOBS: String(BACKLOG), CONCURRENCY: String(concurrency) });
+  const { child } = await forkReady(path.join(here, 'bullmq-baseline.mjs'), {
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    JOBS: String(BACKLOG),
+    CONCURRENCY: String(concurrency),
+  });
   const done = new Promise((resolve) => child.on('message', (m) => m.type === 'done' && resolve(m)));
   child.send({ type: 'start' });
   const { ms } = await done;
@@ -116,7 +128,10 @@ async function relayRun(run) {
   await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   await admin(`CREATE DATABASE "${dbName}"`);
   const url = dbUrl(dbName);
-  execFileSync(process.execPath, [path.join(root, 'scripts/db.mjs'), 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
+  execFileSync(process.execPath, [path.join(root, 'scripts/db.mjs'), 'migrate'], {
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: 'ignore',
+  });
   const { child: target, msg: targetReady } = await forkReady(path.join(here, 'target-server.mjs'));
   const port = await freePort();
   const env = {
@@ -132,14 +147,18 @@ async function relayRun(run) {
   const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env);
   const workers = [];
   const startWorkers = () => {
-    for (let i = 0; i < WORKERS; i++) workers.push(startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env));
+    for (let i = 0; i < WORKERS; i++)
+      workers.push(startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env));
   };
   let accepted = 0;
   try {
     await waitForHttp(`http://127.0.0.1:${port}/ready`);
     // Workers run before traffic arrives, as in a deployment (their first sweep meets an empty
     // queue); then they are stopped so ingest is measured alone and leaves a backlog.
-    const firstWorker = startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), { ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+    const firstWorker = startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), {
+      ...env,
+      WORKER_HEALTH_PORT: String(await freePort()),
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await stop(firstWorker);
     const ingestUrl = `http://127.0.0.1:${port}/github`;
@@ -147,7 +166,8 @@ async function relayRun(run) {
     const warm = await saturate({ url: ingestUrl, body, connections: CONNECTIONS, durationS: 1 });
     const ingest = await saturate({ url: ingestUrl, body, connections: CONNECTIONS, durationS: DURATION_S });
     accepted += warm.ok + ingest.ok;
-    if (accepted < BACKLOG) accepted += (await saturate({ url: ingestUrl, body, connections: CONNECTIONS, amount: BACKLOG - accepted })).ok;
+    if (accepted < BACKLOG)
+      accepted += (await saturate({ url: ingestUrl, body, connections: CONNECTIONS, amount: BACKLOG - accepted })).ok;
     const [{ n: stored }] = await query(url, 'SELECT count(*)::int AS n FROM events');
     log(`run ${run}: ingest ${Math.round(ingest.rps)}/s, backlog ${stored}`);
 
@@ -191,7 +211,13 @@ async function relayRun(run) {
     const lostIds = ids.filter((id) => !receipts.has(id));
     const lost = lostIds.length;
     const lostSample = lost
-      ? await query(url, `SELECT id, status, attempt_count, last_error, failure_reason, created_at, next_attempt_at FROM events WHERE id IN (${lostIds.slice(0, 5).map((id) => `'${id}'`).join(',')})`)
+      ? await query(
+          url,
+          `SELECT id, status, attempt_count, last_error, failure_reason, created_at, next_attempt_at FROM events WHERE id IN (${lostIds
+            .slice(0, 5)
+            .map((id) => `'${id}'`)
+            .join(',')})`,
+        )
       : [];
     if (lost) log(`run ${run}: not delivered: ${JSON.stringify(lostSample)}`);
     const duplicates = [...receipts.values()].reduce((sum, r) => sum + (r.n - 1), 0);
@@ -267,16 +293,35 @@ async function main() {
     mode: smoke ? 'smoke' : 'full',
     runs: RUNS,
     workers: WORKERS,
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    versions: { express: versionOf('express'), bullmq: versionOf('bullmq'), prismaClient: versionOf('@prisma/client'), got: versionOf('got', 'apps/delivery-worker'), autocannon: versionOf('autocannon', '.') },
-    settings: { durationS: DURATION_S, backlog: BACKLOG, connections: CONNECTIONS, payloadBytes: Buffer.byteLength(body) },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    versions: {
+      express: versionOf('express'),
+      bullmq: versionOf('bullmq'),
+      prismaClient: versionOf('@prisma/client'),
+      got: versionOf('got', 'apps/delivery-worker'),
+      autocannon: versionOf('autocannon', '.'),
+    },
+    settings: {
+      durationS: DURATION_S,
+      backlog: BACKLOG,
+      connections: CONNECTIONS,
+      payloadBytes: Buffer.byteLength(body),
+    },
     summary,
     ratios,
     targets,
     perRun: runs,
   };
   mkdirSync(path.join(here, 'results'), { recursive: true });
-  writeFileSync(path.join(here, 'results', smoke ? 'smoke.json' : 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(
+    path.join(here, 'results', smoke ? 'smoke.json' : 'latest.json'),
+    `${JSON.stringify(result, null, 2)}\n`,
+  );
   const row = (name, m, unit = '') => {
     const s = summary[m];
     return `| ${name} | ${round(s.median)}${unit} | ${round(s.min)}–${round(s.max)}${unit} |`;
@@ -303,7 +348,9 @@ async function main() {
       row('duplicate deliveries', 'duplicates'),
       '',
       `ingest / Express = ${ratios.ingestVsExpress.toFixed(2)} (target ≥ 0.9); delivered / BullMQ no-op = ${ratios.deliveredVsBullmqNoop.toFixed(2)} (target ≥ 0.5)`,
-      `targets met: ${Object.entries(targets).map(([k, v]) => `${k} ${v.met ? 'yes' : 'NO'}`).join(', ')}`,
+      `targets met: ${Object.entries(targets)
+        .map(([k, v]) => `${k} ${v.met ? 'yes' : 'NO'}`)
+        .join(', ')}`,
     ].join('\n'),
   );
   if (!targets.lost.met) process.exitCode = 1;

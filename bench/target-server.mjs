@@ -23,6 +23,7 @@ server.keepAliveTimeout = 65_000;
 
 process.on('message', (msg) => {
   if (msg.type === 'stats') process.send({ type: 'stats', total, unique: receipts.size });
-  if (msg.type === 'receipts') process.send({ type: 'receipts', receipts: [...receipts.entries()].map(([id, [t, n]]) => [id, t, n]) });
+  if (msg.type === 'receipts')
+    process.send({ type: 'receipts', receipts: [...receipts.entries()].map(([id, [t, n]]) => [id, t, n]) });
 });
 server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', port: server.address().port }));

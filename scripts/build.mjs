@@ -49,7 +49,9 @@ await Promise.all(
           },
         },
       ],
-      banner: { js: "import { createRequire as __relayCreateRequire } from 'node:module'; const require = __relayCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __relayCreateRequire } from 'node:module'; const require = __relayCreateRequire(import.meta.url);",
+      },
       logLevel: 'warning',
       metafile: true,
     });

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PNPM = '10.34.8';
-const run = (cmd) => execSync(cmd, { cwd: root, stdio: 'inherit', env: { ...process.env, COREPACK_ENABLE_STRICT: '0' } });
+const run = (cmd) =>
+  execSync(cmd, { cwd: root, stdio: 'inherit', env: { ...process.env, COREPACK_ENABLE_STRICT: '0' } });
 const has = (cmd) => {
   try {
     return execSync(cmd, { cwd: root, stdio: 'pipe' }).toString().trim();

@@ -17,7 +17,13 @@ export function saturate({ url, body, connections = 64, durationS, amount }) {
       (err, result) => {
         if (err) return reject(err);
         const seconds = result.duration;
-        resolve({ ok: result['2xx'], non2xx: result.non2xx, errors: result.errors + result.timeouts, seconds, rps: result['2xx'] / seconds });
+        resolve({
+          ok: result['2xx'],
+          non2xx: result.non2xx,
+          errors: result.errors + result.timeouts,
+          seconds,
+          rps: result['2xx'] / seconds,
+        });
       },
     );
   });
@@ -37,17 +43,27 @@ export async function openLoop({ port, path, body, rate, durationS }) {
   const fire = () => {
     const t0 = clock();
     const done = new Promise((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => {
-          const t1 = clock();
-          if (res.statusCode === 202) samples.push({ id: JSON.parse(text).id, t0, t1 });
-          else failures.push(res.statusCode);
-          resolve();
-        });
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => {
+            const t1 = clock();
+            if (res.statusCode === 202) samples.push({ id: JSON.parse(text).id, t0, t1 });
+            else failures.push(res.statusCode);
+            resolve();
+          });
+        },
+      );
       req.on('error', (err) => {
         failures.push(err.code ?? err.message);
         resolve();

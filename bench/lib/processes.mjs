@@ -47,7 +47,10 @@ export const NODE_FLAGS = {
 
 export function startNode(entry, env) {
   const flags = entry.includes('delivery-worker') ? NODE_FLAGS.worker : NODE_FLAGS.api;
-  const child = spawn(process.execPath, [...flags, entry], { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, entry], {
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   child.on('error', (err) => console.error(`${entry}: ${err.message}`));
   return child;
 }

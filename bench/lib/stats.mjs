@@ -5,7 +5,11 @@ export function percentile(values, p) {
   return sorted[index];
 }
 
-export const median = (values) => percentile(values.filter((v) => v !== null && v !== undefined), 50);
+export const median = (values) =>
+  percentile(
+    values.filter((v) => v !== null && v !== undefined),
+    50,
+  );
 
 export function summarize(values) {
   const present = values.filter((v) => v !== null && v !== undefined);
@@ -13,4 +17,5 @@ export function summarize(values) {
   return { median: median(present), min: Math.min(...present), max: Math.max(...present) };
 }
 
-export const round = (value, digits = 1) => (value === null || value === undefined ? null : Number(value.toFixed(digits)));
+export const round = (value, digits = 1) =>
+  value === null || value === undefined ? null : Number(value.toFixed(digits));

@@ -20,25 +20,64 @@ describe('the authorization table, row by row', () => {
   const callers: Caller[] = [];
 
   beforeAll(async () => {
-    pipeline = await startPipeline({ api: { ...FAST_HASH_ENV, SESSION_SECRET: 's', LOGIN_MAX_FAILURES_PER_USER: '1000' }, worker: false });
+    pipeline = await startPipeline({
+      api: { ...FAST_HASH_ENV, SESSION_SECRET: 's', LOGIN_MAX_FAILURES_PER_USER: '1000' },
+      worker: false,
+    });
     const users = createUserRepository(pipeline.store.prisma);
     const credentials = createCredentialRepository(pipeline.store.prisma);
     callers.push({ name: 'anonymous', principal: null, headers: () => ({}) });
     for (const role of ['viewer', 'admin'] as const) {
-      const user = await users.create(DEFAULT_ORGANIZATION_ID, { username: `walk-${role}`, email: `${role}@example.com`, role, passwordHash: await testPasswords.hash(`${role}-password-1`) });
+      const user = await users.create(DEFAULT_ORGANIZATION_ID, {
+        username: `walk-${role}`,
+        email: `${role}@example.com`,
+        role,
+        passwordHash: await testPasswords.hash(`${role}-password-1`),
+      });
       const basic = `Basic ${Buffer.from(`walk-${role}:${role}-password-1`).toString('base64')}`;
-      callers.push({ name: `${role} via basic`, principal: { kind: 'user', role, scopes: 'all' }, headers: () => ({ authorization: basic }) });
+      callers.push({
+        name: `${role} via basic`,
+        principal: { kind: 'user', role, scopes: 'all' },
+        headers: () => ({ authorization: basic }),
+      });
       const token = issueToken();
-      await credentials.createPersonalToken(DEFAULT_ORGANIZATION_ID, user.id, { name: 'walk', prefix: token.prefix, secretHash: token.secretHash, expiresAt: null });
-      callers.push({ name: `${role} via personal token`, principal: { kind: 'user', role, scopes: 'all' }, headers: () => ({ authorization: `Bearer ${token.token}` }) });
-      const login = await pipeline.http.post('/api/auth/login').send({ username: `walk-${role}`, password: `${role}-password-1` }).expect(200);
+      await credentials.createPersonalToken(DEFAULT_ORGANIZATION_ID, user.id, {
+        name: 'walk',
+        prefix: token.prefix,
+        secretHash: token.secretHash,
+        expiresAt: null,
+      });
+      callers.push({
+        name: `${role} via personal token`,
+        principal: { kind: 'user', role, scopes: 'all' },
+        headers: () => ({ authorization: `Bearer ${token.token}` }),
+      });
+      const login = await pipeline.http
+        .post('/api/auth/login')
+        .send({ username: `walk-${role}`, password: `${role}-password-1` })
+        .expect(200);
       const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
-      callers.push({ name: `${role} via session`, principal: { kind: 'user', role, scopes: 'all' }, headers: () => ({ cookie, 'sec-fetch-site': 'same-origin' }) });
+      callers.push({
+        name: `${role} via session`,
+        principal: { kind: 'user', role, scopes: 'all' },
+        headers: () => ({ cookie, 'sec-fetch-site': 'same-origin' }),
+      });
     }
     for (const scope of SCOPES) {
       const key = issueToken();
-      await credentials.createApiKey(DEFAULT_ORGANIZATION_ID, { name: scope, prefix: key.prefix, secretHash: key.secretHash, scopes: [scope], createdById: null, expiresAt: null });
-      callers.push({ name: `API key with ${scope}`, principal: { kind: 'api_key', role: 'admin', scopes: [scope as Scope] }, headers: () => ({ authorization: `Bearer ${key.token}` }) });
+      await credentials.createApiKey(DEFAULT_ORGANIZATION_ID, {
+        name: scope,
+        prefix: key.prefix,
+        secretHash: key.secretHash,
+        scopes: [scope],
+        createdById: null,
+        expiresAt: null,
+      });
+      callers.push({
+        name: `API key with ${scope}`,
+        principal: { kind: 'api_key', role: 'admin', scopes: [scope as Scope] },
+        headers: () => ({ authorization: `Bearer ${key.token}` }),
+      });
     }
   });
   let served: Awaited<ReturnType<typeof listen>>;
@@ -61,17 +100,29 @@ describe('the authorization table, row by row', () => {
   // Routes anyone may call: probes, ingest, login/logout, the API description and what a login page
   // or a provider needs to know before it has credentials.
   const PUBLIC = [
-    'GET /health', 'GET /ready', 'POST /', 'POST /:source', 'POST /{*path}',
-    'POST /api/auth/login', 'POST /api/auth/logout',
-    'GET /config/endpoint', 'GET /config/oauth',
-    'GET /openapi.json', 'GET /docs', 'GET /docs/swagger-initializer.js',
+    'GET /health',
+    'GET /ready',
+    'POST /',
+    'POST /:source',
+    'POST /{*path}',
+    'POST /api/auth/login',
+    'POST /api/auth/logout',
+    'GET /config/endpoint',
+    'GET /config/oauth',
+    'GET /openapi.json',
+    'GET /docs',
+    'GET /docs/swagger-initializer.js',
     // Checks PLATFORM_ADMIN_TOKEN itself.
     'POST /api/platform/bootstrap/operator',
   ];
   // Platform operators' routes: a session of an operator, nobody else (tests/e2e/platform.test.ts).
   const OPERATOR_ONLY = [
-    'GET /api/platform/overview', 'GET /api/platform/organizations', 'POST /api/platform/organizations',
-    'GET /api/platform/organizations/:id', 'PATCH /api/platform/organizations/:id/subscription', 'GET /api/platform/audit',
+    'GET /api/platform/overview',
+    'GET /api/platform/organizations',
+    'POST /api/platform/organizations',
+    'GET /api/platform/organizations/:id',
+    'PATCH /api/platform/organizations/:id/subscription',
+    'GET /api/platform/audit',
   ];
 
   it('has a row for every route the app registers, except the public ones', () => {
@@ -79,7 +130,9 @@ describe('the authorization table, row by row', () => {
     const found: string[] = [];
     const walk = (stack: Layer[]) => {
       for (const layer of stack) {
-        if (layer.route) for (const method of Object.keys(layer.route.methods)) found.push(`${method.toUpperCase()} ${layer.route.path}`);
+        if (layer.route)
+          for (const method of Object.keys(layer.route.methods))
+            found.push(`${method.toUpperCase()} ${layer.route.path}`);
         else if (layer.handle?.stack) walk(layer.handle.stack);
       }
     };
@@ -93,12 +146,29 @@ describe('the authorization table, row by row', () => {
     const [method, template] = route.split(' ') as [string, string];
     const path = template.replace(/:\w+/g, UNKNOWN_ID);
     for (const caller of callers) {
-      const req = () => pipeline.http[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path).set(caller.headers());
-      const res = route === 'GET /events/stream' ? await streamStatus(caller.headers()) : method === 'GET' || method === 'DELETE' ? await req() : await req().send({});
+      const req = () =>
+        pipeline.http[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path).set(caller.headers());
+      const res =
+        route === 'GET /events/stream'
+          ? await streamStatus(caller.headers())
+          : method === 'GET' || method === 'DELETE'
+            ? await req()
+            : await req().send({});
       let expected: 'unauthenticated' | 'forbidden' | 'allowed';
       if (!caller.principal) expected = 'unauthenticated';
       else {
-        const decision = checkAccess({ ...caller.principal, mechanism: 'token', orgId: DEFAULT_ORGANIZATION_ID, userId: null, username: null, email: null, credentialId: null }, rule);
+        const decision = checkAccess(
+          {
+            ...caller.principal,
+            mechanism: 'token',
+            orgId: DEFAULT_ORGANIZATION_ID,
+            userId: null,
+            username: null,
+            email: null,
+            credentialId: null,
+          },
+          rule,
+        );
         // Personal tokens belong to users: an API key passes the guard but has none.
         const ownTokens = template.startsWith('/api/auth/tokens') && caller.principal.kind === 'api_key';
         expected = decision.ok && !ownTokens ? 'allowed' : 'forbidden';

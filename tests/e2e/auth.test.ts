@@ -2,7 +2,6 @@ import { DEFAULT_ORGANIZATION_ID, issueToken, parseToken } from '@relay/core';
 import { createCredentialRepository, createUserRepository } from '@relay/db';
 import { basicAuth, FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
 
-
 describe('GET /api/auth/me with Basic and Bearer credentials', () => {
   let pipeline: Pipeline;
   let apiKey: string;
@@ -13,13 +12,37 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
     pipeline = await startPipeline({ api: FAST_HASH_ENV, worker: false });
     const users = createUserRepository(pipeline.store.prisma);
     const credentials = createCredentialRepository(pipeline.store.prisma);
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'alice', email: 'alice@example.com', role: 'admin', passwordHash: await testPasswords.hash('correct horse') });
-    const bob = await users.create(DEFAULT_ORGANIZATION_ID, { username: 'bob', email: 'bob@example.com', role: 'viewer', passwordHash: await testPasswords.hash('battery staple') });
+    await users.create(DEFAULT_ORGANIZATION_ID, {
+      username: 'alice',
+      email: 'alice@example.com',
+      role: 'admin',
+      passwordHash: await testPasswords.hash('correct horse'),
+    });
+    const bob = await users.create(DEFAULT_ORGANIZATION_ID, {
+      username: 'bob',
+      email: 'bob@example.com',
+      role: 'viewer',
+      passwordHash: await testPasswords.hash('battery staple'),
+    });
     const key = issueToken();
-    await credentials.createApiKey(DEFAULT_ORGANIZATION_ID, { name: 'ci', prefix: key.prefix, secretHash: key.secretHash, scopes: ['events:read'], createdById: null, expiresAt: null });
+    await credentials.createApiKey(DEFAULT_ORGANIZATION_ID, {
+      name: 'ci',
+      prefix: key.prefix,
+      secretHash: key.secretHash,
+      scopes: ['events:read'],
+      createdById: null,
+      expiresAt: null,
+    });
     apiKey = key.token;
     const token = issueToken();
-    personalId = (await credentials.createPersonalToken(DEFAULT_ORGANIZATION_ID, bob.id, { name: 'laptop', prefix: token.prefix, secretHash: token.secretHash, expiresAt: null })).id;
+    personalId = (
+      await credentials.createPersonalToken(DEFAULT_ORGANIZATION_ID, bob.id, {
+        name: 'laptop',
+        prefix: token.prefix,
+        secretHash: token.secretHash,
+        expiresAt: null,
+      })
+    ).id;
     personal = token.token;
   });
   afterAll(() => pipeline.close());
@@ -32,7 +55,10 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
   });
 
   it('accepts Basic and reports the mechanism, user, organization, role and scopes', async () => {
-    const res = await pipeline.http.get('/api/auth/me').set('authorization', basicAuth('alice', 'correct horse')).expect(200);
+    const res = await pipeline.http
+      .get('/api/auth/me')
+      .set('authorization', basicAuth('alice', 'correct horse'))
+      .expect(200);
     expect(res.body).toMatchObject({
       mechanism: 'basic',
       kind: 'user',
@@ -45,7 +71,10 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
 
   it('answers a wrong password and an unknown user alike', async () => {
     const wrong = await pipeline.http.get('/api/auth/me').set('authorization', basicAuth('alice', 'nope')).expect(401);
-    const unknown = await pipeline.http.get('/api/auth/me').set('authorization', basicAuth('mallory', 'nope')).expect(401);
+    const unknown = await pipeline.http
+      .get('/api/auth/me')
+      .set('authorization', basicAuth('mallory', 'nope'))
+      .expect(401);
     expect(unknown.body.detail).toBe(wrong.body.detail);
     expect(wrong.headers['www-authenticate']).toBeUndefined();
   });
@@ -59,7 +88,12 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
 
   it('accepts a personal token, acting with its owner role', async () => {
     const res = await pipeline.http.get('/api/auth/me').set('authorization', `Bearer ${personal}`).expect(200);
-    expect(res.body).toMatchObject({ mechanism: 'token', kind: 'user', user: { username: 'bob', role: 'viewer' }, role: 'viewer' });
+    expect(res.body).toMatchObject({
+      mechanism: 'token',
+      kind: 'user',
+      user: { username: 'bob', role: 'viewer' },
+      role: 'viewer',
+    });
   });
 
   it('refuses malformed, unknown, tampered and expired tokens', async () => {
@@ -86,6 +120,11 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
   });
 
   it('ignores Authorization on public ingest', async () => {
-    await pipeline.http.post('/github').set('content-type', 'application/json').set('authorization', 'Bearer garbage').send('{}').expect(202);
+    await pipeline.http
+      .post('/github')
+      .set('content-type', 'application/json')
+      .set('authorization', 'Bearer garbage')
+      .send('{}')
+      .expect(202);
   });
 });

@@ -16,41 +16,94 @@ describe('POST /config/default-target', () => {
   });
   afterAll(() => pipeline.close());
   const ingestTo = async () => {
-    const id = (await pipeline.http.post('/unrouted').set('content-type', 'application/json').send('{"x":1}').expect(202)).body.id as string;
+    const id = (
+      await pipeline.http.post('/unrouted').set('content-type', 'application/json').send('{"x":1}').expect(202)
+    ).body.id as string;
     return (await pipeline.waitForStatus(id, 'delivered')).targetUrl;
   };
 
   it('takes precedence over DEFAULT_TARGET_URL for new events and can be cleared again', async () => {
     expect(await ingestTo()).toBe(`${target.url}/install`);
-    const set = await pipeline.http.post('/config/default-target').set('authorization', admin).send({ target_url: `${target.url}/org` }).expect(200);
-    expect(set.body).toEqual({ target_url: `${target.url}/org`, effective_target_url: `${target.url}/org`, effective_from: 'organization' });
+    const set = await pipeline.http
+      .post('/config/default-target')
+      .set('authorization', admin)
+      .send({ target_url: `${target.url}/org` })
+      .expect(200);
+    expect(set.body).toEqual({
+      target_url: `${target.url}/org`,
+      effective_target_url: `${target.url}/org`,
+      effective_from: 'organization',
+    });
     expect(await ingestTo()).toBe(`${target.url}/org`);
     expect(target.requests.some((r) => r.url === '/org')).toBe(true);
-    const cleared = await pipeline.http.post('/config/default-target').set('authorization', admin).send({ target_url: null }).expect(200);
-    expect(cleared.body).toEqual({ target_url: null, effective_target_url: `${target.url}/install`, effective_from: 'install' });
+    const cleared = await pipeline.http
+      .post('/config/default-target')
+      .set('authorization', admin)
+      .send({ target_url: null })
+      .expect(200);
+    expect(cleared.body).toEqual({
+      target_url: null,
+      effective_target_url: `${target.url}/install`,
+      effective_from: 'install',
+    });
     expect(await ingestTo()).toBe(`${target.url}/install`);
-    const audits = await pipeline.store.prisma.auditEntry.findMany({ where: { action: 'config.default_target_updated' }, orderBy: { createdAt: 'asc' } });
-    expect(audits.map((a) => a.metadata)).toEqual([{ from: null, to: `${target.url}/org`, mechanism: 'token' }, { from: `${target.url}/org`, to: null, mechanism: 'token' }]);
+    const audits = await pipeline.store.prisma.auditEntry.findMany({
+      where: { action: 'config.default_target_updated' },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(audits.map((a) => a.metadata)).toEqual([
+      { from: null, to: `${target.url}/org`, mechanism: 'token' },
+      { from: `${target.url}/org`, to: null, mechanism: 'token' },
+    ]);
   });
 
   it('checks the target and the body', async () => {
-    for (const [url, reason] of [['ftp://example.com/', 'scheme'], ['https://a:b@example.com/', 'credentials']]) {
-      const res = await pipeline.http.post('/config/default-target').set('authorization', admin).send({ target_url: url }).expect(422);
+    for (const [url, reason] of [
+      ['ftp://example.com/', 'scheme'],
+      ['https://a:b@example.com/', 'credentials'],
+    ]) {
+      const res = await pipeline.http
+        .post('/config/default-target')
+        .set('authorization', admin)
+        .send({ target_url: url })
+        .expect(422);
       expect(res.body).toMatchObject({ code: 'target_url_rejected' });
       expect(String(res.body.reason)).toContain(reason);
     }
-    for (const body of [{}, { target_url: '' }, { target_url: 5 }, { target_url: 'https://example.com/', extra: true }]) {
-      expect((await pipeline.http.post('/config/default-target').set('authorization', admin).send(body).expect(400)).body.code).toBe('validation_failed');
+    for (const body of [
+      {},
+      { target_url: '' },
+      { target_url: 5 },
+      { target_url: 'https://example.com/', extra: true },
+    ]) {
+      expect(
+        (await pipeline.http.post('/config/default-target').set('authorization', admin).send(body).expect(400)).body
+          .code,
+      ).toBe('validation_failed');
     }
-    expect(await pipeline.store.prisma.organization.findFirst({ select: { defaultTargetUrl: true } })).toEqual({ defaultTargetUrl: null });
+    expect(await pipeline.store.prisma.organization.findFirst({ select: { defaultTargetUrl: true } })).toEqual({
+      defaultTargetUrl: null,
+    });
   });
 
   it('is for admins and keys with rules:write only', async () => {
     const body = { target_url: 'https://example.com/' };
     await pipeline.http.post('/config/default-target').send(body).expect(401);
-    await pipeline.http.post('/config/default-target').set('authorization', (await userCredential(pipeline, 'viewer')).authorization).send(body).expect(403);
-    await pipeline.http.post('/config/default-target').set('authorization', await apiKeyCredential(pipeline, ['webhooks:send', 'events:read'])).send(body).expect(403);
-    await pipeline.http.post('/config/default-target').set('authorization', await apiKeyCredential(pipeline, ['rules:write'])).send({ target_url: null }).expect(200);
+    await pipeline.http
+      .post('/config/default-target')
+      .set('authorization', (await userCredential(pipeline, 'viewer')).authorization)
+      .send(body)
+      .expect(403);
+    await pipeline.http
+      .post('/config/default-target')
+      .set('authorization', await apiKeyCredential(pipeline, ['webhooks:send', 'events:read']))
+      .send(body)
+      .expect(403);
+    await pipeline.http
+      .post('/config/default-target')
+      .set('authorization', await apiKeyCredential(pipeline, ['rules:write']))
+      .send({ target_url: null })
+      .expect(200);
   });
 });
 
@@ -59,7 +112,10 @@ describe('GET /config/endpoint and /config/oauth', () => {
   let oidc: Pipeline;
   beforeAll(async () => {
     plain = await startPipeline({ api: { PUBLIC_BASE_URL: 'https://relay.example.com/' }, worker: false });
-    oidc = await startPipeline({ api: { OIDC_ISSUER_URL: 'https://id.example.com/realms/x', OIDC_CLIENT_ID: 'relay' }, worker: false });
+    oidc = await startPipeline({
+      api: { OIDC_ISSUER_URL: 'https://id.example.com/realms/x', OIDC_CLIENT_ID: 'relay' },
+      worker: false,
+    });
   });
   afterAll(async () => {
     await plain.close();
@@ -78,7 +134,17 @@ describe('GET /config/endpoint and /config/oauth', () => {
   });
 
   it('says whether identity-provider login is configured', async () => {
-    expect((await plain.http.get('/config/oauth').expect(200)).body).toEqual({ enabled: false, provider: null, issuer: null, login_url: null });
-    expect((await oidc.http.get('/config/oauth').expect(200)).body).toEqual({ enabled: true, provider: 'oidc', issuer: 'https://id.example.com/realms/x', login_url: '/api/auth/idp' });
+    expect((await plain.http.get('/config/oauth').expect(200)).body).toEqual({
+      enabled: false,
+      provider: null,
+      issuer: null,
+      login_url: null,
+    });
+    expect((await oidc.http.get('/config/oauth').expect(200)).body).toEqual({
+      enabled: true,
+      provider: 'oidc',
+      issuer: 'https://id.example.com/realms/x',
+      login_url: '/api/auth/idp',
+    });
   });
 });

@@ -22,7 +22,11 @@ describe('default network policy at send time', () => {
   afterAll(() => pipeline.close());
 
   it('stores an event with no target at all and fails it with no_target', async () => {
-    const res = await pipeline.http.post('/orphan').set('content-type', 'application/json').send('{"kept":true}').expect(202);
+    const res = await pipeline.http
+      .post('/orphan')
+      .set('content-type', 'application/json')
+      .send('{"kept":true}')
+      .expect(202);
     const event = await pipeline.waitForStatus(res.body.id, 'failed');
     expect(event).toMatchObject({ failureReason: 'no_target', targetUrl: null, attemptCount: 0 });
     expect(Buffer.from(event.body).toString()).toBe('{"kept":true}');

@@ -9,7 +9,10 @@ let target: TargetServer;
 
 beforeAll(async () => {
   target = await startTargetServer();
-  pipeline = await startPipeline({ api: { DEFAULT_TARGET_URL: `${target.url}/default` }, worker: { DEFAULT_SIGNING_SECRET: SECRET } });
+  pipeline = await startPipeline({
+    api: { DEFAULT_TARGET_URL: `${target.url}/default` },
+    worker: { DEFAULT_SIGNING_SECRET: SECRET },
+  });
 });
 afterAll(async () => {
   await pipeline.close();
@@ -21,7 +24,11 @@ beforeEach(() => {
 });
 
 async function ingest(source: string, body: string, headers: Record<string, string> = {}): Promise<string> {
-  const res = await pipeline.http.post(`/${source}`).set({ 'content-type': 'application/json', ...headers }).send(body).expect(202);
+  const res = await pipeline.http
+    .post(`/${source}`)
+    .set({ 'content-type': 'application/json', ...headers })
+    .send(body)
+    .expect(202);
   return res.body.id as string;
 }
 
@@ -32,7 +39,13 @@ describe('delivery outcomes', () => {
     expect(event.attemptCount).toBe(1);
     const attempts = await pipeline.attemptsOf(id);
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ attemptNumber: 1, kind: 'main', responseStatus: 200, responseBody: 'ok', error: null });
+    expect(attempts[0]).toMatchObject({
+      attemptNumber: 1,
+      kind: 'main',
+      responseStatus: 200,
+      responseBody: 'ok',
+      error: null,
+    });
     expect(target.requests[0]?.url).toBe('/default');
   });
 
@@ -116,22 +129,35 @@ describe('what the target receives', () => {
     const [first, second] = target.requests;
     const verifier = new Webhook(Buffer.from(SECRET).toString('base64'));
     for (const req of [first!, second!]) {
-      const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id']),
+        'webhook-timestamp': String(req.headers['webhook-timestamp']),
+        'webhook-signature': String(req.headers['webhook-signature']),
+      };
       expect(verifier.verify(req.body.toString('utf8'), headers)).toEqual(JSON.parse(raw));
       expect(headers['webhook-id']).toBe(id);
     }
-    expect(() => verifier.verify('{"tampered":true}', {
-      'webhook-id': String(first!.headers['webhook-id']),
-      'webhook-timestamp': String(first!.headers['webhook-timestamp']),
-      'webhook-signature': String(first!.headers['webhook-signature']),
-    })).toThrow();
+    expect(() =>
+      verifier.verify('{"tampered":true}', {
+        'webhook-id': String(first!.headers['webhook-id']),
+        'webhook-timestamp': String(first!.headers['webhook-timestamp']),
+        'webhook-signature': String(first!.headers['webhook-signature']),
+      }),
+    ).toThrow();
   });
 });
 
 describe('target selection', () => {
   it('an active provider for the source beats the default target, and signs with its own secret', async () => {
     const org = '00000000-0000-7000-8000-000000000001';
-    await pipeline.store.prisma.provider.create({ data: { organizationId: org, source: 'shop', targetUrl: `${target.url}/provider`, signingSecret: 'provider-secret' } });
+    await pipeline.store.prisma.provider.create({
+      data: {
+        organizationId: org,
+        source: 'shop',
+        targetUrl: `${target.url}/provider`,
+        signingSecret: 'provider-secret',
+      },
+    });
     const id = await ingest('shop', '{"order":1}');
     await pipeline.waitForStatus(id, 'delivered');
     expect(target.requests[0]!.url).toBe('/provider');
@@ -142,7 +168,9 @@ describe('target selection', () => {
 
   it('ignores an inactive provider', async () => {
     const org = '00000000-0000-7000-8000-000000000001';
-    await pipeline.store.prisma.provider.create({ data: { organizationId: org, source: 'paused', targetUrl: `${target.url}/inactive`, active: false } });
+    await pipeline.store.prisma.provider.create({
+      data: { organizationId: org, source: 'paused', targetUrl: `${target.url}/inactive`, active: false },
+    });
     const id = await ingest('paused', '{}');
     await pipeline.waitForStatus(id, 'delivered');
     expect(target.requests[0]!.url).toBe('/default');

@@ -10,7 +10,10 @@ let admin: string;
 beforeAll(async () => {
   target = await startTargetServer();
   // Two attempts per run: a 500 then a 500 ends the run failed.
-  pipeline = await startPipeline({ api: { DEFAULT_TARGET_URL: `${target.url}/hook` }, worker: { DELIVERY_MAX_ATTEMPTS: '2' } });
+  pipeline = await startPipeline({
+    api: { DEFAULT_TARGET_URL: `${target.url}/hook` },
+    worker: { DELIVERY_MAX_ATTEMPTS: '2' },
+  });
   admin = (await userCredential(pipeline, 'admin')).authorization;
 });
 afterAll(async () => {
@@ -25,7 +28,8 @@ beforeEach(() => {
 async function ingest(source: string, body: object): Promise<string> {
   return (await pipeline.http.post(`/${source}`).send(body).expect(202)).body.id as string;
 }
-const auditActions = async () => (await pipeline.store.prisma.auditEntry.findMany({ orderBy: { createdAt: 'asc' } })).map((e) => e.action);
+const auditActions = async () =>
+  (await pipeline.store.prisma.auditEntry.findMany({ orderBy: { createdAt: 'asc' } })).map((e) => e.action);
 
 describe('event actions', () => {
   it('retries a failed event: a new run, attempts appended, the same webhook-id', async () => {
@@ -34,13 +38,20 @@ describe('event actions', () => {
     await pipeline.waitForStatus(id, 'failed');
     expect((await pipeline.attemptsOf(id)).map((a) => a.responseStatus)).toEqual([500, 500]);
     // Searchable from the ingest path too.
-    expect((await pipeline.http.get('/events?search=retry-me').set('authorization', admin).expect(200)).body.total).toBe(1);
+    expect(
+      (await pipeline.http.get('/events?search=retry-me').set('authorization', admin).expect(200)).body.total,
+    ).toBe(1);
 
     target.replyWith(503, 200);
     await pipeline.http.post(`/events/${id}/retry`).set('authorization', admin).expect(202, { id, status: 'queued' });
     const event = await pipeline.waitForStatus(id, 'delivered');
     // The new run had its own two attempts (503 then 200): the run budget restarted.
-    expect((await pipeline.attemptsOf(id)).map((a) => [a.attemptNumber, a.responseStatus])).toEqual([[1, 500], [2, 500], [3, 503], [4, 200]]);
+    expect((await pipeline.attemptsOf(id)).map((a) => [a.attemptNumber, a.responseStatus])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 503],
+      [4, 200],
+    ]);
     expect(event).toMatchObject({ attemptCount: 4, failureReason: null, runStartAttempt: 2 });
     expect(new Set(target.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
     expect(await auditActions()).toContain('event.retried');
@@ -50,7 +61,11 @@ describe('event actions', () => {
     const id = await ingest('again', { n: 2 });
     await pipeline.waitForStatus(id, 'delivered');
     await pipeline.http.post(`/events/${id}/retry`).set('authorization', admin).expect(202);
-    await waitFor(async () => ((await pipeline.attemptsOf(id)).length === 2 ? true : undefined), 10_000, 'second delivery');
+    await waitFor(
+      async () => ((await pipeline.attemptsOf(id)).length === 2 ? true : undefined),
+      10_000,
+      'second delivery',
+    );
     await pipeline.waitForStatus(id, 'delivered');
 
     const queued = await createQueuedEvent();
@@ -62,7 +77,9 @@ describe('event actions', () => {
     target.replyWith(400);
     const id = await ingest('ack-me', { n: 3 });
     await pipeline.waitForStatus(id, 'failed');
-    const attention = async () => (await pipeline.http.get('/events?needs_attention=true&source=ack-me').set('authorization', admin).expect(200)).body.total;
+    const attention = async () =>
+      (await pipeline.http.get('/events?needs_attention=true&source=ack-me').set('authorization', admin).expect(200))
+        .body.total;
     expect(await attention()).toBe(1);
     const res = await pipeline.http.post(`/events/${id}/ack`).set('authorization', admin).expect(200);
     expect(res.body).toMatchObject({ id, status: 'failed', acknowledged: true });
@@ -72,7 +89,9 @@ describe('event actions', () => {
     target.replyWith(200);
     const delivered = await ingest('ack-me', { n: 4 });
     await pipeline.waitForStatus(delivered, 'delivered');
-    expect((await pipeline.http.post(`/events/${delivered}/ack`).set('authorization', admin).expect(409)).body.code).toBe('event_not_failed');
+    expect(
+      (await pipeline.http.post(`/events/${delivered}/ack`).set('authorization', admin).expect(409)).body.code,
+    ).toBe('event_not_failed');
   });
 
   it('deletes an event and its attempts', async () => {
@@ -91,27 +110,53 @@ describe('event actions', () => {
     for (const id of failed) await pipeline.waitForStatus(id, 'failed');
     target.replyWith(200);
 
-    const byIds = await pipeline.http.post('/events/bulk/retry').set('authorization', admin).send({ ids: [failed[0]] }).expect(200);
+    const byIds = await pipeline.http
+      .post('/events/bulk/retry')
+      .set('authorization', admin)
+      .send({ ids: [failed[0]] })
+      .expect(200);
     expect(byIds.body).toEqual({ affected: 1, ids: [failed[0]], truncated: false });
     await pipeline.waitForStatus(failed[0]!, 'delivered');
-    const byFilter = await pipeline.http.post('/events/bulk/retry').set('authorization', admin).send({ filter: { source: 'bulk', status: 'failed' } }).expect(200);
+    const byFilter = await pipeline.http
+      .post('/events/bulk/retry')
+      .set('authorization', admin)
+      .send({ filter: { source: 'bulk', status: 'failed' } })
+      .expect(200);
     expect(byFilter.body.affected).toBe(2);
     expect(byFilter.body.ids.sort()).toEqual([failed[1], failed[2]].sort());
     for (const id of failed) await pipeline.waitForStatus(id, 'delivered');
 
-    const delIds = await pipeline.http.post('/events/bulk/delete').set('authorization', admin).send({ ids: [failed[0], '00000000-0000-7000-8000-00000000dead'] }).expect(200);
+    const delIds = await pipeline.http
+      .post('/events/bulk/delete')
+      .set('authorization', admin)
+      .send({ ids: [failed[0], '00000000-0000-7000-8000-00000000dead'] })
+      .expect(200);
     expect(delIds.body).toMatchObject({ affected: 1, ids: [failed[0]] });
-    const delFilter = await pipeline.http.post('/events/bulk/delete').set('authorization', admin).send({ filter: { source: 'bulk' } }).expect(200);
+    const delFilter = await pipeline.http
+      .post('/events/bulk/delete')
+      .set('authorization', admin)
+      .send({ filter: { source: 'bulk' } })
+      .expect(200);
     expect(delFilter.body.affected).toBe(2);
     expect(await pipeline.store.prisma.event.count({ where: { source: 'bulk' } })).toBe(0);
     const actions = await auditActions();
     expect(actions).toEqual(expect.arrayContaining(['events.bulk_retried', 'events.bulk_deleted']));
-    const entry = await pipeline.store.prisma.auditEntry.findFirst({ where: { action: 'events.bulk_deleted' }, orderBy: { createdAt: 'desc' } });
+    const entry = await pipeline.store.prisma.auditEntry.findFirst({
+      where: { action: 'events.bulk_deleted' },
+      orderBy: { createdAt: 'desc' },
+    });
     expect(entry?.metadata).toMatchObject({ by: 'filter', affected: 2 });
   });
 
   it('refuses bad bulk bodies and caps a selection', async () => {
-    for (const body of [{}, { ids: [] }, { ids: ['x'] }, { ids: [], filter: {} }, { filter: { status: 'nope' } }, { ids: Array.from({ length: 1001 }, () => '00000000-0000-7000-8000-000000000001') }]) {
+    for (const body of [
+      {},
+      { ids: [] },
+      { ids: ['x'] },
+      { ids: [], filter: {} },
+      { filter: { status: 'nope' } },
+      { ids: Array.from({ length: 1001 }, () => '00000000-0000-7000-8000-000000000001') },
+    ]) {
       const res = await pipeline.http.post('/events/bulk/delete').set('authorization', admin).send(body).expect(400);
       expect(res.body.code).toBe('validation_failed');
     }
@@ -123,8 +168,14 @@ describe('event actions', () => {
     const actions = createEventActionRepository(pipeline.store.pool);
     const first = await actions.bulkDelete(DEFAULT_ORGANIZATION_ID, { filter: { source: 'capped' } }, 2);
     // The oldest matches go first.
-    expect({ ids: [...first.ids].sort(), truncated: first.truncated }).toEqual({ ids: ids.slice(0, 2).sort(), truncated: true });
-    expect(await actions.bulkDelete(DEFAULT_ORGANIZATION_ID, { filter: { source: 'capped' } }, 2)).toEqual({ ids: [ids[2]], truncated: false });
+    expect({ ids: [...first.ids].sort(), truncated: first.truncated }).toEqual({
+      ids: ids.slice(0, 2).sort(),
+      truncated: true,
+    });
+    expect(await actions.bulkDelete(DEFAULT_ORGANIZATION_ID, { filter: { source: 'capped' } }, 2)).toEqual({
+      ids: [ids[2]],
+      truncated: false,
+    });
   });
 
   it("answers 404 for another organization's events and changes nothing", async () => {
@@ -133,13 +184,29 @@ describe('event actions', () => {
     await pipeline.waitForStatus(id, 'failed');
     const orgB = await createOrganization(pipeline, 'org-b');
     const other = (await userCredential(pipeline, 'admin', orgB)).authorization;
-    for (const [method, path] of [['post', `/events/${id}/retry`], ['post', `/events/${id}/ack`], ['delete', `/events/${id}`], ['get', `/events/${id}`]] as const) {
+    for (const [method, path] of [
+      ['post', `/events/${id}/retry`],
+      ['post', `/events/${id}/ack`],
+      ['delete', `/events/${id}`],
+      ['get', `/events/${id}`],
+    ] as const) {
       await pipeline.http[method](path).set('authorization', other).expect(404);
     }
-    const bulk = await pipeline.http.post('/events/bulk/delete').set('authorization', other).send({ ids: [id] }).expect(200);
+    const bulk = await pipeline.http
+      .post('/events/bulk/delete')
+      .set('authorization', other)
+      .send({ ids: [id] })
+      .expect(200);
     expect(bulk.body.affected).toBe(0);
-    expect((await pipeline.http.post('/events/bulk/retry').set('authorization', other).send({ filter: {} }).expect(200)).body.affected).toBe(0);
-    expect(await pipeline.eventById(id)).toMatchObject({ status: 'failed', acknowledgedAt: null, organizationId: DEFAULT_ORGANIZATION_ID });
+    expect(
+      (await pipeline.http.post('/events/bulk/retry').set('authorization', other).send({ filter: {} }).expect(200)).body
+        .affected,
+    ).toBe(0);
+    expect(await pipeline.eventById(id)).toMatchObject({
+      status: 'failed',
+      acknowledgedAt: null,
+      organizationId: DEFAULT_ORGANIZATION_ID,
+    });
   });
 });
 

@@ -1,7 +1,14 @@
 import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { Redis } from 'ioredis';
 import type { ApiRuntime } from '../../apps/api/src/runtime';
-import { createOrganization, REDIS_URL, startApiReplica, startPipeline, userCredential, type Pipeline } from './harness';
+import {
+  createOrganization,
+  REDIS_URL,
+  startApiReplica,
+  startPipeline,
+  userCredential,
+  type Pipeline,
+} from './harness';
 import { listen, openStream, type SseClient, type SseMessage } from './sse-client';
 
 let pipeline: Pipeline;
@@ -20,12 +27,21 @@ const stream = async (headers: Record<string, string> = {}, query = '') => {
   return client;
 };
 const ingest = async (source: string) => {
-  const res = await fetch(`${ingestApi.url}/${source}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
+  const res = await fetch(`${ingestApi.url}/${source}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"n":1}',
+  });
   expect(res.status).toBe(202);
   return ((await res.json()) as { id: string }).id;
 };
-const about = (id: string, type: string) => (m: SseMessage) => m.event === type && ((m.data as { id?: string; event_id?: string }).id ?? (m.data as { event_id?: string }).event_id) === id;
-const subscribers = async () => ((await redis.pubsub('NUMSUB', `${pipeline.prefix}:feed:00000000-0000-7000-8000-000000000001`)) as [string, number])[1];
+const about = (id: string, type: string) => (m: SseMessage) =>
+  m.event === type &&
+  ((m.data as { id?: string; event_id?: string }).id ?? (m.data as { event_id?: string }).event_id) === id;
+const subscribers = async () =>
+  (
+    (await redis.pubsub('NUMSUB', `${pipeline.prefix}:feed:00000000-0000-7000-8000-000000000001`)) as [string, number]
+  )[1];
 
 beforeAll(async () => {
   target = await startTargetServer();
@@ -37,8 +53,16 @@ beforeAll(async () => {
   viewer = (await userCredential(pipeline, 'viewer')).authorization;
   admin = (await userCredential(pipeline, 'admin')).authorization;
   redis = new Redis(REDIS_URL);
-  await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'live', target_url: `${target.url}/ok` }).expect(201);
-  await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'broken', target_url: `${target.url}/bad` }).expect(201);
+  await pipeline.http
+    .post('/rules')
+    .set('authorization', admin)
+    .send({ source: 'live', target_url: `${target.url}/ok` })
+    .expect(201);
+  await pipeline.http
+    .post('/rules')
+    .set('authorization', admin)
+    .send({ source: 'broken', target_url: `${target.url}/bad` })
+    .expect(201);
 });
 afterAll(async () => {
   for (const client of open) client.close();
@@ -61,10 +85,18 @@ describe('GET /events/stream', () => {
     expect(created.data).toEqual({ id, source: 'live', status: 'queued', created_at: expect.any(String) });
     expect(Number(created.id)).toBeGreaterThan(0);
     const attempt = await client.next(about(id, 'attempt'));
-    expect(attempt.data).toMatchObject({ event_id: id, attempt_number: 1, kind: 'main', response_status: 200, error: null });
+    expect(attempt.data).toMatchObject({
+      event_id: id,
+      attempt_number: 1,
+      kind: 'main',
+      response_status: 200,
+      error: null,
+    });
     const status = await client.next(about(id, 'event.status'));
     expect(status.data).toEqual({ id, status: 'delivered', failure_reason: null, acknowledged: false });
-    const order = client.messages.filter((m) => [about(id, 'event.created'), about(id, 'attempt'), about(id, 'event.status')].some((p) => p(m))).map((m) => m.event);
+    const order = client.messages
+      .filter((m) => [about(id, 'event.created'), about(id, 'attempt'), about(id, 'event.status')].some((p) => p(m)))
+      .map((m) => m.event);
     expect(order).toEqual(['event.created', 'attempt', 'event.status']);
   });
 
@@ -72,13 +104,18 @@ describe('GET /events/stream', () => {
     target.replyWith(400);
     const client = await stream();
     const id = await ingest('broken');
-    expect((await client.next(about(id, 'event.status'))).data).toMatchObject({ status: 'failed', failure_reason: 'http_status' });
+    expect((await client.next(about(id, 'event.status'))).data).toMatchObject({
+      status: 'failed',
+      failure_reason: 'http_status',
+    });
     await pipeline.http.post(`/events/${id}/ack`).set('authorization', admin).expect(200);
     await client.next((m) => about(id, 'event.status')(m) && (m.data as { acknowledged: boolean }).acknowledged);
     target.replyWith(200);
     await pipeline.http.post(`/events/${id}/retry`).set('authorization', admin).expect(202);
     await client.next((m) => about(id, 'event.status')(m) && (m.data as { status: string }).status === 'delivered');
-    expect(client.messages.filter(about(id, 'attempt')).map((m) => (m.data as { attempt_number: number }).attempt_number)).toEqual([1, 2]);
+    expect(
+      client.messages.filter(about(id, 'attempt')).map((m) => (m.data as { attempt_number: number }).attempt_number),
+    ).toEqual([1, 2]);
     await pipeline.http.delete(`/events/${id}`).set('authorization', admin).expect(204);
     expect((await client.next(about(id, 'event.deleted'))).data).toEqual({ id });
   });
@@ -114,7 +151,7 @@ describe('GET /events/stream', () => {
     }
   });
 
-  it('sends heartbeats and only the caller organization\'s events', async () => {
+  it("sends heartbeats and only the caller organization's events", async () => {
     const other = await createOrganization(pipeline, 'stream-other');
     const otherViewer = (await userCredential(pipeline, 'viewer', other)).authorization;
     const theirs = await stream({ authorization: otherViewer });

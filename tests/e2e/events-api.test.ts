@@ -3,7 +3,11 @@ import { randomUUID as uuidv7 } from 'node:crypto';
 import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
 // Seeds events with chosen sources, statuses and times straight into the store.
-async function seed(pipeline: Pipeline, orgId: OrgId, rows: { source: string; status?: string; minutesAgo: number; body?: object; headers?: object }[]) {
+async function seed(
+  pipeline: Pipeline,
+  orgId: OrgId,
+  rows: { source: string; status?: string; minutesAgo: number; body?: object; headers?: object }[],
+) {
   const ids: string[] = [];
   for (const row of rows) {
     const id = uuidv7();
@@ -37,7 +41,9 @@ describe('event history API', () => {
       { source: 'github', minutesAgo: 10 },
     ]);
     const orgB = await createOrganization(pipeline, 'org-b');
-    otherOrgEvent = (await seed(pipeline, orgB, [{ source: 'github', minutesAgo: 5, body: { repo: 'octo/needle-repo' } }]))[0]!;
+    otherOrgEvent = (
+      await seed(pipeline, orgB, [{ source: 'github', minutesAgo: 5, body: { repo: 'octo/needle-repo' } }])
+    )[0]!;
   });
   afterAll(() => pipeline.close());
 
@@ -47,7 +53,15 @@ describe('event history API', () => {
     const res = await list('').expect(200);
     expect(idsOf(res)).toEqual([...ids].reverse());
     expect(res.body).toMatchObject({ total: 5, page: 1, per_page: 50, pages: 1 });
-    expect(res.body.events[0]).toEqual(expect.objectContaining({ id: ids[4], source: 'github', status: 'delivered', acknowledged: false, attempt_count: 0 }));
+    expect(res.body.events[0]).toEqual(
+      expect.objectContaining({
+        id: ids[4],
+        source: 'github',
+        status: 'delivered',
+        acknowledged: false,
+        attempt_count: 0,
+      }),
+    );
   });
 
   it('filters by status, source, time and text, alone and combined', async () => {
@@ -61,7 +75,11 @@ describe('event history API', () => {
     expect(idsOf(await list('search=NEEDLE-REPO').expect(200))).toEqual([ids[0]]);
     expect(idsOf(await list('search=sig-haystack').expect(200))).toEqual([ids[2]]);
     expect(idsOf(await list('search=stripe&status=failed').expect(200))).toEqual([ids[2]]);
-    expect(idsOf(await list(`source=github&status=failed&from=${new Date(Date.now() - 45 * 60_000).toISOString()}`).expect(200))).toEqual([ids[1]]);
+    expect(
+      idsOf(
+        await list(`source=github&status=failed&from=${new Date(Date.now() - 45 * 60_000).toISOString()}`).expect(200),
+      ),
+    ).toEqual([ids[1]]);
     expect(idsOf(await list('needs_attention=true').expect(200))).toEqual([ids[2], ids[1]]);
     // LIKE wildcards are matched literally.
     expect(idsOf(await list('search=%25').expect(200))).toEqual([]);
@@ -73,7 +91,9 @@ describe('event history API', () => {
     expect(res.body).toMatchObject({ total: 5, page: 2, per_page: 2, pages: 3 });
     expect(idsOf(await list('per_page=2&page=3').expect(200))).toEqual([ids[0]]);
     await list('per_page=200').expect(200);
-    const refused = await list('per_page=201').expect(400).expect('content-type', /problem\+json/);
+    const refused = await list('per_page=201')
+      .expect(400)
+      .expect('content-type', /problem\+json/);
     expect(refused.body.code).toBe('validation_failed');
     expect((await list('status=bogus').expect(400)).body.code).toBe('validation_failed');
     expect((await list('from=yesterday').expect(400)).body.code).toBe('validation_failed');
@@ -81,20 +101,41 @@ describe('event history API', () => {
 
   it('shows one event with payload, headers and attempts', async () => {
     const res = await pipeline.http.get(`/events/${ids[2]}`).set('authorization', viewer).expect(200);
-    expect(res.body).toMatchObject({ id: ids[2], source: 'stripe', status: 'failed', payload: { n: 2 }, headers: { 'stripe-signature': 'sig-haystack-42' }, attempt_count: 0 });
+    expect(res.body).toMatchObject({
+      id: ids[2],
+      source: 'stripe',
+      status: 'failed',
+      payload: { n: 2 },
+      headers: { 'stripe-signature': 'sig-haystack-42' },
+      attempt_count: 0,
+    });
     await pipeline.store.pool.query(
       `INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url, response_status, duration_ms, started_at, finished_at)
        VALUES ($1, $2, $3, 1, 'main', 'http://t/', 500, 12, now(), now()), ($4, $2, $3, 2, 'main', 'http://t/', 502, 9, now() + interval '1 s', now() + interval '1 s')`,
       [uuidv7(), ids[2], DEFAULT_ORGANIZATION_ID, uuidv7()],
     );
     const attempts = await pipeline.http.get(`/events/${ids[2]}/attempts`).set('authorization', viewer).expect(200);
-    expect(attempts.body.attempts.map((a: { attempt_number: number; response_status: number; kind: string }) => [a.attempt_number, a.response_status, a.kind])).toEqual([[1, 500, 'main'], [2, 502, 'main']]);
-    expect((await pipeline.http.get(`/events/${ids[0]}/attempts`).set('authorization', viewer).expect(200)).body.attempts).toEqual([]);
+    expect(
+      attempts.body.attempts.map((a: { attempt_number: number; response_status: number; kind: string }) => [
+        a.attempt_number,
+        a.response_status,
+        a.kind,
+      ]),
+    ).toEqual([
+      [1, 500, 'main'],
+      [2, 502, 'main'],
+    ]);
+    expect(
+      (await pipeline.http.get(`/events/${ids[0]}/attempts`).set('authorization', viewer).expect(200)).body.attempts,
+    ).toEqual([]);
   });
 
   it('counts sources', async () => {
     const res = await pipeline.http.get('/events/sources').set('authorization', viewer).expect(200);
-    expect(res.body.sources).toEqual([{ source: 'github', count: 3 }, { source: 'stripe', count: 2 }]);
+    expect(res.body.sources).toEqual([
+      { source: 'github', count: 3 },
+      { source: 'stripe', count: 2 },
+    ]);
   });
 
   it("never shows another organization's events", async () => {

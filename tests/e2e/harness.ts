@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, issueToken, type OrgId, type Role, type Scope } from '@relay/core';
-import { createCredentialRepository, createDatabase, createOrganizationRepository, createUserRepository, type Database } from '@relay/db';
+import {
+  createCredentialRepository,
+  createDatabase,
+  createOrganizationRepository,
+  createUserRepository,
+  type Database,
+} from '@relay/db';
 import { createTestDatabase, uniqueQueuePrefix, waitFor, type TestDatabase } from '@relay/test-support';
 import { pino } from 'pino';
 import supertest from 'supertest';
@@ -37,7 +43,11 @@ export interface Pipeline {
   startWorker(env?: Env): WorkerRuntime;
   eventById(id: string): ReturnType<Database['prisma']['event']['findUnique']>;
   attemptsOf(id: string): ReturnType<Database['prisma']['deliveryAttempt']['findMany']>;
-  waitForStatus(id: string, status: 'delivered' | 'failed' | 'queued', timeoutMs?: number): Promise<NonNullable<Awaited<ReturnType<Pipeline['eventById']>>>>;
+  waitForStatus(
+    id: string,
+    status: 'delivered' | 'failed' | 'queued',
+    timeoutMs?: number,
+  ): Promise<NonNullable<Awaited<ReturnType<Pipeline['eventById']>>>>;
   close(): Promise<void>;
 }
 
@@ -45,10 +55,19 @@ const silent = pino({ level: 'silent' });
 
 // The whole relay in one test process: a real api runtime (driven by supertest) and a real worker
 // runtime, on their own database and queue prefix, against the machine's Postgres and Redis.
-export async function startPipeline(options: { api?: Env; worker?: Env | false; redisUrl?: string } = {}): Promise<Pipeline> {
+export async function startPipeline(
+  options: { api?: Env; worker?: Env | false; redisUrl?: string } = {},
+): Promise<Pipeline> {
   const db = await createTestDatabase();
   const prefix = uniqueQueuePrefix();
-  const baseEnv: Env = { DATABASE_URL: db.url, REDIS_URL: options.redisUrl ?? REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', TARGET_ALLOW_PRIVATE: 'true', DATABASE_POOL_SIZE: '4' };
+  const baseEnv: Env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: options.redisUrl ?? REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    TARGET_ALLOW_PRIVATE: 'true',
+    DATABASE_POOL_SIZE: '4',
+  };
   const api = createApiRuntime(parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }), silent);
   const store = createDatabase({ url: db.url, poolSize: 2 });
   const workers: WorkerRuntime[] = [];
@@ -60,13 +79,17 @@ export async function startPipeline(options: { api?: Env; worker?: Env | false; 
     http: supertest(api.app),
     store,
     startWorker(env = {}) {
-      const worker = createWorkerRuntime(parseWorkerConfig({ ...baseEnv, ...FAST_WORKER_ENV, ...(options.worker || {}), ...env }), silent);
+      const worker = createWorkerRuntime(
+        parseWorkerConfig({ ...baseEnv, ...FAST_WORKER_ENV, ...(options.worker || {}), ...env }),
+        silent,
+      );
       workers.push(worker);
       pipeline.worker ??= worker;
       return worker;
     },
     eventById: (id) => store.prisma.event.findUnique({ where: { id } }),
-    attemptsOf: (id) => store.prisma.deliveryAttempt.findMany({ where: { eventId: id }, orderBy: { attemptNumber: 'asc' } }),
+    attemptsOf: (id) =>
+      store.prisma.deliveryAttempt.findMany({ where: { eventId: id }, orderBy: { attemptNumber: 'asc' } }),
     waitForStatus: (id, status, timeoutMs = 10_000) =>
       waitFor(
         async () => {
@@ -87,25 +110,55 @@ export async function startPipeline(options: { api?: Env; worker?: Env | false; 
   return pipeline;
 }
 
-export const GITHUB_PUSH = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'octo/hello' }, pusher: { name: 'octocat' } });
+export const GITHUB_PUSH = JSON.stringify({
+  ref: 'refs/heads/main',
+  repository: { full_name: 'octo/hello' },
+  pusher: { name: 'octocat' },
+});
 
 /** Cheap argon2 settings for tests that log users in. */
 export const FAST_HASH_ENV: Env = { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1' };
 export const testPasswords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
-export const basicAuth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+export const basicAuth = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 /** An Authorization header for a new user (personal token) of an organization. */
-export async function userCredential(pipeline: Pipeline, role: Role = 'admin', orgId: OrgId = DEFAULT_ORGANIZATION_ID): Promise<{ userId: string; authorization: string }> {
-  const user = await createUserRepository(pipeline.store.prisma).create(orgId, { username: `${role}-${randomUUID().slice(0, 8)}`, email: `${role}@example.com`, role, passwordHash: 'not-used' });
+export async function userCredential(
+  pipeline: Pipeline,
+  role: Role = 'admin',
+  orgId: OrgId = DEFAULT_ORGANIZATION_ID,
+): Promise<{ userId: string; authorization: string }> {
+  const user = await createUserRepository(pipeline.store.prisma).create(orgId, {
+    username: `${role}-${randomUUID().slice(0, 8)}`,
+    email: `${role}@example.com`,
+    role,
+    passwordHash: 'not-used',
+  });
   const token = issueToken();
-  await createCredentialRepository(pipeline.store.prisma).createPersonalToken(orgId, user.id, { name: 'test', prefix: token.prefix, secretHash: token.secretHash, expiresAt: null });
+  await createCredentialRepository(pipeline.store.prisma).createPersonalToken(orgId, user.id, {
+    name: 'test',
+    prefix: token.prefix,
+    secretHash: token.secretHash,
+    expiresAt: null,
+  });
   return { userId: user.id, authorization: `Bearer ${token.token}` };
 }
 
 /** An Authorization header for a new API key with these scopes. */
-export async function apiKeyCredential(pipeline: Pipeline, scopes: Scope[], orgId: OrgId = DEFAULT_ORGANIZATION_ID): Promise<string> {
+export async function apiKeyCredential(
+  pipeline: Pipeline,
+  scopes: Scope[],
+  orgId: OrgId = DEFAULT_ORGANIZATION_ID,
+): Promise<string> {
   const key = issueToken();
-  await createCredentialRepository(pipeline.store.prisma).createApiKey(orgId, { name: scopes.join(','), prefix: key.prefix, secretHash: key.secretHash, scopes, createdById: null, expiresAt: null });
+  await createCredentialRepository(pipeline.store.prisma).createApiKey(orgId, {
+    name: scopes.join(','),
+    prefix: key.prefix,
+    secretHash: key.secretHash,
+    scopes,
+    createdById: null,
+    expiresAt: null,
+  });
   return `Bearer ${key.token}`;
 }
 

@@ -19,13 +19,25 @@ async function closedPortUrl(): Promise<string> {
 
 /** A provider for `source` with a success hook and a failure hook, both at the hook server. */
 async function providerWithHooks(source: string, targetUrl: string) {
-  const rule = (await pipeline.http.post('/rules').set('authorization', admin).send({ source, target_url: targetUrl, signing_secret: SECRET }).expect(201)).body;
+  const rule = (
+    await pipeline.http
+      .post('/rules')
+      .set('authorization', admin)
+      .send({ source, target_url: targetUrl, signing_secret: SECRET })
+      .expect(201)
+  ).body;
   for (const trigger of ['provider_succeeded', 'provider_failed']) {
-    await pipeline.http.post(`/rules/${rule.id}/hooks`).set('authorization', admin).send({ target_url: `${hooks.url}/${source}/${trigger}`, trigger }).expect(201);
+    await pipeline.http
+      .post(`/rules/${rule.id}/hooks`)
+      .set('authorization', admin)
+      .send({ target_url: `${hooks.url}/${source}/${trigger}`, trigger })
+      .expect(201);
   }
   return rule.id as string;
 }
-const ingest = async (source: string, body: string) => (await pipeline.http.post(`/${source}`).set('content-type', 'application/json').send(body).expect(202)).body.id as string;
+const ingest = async (source: string, body: string) =>
+  (await pipeline.http.post(`/${source}`).set('content-type', 'application/json').send(body).expect(202)).body
+    .id as string;
 const hookCalls = (source: string) => hooks.requests.filter((r) => r.url.startsWith(`/${source}/`));
 
 beforeAll(async () => {
@@ -51,11 +63,19 @@ describe('hooks', () => {
     const body = '{"order":42,"note":"exact bytes"}';
     const id = await ingest('ok', body);
     await pipeline.waitForStatus(id, 'delivered');
-    const [call] = await waitFor(async () => (hookCalls('ok').length > 0 ? hookCalls('ok') : undefined), 10_000, 'the success hook');
+    const [call] = await waitFor(
+      async () => (hookCalls('ok').length > 0 ? hookCalls('ok') : undefined),
+      10_000,
+      'the success hook',
+    );
     expect(call!.url).toBe('/ok/provider_succeeded');
     expect(call!.receivedAt).toBeGreaterThanOrEqual(main.requests.filter((r) => r.url === '/main').at(-1)!.receivedAt);
     expect(call!.body.toString()).toBe(body);
-    expect(call!.headers).toMatchObject({ 'x-relay-delivery-status': 'delivered', 'x-relay-response-status': '200', 'webhook-id': id });
+    expect(call!.headers).toMatchObject({
+      'x-relay-delivery-status': 'delivered',
+      'x-relay-response-status': '200',
+      'webhook-id': id,
+    });
     expect(call!.headers['x-relay-signature']).toBe(relaySignature(SECRET, Buffer.from(body)));
     await new Promise((r) => setTimeout(r, 300));
     expect(hookCalls('ok')).toHaveLength(1);
@@ -71,7 +91,11 @@ describe('hooks', () => {
     main.replyWith(503);
     const id = await ingest('bad', '{"n":1}');
     await pipeline.waitForStatus(id, 'failed');
-    const [call] = await waitFor(async () => (hookCalls('bad').length > 0 ? hookCalls('bad') : undefined), 10_000, 'the failure hook');
+    const [call] = await waitFor(
+      async () => (hookCalls('bad').length > 0 ? hookCalls('bad') : undefined),
+      10_000,
+      'the failure hook',
+    );
     const mainCalls = main.requests.filter((r) => r.url === '/bad');
     expect(mainCalls).toHaveLength(3);
     expect(call!.url).toBe('/bad/provider_failed');
@@ -85,7 +109,11 @@ describe('hooks', () => {
     await providerWithHooks('down', await closedPortUrl());
     const id = await ingest('down', '{"n":2}');
     await pipeline.waitForStatus(id, 'failed');
-    const [call] = await waitFor(async () => (hookCalls('down').length > 0 ? hookCalls('down') : undefined), 10_000, 'the failure hook');
+    const [call] = await waitFor(
+      async () => (hookCalls('down').length > 0 ? hookCalls('down') : undefined),
+      10_000,
+      'the failure hook',
+    );
     expect(call!.headers['x-relay-delivery-status']).toBe('failed');
     expect(call!.headers).not.toHaveProperty('x-relay-response-status');
   });
@@ -95,11 +123,18 @@ describe('hooks', () => {
     hooks.replyWith(400);
     const id = await ingest('hookfails', '{"n":3}');
     await pipeline.waitForStatus(id, 'delivered');
-    const attempts = await waitFor(async () => {
-      const all = await pipeline.attemptsOf(id);
-      return all.some((a) => a.kind === 'hook') ? all : undefined;
-    }, 10_000, 'the hook attempt');
-    expect(attempts.map((a) => [a.kind, a.responseStatus])).toEqual([['main', 200], ['hook', 400]]);
+    const attempts = await waitFor(
+      async () => {
+        const all = await pipeline.attemptsOf(id);
+        return all.some((a) => a.kind === 'hook') ? all : undefined;
+      },
+      10_000,
+      'the hook attempt',
+    );
+    expect(attempts.map((a) => [a.kind, a.responseStatus])).toEqual([
+      ['main', 200],
+      ['hook', 400],
+    ]);
     expect(attempts[1]!.hookId).not.toBeNull();
     await new Promise((r) => setTimeout(r, 300));
     expect(hookCalls('hookfails').map((c) => c.url)).toEqual(['/hookfails/provider_succeeded']);

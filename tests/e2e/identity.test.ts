@@ -11,15 +11,33 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
   beforeAll(async () => {
     pipeline = await startPipeline({ api: FAST_HASH_ENV, worker: false });
     const users = createUserRepository(pipeline.store.prisma);
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'alice', email: 'alice@example.com', role: 'admin', passwordHash: await testPasswords.hash('alice-password-1') });
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'bob', email: 'bob@example.com', role: 'viewer', passwordHash: await testPasswords.hash('bob-password-12') });
+    await users.create(DEFAULT_ORGANIZATION_ID, {
+      username: 'alice',
+      email: 'alice@example.com',
+      role: 'admin',
+      passwordHash: await testPasswords.hash('alice-password-1'),
+    });
+    await users.create(DEFAULT_ORGANIZATION_ID, {
+      username: 'bob',
+      email: 'bob@example.com',
+      role: 'viewer',
+      passwordHash: await testPasswords.hash('bob-password-12'),
+    });
   });
   afterAll(() => pipeline.close());
   const api = () => pipeline.http;
 
   it('API keys: created by an admin, shown once, scoped, and revoked by deletion', async () => {
-    const created = await api().post('/api/api-keys').set('authorization', ALICE).send({ name: 'reader', scopes: ['events:read'] }).expect(201);
-    expect(created.body).toMatchObject({ name: 'reader', scopes: ['events:read'], token: expect.stringMatching(/^ts_/) });
+    const created = await api()
+      .post('/api/api-keys')
+      .set('authorization', ALICE)
+      .send({ name: 'reader', scopes: ['events:read'] })
+      .expect(201);
+    expect(created.body).toMatchObject({
+      name: 'reader',
+      scopes: ['events:read'],
+      token: expect.stringMatching(/^ts_/),
+    });
     secrets.push(created.body.token);
     const list = await api().get('/api/api-keys').set('authorization', ALICE).expect(200);
     expect(JSON.stringify(list.body)).not.toContain(created.body.token);
@@ -37,12 +55,28 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
   });
 
   it('API keys: refused to a viewer (403) and without credentials (401); bad bodies are 400 with every field', async () => {
-    await api().post('/api/api-keys').set('authorization', BOB).send({ name: 'x', scopes: ['events:read'] }).expect(403);
-    await api().post('/api/api-keys').send({ name: 'x', scopes: ['events:read'] }).expect(401);
-    const bad = await api().post('/api/api-keys').set('authorization', ALICE).send({ name: '', scopes: ['everything'] }).expect(400);
+    await api()
+      .post('/api/api-keys')
+      .set('authorization', BOB)
+      .send({ name: 'x', scopes: ['events:read'] })
+      .expect(403);
+    await api()
+      .post('/api/api-keys')
+      .send({ name: 'x', scopes: ['events:read'] })
+      .expect(401);
+    const bad = await api()
+      .post('/api/api-keys')
+      .set('authorization', ALICE)
+      .send({ name: '', scopes: ['everything'] })
+      .expect(400);
     expect(bad.body.code).toBe('validation_failed');
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['name', 'scopes.0']);
-    const malformed = await api().post('/api/api-keys').set('authorization', ALICE).set('content-type', 'application/json').send('{"name":').expect(400);
+    const malformed = await api()
+      .post('/api/api-keys')
+      .set('authorization', ALICE)
+      .set('content-type', 'application/json')
+      .send('{"name":')
+      .expect(400);
     expect(malformed.body.code).toBe('invalid_json');
   });
 
@@ -59,23 +93,55 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
   });
 
   it('users: admins add users and change roles, never demoting the last admin', async () => {
-    const carol = await api().post('/api/users').set('authorization', ALICE).send({ username: 'carol', email: 'carol@example.com', password: 'carol-password-1' }).expect(201);
+    const carol = await api()
+      .post('/api/users')
+      .set('authorization', ALICE)
+      .send({ username: 'carol', email: 'carol@example.com', password: 'carol-password-1' })
+      .expect(201);
     expect(carol.body).toMatchObject({ username: 'carol', role: 'viewer' });
     expect(carol.body).not.toHaveProperty('password');
-    await api().post('/api/users').set('authorization', ALICE).send({ username: 'carol', email: 'c2@example.com', password: 'another-password' }).expect(409);
-    const invalid = await api().post('/api/users').set('authorization', ALICE).send({ username: 'x', email: 'nope', password: 'short' }).expect(400);
-    expect(invalid.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'password', 'username']);
+    await api()
+      .post('/api/users')
+      .set('authorization', ALICE)
+      .send({ username: 'carol', email: 'c2@example.com', password: 'another-password' })
+      .expect(409);
+    const invalid = await api()
+      .post('/api/users')
+      .set('authorization', ALICE)
+      .send({ username: 'x', email: 'nope', password: 'short' })
+      .expect(400);
+    expect(invalid.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'email',
+      'password',
+      'username',
+    ]);
     await api().get('/api/users').set('authorization', BOB).expect(403);
     const users = await api().get('/api/users').set('authorization', ALICE).expect(200);
     const alice = users.body.users.find((u: { username: string }) => u.username === 'alice');
 
-    const last = await api().patch(`/api/users/${alice.id}/role`).set('authorization', ALICE).send({ role: 'viewer' }).expect(409);
+    const last = await api()
+      .patch(`/api/users/${alice.id}/role`)
+      .set('authorization', ALICE)
+      .send({ role: 'viewer' })
+      .expect(409);
     expect(last.body.code).toBe('last_admin');
-    await api().patch(`/api/users/${carol.body.id}/role`).set('authorization', ALICE).send({ role: 'admin' }).expect(200);
+    await api()
+      .patch(`/api/users/${carol.body.id}/role`)
+      .set('authorization', ALICE)
+      .send({ role: 'admin' })
+      .expect(200);
     await api().patch(`/api/users/${alice.id}/role`).set('authorization', ALICE).send({ role: 'viewer' }).expect(200);
     await api().get('/api/users').set('authorization', ALICE).expect(403);
-    await api().patch(`/api/users/${alice.id}/role`).set('authorization', basicAuth('carol', 'carol-password-1')).send({ role: 'admin' }).expect(200);
-    await api().patch('/api/users/00000000-0000-7000-8000-0000000000ff/role').set('authorization', ALICE).send({ role: 'admin' }).expect(404);
+    await api()
+      .patch(`/api/users/${alice.id}/role`)
+      .set('authorization', basicAuth('carol', 'carol-password-1'))
+      .send({ role: 'admin' })
+      .expect(200);
+    await api()
+      .patch('/api/users/00000000-0000-7000-8000-0000000000ff/role')
+      .set('authorization', ALICE)
+      .send({ role: 'admin' })
+      .expect(404);
   });
 
   it('GET /api/organization returns the caller’s organization', async () => {
@@ -88,10 +154,26 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
     expect(Object.keys(all.body).sort()).toEqual(['entries', 'page', 'pages', 'per_page', 'total']);
     const actions = all.body.entries.map((e: { action: string }) => e.action);
     expect(actions).toEqual(
-      expect.arrayContaining(['api_key.created', 'api_key.deleted', 'token.created', 'token.deleted', 'user.created', 'user.role_updated']),
+      expect.arrayContaining([
+        'api_key.created',
+        'api_key.deleted',
+        'token.created',
+        'token.deleted',
+        'user.created',
+        'user.role_updated',
+      ]),
     );
     const entry = all.body.entries[0];
-    expect(Object.keys(entry).sort()).toEqual(['action', 'actor_email', 'actor_user_id', 'created_at', 'id', 'metadata', 'resource_id', 'resource_type']);
+    expect(Object.keys(entry).sort()).toEqual([
+      'action',
+      'actor_email',
+      'actor_user_id',
+      'created_at',
+      'id',
+      'metadata',
+      'resource_id',
+      'resource_type',
+    ]);
     expect(entry.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
     expect(entry.action).toMatch(/^[a-z_]+\.[a-z_]+$/);
     const times = all.body.entries.map((e: { created_at: string }) => e.created_at);
@@ -101,7 +183,9 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
     const total = all.body.total as number;
     const page2 = await api().get('/api/audit?page=2&per_page=3').set('authorization', BOB).expect(200);
     expect(page2.body).toMatchObject({ total, page: 2, per_page: 3, pages: Math.ceil(total / 3) });
-    expect(page2.body.entries.map((e: { id: string }) => e.id)).toEqual(all.body.entries.slice(3, 6).map((e: { id: string }) => e.id));
+    expect(page2.body.entries.map((e: { id: string }) => e.id)).toEqual(
+      all.body.entries.slice(3, 6).map((e: { id: string }) => e.id),
+    );
     await api().get('/api/audit?per_page=201').set('authorization', BOB).expect(400);
     await api().get('/api/audit?page=0').set('authorization', BOB).expect(400);
   });

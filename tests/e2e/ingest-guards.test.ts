@@ -11,7 +11,12 @@ describe('ingest with ALLOW_PUBLIC_TARGET_OVERRIDE=true', () => {
   beforeAll(async () => {
     target = await startTargetServer();
     pipeline = await startPipeline({
-      api: { ALLOW_PUBLIC_TARGET_OVERRIDE: 'true', TARGET_ALLOW_PRIVATE: 'false', TARGET_ALLOWLIST: '127.0.0.1', DEFAULT_TARGET_URL: 'https://default.example/hook' },
+      api: {
+        ALLOW_PUBLIC_TARGET_OVERRIDE: 'true',
+        TARGET_ALLOW_PRIVATE: 'false',
+        TARGET_ALLOWLIST: '127.0.0.1',
+        DEFAULT_TARGET_URL: 'https://default.example/hook',
+      },
       worker: false,
     });
   });
@@ -21,7 +26,12 @@ describe('ingest with ALLOW_PUBLIC_TARGET_OVERRIDE=true', () => {
   });
 
   it('makes an allowed X-Target-Url the event target', async () => {
-    const res = await pipeline.http.post('/a').set('content-type', 'application/json').set('x-target-url', `${target.url}/override`).send('{}').expect(202);
+    const res = await pipeline.http
+      .post('/a')
+      .set('content-type', 'application/json')
+      .set('x-target-url', `${target.url}/override`)
+      .send('{}')
+      .expect(202);
     expect((await pipeline.eventById(res.body.id))?.targetUrl).toBe(`${target.url}/override`);
   });
 
@@ -34,7 +44,12 @@ describe('ingest with ALLOW_PUBLIC_TARGET_OVERRIDE=true', () => {
     ['not a url', 'invalid_url'],
   ])('refuses %s with 422 (%s) and stores nothing', async (url, reason) => {
     const before = await pipeline.store.prisma.event.count();
-    const res = await pipeline.http.post('/a').set('content-type', 'application/json').set('x-target-url', url).send('{}').expect(422);
+    const res = await pipeline.http
+      .post('/a')
+      .set('content-type', 'application/json')
+      .set('x-target-url', url)
+      .send('{}')
+      .expect(422);
     expect(res.body).toMatchObject({ code: 'target_url_rejected', reason });
     expect(await pipeline.store.prisma.event.count()).toBe(before);
   });
@@ -43,7 +58,11 @@ describe('ingest with ALLOW_PUBLIC_TARGET_OVERRIDE=true', () => {
 describe('ingest while Postgres is unreachable', () => {
   it('answers 503 database_unavailable, never a 2xx', async () => {
     const runtime = createApiRuntime(
-      parseApiConfig({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none', LOG_LEVEL: 'silent', QUEUE_PREFIX: 'unused' }),
+      parseApiConfig({
+        DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none',
+        LOG_LEVEL: 'silent',
+        QUEUE_PREFIX: 'unused',
+      }),
       pino({ level: 'silent' }),
     );
     try {

@@ -8,7 +8,10 @@ let target: TargetServer;
 
 beforeAll(async () => {
   target = await startTargetServer();
-  pipeline = await startPipeline({ api: { DEFAULT_TARGET_URL: target.url, INGEST_MAX_BODY_BYTES: '1024' }, worker: false });
+  pipeline = await startPipeline({
+    api: { DEFAULT_TARGET_URL: target.url, INGEST_MAX_BODY_BYTES: '1024' },
+    worker: false,
+  });
 });
 afterAll(async () => {
   await pipeline.close();
@@ -70,7 +73,9 @@ describe('ingest: body rules', () => {
   });
 
   it('answers 413 above INGEST_MAX_BODY_BYTES', async () => {
-    const res = await post('/a').send(JSON.stringify({ pad: 'x'.repeat(2000) })).expect(413);
+    const res = await post('/a')
+      .send(JSON.stringify({ pad: 'x'.repeat(2000) }))
+      .expect(413);
     expect(res.body.code).toBe('payload_too_large');
   });
 
@@ -80,10 +85,13 @@ describe('ingest: body rules', () => {
     const { port } = server.address() as AddressInfo;
     try {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/a', headers: { 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = http.request(
+          { port, host: '127.0.0.1', method: 'POST', path: '/a', headers: { 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.write('{"pad":"');
         for (let i = 0; i < 10; i++) req.write('y'.repeat(500));

@@ -20,16 +20,55 @@ const callers: [string, Record<string, string>][] = [];
 
 async function seedOrganization(orgId: OrgId, name: string) {
   const prisma = pipeline.store.prisma;
-  const user = await prisma.user.create({ data: { organizationId: orgId, username: `${name}-admin`, email: `${name}@example.com`, role: 'admin', passwordHash: await testPasswords.hash(`${name}-password-1`) } });
-  const viewer = await prisma.user.create({ data: { organizationId: orgId, username: `${name}-viewer`, email: `v@${name}.example`, role: 'viewer', passwordHash: 'x' } });
+  const user = await prisma.user.create({
+    data: {
+      organizationId: orgId,
+      username: `${name}-admin`,
+      email: `${name}@example.com`,
+      role: 'admin',
+      passwordHash: await testPasswords.hash(`${name}-password-1`),
+    },
+  });
+  const viewer = await prisma.user.create({
+    data: {
+      organizationId: orgId,
+      username: `${name}-viewer`,
+      email: `v@${name}.example`,
+      role: 'viewer',
+      passwordHash: 'x',
+    },
+  });
   const credentials = createCredentialRepository(prisma);
   const token = issueToken();
-  const personal = await credentials.createPersonalToken(orgId, user.id, { name: 'mine', prefix: token.prefix, secretHash: token.secretHash, expiresAt: null });
+  const personal = await credentials.createPersonalToken(orgId, user.id, {
+    name: 'mine',
+    prefix: token.prefix,
+    secretHash: token.secretHash,
+    expiresAt: null,
+  });
   const key = issueToken();
-  const apiKey = await credentials.createApiKey(orgId, { name: 'all', prefix: key.prefix, secretHash: key.secretHash, scopes: [...SCOPES], createdById: user.id, expiresAt: null });
-  const rule = await prisma.provider.create({ data: { organizationId: orgId, source: `${name}-source`, targetUrl: `${target.url}/${name}` } });
-  const hook = await prisma.hook.create({ data: { organizationId: orgId, providerId: rule.id, targetUrl: `${target.url}/${name}-hook`, trigger: 'provider_succeeded' } });
-  const domain = await prisma.customDomain.create({ data: { organizationId: orgId, domain: `${name}.example.com`, verificationToken: `relay-verify-${name}` } });
+  const apiKey = await credentials.createApiKey(orgId, {
+    name: 'all',
+    prefix: key.prefix,
+    secretHash: key.secretHash,
+    scopes: [...SCOPES],
+    createdById: user.id,
+    expiresAt: null,
+  });
+  const rule = await prisma.provider.create({
+    data: { organizationId: orgId, source: `${name}-source`, targetUrl: `${target.url}/${name}` },
+  });
+  const hook = await prisma.hook.create({
+    data: {
+      organizationId: orgId,
+      providerId: rule.id,
+      targetUrl: `${target.url}/${name}-hook`,
+      trigger: 'provider_succeeded',
+    },
+  });
+  const domain = await prisma.customDomain.create({
+    data: { organizationId: orgId, domain: `${name}.example.com`, verificationToken: `relay-verify-${name}` },
+  });
   return { user, viewer, personal, apiKey, rule, hook, domain, event: '', token: token.token, key: key.token };
 }
 
@@ -75,19 +114,39 @@ function idsFor(template: string): Record<string, string> {
 
 beforeAll(async () => {
   target = await startTargetServer();
-  pipeline = await startPipeline({ api: { ...FAST_HASH_ENV, SESSION_SECRET: 's', LOGIN_MAX_FAILURES_PER_USER: '1000' } });
+  pipeline = await startPipeline({
+    api: { ...FAST_HASH_ENV, SESSION_SECRET: 's', LOGIN_MAX_FAILURES_PER_USER: '1000' },
+  });
   orgA = await createOrganization(pipeline, 'org-a');
   orgB = await createOrganization(pipeline, 'org-b');
   // Webhooks to the base host are the default organization's; each test organization gets an event by send.
   const a = await seedOrganization(orgA, 'alpha');
   const bb = await seedOrganization(orgB, 'bravo');
-  for (const [seeded, name] of [[a, 'alpha'], [bb, 'bravo']] as const) {
-    const sent = await pipeline.http.post('/api/send').set('authorization', `Bearer ${seeded.key}`).send({ provider_id: seeded.rule.id, body: { secret: `${name}-payload` } }).expect(202);
+  for (const [seeded, name] of [
+    [a, 'alpha'],
+    [bb, 'bravo'],
+  ] as const) {
+    const sent = await pipeline.http
+      .post('/api/send')
+      .set('authorization', `Bearer ${seeded.key}`)
+      .send({ provider_id: seeded.rule.id, body: { secret: `${name}-payload` } })
+      .expect(202);
     await pipeline.waitForStatus(sent.body.id, 'delivered');
     seeded.event = sent.body.id;
   }
-  Object.assign(b, { event: bb.event, rule: bb.rule.id, hook: bb.hook.id, apiKey: bb.apiKey.id, personal: bb.personal.id, user: bb.viewer.id, domain: bb.domain.id });
-  const login = await pipeline.http.post('/api/auth/login').send({ username: 'alpha-admin', password: 'alpha-password-1' }).expect(200);
+  Object.assign(b, {
+    event: bb.event,
+    rule: bb.rule.id,
+    hook: bb.hook.id,
+    apiKey: bb.apiKey.id,
+    personal: bb.personal.id,
+    user: bb.viewer.id,
+    domain: bb.domain.id,
+  });
+  const login = await pipeline.http
+    .post('/api/auth/login')
+    .send({ username: 'alpha-admin', password: 'alpha-password-1' })
+    .expect(200);
   const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
   callers.push(
     ['session', { cookie, 'sec-fetch-site': 'same-origin' }],
@@ -104,28 +163,55 @@ afterAll(async () => {
 describe('tenant isolation', () => {
   it("walks every route with organization A's credentials against organization B's ids", async () => {
     const before = await snapshotOf(orgB);
-    const bValues = [b.event!, b.rule!, b.hook!, b.apiKey!, b.personal!, b.user!, b.domain!, 'bravo-payload', 'bravo-source', 'bravo.example.com', 'bravo@example.com'];
+    const bValues = [
+      b.event!,
+      b.rule!,
+      b.hook!,
+      b.apiKey!,
+      b.personal!,
+      b.user!,
+      b.domain!,
+      'bravo-payload',
+      'bravo-source',
+      'bravo.example.com',
+      'bravo@example.com',
+    ];
     const served = await listen(pipeline.api.app);
     const outcomes: { route: string; caller: string; status: number; leaked: string[] }[] = [];
     try {
       for (const [route] of Object.entries(ACCESS_TABLE)) {
         const [method, template] = route.split(' ') as [string, string];
         const ids = idsFor(template);
-        const path = template.replace(/:(\w+)/g, (_m, name: string) => ids[name] ?? '00000000-0000-7000-8000-0000000000aa');
+        const path = template.replace(
+          /:(\w+)/g,
+          (_m, name: string) => ids[name] ?? '00000000-0000-7000-8000-0000000000aa',
+        );
         for (const [caller, headers] of callers) {
           if (route === 'GET /events/stream') {
             const stream = await openStream(`${served.url}${path}?last_event_id=1`, headers);
             await new Promise((r) => setTimeout(r, 150));
             stream.close();
-            outcomes.push({ route, caller, status: stream.status, leaked: bValues.filter((v) => JSON.stringify(stream.messages).includes(v)) });
+            outcomes.push({
+              route,
+              caller,
+              status: stream.status,
+              leaked: bValues.filter((v) => JSON.stringify(stream.messages).includes(v)),
+            });
             continue;
           }
-          const req = (pipeline.http as unknown as Record<string, (p: string) => supertest.Test>)[method.toLowerCase()]!(path).set(headers);
+          const req = (pipeline.http as unknown as Record<string, (p: string) => supertest.Test>)[
+            method.toLowerCase()
+          ]!(path).set(headers);
           let body: object = bodyFor(route);
           if (route === 'POST /api/send') body = { provider_id: b.rule, body: {} };
           if (route.startsWith('POST /events/bulk/')) body = { ids: [b.event] };
           const res = method === 'GET' || method === 'DELETE' ? await req : await req.send(body);
-          outcomes.push({ route, caller, status: res.status, leaked: bValues.filter((v) => JSON.stringify(res.body).includes(v)) });
+          outcomes.push({
+            route,
+            caller,
+            status: res.status,
+            leaked: bValues.filter((v) => JSON.stringify(res.body).includes(v)),
+          });
         }
       }
     } finally {
@@ -136,7 +222,13 @@ describe('tenant isolation', () => {
       const targetsB = route.includes(':');
       // Routes aimed at one of B's resources are refused; the rest answer for A only.
       const bulk = route.startsWith('POST /events/bulk/');
-      const allowed = targetsB ? [403, 404] : route === 'POST /api/send' ? [404] : bulk ? [200] : [200, 201, 202, 400, 403, 409, 422];
+      const allowed = targetsB
+        ? [403, 404]
+        : route === 'POST /api/send'
+          ? [404]
+          : bulk
+            ? [200]
+            : [200, 201, 202, 400, 403, 409, 422];
       expect({ ...outcome, ok: allowed.includes(outcome.status) }).toEqual({ ...outcome, ok: true, leaked: [] });
     }
     expect(outcomes.filter((o) => o.route.startsWith('POST /events/bulk/')).every((o) => o.status === 200)).toBe(true);
@@ -145,7 +237,11 @@ describe('tenant isolation', () => {
 
   it('counts nothing of B in bulk answers', async () => {
     const [, headers] = callers[3]!;
-    const res = await pipeline.http.post('/events/bulk/delete').set(headers).send({ ids: [b.event] }).expect(200);
+    const res = await pipeline.http
+      .post('/events/bulk/delete')
+      .set(headers)
+      .send({ ids: [b.event] })
+      .expect(200);
     expect(res.body).toEqual({ affected: 0, ids: [], truncated: false });
     expect(await pipeline.eventById(b.event!)).not.toBeNull();
   });

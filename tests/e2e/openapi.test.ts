@@ -26,7 +26,8 @@ function registeredRoutes(pipeline: Pipeline): string[] {
   const found: string[] = [];
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
-      if (layer.route) for (const method of Object.keys(layer.route.methods)) found.push(`${method} ${layer.route.path}`);
+      if (layer.route)
+        for (const method of Object.keys(layer.route.methods)) found.push(`${method} ${layer.route.path}`);
       else if (layer.handle?.stack) walk(layer.handle.stack);
     }
   };
@@ -42,7 +43,10 @@ describe('OpenAPI document and docs UI', () => {
   afterAll(() => pipeline.close());
 
   it('is a valid OpenAPI 3.1 document', async () => {
-    const res = await pipeline.http.get('/openapi.json').expect(200).expect('content-type', /application\/json/);
+    const res = await pipeline.http
+      .get('/openapi.json')
+      .expect(200)
+      .expect('content-type', /application\/json/);
     expect(res.body.openapi).toBe('3.1.0');
     const result = await validateOpenApi(res.body);
     expect(result.errors ?? []).toEqual([]);
@@ -50,8 +54,12 @@ describe('OpenAPI document and docs UI', () => {
   }, 30_000);
 
   it('describes every route the app registers, with its method', async () => {
-    const document = (await pipeline.http.get('/openapi.json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
-    const documented = new Set(Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)));
+    const document = (await pipeline.http.get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)),
+    );
     // The catch-all ingest route is documented as POST / and POST /{source}; the initializer script
     // is an asset of the docs page.
     const routes = registeredRoutes(pipeline)
@@ -76,10 +84,16 @@ describe('OpenAPI document and docs UI', () => {
 
   it('serves Swagger UI from node_modules, pointed at /openapi.json, with no CDN', async () => {
     await pipeline.http.get('/docs').expect(301).expect('location', '/docs/');
-    const page = await pipeline.http.get('/docs/').expect(200).expect('content-type', /text\/html/);
+    const page = await pipeline.http
+      .get('/docs/')
+      .expect(200)
+      .expect('content-type', /text\/html/);
     expect(page.text).toContain('swagger-ui-bundle.js');
     expect(page.text).not.toMatch(/src="https?:|href="https?:/);
-    await pipeline.http.get('/docs/swagger-ui-bundle.js').expect(200).expect('content-type', /javascript/);
+    await pipeline.http
+      .get('/docs/swagger-ui-bundle.js')
+      .expect(200)
+      .expect('content-type', /javascript/);
     const init = await pipeline.http.get('/docs/swagger-initializer.js').expect(200);
     expect(init.text).toContain("url: '../openapi.json'");
     expect(init.text).not.toContain('petstore');

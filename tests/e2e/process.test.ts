@@ -7,7 +7,11 @@ const ROOT = path.resolve(__dirname, '../..');
 const API_MAIN = path.join(ROOT, 'apps/api/src/main.ts');
 
 function runApi(env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', API_MAIN], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', API_MAIN], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -31,9 +35,23 @@ describe('the api process', () => {
 
   it('drains on SIGTERM: a webhook in its batch window is still committed and answered, then it exits 0', async () => {
     const port = await freePort();
-    const api = runApi({ ...pipeline.baseEnv, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', INGEST_BATCH_WAIT_MS: '400' });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.ok, 20_000, 'api to listen');
-    const pending = fetch(`http://127.0.0.1:${port}/github`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"during":"shutdown"}' });
+    const api = runApi({
+      ...pipeline.baseEnv,
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      INGEST_BATCH_WAIT_MS: '400',
+    });
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.ok,
+      20_000,
+      'api to listen',
+    );
+    const pending = fetch(`http://127.0.0.1:${port}/github`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"during":"shutdown"}',
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     api.child.kill('SIGTERM');
     const res = await pending;

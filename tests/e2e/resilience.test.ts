@@ -8,7 +8,11 @@ const ROOT = path.resolve(__dirname, '../..');
 async function ingestMany(pipeline: Pipeline, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const res = await pipeline.http.post('/src').set('content-type', 'application/json').send(JSON.stringify({ i })).expect(202);
+    const res = await pipeline.http
+      .post('/src')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ i }))
+      .expect(202);
     ids.push(res.body.id);
   }
   return ids;
@@ -41,11 +45,24 @@ describe('nothing is lost between Postgres and Redis', () => {
 
   it('delivers every queued event after Redis restarts empty, keeping retry times', async () => {
     await redis.start();
-    pipeline = await startPipeline({ redisUrl: redis.url, api: { DEFAULT_TARGET_URL: target.url }, worker: { DELIVERY_BACKOFF_BASE_MS: '1500', DELIVERY_BACKOFF_MAX_MS: '1500', DELIVERY_MAX_ATTEMPTS: '5', SWEEP_GRACE_MS: '600000' } });
+    pipeline = await startPipeline({
+      redisUrl: redis.url,
+      api: { DEFAULT_TARGET_URL: target.url },
+      worker: {
+        DELIVERY_BACKOFF_BASE_MS: '1500',
+        DELIVERY_BACKOFF_MAX_MS: '1500',
+        DELIVERY_MAX_ATTEMPTS: '5',
+        SWEEP_GRACE_MS: '600000',
+      },
+    });
     target.replyWith(500);
     const ids = await ingestMany(pipeline, 4);
     // Each event has failed once and waits for its retry in a delayed job...
-    await waitFor(async () => (await pipeline!.store.prisma.event.count({ where: { attemptCount: 1 } })) === 4, 10_000, 'first attempts');
+    await waitFor(
+      async () => (await pipeline!.store.prisma.event.count({ where: { attemptCount: 1 } })) === 4,
+      10_000,
+      'first attempts',
+    );
     // ...when Redis dies and comes back with nothing in it. The grace period is long, so only the
     // empty-Redis detection (not the overdue sweep) can bring these events back in time.
     await redis.stop();
@@ -79,7 +96,13 @@ describe('a worker killed mid-delivery', () => {
     target.replyWith('hang', 200);
     child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/delivery-worker/src/main.ts')], {
       cwd: ROOT,
-      env: { ...process.env, ...pipeline.baseEnv, ...FAST_WORKER_ENV, DELIVERY_TIMEOUT_MS: '60000', WORKER_HEALTH_PORT: '0' },
+      env: {
+        ...process.env,
+        ...pipeline.baseEnv,
+        ...FAST_WORKER_ENV,
+        DELIVERY_TIMEOUT_MS: '60000',
+        WORKER_HEALTH_PORT: '0',
+      },
       stdio: 'ignore',
     });
     const [id] = await ingestMany(pipeline, 1);

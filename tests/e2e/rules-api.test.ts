@@ -11,68 +11,199 @@ describe('rules (providers) and hooks API', () => {
   const audits = async (action: string) => pipeline.store.prisma.auditEntry.count({ where: { action } });
 
   it('creates, lists, reads, updates and deletes a rule; the signing secret is write-only', async () => {
-    const created = await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'github', target_url: 'https://example.com/in', description: 'gh', signing_secret: 'a-very-long-secret-value' }).expect(201);
-    expect(created.body).toEqual({ id: expect.any(String), source: 'github', target_url: 'https://example.com/in', active: true, description: 'gh', has_signing_secret: true, created_at: expect.any(String), updated_at: expect.any(String) });
+    const created = await pipeline.http
+      .post('/rules')
+      .set('authorization', admin)
+      .send({
+        source: 'github',
+        target_url: 'https://example.com/in',
+        description: 'gh',
+        signing_secret: 'a-very-long-secret-value',
+      })
+      .expect(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      source: 'github',
+      target_url: 'https://example.com/in',
+      active: true,
+      description: 'gh',
+      has_signing_secret: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     const id = created.body.id as string;
-    expect(JSON.stringify((await pipeline.http.get('/rules').set('authorization', admin).expect(200)).body)).not.toContain('a-very-long-secret-value');
-    expect((await pipeline.http.get(`/rules/${id}`).set('authorization', admin).expect(200)).body.source).toBe('github');
-    const patched = await pipeline.http.patch(`/rules/${id}`).set('authorization', admin).send({ target_url: 'https://example.org/x', signing_secret: null, active: false }).expect(200);
-    expect(patched.body).toMatchObject({ target_url: 'https://example.org/x', has_signing_secret: false, active: false });
+    expect(
+      JSON.stringify((await pipeline.http.get('/rules').set('authorization', admin).expect(200)).body),
+    ).not.toContain('a-very-long-secret-value');
+    expect((await pipeline.http.get(`/rules/${id}`).set('authorization', admin).expect(200)).body.source).toBe(
+      'github',
+    );
+    const patched = await pipeline.http
+      .patch(`/rules/${id}`)
+      .set('authorization', admin)
+      .send({ target_url: 'https://example.org/x', signing_secret: null, active: false })
+      .expect(200);
+    expect(patched.body).toMatchObject({
+      target_url: 'https://example.org/x',
+      has_signing_secret: false,
+      active: false,
+    });
     const audit = await pipeline.store.prisma.auditEntry.findFirst({ where: { action: 'rule.updated' } });
     expect(audit?.metadata).toMatchObject({ changed: ['target_url', 'active', 'signing_secret'] });
     expect(JSON.stringify(await pipeline.store.prisma.auditEntry.findMany())).not.toContain('a-very-long-secret-value');
     await pipeline.http.delete(`/rules/${id}`).set('authorization', admin).expect(204);
     await pipeline.http.get(`/rules/${id}`).set('authorization', admin).expect(404);
-    expect([await audits('rule.created'), await audits('rule.updated'), await audits('rule.deleted')]).toEqual([1, 1, 1]);
+    expect([await audits('rule.created'), await audits('rule.updated'), await audits('rule.deleted')]).toEqual([
+      1, 1, 1,
+    ]);
   });
 
   it('refuses targets the policy blocks, malformed ones and bad fields', async () => {
-    for (const [url, reason] of [['http://127.0.0.1/x', 'blocked_address'], ['ftp://example.com/', 'scheme'], ['https://user:pw@example.com/', 'credentials']]) {
-      const res = await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'blocked', target_url: url }).expect(422);
+    for (const [url, reason] of [
+      ['http://127.0.0.1/x', 'blocked_address'],
+      ['ftp://example.com/', 'scheme'],
+      ['https://user:pw@example.com/', 'credentials'],
+    ]) {
+      const res = await pipeline.http
+        .post('/rules')
+        .set('authorization', admin)
+        .send({ source: 'blocked', target_url: url })
+        .expect(422);
       expect(res.body).toMatchObject({ code: 'target_url_rejected' });
       expect(String(res.body.reason)).toContain(reason);
     }
-    const bad = await pipeline.http.post('/rules').set('authorization', admin).send({ source: '../x', target_url: 'https://example.com', extra: 1 }).expect(400);
+    const bad = await pipeline.http
+      .post('/rules')
+      .set('authorization', admin)
+      .send({ source: '../x', target_url: 'https://example.com', extra: 1 })
+      .expect(400);
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['', 'source']);
   });
 
   it('keeps at most one active provider per source, also under concurrency', async () => {
-    const first = await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'stripe', target_url: 'https://example.com/a' }).expect(201);
-    expect((await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'stripe', target_url: 'https://example.com/b' }).expect(409)).body.code).toBe('active_provider_exists');
-    const inactive = await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'stripe', target_url: 'https://example.com/b', active: false }).expect(201);
-    await pipeline.http.patch(`/rules/${inactive.body.id}`).set('authorization', admin).send({ active: true }).expect(409);
-    await pipeline.http.patch(`/rules/${first.body.id}`).set('authorization', admin).send({ active: false }).expect(200);
-    await pipeline.http.patch(`/rules/${inactive.body.id}`).set('authorization', admin).send({ active: true }).expect(200);
+    const first = await pipeline.http
+      .post('/rules')
+      .set('authorization', admin)
+      .send({ source: 'stripe', target_url: 'https://example.com/a' })
+      .expect(201);
+    expect(
+      (
+        await pipeline.http
+          .post('/rules')
+          .set('authorization', admin)
+          .send({ source: 'stripe', target_url: 'https://example.com/b' })
+          .expect(409)
+      ).body.code,
+    ).toBe('active_provider_exists');
+    const inactive = await pipeline.http
+      .post('/rules')
+      .set('authorization', admin)
+      .send({ source: 'stripe', target_url: 'https://example.com/b', active: false })
+      .expect(201);
+    await pipeline.http
+      .patch(`/rules/${inactive.body.id}`)
+      .set('authorization', admin)
+      .send({ active: true })
+      .expect(409);
+    await pipeline.http
+      .patch(`/rules/${first.body.id}`)
+      .set('authorization', admin)
+      .send({ active: false })
+      .expect(200);
+    await pipeline.http
+      .patch(`/rules/${inactive.body.id}`)
+      .set('authorization', admin)
+      .send({ active: true })
+      .expect(200);
 
-    const racers = await Promise.all(Array.from({ length: 6 }, (_, i) => pipeline.http.post('/rules').set('authorization', admin).send({ source: 'race', target_url: `https://example.com/${i}` })));
+    const racers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        pipeline.http
+          .post('/rules')
+          .set('authorization', admin)
+          .send({ source: 'race', target_url: `https://example.com/${i}` }),
+      ),
+    );
     expect(racers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
   });
 
   it('manages hooks of a rule; the trigger is fixed at creation', async () => {
-    const rule = (await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'hooked', target_url: 'https://example.com/main' }).expect(201)).body;
-    const hook = await pipeline.http.post(`/rules/${rule.id}/hooks`).set('authorization', admin).send({ target_url: 'https://example.com/after', trigger: 'provider_succeeded' }).expect(201);
-    expect(hook.body).toMatchObject({ rule_id: rule.id, trigger: 'provider_succeeded', active: true, target_url: 'https://example.com/after' });
+    const rule = (
+      await pipeline.http
+        .post('/rules')
+        .set('authorization', admin)
+        .send({ source: 'hooked', target_url: 'https://example.com/main' })
+        .expect(201)
+    ).body;
+    const hook = await pipeline.http
+      .post(`/rules/${rule.id}/hooks`)
+      .set('authorization', admin)
+      .send({ target_url: 'https://example.com/after', trigger: 'provider_succeeded' })
+      .expect(201);
+    expect(hook.body).toMatchObject({
+      rule_id: rule.id,
+      trigger: 'provider_succeeded',
+      active: true,
+      target_url: 'https://example.com/after',
+    });
     const path = `/rules/${rule.id}/hooks/${hook.body.id}`;
-    expect((await pipeline.http.patch(path).set('authorization', admin).send({ trigger: 'provider_failed' }).expect(400)).body.code).toBe('validation_failed');
-    expect((await pipeline.http.patch(path).set('authorization', admin).send({ active: false }).expect(200)).body).toMatchObject({ active: false, trigger: 'provider_succeeded' });
-    await pipeline.http.post(`/rules/${rule.id}/hooks`).set('authorization', admin).send({ target_url: 'http://10.0.0.1/', trigger: 'provider_failed' }).expect(422);
-    await pipeline.http.post(`/rules/${rule.id}/hooks`).set('authorization', admin).send({ target_url: 'https://example.com/', trigger: 'sometimes' }).expect(400);
-    expect((await pipeline.http.get(`/rules/${rule.id}/hooks`).set('authorization', admin).expect(200)).body.hooks).toHaveLength(1);
+    expect(
+      (await pipeline.http.patch(path).set('authorization', admin).send({ trigger: 'provider_failed' }).expect(400))
+        .body.code,
+    ).toBe('validation_failed');
+    expect(
+      (await pipeline.http.patch(path).set('authorization', admin).send({ active: false }).expect(200)).body,
+    ).toMatchObject({ active: false, trigger: 'provider_succeeded' });
+    await pipeline.http
+      .post(`/rules/${rule.id}/hooks`)
+      .set('authorization', admin)
+      .send({ target_url: 'http://10.0.0.1/', trigger: 'provider_failed' })
+      .expect(422);
+    await pipeline.http
+      .post(`/rules/${rule.id}/hooks`)
+      .set('authorization', admin)
+      .send({ target_url: 'https://example.com/', trigger: 'sometimes' })
+      .expect(400);
+    expect(
+      (await pipeline.http.get(`/rules/${rule.id}/hooks`).set('authorization', admin).expect(200)).body.hooks,
+    ).toHaveLength(1);
     await pipeline.http.delete(path).set('authorization', admin).expect(204);
     await pipeline.http.delete(path).set('authorization', admin).expect(404);
-    expect([await audits('hook.created'), await audits('hook.updated'), await audits('hook.deleted')]).toEqual([1, 1, 1]);
+    expect([await audits('hook.created'), await audits('hook.updated'), await audits('hook.deleted')]).toEqual([
+      1, 1, 1,
+    ]);
   });
 
   it("answers 404 for another organization's rules and hooks, and changes nothing", async () => {
-    const rule = (await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'mine', target_url: 'https://example.com/m' }).expect(201)).body;
-    const hook = (await pipeline.http.post(`/rules/${rule.id}/hooks`).set('authorization', admin).send({ target_url: 'https://example.com/h', trigger: 'provider_failed' }).expect(201)).body;
+    const rule = (
+      await pipeline.http
+        .post('/rules')
+        .set('authorization', admin)
+        .send({ source: 'mine', target_url: 'https://example.com/m' })
+        .expect(201)
+    ).body;
+    const hook = (
+      await pipeline.http
+        .post(`/rules/${rule.id}/hooks`)
+        .set('authorization', admin)
+        .send({ target_url: 'https://example.com/h', trigger: 'provider_failed' })
+        .expect(201)
+    ).body;
     const other = (await userCredential(pipeline, 'admin', await createOrganization(pipeline, 'org-b'))).authorization;
     await pipeline.http.get(`/rules/${rule.id}`).set('authorization', other).expect(404);
     await pipeline.http.patch(`/rules/${rule.id}`).set('authorization', other).send({ active: false }).expect(404);
     await pipeline.http.delete(`/rules/${rule.id}`).set('authorization', other).expect(404);
     await pipeline.http.get(`/rules/${rule.id}/hooks`).set('authorization', other).expect(404);
-    await pipeline.http.post(`/rules/${rule.id}/hooks`).set('authorization', other).send({ target_url: 'https://example.com/z', trigger: 'provider_failed' }).expect(404);
-    await pipeline.http.patch(`/rules/${rule.id}/hooks/${hook.id}`).set('authorization', other).send({ active: false }).expect(404);
+    await pipeline.http
+      .post(`/rules/${rule.id}/hooks`)
+      .set('authorization', other)
+      .send({ target_url: 'https://example.com/z', trigger: 'provider_failed' })
+      .expect(404);
+    await pipeline.http
+      .patch(`/rules/${rule.id}/hooks/${hook.id}`)
+      .set('authorization', other)
+      .send({ active: false })
+      .expect(404);
     await pipeline.http.delete(`/rules/${rule.id}/hooks/${hook.id}`).set('authorization', other).expect(404);
     expect((await pipeline.http.get('/rules').set('authorization', other).expect(200)).body.rules).toEqual([]);
     expect(await pipeline.store.prisma.provider.findUnique({ where: { id: rule.id } })).toMatchObject({ active: true });

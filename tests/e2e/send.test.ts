@@ -16,44 +16,85 @@ afterAll(async () => {
 });
 beforeEach(() => target.replyWith(200));
 
-const send = (body: unknown, authorization = admin) => pipeline.http.post('/api/send').set('authorization', authorization).send(body as object);
+const send = (body: unknown, authorization = admin) =>
+  pipeline.http
+    .post('/api/send')
+    .set('authorization', authorization)
+    .send(body as object);
 
 describe('POST /api/send', () => {
   it('manual mode: stores, delivers the JSON body to the given target and lists the event', async () => {
-    const res = await send({ source: 'manual-src', target_url: `${target.url}/manual`, body: { hello: 'world', n: 1 } }).expect(202);
-    expect(res.body).toEqual({ id: expect.any(String), status: 'queued', source: 'manual-src', target_url: `${target.url}/manual`, provider_id: null });
+    const res = await send({
+      source: 'manual-src',
+      target_url: `${target.url}/manual`,
+      body: { hello: 'world', n: 1 },
+    }).expect(202);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      status: 'queued',
+      source: 'manual-src',
+      target_url: `${target.url}/manual`,
+      provider_id: null,
+    });
     await pipeline.waitForStatus(res.body.id, 'delivered');
     const received = target.requests.find((r) => r.url === '/manual');
     expect(JSON.parse(received!.body.toString())).toEqual({ hello: 'world', n: 1 });
     expect(received!.headers['webhook-id']).toBe(res.body.id);
     const list = await pipeline.http.get('/events?source=manual-src').set('authorization', admin).expect(200);
     expect(list.body.events.map((e: { id: string }) => e.id)).toEqual([res.body.id]);
-    const audit = await pipeline.store.prisma.auditEntry.findFirst({ where: { action: 'event.sent', resourceId: res.body.id } });
+    const audit = await pipeline.store.prisma.auditEntry.findFirst({
+      where: { action: 'event.sent', resourceId: res.body.id },
+    });
     expect(audit?.metadata).toMatchObject({ mode: 'manual', source: 'manual-src' });
   });
 
   it('provider mode: uses the provider source and target and records the provider', async () => {
-    const rule = (await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'prov-src', target_url: `${target.url}/provider` }).expect(201)).body;
+    const rule = (
+      await pipeline.http
+        .post('/rules')
+        .set('authorization', admin)
+        .send({ source: 'prov-src', target_url: `${target.url}/provider` })
+        .expect(201)
+    ).body;
     const res = await send({ provider_id: rule.id, body: [1, 2, 3] }).expect(202);
-    expect(res.body).toMatchObject({ status: 'queued', source: 'prov-src', target_url: `${target.url}/provider`, provider_id: rule.id });
+    expect(res.body).toMatchObject({
+      status: 'queued',
+      source: 'prov-src',
+      target_url: `${target.url}/provider`,
+      provider_id: rule.id,
+    });
     const event = await pipeline.waitForStatus(res.body.id, 'delivered');
     expect(event.providerId).toBe(rule.id);
     expect(target.requests.find((r) => r.url === '/provider')!.body.toString()).toBe('[1,2,3]');
   });
 
   it('an empty target_url uses the organization default, then DEFAULT_TARGET_URL; without either it is a 422', async () => {
-    expect((await send({ source: 'no-default', target_url: '', body: {} }).expect(422)).body.code).toBe('no_default_target');
-    await pipeline.http.post('/config/default-target').set('authorization', admin).send({ target_url: `${target.url}/org-default` }).expect(200);
+    expect((await send({ source: 'no-default', target_url: '', body: {} }).expect(422)).body.code).toBe(
+      'no_default_target',
+    );
+    await pipeline.http
+      .post('/config/default-target')
+      .set('authorization', admin)
+      .send({ target_url: `${target.url}/org-default` })
+      .expect(200);
     const res = await send({ source: 'to-default', target_url: '', body: { d: 1 } }).expect(202);
     expect(res.body.target_url).toBe(`${target.url}/org-default`);
     await pipeline.waitForStatus(res.body.id, 'delivered');
     expect(target.requests.some((r) => r.url === '/org-default')).toBe(true);
-    await pipeline.http.post('/config/default-target').set('authorization', admin).send({ target_url: null }).expect(200);
+    await pipeline.http
+      .post('/config/default-target')
+      .set('authorization', admin)
+      .send({ target_url: null })
+      .expect(200);
   });
 
   it('refuses bad targets with the reason, and stores nothing', async () => {
     const before = await pipeline.store.prisma.event.count();
-    for (const [url, reason] of [['ftp://example.com/x', 'scheme'], ['https://user:secret@example.com/x', 'credentials'], ['not a url', 'url']]) {
+    for (const [url, reason] of [
+      ['ftp://example.com/x', 'scheme'],
+      ['https://user:secret@example.com/x', 'credentials'],
+      ['not a url', 'url'],
+    ]) {
       const res = await send({ source: 's', target_url: url, body: {} }).expect(422);
       expect(res.body).toMatchObject({ code: 'target_url_rejected' });
       expect(String(res.body.reason)).toContain(reason);
@@ -62,17 +103,37 @@ describe('POST /api/send', () => {
   });
 
   it('refuses unknown, other-organization and inactive providers', async () => {
-    expect((await send({ provider_id: '00000000-0000-7000-8000-000000000001', body: {} }).expect(404)).body.code).toBe('not_found');
+    expect((await send({ provider_id: '00000000-0000-7000-8000-000000000001', body: {} }).expect(404)).body.code).toBe(
+      'not_found',
+    );
     const other = await createOrganization(pipeline, 'send-other');
     const otherAdmin = (await userCredential(pipeline, 'admin', other)).authorization;
-    const foreign = (await pipeline.http.post('/rules').set('authorization', otherAdmin).send({ source: 'theirs', target_url: 'https://example.com/' }).expect(201)).body;
+    const foreign = (
+      await pipeline.http
+        .post('/rules')
+        .set('authorization', otherAdmin)
+        .send({ source: 'theirs', target_url: 'https://example.com/' })
+        .expect(201)
+    ).body;
     await send({ provider_id: foreign.id, body: {} }).expect(404);
-    const inactive = (await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'sleepy', target_url: 'https://example.com/', active: false }).expect(201)).body;
+    const inactive = (
+      await pipeline.http
+        .post('/rules')
+        .set('authorization', admin)
+        .send({ source: 'sleepy', target_url: 'https://example.com/', active: false })
+        .expect(201)
+    ).body;
     expect((await send({ provider_id: inactive.id, body: {} }).expect(422)).body.code).toBe('provider_inactive');
   });
 
   it('refuses malformed requests: both modes, missing body, bad source, no body at all', async () => {
-    const rule = (await pipeline.http.post('/rules').set('authorization', admin).send({ source: 'both', target_url: 'https://example.com/' }).expect(201)).body;
+    const rule = (
+      await pipeline.http
+        .post('/rules')
+        .set('authorization', admin)
+        .send({ source: 'both', target_url: 'https://example.com/' })
+        .expect(201)
+    ).body;
     for (const body of [
       { provider_id: rule.id, source: 'x', target_url: 'https://example.com/', body: {} },
       { source: 'x', target_url: 'https://example.com/' },
@@ -87,8 +148,14 @@ describe('POST /api/send', () => {
   it('is refused to viewers and to keys without webhooks:send', async () => {
     const viewer = (await userCredential(pipeline, 'viewer')).authorization;
     await send({ source: 'v', target_url: 'https://example.com/', body: {} }, viewer).expect(403);
-    await send({ source: 'v', target_url: 'https://example.com/', body: {} }, await apiKeyCredential(pipeline, ['events:read', 'rules:write'])).expect(403);
-    await send({ source: 'v', target_url: `${target.url}/key`, body: {} }, await apiKeyCredential(pipeline, ['webhooks:send'])).expect(202);
+    await send(
+      { source: 'v', target_url: 'https://example.com/', body: {} },
+      await apiKeyCredential(pipeline, ['events:read', 'rules:write']),
+    ).expect(403);
+    await send(
+      { source: 'v', target_url: `${target.url}/key`, body: {} },
+      await apiKeyCredential(pipeline, ['webhooks:send']),
+    ).expect(202);
   });
 });
 
@@ -102,7 +169,11 @@ describe('POST /api/send with the network policy on', () => {
   it('refuses private and loopback targets with the reason', async () => {
     const auth = (await userCredential(strict, 'admin')).authorization;
     for (const url of ['http://127.0.0.1:8080/x', 'http://10.1.2.3/', 'http://[::1]/']) {
-      const res = await strict.http.post('/api/send').set('authorization', auth).send({ source: 's', target_url: url, body: {} }).expect(422);
+      const res = await strict.http
+        .post('/api/send')
+        .set('authorization', auth)
+        .send({ source: 's', target_url: url, body: {} })
+        .expect(422);
       expect(res.body).toMatchObject({ code: 'target_url_rejected' });
       expect(String(res.body.reason)).toContain('blocked_address');
     }

@@ -3,7 +3,8 @@ import { createUserRepository } from '@relay/db';
 import supertest from 'supertest';
 import { FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
 
-const cookieOf = (res: supertest.Response) => ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('relay_session='));
+const cookieOf = (res: supertest.Response) =>
+  ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('relay_session='));
 
 describe('sessions: login, logout, me, CSRF and brute force', () => {
   let pipeline: Pipeline;
@@ -13,14 +14,27 @@ describe('sessions: login, logout, me, CSRF and brute force', () => {
       worker: false,
     });
     const users = createUserRepository(pipeline.store.prisma);
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'dana', email: 'dana@example.com', role: 'admin', passwordHash: await testPasswords.hash('dana-password-1') });
-    await users.create(DEFAULT_ORGANIZATION_ID, { username: 'eve', email: 'eve@example.com', role: 'viewer', passwordHash: await testPasswords.hash('eve-password-12') });
+    await users.create(DEFAULT_ORGANIZATION_ID, {
+      username: 'dana',
+      email: 'dana@example.com',
+      role: 'admin',
+      passwordHash: await testPasswords.hash('dana-password-1'),
+    });
+    await users.create(DEFAULT_ORGANIZATION_ID, {
+      username: 'eve',
+      email: 'eve@example.com',
+      role: 'viewer',
+      passwordHash: await testPasswords.hash('eve-password-12'),
+    });
   });
   afterAll(() => pipeline.close());
 
   it('logs in with a fresh HttpOnly, SameSite=Lax session cookie that `me` reports as a session', async () => {
     const agent = supertest.agent(pipeline.api.app);
-    const login = await agent.post('/api/auth/login').send({ username: 'dana', password: 'dana-password-1' }).expect(200);
+    const login = await agent
+      .post('/api/auth/login')
+      .send({ username: 'dana', password: 'dana-password-1' })
+      .expect(200);
     const cookie = cookieOf(login)!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
@@ -30,8 +44,17 @@ describe('sessions: login, logout, me, CSRF and brute force', () => {
   });
 
   it('changes the session id at login, and the old one is dead after logout', async () => {
-    const first = cookieOf(await pipeline.http.post('/api/auth/login').send({ username: 'eve', password: 'eve-password-12' }).expect(200))!.split(';')[0]!;
-    const second = cookieOf(await pipeline.http.post('/api/auth/login').set('cookie', first).set('sec-fetch-site', 'same-origin').send({ username: 'eve', password: 'eve-password-12' }).expect(200))!.split(';')[0]!;
+    const first = cookieOf(
+      await pipeline.http.post('/api/auth/login').send({ username: 'eve', password: 'eve-password-12' }).expect(200),
+    )!.split(';')[0]!;
+    const second = cookieOf(
+      await pipeline.http
+        .post('/api/auth/login')
+        .set('cookie', first)
+        .set('sec-fetch-site', 'same-origin')
+        .send({ username: 'eve', password: 'eve-password-12' })
+        .expect(200),
+    )!.split(';')[0]!;
     expect(second).not.toBe(first);
     await pipeline.http.get('/api/auth/me').set('cookie', second).expect(200);
     await pipeline.http.post('/api/auth/logout').set('cookie', second).set('sec-fetch-site', 'same-origin').expect(204);
@@ -39,31 +62,74 @@ describe('sessions: login, logout, me, CSRF and brute force', () => {
   });
 
   it('refuses cookie-authenticated writes without same-origin proof, but not token or Basic ones', async () => {
-    const cookie = cookieOf(await pipeline.http.post('/api/auth/login').send({ username: 'dana', password: 'dana-password-1' }).expect(200))!.split(';')[0]!;
+    const cookie = cookieOf(
+      await pipeline.http.post('/api/auth/login').send({ username: 'dana', password: 'dana-password-1' }).expect(200),
+    )!.split(';')[0]!;
     const bare = await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).send({ name: 'x' }).expect(403);
     expect(bare.body.code).toBe('csrf_rejected');
-    await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set('sec-fetch-site', 'cross-site').send({ name: 'x' }).expect(403);
-    await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set('host', 'relay.test').set('origin', 'https://evil.test').send({ name: 'x' }).expect(403);
-    await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set('host', 'relay.test').set('origin', 'http://relay.test').send({ name: 'x' }).expect(201);
-    await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set('sec-fetch-site', 'same-origin').send({ name: 'y' }).expect(201);
+    await pipeline.http
+      .post('/api/auth/tokens')
+      .set('cookie', cookie)
+      .set('sec-fetch-site', 'cross-site')
+      .send({ name: 'x' })
+      .expect(403);
+    await pipeline.http
+      .post('/api/auth/tokens')
+      .set('cookie', cookie)
+      .set('host', 'relay.test')
+      .set('origin', 'https://evil.test')
+      .send({ name: 'x' })
+      .expect(403);
+    await pipeline.http
+      .post('/api/auth/tokens')
+      .set('cookie', cookie)
+      .set('host', 'relay.test')
+      .set('origin', 'http://relay.test')
+      .send({ name: 'x' })
+      .expect(201);
+    await pipeline.http
+      .post('/api/auth/tokens')
+      .set('cookie', cookie)
+      .set('sec-fetch-site', 'same-origin')
+      .send({ name: 'y' })
+      .expect(201);
     const basic = `Basic ${Buffer.from('dana:dana-password-1').toString('base64')}`;
     await pipeline.http.post('/api/auth/tokens').set('authorization', basic).send({ name: 'z' }).expect(201);
-    await pipeline.http.post('/api/auth/login').set('sec-fetch-site', 'cross-site').send({ username: 'dana', password: 'dana-password-1' }).expect(403);
+    await pipeline.http
+      .post('/api/auth/login')
+      .set('sec-fetch-site', 'cross-site')
+      .send({ username: 'dana', password: 'dana-password-1' })
+      .expect(403);
   });
 
   it('answers an unknown user and a wrong password alike, and audits the failure', async () => {
-    const wrong = await pipeline.http.post('/api/auth/login').send({ username: 'dana', password: 'not-it' }).expect(401);
-    const unknown = await pipeline.http.post('/api/auth/login').send({ username: 'nobody', password: 'not-it' }).expect(401);
+    const wrong = await pipeline.http
+      .post('/api/auth/login')
+      .send({ username: 'dana', password: 'not-it' })
+      .expect(401);
+    const unknown = await pipeline.http
+      .post('/api/auth/login')
+      .send({ username: 'nobody', password: 'not-it' })
+      .expect(401);
     expect(unknown.body.detail).toBe(wrong.body.detail);
     const entries = await pipeline.store.prisma.auditEntry.findMany({ where: { action: 'auth.login_failed' } });
-    expect(entries.find((e) => e.organizationId === DEFAULT_ORGANIZATION_ID)?.metadata).toMatchObject({ username: 'dana' });
+    expect(entries.find((e) => e.organizationId === DEFAULT_ORGANIZATION_ID)?.metadata).toMatchObject({
+      username: 'dana',
+    });
     expect(entries.find((e) => e.organizationId === null)?.metadata).toMatchObject({ username: 'nobody' });
     expect(JSON.stringify(entries)).not.toContain('not-it');
   });
 
   it('answers 429 with Retry-After after repeated failures, even for the right password', async () => {
-    for (let i = 0; i < 3; i++) await pipeline.http.post('/api/auth/login').send({ username: 'eve', password: `wrong-${i}` }).expect(401);
-    const blocked = await pipeline.http.post('/api/auth/login').send({ username: 'eve', password: 'eve-password-12' }).expect(429);
+    for (let i = 0; i < 3; i++)
+      await pipeline.http
+        .post('/api/auth/login')
+        .send({ username: 'eve', password: `wrong-${i}` })
+        .expect(401);
+    const blocked = await pipeline.http
+      .post('/api/auth/login')
+      .send({ username: 'eve', password: 'eve-password-12' })
+      .expect(429);
     expect(blocked.body.code).toBe('too_many_attempts');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
@@ -74,15 +140,30 @@ describe('session cookie over TLS, session TTL, and secrets kept out of logs', (
   const logged: string[] = [];
   beforeAll(async () => {
     pipeline = await startPipeline({
-      api: { ...FAST_HASH_ENV, SESSION_SECRET: 'tls-secret', SESSION_COOKIE_SECURE: 'true', TRUST_PROXY: 'loopback', SESSION_TTL_SECONDS: '600' },
+      api: {
+        ...FAST_HASH_ENV,
+        SESSION_SECRET: 'tls-secret',
+        SESSION_COOKIE_SECURE: 'true',
+        TRUST_PROXY: 'loopback',
+        SESSION_TTL_SECONDS: '600',
+      },
       worker: false,
     });
-    await createUserRepository(pipeline.store.prisma).create(DEFAULT_ORGANIZATION_ID, { username: 'tls', email: 'tls@example.com', role: 'admin', passwordHash: await testPasswords.hash('tls-password-12') });
+    await createUserRepository(pipeline.store.prisma).create(DEFAULT_ORGANIZATION_ID, {
+      username: 'tls',
+      email: 'tls@example.com',
+      role: 'admin',
+      passwordHash: await testPasswords.hash('tls-password-12'),
+    });
   });
   afterAll(() => pipeline.close());
 
   it('sets a Secure __Host- cookie behind a trusted TLS proxy, stored in Redis with the TTL', async () => {
-    const res = await pipeline.http.post('/api/auth/login').set('x-forwarded-proto', 'https').send({ username: 'tls', password: 'tls-password-12' }).expect(200);
+    const res = await pipeline.http
+      .post('/api/auth/login')
+      .set('x-forwarded-proto', 'https')
+      .send({ username: 'tls', password: 'tls-password-12' })
+      .expect(200);
     const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0]!;
     expect(cookie).toMatch(/^__Host-relay_session=/);
     expect(cookie).toMatch(/; Secure/);
@@ -104,19 +185,35 @@ describe('session cookie over TLS, session TTL, and secrets kept out of logs', (
     const { parseApiConfig } = await import('../../apps/api/src/config');
     const { createApiRuntime } = await import('../../apps/api/src/runtime');
     const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
-    const runtime = createApiRuntime(parseApiConfig({ ...pipeline.baseEnv, LOG_LEVEL: 'trace', ...FAST_HASH_ENV, SESSION_SECRET: 'tls-secret' }), createLogger('trace', sink));
+    const runtime = createApiRuntime(
+      parseApiConfig({ ...pipeline.baseEnv, LOG_LEVEL: 'trace', ...FAST_HASH_ENV, SESSION_SECRET: 'tls-secret' }),
+      createLogger('trace', sink),
+    );
     const http = supertest(runtime.app);
     const basicAuth = `Basic ${Buffer.from('tls:tls-password-12').toString('base64')}`;
-    const created = await http.post('/api/auth/tokens').set('authorization', basicAuth).send({ name: 'logged?' }).expect(201);
+    const created = await http
+      .post('/api/auth/tokens')
+      .set('authorization', basicAuth)
+      .send({ name: 'logged?' })
+      .expect(201);
     await http.get('/api/auth/me').set('authorization', `Bearer ${created.body.token}`).expect(200);
-    await http.get('/api/auth/me').set('authorization', 'Bearer ts_AAAAAAAAAAAA_thisIsNotARealSecretButShouldNotBeLoggedEither00').expect(401);
+    await http
+      .get('/api/auth/me')
+      .set('authorization', 'Bearer ts_AAAAAAAAAAAA_thisIsNotARealSecretButShouldNotBeLoggedEither00')
+      .expect(401);
     const login = await http.post('/api/auth/login').send({ username: 'tls', password: 'tls-password-12' }).expect(200);
     const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
     await http.get('/api/auth/me').set('cookie', cookie).expect(200);
     await runtime.close();
     const text = logged.join('');
     expect(text.length).toBeGreaterThan(0);
-    for (const secret of [parseToken(created.body.token)!.secret, 'thisIsNotARealSecret', 'tls-password-12', cookie.split('=')[1], basicAuth.split(' ')[1]]) {
+    for (const secret of [
+      parseToken(created.body.token)!.secret,
+      'thisIsNotARealSecret',
+      'tls-password-12',
+      cookie.split('=')[1],
+      basicAuth.split(' ')[1],
+    ]) {
       expect(text).not.toContain(secret);
     }
   });

@@ -26,7 +26,10 @@ describe('graceful shutdown', () => {
   });
 
   it('the api flushes its pending ingest batch when it closes', async () => {
-    const slowBatch = await startPipeline({ api: { DEFAULT_TARGET_URL: target.url, INGEST_BATCH_WAIT_MS: '500' }, worker: false });
+    const slowBatch = await startPipeline({
+      api: { DEFAULT_TARGET_URL: target.url, INGEST_BATCH_WAIT_MS: '500' },
+      worker: false,
+    });
     try {
       const pending = slowBatch.http.post('/a').set('content-type', 'application/json').send('{"late":true}');
       const answered = pending.then((r) => r);

@@ -44,7 +44,8 @@ export function openStream(url: string, headers: Record<string, string>): Promis
         messages: [],
         comments: [],
         ended: false,
-        next: (predicate, timeoutMs = 10_000) => waitFor(async () => client.messages.find(predicate), timeoutMs, 'a stream message'),
+        next: (predicate, timeoutMs = 10_000) =>
+          waitFor(async () => client.messages.find(predicate), timeoutMs, 'a stream message'),
         close: () => req.destroy(),
       };
       let pending = '';
@@ -58,9 +59,11 @@ export function openStream(url: string, headers: Record<string, string>): Promis
           const fields: Record<string, string> = {};
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) client.comments.push(line.slice(1).trim());
-            else if (line.includes(':')) fields[line.slice(0, line.indexOf(':'))] = line.slice(line.indexOf(':') + 1).trimStart();
+            else if (line.includes(':'))
+              fields[line.slice(0, line.indexOf(':'))] = line.slice(line.indexOf(':') + 1).trimStart();
           }
-          if (fields.data !== undefined) client.messages.push({ id: fields.id, event: fields.event ?? 'message', data: JSON.parse(fields.data) });
+          if (fields.data !== undefined)
+            client.messages.push({ id: fields.id, event: fields.event ?? 'message', data: JSON.parse(fields.data) });
         }
       });
       res.on('end', () => {

@@ -9,7 +9,13 @@ const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 describe('GET /stats', () => {
   let pipeline: Pipeline;
   let viewer: string;
-  const seed = (orgId: OrgId, source: string, status: 'queued' | 'delivered' | 'failed', createdAt: Date, extra: { latencyMs?: number; acknowledged?: boolean } = {}) =>
+  const seed = (
+    orgId: OrgId,
+    source: string,
+    status: 'queued' | 'delivered' | 'failed',
+    createdAt: Date,
+    extra: { latencyMs?: number; acknowledged?: boolean } = {},
+  ) =>
     pipeline.store.prisma.event.create({
       data: {
         id: randomUUID(),
@@ -42,7 +48,11 @@ describe('GET /stats', () => {
   afterAll(() => pipeline.close());
 
   it('counts by status and source, success rate, latency percentiles and a bucketed series', async () => {
-    const res = await pipeline.http.get('/stats').query({ from: at(0).toISOString(), to: at(180).toISOString(), bucket: '1h' }).set('authorization', viewer).expect(200);
+    const res = await pipeline.http
+      .get('/stats')
+      .query({ from: at(0).toISOString(), to: at(180).toISOString(), bucket: '1h' })
+      .set('authorization', viewer)
+      .expect(200);
     expect(res.body).toEqual({
       from: '2026-01-01T00:00:00.000Z',
       to: '2026-01-01T03:00:00.000Z',
@@ -69,12 +79,28 @@ describe('GET /stats', () => {
     const res = await pipeline.http.get('/stats').set('authorization', viewer).expect(200);
     expect(Date.parse(res.body.to) - Date.parse(res.body.from)).toBe(24 * 3600_000);
     expect(Math.abs(Date.parse(res.body.to) - Date.now())).toBeLessThan(60_000);
-    expect(res.body).toMatchObject({ bucket: '5m', total: 1, by_status: { delivered: 1 }, success_rate: 1, latency_ms: { p50: 50 } });
+    expect(res.body).toMatchObject({
+      bucket: '5m',
+      total: 1,
+      by_status: { delivered: 1 },
+      success_rate: 1,
+      latency_ms: { p50: 50 },
+    });
     expect(res.body.series).toHaveLength(288);
     expect(res.body.series.reduce((n: number, b: { total: number }) => n + b.total, 0)).toBe(1);
 
-    const empty = await pipeline.http.get('/stats').query({ from: '2020-01-01T00:00:00Z', to: '2020-03-31T00:00:00Z' }).set('authorization', viewer).expect(200);
-    expect(empty.body).toMatchObject({ bucket: '1d', total: 0, success_rate: null, latency_ms: { p50: null, p95: null, p99: null }, by_source: [] });
+    const empty = await pipeline.http
+      .get('/stats')
+      .query({ from: '2020-01-01T00:00:00Z', to: '2020-03-31T00:00:00Z' })
+      .set('authorization', viewer)
+      .expect(200);
+    expect(empty.body).toMatchObject({
+      bucket: '1d',
+      total: 0,
+      success_rate: null,
+      latency_ms: { p50: null, p95: null, p99: null },
+      by_source: [],
+    });
     expect(empty.body.series).toHaveLength(90);
   });
 
@@ -89,13 +115,23 @@ describe('GET /stats', () => {
     ];
     for (const [query, field] of cases) {
       const res = await pipeline.http.get('/stats').query(query).set('authorization', viewer).expect(400);
-      expect({ query, code: res.body.code, fields: res.body.errors.map((e: { field: string }) => e.field) }).toEqual({ query, code: 'validation_failed', fields: [field] });
+      expect({ query, code: res.body.code, fields: res.body.errors.map((e: { field: string }) => e.field) }).toEqual({
+        query,
+        code: 'validation_failed',
+        fields: [field],
+      });
     }
   });
 
   it('needs events:read', async () => {
     await pipeline.http.get('/stats').expect(401);
-    await pipeline.http.get('/stats').set('authorization', await apiKeyCredential(pipeline, ['rules:read', 'webhooks:send'])).expect(403);
-    await pipeline.http.get('/stats').set('authorization', await apiKeyCredential(pipeline, ['events:read'])).expect(200);
+    await pipeline.http
+      .get('/stats')
+      .set('authorization', await apiKeyCredential(pipeline, ['rules:read', 'webhooks:send']))
+      .expect(403);
+    await pipeline.http
+      .get('/stats')
+      .set('authorization', await apiKeyCredential(pipeline, ['events:read']))
+      .expect(200);
   });
 });

@@ -18,12 +18,20 @@ describe('sweeper', () => {
 
   it('leaves a backlog alone while every queued event has its job, and re-enqueues one whose job is gone', async () => {
     const queue = createDeliveryQueue({ connection: redis, prefix: pipeline.prefix });
-    const sweeper = createSweeper({ sweep: createEventSweepRepository(pipeline.store.prisma), queue, redis, prefix: pipeline.prefix, graceMs: 0, logger: pino({ level: 'silent' }) });
+    const sweeper = createSweeper({
+      sweep: createEventSweepRepository(pipeline.store.prisma),
+      queue,
+      redis,
+      prefix: pipeline.prefix,
+      graceMs: 0,
+      logger: pino({ level: 'silent' }),
+    });
     await waitFor(() => redis.status === 'ready');
     expect((await sweeper.runOnce()).full).toBe(true); // a new queue: the epoch is set now
 
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await pipeline.http.post('/s').set('content-type', 'application/json').send('{}').expect(202)).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await pipeline.http.post('/s').set('content-type', 'application/json').send('{}').expect(202)).body.id);
     await waitFor(async () => (await queue.countPendingJobs()) === 3, 5_000, 'three jobs');
     // Every event is overdue (grace 0), but each has its job: nothing to do.
     expect(await sweeper.runOnce()).toEqual({ full: false, enqueued: 0 });

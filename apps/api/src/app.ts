@@ -59,7 +59,11 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(requestLogger(deps.logger));
   app.use(healthRoutes(deps.health));
-  app.use(docsRoutes({ document: () => buildOpenApiDocument({ version: deps.version ?? '0.0.0', serverUrl: deps.publicBaseUrl }) }));
+  app.use(
+    docsRoutes({
+      document: () => buildOpenApiDocument({ version: deps.version ?? '0.0.0', serverUrl: deps.publicBaseUrl }),
+    }),
+  );
   // Credentials are resolved for the API only: public ingest never reads Authorization. These first
   // path segments are reserved (RESERVED_PATH_SEGMENTS): no webhook source can use them.
   const apiPaths = ['/api', '/events', '/rules', '/stats', '/config'];

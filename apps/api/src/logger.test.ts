@@ -11,9 +11,19 @@ describe('logger', () => {
       },
     });
     const logger = createLogger('info', sink);
-    logger.info({ req: { headers: { authorization: 'Bearer ts_secret', cookie: 'sid=abc', 'x-api-key': 'k' } }, provider: { signingSecret: 'whsec_x' } }, 'request');
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer ts_secret', cookie: 'sid=abc', 'x-api-key': 'k' } },
+        provider: { signingSecret: 'whsec_x' },
+      },
+      'request',
+    );
     const text = lines.join('');
     expect(text).not.toMatch(/ts_secret|sid=abc|whsec_x/);
-    expect(JSON.parse(text).req.headers).toEqual({ authorization: '[redacted]', cookie: '[redacted]', 'x-api-key': '[redacted]' });
+    expect(JSON.parse(text).req.headers).toEqual({
+      authorization: '[redacted]',
+      cookie: '[redacted]',
+      'x-api-key': '[redacted]',
+    });
   });
 });

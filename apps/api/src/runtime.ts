@@ -1,5 +1,21 @@
 import { DEFAULT_ORGANIZATION_ID, parseAllowlist, type TargetPolicy } from '@relay/core';
-import { createAuditRepository, createCredentialRepository, createDatabase, createEventActionRepository, createEventQueryRepository, createEventRepository, createFeedReplayRepository, createHookRepository, createDomainRepository, createOperatorRepository, createOrganizationRepository, createPlatformRepository, createProviderRepository, createStatsRepository, createUserRepository } from '@relay/db';
+import {
+  createAuditRepository,
+  createCredentialRepository,
+  createDatabase,
+  createEventActionRepository,
+  createEventQueryRepository,
+  createEventRepository,
+  createFeedReplayRepository,
+  createHookRepository,
+  createDomainRepository,
+  createOperatorRepository,
+  createOrganizationRepository,
+  createPlatformRepository,
+  createProviderRepository,
+  createStatsRepository,
+  createUserRepository,
+} from '@relay/db';
 import { createDeliveryQueue, createFeedPublisher, createFeedSubscriber, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -29,18 +45,32 @@ export interface ApiRuntime {
   close(): Promise<void>;
 }
 
-export function targetPolicyOf(config: { TARGET_ALLOW_PRIVATE: boolean; TARGET_ALLOWLIST?: string | undefined }): TargetPolicy {
+export function targetPolicyOf(config: {
+  TARGET_ALLOW_PRIVATE: boolean;
+  TARGET_ALLOWLIST?: string | undefined;
+}): TargetPolicy {
   return { allowPrivate: config.TARGET_ALLOW_PRIVATE, allowlist: parseAllowlist(config.TARGET_ALLOWLIST) };
 }
 
 /** Wires the api process from its settings: used by main.ts and by tests alike. */
 export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime {
-  const db = createDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, onPoolError: (err) => logger.warn({ err }, 'postgres pool error') });
+  const db = createDatabase({
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    onPoolError: (err) => logger.warn({ err }, 'postgres pool error'),
+  });
   const redis = createRedisConnection(config.REDIS_URL, 'producer');
   const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
-  const feed = createFeedPublisher({ redis, prefix: config.QUEUE_PREFIX, onError: (err) => logger.debug({ err }, 'live feed publish failed') });
+  const feed = createFeedPublisher({
+    redis,
+    prefix: config.QUEUE_PREFIX,
+    onError: (err) => logger.debug({ err }, 'live feed publish failed'),
+  });
   // A subscribed connection can do nothing else; one per process serves every open stream.
-  const subscriber = createFeedSubscriber({ redis: createRedisConnection(config.REDIS_URL, 'subscriber'), prefix: config.QUEUE_PREFIX });
+  const subscriber = createFeedSubscriber({
+    redis: createRedisConnection(config.REDIS_URL, 'subscriber'),
+    prefix: config.QUEUE_PREFIX,
+  });
   const ingest = createIngestService({
     events: createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
     queue,
@@ -55,28 +85,65 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     operators: createOperatorRepository(db.prisma),
     organizations: createOrganizationRepository(db.prisma),
     audit: createAuditRepository(db.prisma),
-    passwords: createPasswordHasher({ memoryKib: config.PASSWORD_HASH_MEMORY_KIB, timeCost: config.PASSWORD_HASH_TIME_COST }),
+    passwords: createPasswordHasher({
+      memoryKib: config.PASSWORD_HASH_MEMORY_KIB,
+      timeCost: config.PASSWORD_HASH_TIME_COST,
+    }),
   };
   // connect-redis speaks node-redis only; ioredis stays for BullMQ.
-  const sessionRedis: RedisClientType = createClient({ url: config.REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(retries * 200, 2_000) } });
+  const sessionRedis: RedisClientType = createClient({
+    url: config.REDIS_URL,
+    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(retries * 200, 2_000) },
+  });
   sessionRedis.on('error', () => {});
   void sessionRedis.connect().catch((err: unknown) => logger.warn({ err }, 'session store: Redis not reachable yet'));
   const sessionSecret = config.SESSION_SECRET ?? randomBytes(32).toString('hex');
-  if (!config.SESSION_SECRET) logger.warn('SESSION_SECRET is not set: sessions end when this process restarts and are not shared between api processes');
+  if (!config.SESSION_SECRET)
+    logger.warn(
+      'SESSION_SECRET is not set: sessions end when this process restarts and are not shared between api processes',
+    );
   const providers = createProviderRepository(db.prisma);
-  const streams = createEventStreams({ feed: subscriber, replay: createFeedReplayRepository(db.pool), logger, heartbeatMs: config.STREAM_HEARTBEAT_MS, replayLimit: config.STREAM_REPLAY_LIMIT });
+  const streams = createEventStreams({
+    feed: subscriber,
+    replay: createFeedReplayRepository(db.pool),
+    logger,
+    heartbeatMs: config.STREAM_HEARTBEAT_MS,
+    replayLimit: config.STREAM_REPLAY_LIMIT,
+  });
   const targetPolicy = targetPolicyOf(config);
   const hosts = { canonicalHost: config.INGEST_CANONICAL_HOST?.toLowerCase(), publicBaseUrl: config.PUBLIC_BASE_URL };
   const domains = createDomainRepository(db.prisma);
-  const organizationOf = createHostResolver({ settings: hosts, organizations: auth.organizations, domains, cacheMs: config.INGEST_HOST_CACHE_MS });
+  const organizationOf = createHostResolver({
+    settings: hosts,
+    organizations: auth.organizations,
+    domains,
+    cacheMs: config.INGEST_HOST_CACHE_MS,
+  });
   const app = createApp({
     logger,
     publicBaseUrl: config.PUBLIC_BASE_URL,
-    trustProxy: config.TRUST_PROXY === undefined ? false : /^\d+$/.test(config.TRUST_PROXY) ? Number(config.TRUST_PROXY) : config.TRUST_PROXY,
+    trustProxy:
+      config.TRUST_PROXY === undefined
+        ? false
+        : /^\d+$/.test(config.TRUST_PROXY)
+          ? Number(config.TRUST_PROXY)
+          : config.TRUST_PROXY,
     auth,
     sessions: {
-      middleware: sessionMiddleware({ client: sessionRedis, secret: sessionSecret, ttlSeconds: config.SESSION_TTL_SECONDS, secure: config.SESSION_COOKIE_SECURE, prefix: config.QUEUE_PREFIX }),
-      limiter: createLoginLimiter({ client: sessionRedis, prefix: config.QUEUE_PREFIX, maxPerUser: config.LOGIN_MAX_FAILURES_PER_USER, maxPerIp: config.LOGIN_MAX_FAILURES_PER_IP, windowSeconds: config.LOGIN_WINDOW_SECONDS }),
+      middleware: sessionMiddleware({
+        client: sessionRedis,
+        secret: sessionSecret,
+        ttlSeconds: config.SESSION_TTL_SECONDS,
+        secure: config.SESSION_COOKIE_SECURE,
+        prefix: config.QUEUE_PREFIX,
+      }),
+      limiter: createLoginLimiter({
+        client: sessionRedis,
+        prefix: config.QUEUE_PREFIX,
+        maxPerUser: config.LOGIN_MAX_FAILURES_PER_USER,
+        maxPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
+        windowSeconds: config.LOGIN_WINDOW_SECONDS,
+      }),
       secureCookie: config.SESSION_COOKIE_SECURE,
     },
     health: {
@@ -85,12 +152,26 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     },
     events: {
       queries: createEventQueryRepository(db.pool),
-      actions: createEventActions({ actions: createEventActionRepository(db.pool), queue, audit: auth.audit, logger, bulkCap: BULK_CAP, feed }),
+      actions: createEventActions({
+        actions: createEventActionRepository(db.pool),
+        queue,
+        audit: auth.audit,
+        logger,
+        bulkCap: BULK_CAP,
+        feed,
+      }),
     },
     stats: { stats: createStatsRepository(db.pool) },
     streams,
     rules: { providers, hooks: createHookRepository(db.prisma), audit: auth.audit, targetPolicy },
-    send: { ingest, providers, organizations: auth.organizations, audit: auth.audit, targetPolicy, installDefaultTarget: config.DEFAULT_TARGET_URL },
+    send: {
+      ingest,
+      providers,
+      organizations: auth.organizations,
+      audit: auth.audit,
+      targetPolicy,
+      installDefaultTarget: config.DEFAULT_TARGET_URL,
+    },
     settings: {
       organizations: auth.organizations,
       audit: auth.audit,
@@ -102,12 +183,21 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       domains,
       organizationOf,
     },
-    platform: { platform: createPlatformRepository(db.prisma), operators: auth.operators, audit: auth.audit, passwords: auth.passwords, hosts, adminToken: config.PLATFORM_ADMIN_TOKEN },
+    platform: {
+      platform: createPlatformRepository(db.prisma),
+      operators: auth.operators,
+      audit: auth.audit,
+      passwords: auth.passwords,
+      hosts,
+      adminToken: config.PLATFORM_ADMIN_TOKEN,
+    },
     domains: createDomainActions({
       domains,
       audit: auth.audit,
       canonicalHost: hosts.canonicalHost,
-      verify: hosts.canonicalHost ? createDnsVerifier({ canonicalHost: hosts.canonicalHost, servers: parseDnsServers(config.DNS_SERVERS) }) : undefined,
+      verify: hosts.canonicalHost
+        ? createDnsVerifier({ canonicalHost: hosts.canonicalHost, servers: parseDnsServers(config.DNS_SERVERS) })
+        : undefined,
     }),
     ingest: {
       organizationOf,
@@ -122,7 +212,11 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     app,
     async start() {
       if (config.INITIAL_ADMIN_USERNAME && config.INITIAL_ADMIN_PASSWORD) {
-        const admin = await ensureInitialAdmin(auth, DEFAULT_ORGANIZATION_ID, { username: config.INITIAL_ADMIN_USERNAME, password: config.INITIAL_ADMIN_PASSWORD, email: config.INITIAL_ADMIN_EMAIL });
+        const admin = await ensureInitialAdmin(auth, DEFAULT_ORGANIZATION_ID, {
+          username: config.INITIAL_ADMIN_USERNAME,
+          password: config.INITIAL_ADMIN_PASSWORD,
+          email: config.INITIAL_ADMIN_EMAIL,
+        });
         if (admin) logger.info({ username: admin.username }, 'created the initial admin of the default organization');
       }
     },

@@ -34,17 +34,28 @@ export function createDeliverProcessor(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
   const deferMs = deps.deferMs ?? 5_000;
 
-  async function attemptDelivery(event: StoredEvent, target: ResolvedTarget & { targetUrl: string }): Promise<{ attempt: NewAttempt; outcome: AttemptOutcome }> {
+  async function attemptDelivery(
+    event: StoredEvent,
+    target: ResolvedTarget & { targetUrl: string },
+  ): Promise<{ attempt: NewAttempt; outcome: AttemptOutcome }> {
     const { targetUrl } = target;
     const attemptNumber = event.attemptCount + 1;
-    const { outcome, responseBody, durationMs, startedAt, finishedAt } = await sendSignedRequest(deps, event, { url: targetUrl, providerId: target.providerId }, now);
+    const { outcome, responseBody, durationMs, startedAt, finishedAt } = await sendSignedRequest(
+      deps,
+      event,
+      { url: targetUrl, providerId: target.providerId },
+      now,
+    );
     const attempt: NewAttempt = {
       attemptNumber,
       kind: 'main',
       targetUrl,
       responseStatus: outcome.kind === 'response' ? outcome.status : null,
       responseBody,
-      error: outcome.kind === 'response' ? null : `${outcome.kind === 'network' ? outcome.code : outcome.kind}: ${outcome.message}`,
+      error:
+        outcome.kind === 'response'
+          ? null
+          : `${outcome.kind === 'network' ? outcome.code : outcome.kind}: ${outcome.message}`,
       durationMs,
       startedAt,
       finishedAt,
@@ -60,16 +71,31 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     if (early > 1_000) return { result: 'rescheduled', delayMs: early };
 
     // An event stored without a target asks again: a provider or default configured since rescues it.
-    const target = event.targetUrl !== null ? { targetUrl: event.targetUrl, providerId: event.providerId } : await deps.targets.resolve(orgId, event.source);
+    const target =
+      event.targetUrl !== null
+        ? { targetUrl: event.targetUrl, providerId: event.providerId }
+        : await deps.targets.resolve(orgId, event.source);
     if (target.targetUrl === null) {
-      await deps.store.record({ orgId, id: eventId, attempt: null, update: { status: 'failed', reason: 'no_target', error: 'No provider for this source and no default target.' } });
+      await deps.store.record({
+        orgId,
+        id: eventId,
+        attempt: null,
+        update: { status: 'failed', reason: 'no_target', error: 'No provider for this source and no default target.' },
+      });
       return { result: 'failed' };
     }
     const { attempt, outcome } = await attemptDelivery(event, { ...target, targetUrl: target.targetUrl });
     // The policy counts the attempts of the current run: a retried event gets a full run again.
     const decision = decide(outcome, attempt.attemptNumber - event.runStartAttempt, deps.retry, Math.random, now());
     const hooksFor = (deliveryStatus: 'delivered' | 'failed') =>
-      deps.dispatchHooks({ orgId, eventId, providerId: target.providerId, run: event.runStartAttempt, deliveryStatus, responseStatus: attempt.responseStatus });
+      deps.dispatchHooks({
+        orgId,
+        eventId,
+        providerId: target.providerId,
+        run: event.runStartAttempt,
+        deliveryStatus,
+        responseStatus: attempt.responseStatus,
+      });
     if (decision.action === 'delivered') {
       await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'delivered', at: attempt.finishedAt } });
       await hooksFor('delivered');
@@ -77,10 +103,20 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     }
     if (decision.action === 'retry') {
       const nextAttemptAt = new Date(now() + decision.delayMs);
-      await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'queued', nextAttemptAt, error: decision.error } });
+      await deps.store.record({
+        orgId,
+        id: eventId,
+        attempt,
+        update: { status: 'queued', nextAttemptAt, error: decision.error },
+      });
       return { result: 'retry_scheduled', delayMs: decision.delayMs };
     }
-    await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'failed', reason: decision.reason, error: decision.error } });
+    await deps.store.record({
+      orgId,
+      id: eventId,
+      attempt,
+      update: { status: 'failed', reason: decision.reason, error: decision.error },
+    });
     await hooksFor('failed');
     deps.logger.info({ eventId, reason: decision.reason, error: decision.error }, 'delivery failed');
     return { result: 'failed' };
@@ -92,7 +128,10 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     try {
       outcome = await deliver(job.data.orgId, job.data.eventId);
     } catch (err) {
-      deps.logger.warn({ err, eventId: job.data.eventId }, 'delivery deferred: the relay could not complete the attempt');
+      deps.logger.warn(
+        { err, eventId: job.data.eventId },
+        'delivery deferred: the relay could not complete the attempt',
+      );
       outcome = { result: 'rescheduled', delayMs: deferMs };
     }
     if (outcome.delayMs !== undefined) {

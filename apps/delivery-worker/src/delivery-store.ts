@@ -13,7 +13,11 @@ export interface DeliveryStore {
 // Deliveries in flight share their database round trips: loads made within a millisecond become one
 // query, and outcomes one statement. Each job still waits for its own outcome to be committed.
 // Committed outcomes are then told to the live feed (best effort; the database stays the truth).
-export function createDeliveryStore(events: EventRepository, feed?: FeedPublisher, options = { maxSize: 200, maxWaitMs: 1 }): DeliveryStore {
+export function createDeliveryStore(
+  events: EventRepository,
+  feed?: FeedPublisher,
+  options = { maxSize: 200, maxWaitMs: 1 },
+): DeliveryStore {
   const loads = createGroupCommit<EventRef, StoredEvent | null>({
     ...options,
     flush: async (refs) => {
@@ -25,7 +29,11 @@ export function createDeliveryStore(events: EventRepository, feed?: FeedPublishe
     ...options,
     flush: async (outcomes) => {
       await events.recordOutcomes(outcomes);
-      if (feed) void publishGrouped(feed, outcomes.flatMap((outcome) => outcomeMessages(outcome, Date.now())));
+      if (feed)
+        void publishGrouped(
+          feed,
+          outcomes.flatMap((outcome) => outcomeMessages(outcome, Date.now())),
+        );
       return outcomes.map(() => undefined);
     },
   });

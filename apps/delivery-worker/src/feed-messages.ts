@@ -20,10 +20,25 @@ export function feedAttempt(kind: 'main' | 'hook', a: AttemptLike): FeedAttempt 
 /** What the live feed hears of a committed delivery outcome: the attempt, and the new status unless still queued. */
 export function outcomeMessages(outcome: Outcome, now: number): { orgId: OrgId; message: FeedMessage }[] {
   const list: { orgId: OrgId; message: FeedMessage }[] = [];
-  if (outcome.attempt) list.push({ orgId: outcome.orgId, message: { type: 'attempt', at: outcome.attempt.finishedAt.getTime(), data: feedAttempt('main', { ...outcome.attempt, eventId: outcome.id }) } });
+  if (outcome.attempt)
+    list.push({
+      orgId: outcome.orgId,
+      message: {
+        type: 'attempt',
+        at: outcome.attempt.finishedAt.getTime(),
+        data: feedAttempt('main', { ...outcome.attempt, eventId: outcome.id }),
+      },
+    });
   if (outcome.update.status !== 'queued') {
     const failureReason = outcome.update.status === 'failed' ? outcome.update.reason : null;
-    list.push({ orgId: outcome.orgId, message: { type: 'event.status', at: now, data: { id: outcome.id, status: outcome.update.status, failure_reason: failureReason, acknowledged: false } } });
+    list.push({
+      orgId: outcome.orgId,
+      message: {
+        type: 'event.status',
+        at: now,
+        data: { id: outcome.id, status: outcome.update.status, failure_reason: failureReason, acknowledged: false },
+      },
+    });
   }
   return list;
 }

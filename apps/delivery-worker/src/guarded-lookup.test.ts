@@ -7,11 +7,17 @@ import { createGuardedLookup } from './guarded-lookup';
 const strict: TargetPolicy = { allowPrivate: false, allowlist: [] };
 
 function lookupAll(lookup: ReturnType<typeof createGuardedLookup>, host: string): Promise<dns.LookupAddress[]> {
-  return new Promise((resolve, reject) => lookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses as unknown as dns.LookupAddress[]))));
+  return new Promise((resolve, reject) =>
+    lookup(host, { all: true }, (err, addresses) =>
+      err ? reject(err) : resolve(addresses as unknown as dns.LookupAddress[]),
+    ),
+  );
 }
 
 function lookupOne(lookup: ReturnType<typeof createGuardedLookup>, host: string): Promise<[string, number]> {
-  return new Promise((resolve, reject) => lookup(host, {}, (err, address, family) => (err ? reject(err) : resolve([address as string, family as number]))));
+  return new Promise((resolve, reject) =>
+    lookup(host, {}, (err, address, family) => (err ? reject(err) : resolve([address as string, family as number]))),
+  );
 }
 
 const fake = (answers: dns.LookupAddress[]) =>
@@ -19,24 +25,39 @@ const fake = (answers: dns.LookupAddress[]) =>
 
 describe('guarded lookup', () => {
   it('refuses localhost, which resolves to loopback', async () => {
-    await expect(lookupAll(createGuardedLookup(strict), 'localhost')).rejects.toMatchObject({ code: 'ERR_TARGET_BLOCKED' });
+    await expect(lookupAll(createGuardedLookup(strict), 'localhost')).rejects.toMatchObject({
+      code: 'ERR_TARGET_BLOCKED',
+    });
   });
 
   it('allows localhost when private targets are allowed or the name is allowlisted', async () => {
-    await expect(lookupAll(createGuardedLookup({ allowPrivate: true, allowlist: [] }), 'localhost')).resolves.not.toHaveLength(0);
-    await expect(lookupOne(createGuardedLookup({ allowPrivate: false, allowlist: parseAllowlist('localhost') }), 'localhost')).resolves.toEqual([
-      expect.any(String),
-      expect.any(Number),
-    ]);
+    await expect(
+      lookupAll(createGuardedLookup({ allowPrivate: true, allowlist: [] }), 'localhost'),
+    ).resolves.not.toHaveLength(0);
+    await expect(
+      lookupOne(createGuardedLookup({ allowPrivate: false, allowlist: parseAllowlist('localhost') }), 'localhost'),
+    ).resolves.toEqual([expect.any(String), expect.any(Number)]);
   });
 
   it('refuses an answer where any one address is private (rebinding with mixed records)', async () => {
-    const lookup = createGuardedLookup(strict, fake([{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }]));
+    const lookup = createGuardedLookup(
+      strict,
+      fake([
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.7', family: 4 },
+      ]),
+    );
     await expect(lookupAll(lookup, 'mixed.example')).rejects.toMatchObject({ code: 'ERR_TARGET_BLOCKED' });
   });
 
   it('passes a public answer through in both callback shapes', async () => {
-    const lookup = createGuardedLookup(strict, fake([{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::', family: 6 }]));
+    const lookup = createGuardedLookup(
+      strict,
+      fake([
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:2800:220:1::', family: 6 },
+      ]),
+    );
     await expect(lookupAll(lookup, 'public.example')).resolves.toHaveLength(2);
     await expect(lookupOne(lookup, 'public.example')).resolves.toEqual(['93.184.216.34', 4]);
   });
@@ -52,10 +73,12 @@ describe('guarded lookup', () => {
     const get = (policy: TargetPolicy) =>
       new Promise<number>((resolve, reject) => {
         const agent = new http.Agent({ lookup: createGuardedLookup(policy) });
-        http.get({ host: 'localhost', port, agent, family: 4 }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        }).on('error', reject);
+        http
+          .get({ host: 'localhost', port, agent, family: 4 }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on('error', reject);
       });
     try {
       await expect(get(strict)).rejects.toMatchObject({ code: 'ERR_TARGET_BLOCKED' });

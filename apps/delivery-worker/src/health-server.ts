@@ -22,7 +22,11 @@ export function createHealthServer(health: WorkerHealth): http.Server {
       ),
     ).then((entries) => {
       const ok = !health.isShuttingDown() && entries.every(([, state]) => state === 'ok');
-      reply(ok ? 200 : 503, { status: ok ? 'ready' : 'unavailable', shutting_down: health.isShuttingDown(), checks: Object.fromEntries(entries) });
+      reply(ok ? 200 : 503, {
+        status: ok ? 'ready' : 'unavailable',
+        shutting_down: health.isShuttingDown(),
+        checks: Object.fromEntries(entries),
+      });
     });
   });
 }

@@ -17,14 +17,25 @@ export type HookDispatcher = (outcome: ProviderOutcome) => Promise<void>;
 // After a provider outcome is committed, the provider's active hooks for that outcome become jobs
 // of their own queue: a slow hook never holds a delivery slot. Events without a provider (a
 // default target) have no hooks and cost nothing here. Dispatch never fails the delivery.
-export function createHookDispatcher(deps: { hooks: HookRepository; queue: HookQueue; logger: Logger }): HookDispatcher {
+export function createHookDispatcher(deps: {
+  hooks: HookRepository;
+  queue: HookQueue;
+  logger: Logger;
+}): HookDispatcher {
   return async (outcome) => {
     if (outcome.providerId === null) return;
     try {
       const trigger = outcome.deliveryStatus === 'delivered' ? 'provider_succeeded' : 'provider_failed';
       const hooks = await deps.hooks.active(outcome.orgId, outcome.providerId, trigger);
       await deps.queue.enqueue(
-        hooks.map((hook) => ({ orgId: outcome.orgId, eventId: outcome.eventId, hookId: hook.id, run: outcome.run, deliveryStatus: outcome.deliveryStatus, responseStatus: outcome.responseStatus })),
+        hooks.map((hook) => ({
+          orgId: outcome.orgId,
+          eventId: outcome.eventId,
+          hookId: hook.id,
+          run: outcome.run,
+          deliveryStatus: outcome.deliveryStatus,
+          responseStatus: outcome.responseStatus,
+        })),
       );
     } catch (err) {
       deps.logger.warn({ err, eventId: outcome.eventId }, 'could not dispatch hooks for this outcome');

@@ -32,18 +32,26 @@ export function createHookProcessor(deps: HookDeps) {
   const now = deps.now ?? Date.now;
 
   async function attempt(data: HookJobData, attemptNumber: number): Promise<{ result: HookResult; delayMs?: number }> {
-    const [event, hook] = await Promise.all([deps.events.findById(data.orgId, data.eventId), deps.hooks.findById(data.orgId, data.hookId)]);
+    const [event, hook] = await Promise.all([
+      deps.events.findById(data.orgId, data.eventId),
+      deps.hooks.findById(data.orgId, data.hookId),
+    ]);
     // A deleted event, or a hook deleted or switched off since, sends nothing.
     if (!event || !hook || !hook.active) return { result: 'skipped' };
-    const { outcome, responseBody, durationMs, startedAt, finishedAt } = await sendSignedRequest(deps, event, {
-      url: hook.targetUrl,
-      providerId: hook.providerId,
-      extraHeaders: {
-        'x-relay-delivery-status': data.deliveryStatus,
-        ...(data.responseStatus !== null ? { 'x-relay-response-status': String(data.responseStatus) } : {}),
-        'x-relay-hook-id': hook.id,
+    const { outcome, responseBody, durationMs, startedAt, finishedAt } = await sendSignedRequest(
+      deps,
+      event,
+      {
+        url: hook.targetUrl,
+        providerId: hook.providerId,
+        extraHeaders: {
+          'x-relay-delivery-status': data.deliveryStatus,
+          ...(data.responseStatus !== null ? { 'x-relay-response-status': String(data.responseStatus) } : {}),
+          'x-relay-hook-id': hook.id,
+        },
       },
-    }, now);
+      now,
+    );
     const decision = decide(outcome, attemptNumber, deps.retry, Math.random, now());
     const error = decision.action === 'delivered' ? null : decision.error;
     const record = {
@@ -59,7 +67,9 @@ export function createHookProcessor(deps: HookDeps) {
       finishedAt,
     };
     await deps.attempts.recordHook(data.orgId, record);
-    await deps.feed?.publish(data.orgId, [{ type: 'attempt', at: record.finishedAt.getTime(), data: feedAttempt('hook', record) }]);
+    await deps.feed?.publish(data.orgId, [
+      { type: 'attempt', at: record.finishedAt.getTime(), data: feedAttempt('hook', record) },
+    ]);
     if (decision.action === 'delivered') return { result: 'delivered' };
     if (decision.action === 'retry') return { result: 'retry_scheduled', delayMs: decision.delayMs };
     deps.logger.warn({ eventId: data.eventId, hookId: hook.id, reason: decision.reason, error }, 'hook failed');
@@ -73,7 +83,10 @@ export function createHookProcessor(deps: HookDeps) {
       outcome = await attempt(job.data, attemptNumber);
       if (outcome.result === 'retry_scheduled') await job.updateData({ ...job.data, attempt: attemptNumber });
     } catch (err) {
-      deps.logger.warn({ err, eventId: job.data.eventId, hookId: job.data.hookId }, 'hook deferred: the relay could not complete the attempt');
+      deps.logger.warn(
+        { err, eventId: job.data.eventId, hookId: job.data.hookId },
+        'hook deferred: the relay could not complete the attempt',
+      );
       outcome = { result: 'rescheduled', delayMs: deps.deferMs ?? 5_000 };
     }
     if (outcome.delayMs !== undefined) {

@@ -6,7 +6,8 @@ import { createWorkerRuntime } from './runtime';
 const config = parseWorkerConfig(process.env);
 const logger = createLogger(config.LOG_LEVEL);
 const runtime = createWorkerRuntime(config, logger);
-const healthServer = config.WORKER_HEALTH_PORT > 0 ? createHealthServer(runtime.health).listen(config.WORKER_HEALTH_PORT) : undefined;
+const healthServer =
+  config.WORKER_HEALTH_PORT > 0 ? createHealthServer(runtime.health).listen(config.WORKER_HEALTH_PORT) : undefined;
 logger.info({ concurrency: config.DELIVERY_CONCURRENCY }, 'delivery worker started');
 
 // SIGTERM: take no new jobs, finish the deliveries in flight, then exit.

@@ -1,6 +1,22 @@
 import { parseAllowlist } from '@relay/core';
-import { createAttemptRepository, createDatabase, createEventRepository, createEventSweepRepository, createHookRepository, createProviderRepository, createTargetResolver } from '@relay/db';
-import { createDeliveryQueue, createFeedPublisher, createHookQueue, createRedisConnection, QUEUES, type DeliverJobData, type HookJobData } from '@relay/queue';
+import {
+  createAttemptRepository,
+  createDatabase,
+  createEventRepository,
+  createEventSweepRepository,
+  createHookRepository,
+  createProviderRepository,
+  createTargetResolver,
+} from '@relay/db';
+import {
+  createDeliveryQueue,
+  createFeedPublisher,
+  createHookQueue,
+  createRedisConnection,
+  QUEUES,
+  type DeliverJobData,
+  type HookJobData,
+} from '@relay/queue';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
@@ -21,8 +37,15 @@ export interface WorkerRuntime {
 
 /** Wires a delivery-worker process from its settings: used by main.ts and by tests alike. */
 export function createWorkerRuntime(config: WorkerConfig, logger: Logger): WorkerRuntime {
-  const db = createDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, onPoolError: (err) => logger.warn({ err }, 'postgres pool error') });
-  const targetPolicy = { allowPrivate: config.TARGET_ALLOW_PRIVATE, allowlist: parseAllowlist(config.TARGET_ALLOWLIST) };
+  const db = createDatabase({
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    onPoolError: (err) => logger.warn({ err }, 'postgres pool error'),
+  });
+  const targetPolicy = {
+    allowPrivate: config.TARGET_ALLOW_PRIVATE,
+    allowlist: parseAllowlist(config.TARGET_ALLOWLIST),
+  };
   const providers = createProviderRepository(db.prisma);
   const sender = createSender({ timeoutMs: config.DELIVERY_TIMEOUT_MS, policy: targetPolicy });
   const events = createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
@@ -36,7 +59,11 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   };
   const producerRedis = createRedisConnection(config.REDIS_URL, 'producer');
   const hookQueue = createHookQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
-  const feed = createFeedPublisher({ redis: producerRedis, prefix: config.QUEUE_PREFIX, onError: (err) => logger.debug({ err }, 'live feed publish failed') });
+  const feed = createFeedPublisher({
+    redis: producerRedis,
+    prefix: config.QUEUE_PREFIX,
+    onError: (err) => logger.debug({ err }, 'live feed publish failed'),
+  });
   const store = createDeliveryStore(events, feed);
   const processor = createDeliverProcessor({
     store,
@@ -65,8 +92,25 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const hookRedis = createRedisConnection(config.REDIS_URL, 'worker');
   const hookWorker = new Worker<HookJobData>(
     QUEUES.hooks,
-    createHookProcessor({ events, hooks, attempts: createAttemptRepository(db.prisma), feed, sender, secretFor, retry, targetPolicy, logger }),
-    { connection: hookRedis, prefix: config.QUEUE_PREFIX, concurrency: config.HOOK_CONCURRENCY, lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS, maxStalledCount: 1_000 },
+    createHookProcessor({
+      events,
+      hooks,
+      attempts: createAttemptRepository(db.prisma),
+      feed,
+      sender,
+      secretFor,
+      retry,
+      targetPolicy,
+      logger,
+    }),
+    {
+      connection: hookRedis,
+      prefix: config.QUEUE_PREFIX,
+      concurrency: config.HOOK_CONCURRENCY,
+      lockDuration: config.WORKER_LOCK_DURATION_MS,
+      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+      maxStalledCount: 1_000,
+    },
   );
   hookWorker.on('error', (err) => logger.warn({ err }, 'hook worker connection error'));
 

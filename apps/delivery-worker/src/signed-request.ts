@@ -33,10 +33,24 @@ export async function sendSignedRequest(
   let responseBody: string | null = null;
   let durationMs = 0;
   if (!check.ok) {
-    outcome = check.reason === 'blocked_address' ? { kind: 'blocked', message: check.message } : { kind: 'invalid_target', message: check.message };
+    outcome =
+      check.reason === 'blocked_address'
+        ? { kind: 'blocked', message: check.message }
+        : { kind: 'invalid_target', message: check.message };
   } else {
-    const headers = { ...deliveryHeaders(event, await deps.secretFor(event.organizationId, request.providerId), Math.floor(now() / 1000)), ...request.extraHeaders };
-    ({ outcome, responseBody, durationMs } = await deps.sender.send({ url: request.url, body: Buffer.from(event.body), headers }));
+    const headers = {
+      ...deliveryHeaders(
+        event,
+        await deps.secretFor(event.organizationId, request.providerId),
+        Math.floor(now() / 1000),
+      ),
+      ...request.extraHeaders,
+    };
+    ({ outcome, responseBody, durationMs } = await deps.sender.send({
+      url: request.url,
+      body: Buffer.from(event.body),
+      headers,
+    }));
   }
   return { outcome, responseBody, durationMs, startedAt, finishedAt: new Date(startedAt.getTime() + durationMs) };
 }

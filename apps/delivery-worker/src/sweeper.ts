@@ -30,7 +30,11 @@ export function createSweeper(deps: SweeperDeps) {
   async function enqueuePage(refs: QueuedEventRef[]): Promise<void> {
     const at = now();
     await deps.queue.enqueue(
-      refs.map((ref) => ({ orgId: ref.organizationId, eventId: ref.id, delayMs: Math.max(0, (ref.nextAttemptAt?.getTime() ?? at) - at) })),
+      refs.map((ref) => ({
+        orgId: ref.organizationId,
+        eventId: ref.id,
+        delayMs: Math.max(0, (ref.nextAttemptAt?.getTime() ?? at) - at),
+      })),
     );
   }
 
@@ -52,7 +56,11 @@ export function createSweeper(deps: SweeperDeps) {
       const fresh = (await deps.redis.set(epochKey, String(now()), 'NX')) === 'OK';
       if (fresh) {
         const enqueued = await sweepAll((afterId) => deps.sweep.findQueuedPage(pageSize, afterId));
-        if (enqueued > 0) deps.logger.warn({ enqueued }, 'queue state was missing (new or emptied Redis); re-enqueued every queued event');
+        if (enqueued > 0)
+          deps.logger.warn(
+            { enqueued },
+            'queue state was missing (new or emptied Redis); re-enqueued every queued event',
+          );
         return { full: true, enqueued };
       }
       const [queued, pending] = await Promise.all([deps.sweep.countQueued(), deps.queue.countPendingJobs()]);

@@ -35,7 +35,8 @@ export type AccessDecision = { ok: true } | { ok: false; reason: 'role' | 'scope
 
 export function checkAccess(principal: Principal, rule: AccessRule): AccessDecision {
   if (RANK[principal.role] < RANK[rule.role]) return { ok: false, reason: 'role' };
-  if (rule.scope !== null && principal.scopes !== 'all' && !principal.scopes.includes(rule.scope)) return { ok: false, reason: 'scope' };
+  if (rule.scope !== null && principal.scopes !== 'all' && !principal.scopes.includes(rule.scope))
+    return { ok: false, reason: 'scope' };
   return { ok: true };
 }
 

@@ -13,6 +13,8 @@ describe('settings parsing', () => {
   });
 
   it('names every bad setting in one error', () => {
-    expect(() => parseSettings(schema, { ON: 'ture', N: '15s' })).toThrow(/ON:[\s\S]*N: must be a whole number from 1 to 10/);
+    expect(() => parseSettings(schema, { ON: 'ture', N: '15s' })).toThrow(
+      /ON:[\s\S]*N: must be a whole number from 1 to 10/,
+    );
   });
 });

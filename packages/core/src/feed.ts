@@ -33,4 +33,3 @@ export type FeedMessage =
   | { type: 'attempt'; at: number; data: FeedAttempt }
   | { type: 'event.status'; at: number; data: FeedStatus }
   | { type: 'event.deleted'; at: number; data: { id: string } };
-

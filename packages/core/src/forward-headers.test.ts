@@ -18,12 +18,21 @@ describe('header forwarding rule', () => {
 
   it('stores everything but hop-by-hop, Host, Content-Length, cookies and relay steering headers', () => {
     const stored = storableHeaders(incoming);
-    expect(Object.keys(stored).sort()).toEqual(['content-type', 'stripe-signature', 'user-agent', 'webhook-id', 'x-forwarded-for', 'x-hub-signature-256']);
+    expect(Object.keys(stored).sort()).toEqual([
+      'content-type',
+      'stripe-signature',
+      'user-agent',
+      'webhook-id',
+      'x-forwarded-for',
+      'x-hub-signature-256',
+    ]);
     expect(stored['x-forwarded-for']).toBe('1.1.1.1, 2.2.2.2');
   });
 
   it('drops headers that Connection names as hop-by-hop', () => {
-    expect(storableHeaders({ Connection: 'keep-alive, X-Hop', 'X-Hop': '1', 'X-Kept': '2' })).toEqual({ 'x-kept': '2' });
+    expect(storableHeaders({ Connection: 'keep-alive, X-Hop', 'X-Hop': '1', 'X-Kept': '2' })).toEqual({
+      'x-kept': '2',
+    });
   });
 
   it('forwards the provider headers, leaving out the ones the relay sets itself', () => {

@@ -18,7 +18,11 @@ describe('group commit', () => {
 
   it('closes a batch at maxSize', async () => {
     const sizes: number[] = [];
-    const commit = createGroupCommit<number, number>({ maxSize: 2, maxWaitMs: 1_000, flush: async (items) => (sizes.push(items.length), items) });
+    const commit = createGroupCommit<number, number>({
+      maxSize: 2,
+      maxWaitMs: 1_000,
+      flush: async (items) => (sizes.push(items.length), items),
+    });
     await Promise.all([1, 2, 3, 4].map((n) => commit.submit(n)));
     expect(sizes).toEqual([2, 2]);
   });
@@ -40,7 +44,11 @@ describe('group commit', () => {
 
   it('drain flushes what is pending', async () => {
     const seen: number[] = [];
-    const commit = createGroupCommit<number, number>({ maxSize: 10, maxWaitMs: 60_000, flush: async (items) => (seen.push(...items), items) });
+    const commit = createGroupCommit<number, number>({
+      maxSize: 10,
+      maxWaitMs: 60_000,
+      flush: async (items) => (seen.push(...items), items),
+    });
     const pending = commit.submit(7);
     await commit.drain();
     expect(seen).toEqual([7]);

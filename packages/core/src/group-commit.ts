@@ -52,7 +52,8 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
       return new Promise<R>((resolve, reject) => {
         batch.push({ item, resolve, reject });
         if (batch.length >= options.maxSize) close();
-        else if (timer === undefined) timer = options.maxWaitMs > 0 ? setTimeout(close, options.maxWaitMs) : setImmediate(close);
+        else if (timer === undefined)
+          timer = options.maxWaitMs > 0 ? setTimeout(close, options.maxWaitMs) : setImmediate(close);
       });
     },
     async drain() {

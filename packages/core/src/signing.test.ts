@@ -17,9 +17,13 @@ describe('signing', () => {
   it('Standard Webhooks headers verify with the reference library, for both secret forms', () => {
     const ts = Math.floor(Date.now() / 1000);
     const whsec = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
-    expect(new Webhook(whsec).verify(body.toString(), { ...standardWebhookHeaders(whsec, 'evt_1', ts, body) })).toEqual({ a: 1, b: 'é' });
+    expect(new Webhook(whsec).verify(body.toString(), { ...standardWebhookHeaders(whsec, 'evt_1', ts, body) })).toEqual(
+      { a: 1, b: 'é' },
+    );
     const headers = standardWebhookHeaders('plain-secret', 'evt_2', ts, body);
-    expect(new Webhook(Buffer.from('plain-secret').toString('base64')).verify(body.toString(), { ...headers })).toEqual({ a: 1, b: 'é' });
+    expect(new Webhook(Buffer.from('plain-secret').toString('base64')).verify(body.toString(), { ...headers })).toEqual(
+      { a: 1, b: 'é' },
+    );
     expect(headers['webhook-signature']).toMatch(/^v1,/);
   });
 });

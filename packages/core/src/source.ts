@@ -8,7 +8,10 @@ export function isValidSource(source: string): boolean {
 
 /** First path segment of the ingest path, or undefined for `/`. */
 export function sourceFromPath(path: string): string | undefined {
-  const first = path.split('?')[0]?.split('/').find((segment) => segment !== '');
+  const first = path
+    .split('?')[0]
+    ?.split('/')
+    .find((segment) => segment !== '');
   if (first === undefined) return undefined;
   try {
     return decodeURIComponent(first);

@@ -4,22 +4,70 @@ const strict: TargetPolicy = { allowPrivate: false, allowlist: [] };
 
 describe('checkAddress: only globally routable unicast passes', () => {
   it.each([
-    ['0.0.0.0'], ['0.255.255.255'], ['10.0.0.1'], ['10.255.255.255'], ['100.64.0.1'], ['100.127.255.254'], ['127.0.0.1'], ['127.255.255.254'],
-    ['169.254.169.254'], ['169.254.0.1'], ['172.16.0.1'], ['172.31.255.255'], ['192.0.0.8'], ['192.0.2.1'], ['192.88.99.1'], ['192.168.1.1'],
-    ['198.18.0.1'], ['198.19.255.255'], ['198.51.100.7'], ['203.0.113.9'], ['224.0.0.1'], ['239.255.255.250'], ['240.0.0.1'], ['255.255.255.255'],
+    ['0.0.0.0'],
+    ['0.255.255.255'],
+    ['10.0.0.1'],
+    ['10.255.255.255'],
+    ['100.64.0.1'],
+    ['100.127.255.254'],
+    ['127.0.0.1'],
+    ['127.255.255.254'],
+    ['169.254.169.254'],
+    ['169.254.0.1'],
+    ['172.16.0.1'],
+    ['172.31.255.255'],
+    ['192.0.0.8'],
+    ['192.0.2.1'],
+    ['192.88.99.1'],
+    ['192.168.1.1'],
+    ['198.18.0.1'],
+    ['198.19.255.255'],
+    ['198.51.100.7'],
+    ['203.0.113.9'],
+    ['224.0.0.1'],
+    ['239.255.255.250'],
+    ['240.0.0.1'],
+    ['255.255.255.255'],
   ])('refuses IPv4 %s', (ip) => {
     expect(checkAddress(ip, undefined, strict)).toMatchObject({ ok: false, reason: 'blocked_address' });
   });
 
   it.each([
-    ['::'], ['::1'], ['::ffff:127.0.0.1'], ['::ffff:10.1.2.3'], ['::ffff:169.254.169.254'], ['64:ff9b::7f00:1'], ['64:ff9b:1::1'], ['2002:7f00:1::1'],
-    ['2001::1'], ['100::1'], ['2001:db8::1'], ['2001:10::1'], ['2001:20::1'], ['3fff::1'], ['5f00::1'], ['fc00::1'], ['fd12:3456::1'],
-    ['fe80::1'], ['febf::1'], ['fec0::1'], ['ff02::1'], ['ff00::1'],
+    ['::'],
+    ['::1'],
+    ['::ffff:127.0.0.1'],
+    ['::ffff:10.1.2.3'],
+    ['::ffff:169.254.169.254'],
+    ['64:ff9b::7f00:1'],
+    ['64:ff9b:1::1'],
+    ['2002:7f00:1::1'],
+    ['2001::1'],
+    ['100::1'],
+    ['2001:db8::1'],
+    ['2001:10::1'],
+    ['2001:20::1'],
+    ['3fff::1'],
+    ['5f00::1'],
+    ['fc00::1'],
+    ['fd12:3456::1'],
+    ['fe80::1'],
+    ['febf::1'],
+    ['fec0::1'],
+    ['ff02::1'],
+    ['ff00::1'],
   ])('refuses IPv6 %s', (ip) => {
     expect(checkAddress(ip, undefined, strict)).toMatchObject({ ok: false, reason: 'blocked_address' });
   });
 
-  it.each([['8.8.8.8'], ['1.1.1.1'], ['100.128.0.1'], ['172.32.0.1'], ['2606:4700::1111'], ['2a00:1450:4001::200e'], ['::ffff:8.8.8.8']])('allows public %s', (ip) => {
+  it.each([
+    ['8.8.8.8'],
+    ['1.1.1.1'],
+    ['100.128.0.1'],
+    ['172.32.0.1'],
+    ['2606:4700::1111'],
+    ['2a00:1450:4001::200e'],
+    ['::ffff:8.8.8.8'],
+  ])('allows public %s', (ip) => {
     expect(checkAddress(ip, undefined, strict)).toEqual({ ok: true });
   });
 
@@ -31,21 +79,45 @@ describe('checkAddress: only globally routable unicast passes', () => {
 
 describe('checkTargetUrl', () => {
   it.each([
-    ['http://2130706433/'], ['http://0x7f.1/'], ['http://0177.0.0.1/'], ['http://127.1/'], ['http://[::1]/'], ['http://[::ffff:127.0.0.1]/'],
-    ['http://[::ffff:7f00:1]/'], ['http://169.254.169.254/latest/meta-data'], ['http://[fe80::1]/'], ['http://0.0.0.0/'], ['https://10.1.1.1:8443/x'],
+    ['http://2130706433/'],
+    ['http://0x7f.1/'],
+    ['http://0177.0.0.1/'],
+    ['http://127.1/'],
+    ['http://[::1]/'],
+    ['http://[::ffff:127.0.0.1]/'],
+    ['http://[::ffff:7f00:1]/'],
+    ['http://169.254.169.254/latest/meta-data'],
+    ['http://[fe80::1]/'],
+    ['http://0.0.0.0/'],
+    ['https://10.1.1.1:8443/x'],
   ])('refuses the literal %s before any lookup', (url) => {
     expect(checkTargetUrl(url, strict)).toMatchObject({ ok: false, reason: 'blocked_address' });
   });
 
-  it.each([['ftp://example.com/'], ['file:///etc/passwd'], ['javascript:alert(1)'], ['data:text/plain,hi'], ['gopher://example.com/']])('refuses the scheme of %s', (url) => {
+  it.each([
+    ['ftp://example.com/'],
+    ['file:///etc/passwd'],
+    ['javascript:alert(1)'],
+    ['data:text/plain,hi'],
+    ['gopher://example.com/'],
+  ])('refuses the scheme of %s', (url) => {
     expect(checkTargetUrl(url, strict)).toMatchObject({ ok: false, reason: 'unsupported_scheme' });
   });
 
   it('refuses credentials, garbage and over-long URLs', () => {
-    expect(checkTargetUrl('https://user:pw@example.com/', strict)).toMatchObject({ ok: false, reason: 'credentials_in_url' });
-    expect(checkTargetUrl('https://user@example.com/', strict)).toMatchObject({ ok: false, reason: 'credentials_in_url' });
+    expect(checkTargetUrl('https://user:pw@example.com/', strict)).toMatchObject({
+      ok: false,
+      reason: 'credentials_in_url',
+    });
+    expect(checkTargetUrl('https://user@example.com/', strict)).toMatchObject({
+      ok: false,
+      reason: 'credentials_in_url',
+    });
     expect(checkTargetUrl('/relative', strict)).toMatchObject({ ok: false, reason: 'invalid_url' });
-    expect(checkTargetUrl(`https://example.com/${'a'.repeat(2100)}`, strict)).toMatchObject({ ok: false, reason: 'invalid_url' });
+    expect(checkTargetUrl(`https://example.com/${'a'.repeat(2100)}`, strict)).toMatchObject({
+      ok: false,
+      reason: 'invalid_url',
+    });
   });
 
   it('accepts public literals and leaves host names to the connect-time check', () => {
@@ -64,7 +136,10 @@ describe('holes the operator opens', () => {
   });
 
   it('allowlists by CIDR, by IP, by exact host and by wildcard host', () => {
-    const policy: TargetPolicy = { allowPrivate: false, allowlist: parseAllowlist('10.1.0.0/16, 192.168.1.5, receiver, *.svc.internal, fd00::/8') };
+    const policy: TargetPolicy = {
+      allowPrivate: false,
+      allowlist: parseAllowlist('10.1.0.0/16, 192.168.1.5, receiver, *.svc.internal, fd00::/8'),
+    };
     expect(checkAddress('10.1.2.3', undefined, policy).ok).toBe(true);
     expect(checkAddress('10.2.0.1', undefined, policy).ok).toBe(false);
     expect(checkAddress('192.168.1.5', undefined, policy).ok).toBe(true);

@@ -78,9 +78,12 @@ function blockedLabel(address: Address): string | undefined {
 
 function allowlistedAddress(address: Address, policy: TargetPolicy): boolean {
   const candidates: Address[] = [address];
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) candidates.push((address as ipaddr.IPv6).toIPv4Address());
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress())
+    candidates.push((address as ipaddr.IPv6).toIPv4Address());
   return policy.allowlist.some(
-    (entry) => entry.kind === 'cidr' && candidates.some((c) => c.kind() === entry.range[0].kind() && c.match(entry.range as never)),
+    (entry) =>
+      entry.kind === 'cidr' &&
+      candidates.some((c) => c.kind() === entry.range[0].kind() && c.match(entry.range as never)),
   );
 }
 
@@ -96,7 +99,11 @@ export function checkAddress(ip: string, host: string | undefined, policy: Targe
   }
   const label = blockedLabel(address);
   if (label === undefined || allowlistedAddress(address, policy)) return { ok: true };
-  return { ok: false, reason: 'blocked_address', message: `${ip} is a loopback/private/reserved address (${label}); ${HOLE_HINT}` };
+  return {
+    ok: false,
+    reason: 'blocked_address',
+    message: `${ip} is a loopback/private/reserved address (${label}); ${HOLE_HINT}`,
+  };
 }
 
 /**
@@ -104,7 +111,8 @@ export function checkAddress(ip: string, host: string | undefined, policy: Targe
  * lookup). Host names are checked later, on the address actually dialled.
  */
 export function checkTargetUrl(raw: string, policy: TargetPolicy): UrlCheck {
-  if (raw.length > MAX_TARGET_URL_LENGTH) return { ok: false, reason: 'invalid_url', message: `The URL is longer than ${MAX_TARGET_URL_LENGTH} characters.` };
+  if (raw.length > MAX_TARGET_URL_LENGTH)
+    return { ok: false, reason: 'invalid_url', message: `The URL is longer than ${MAX_TARGET_URL_LENGTH} characters.` };
   let url: URL;
   try {
     // WHATWG URL normalises odd IPv4 literals (2130706433, 0x7f.1, 0177.0.0.1, 127.1) to dotted form.
@@ -113,7 +121,11 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): UrlCheck {
     return { ok: false, reason: 'invalid_url', message: 'The target is not a valid absolute URL.' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, reason: 'unsupported_scheme', message: `Only http and https targets are allowed, not ${url.protocol.replace(/:$/, '')}.` };
+    return {
+      ok: false,
+      reason: 'unsupported_scheme',
+      message: `Only http and https targets are allowed, not ${url.protocol.replace(/:$/, '')}.`,
+    };
   }
   if (url.username !== '' || url.password !== '') {
     return { ok: false, reason: 'credentials_in_url', message: 'The target URL must not contain credentials.' };

@@ -17,7 +17,17 @@ describe('tokens', () => {
 });
 
 describe('checkAccess', () => {
-  const base: Principal = { kind: 'user', mechanism: 'basic', orgId: 'o' as never, role: 'viewer', scopes: 'all', userId: 'u', username: 'v', email: null, credentialId: null };
+  const base: Principal = {
+    kind: 'user',
+    mechanism: 'basic',
+    orgId: 'o' as never,
+    role: 'viewer',
+    scopes: 'all',
+    userId: 'u',
+    username: 'v',
+    email: null,
+    credentialId: null,
+  };
   it('needs the role', () => {
     expect(checkAccess(base, { role: 'viewer', scope: 'events:read' })).toEqual({ ok: true });
     expect(checkAccess(base, { role: 'admin', scope: 'rules:write' })).toEqual({ ok: false, reason: 'role' });

@@ -29,7 +29,12 @@ function getTypeParser(oid: number, format?: 'text' | 'binary') {
 
 // One pool serves Prisma and the hot path's SQL, so a process never holds two sets of connections.
 export function createDatabase(options: DatabaseOptions): Database {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, types: { getTypeParser } });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    types: { getTypeParser },
+  });
   // A dropped pooled connection must not crash the process; the next query reconnects.
   pool.on('error', options.onPoolError ?? (() => {}));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onPoolError: options.onPoolError ?? (() => {}) }) });

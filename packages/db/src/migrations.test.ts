@@ -25,7 +25,9 @@ describe('migrations', () => {
       expect(defs).toMatch(/\(organization_id, created_at DESC\)/);
       expect(defs).toMatch(/\(organization_id, status, created_at DESC\)/);
       expect(defs).toMatch(/\(organization_id, source, created_at DESC\)/);
-      const applied = await client.query('SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL');
+      const applied = await client.query(
+        'SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL',
+      );
       expect(applied.rows[0].n).toBeGreaterThan(0);
     } finally {
       await client.end();

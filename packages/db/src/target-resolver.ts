@@ -19,18 +19,26 @@ const keyOf = (key: SourceKey) => `${key.orgId}\u0000${key.source}`;
 // a target: the worker asks again at delivery time, so configuring a target later rescues them.
 export function createTargetResolver(pool: pg.Pool, options: TargetResolverOptions) {
   async function resolveMany(keys: readonly SourceKey[]): Promise<Map<string, ResolvedTarget>> {
-    const { rows } = await pool.query<{ organization_id: string; source: string; provider_id: string | null; target_url: string | null }>(RESOLVE_TARGETS, [
-      keys.map((k) => k.orgId),
-      keys.map((k) => k.source),
-      options.defaultTargetUrl ?? null,
-    ]);
-    return new Map(rows.map((r) => [keyOf({ orgId: r.organization_id as OrgId, source: r.source }), { targetUrl: r.target_url, providerId: r.provider_id }]));
+    const { rows } = await pool.query<{
+      organization_id: string;
+      source: string;
+      provider_id: string | null;
+      target_url: string | null;
+    }>(RESOLVE_TARGETS, [keys.map((k) => k.orgId), keys.map((k) => k.source), options.defaultTargetUrl ?? null]);
+    return new Map(
+      rows.map((r) => [
+        keyOf({ orgId: r.organization_id as OrgId, source: r.source }),
+        { targetUrl: r.target_url, providerId: r.provider_id },
+      ]),
+    );
   }
 
   return {
     resolveMany,
     async resolve(orgId: OrgId, source: string): Promise<ResolvedTarget> {
-      return (await resolveMany([{ orgId, source }])).get(keyOf({ orgId, source })) ?? { targetUrl: null, providerId: null };
+      return (
+        (await resolveMany([{ orgId, source }])).get(keyOf({ orgId, source })) ?? { targetUrl: null, providerId: null }
+      );
     },
   };
 }

@@ -12,7 +12,11 @@ export interface FeedPublisher {
   publish(orgId: OrgId, messages: readonly FeedMessage[]): Promise<void>;
 }
 
-export function createFeedPublisher(options: { redis: Redis; prefix: string; onError?: (err: unknown) => void }): FeedPublisher {
+export function createFeedPublisher(options: {
+  redis: Redis;
+  prefix: string;
+  onError?: (err: unknown) => void;
+}): FeedPublisher {
   return {
     async publish(orgId, messages) {
       if (messages.length === 0) return;
@@ -27,7 +31,10 @@ export function createFeedPublisher(options: { redis: Redis; prefix: string; onE
 }
 
 /** Publishes several organizations' messages at once (a batch spans organizations). */
-export async function publishGrouped(feed: FeedPublisher, items: readonly { orgId: OrgId; message: FeedMessage }[]): Promise<void> {
+export async function publishGrouped(
+  feed: FeedPublisher,
+  items: readonly { orgId: OrgId; message: FeedMessage }[],
+): Promise<void> {
   const byOrg = new Map<OrgId, FeedMessage[]>();
   for (const { orgId, message } of items) {
     const list = byOrg.get(orgId);

@@ -12,7 +12,13 @@ export function createHookQueue(options: { connection: Redis; prefix: string }) 
   return {
     async enqueue(jobs: readonly HookJobData[]): Promise<void> {
       if (jobs.length === 0) return;
-      await queue.addBulk(jobs.map((data) => ({ name: JOBS.hook, data, opts: { ...JOB_OPTIONS, jobId: `${data.eventId}-${data.run}-${data.hookId}` } })));
+      await queue.addBulk(
+        jobs.map((data) => ({
+          name: JOBS.hook,
+          data,
+          opts: { ...JOB_OPTIONS, jobId: `${data.eventId}-${data.run}-${data.hookId}` },
+        })),
+      );
     },
     close: () => queue.close(),
   };

@@ -36,7 +36,8 @@ export async function startDnsServer(): Promise<DnsServer> {
       else if (question?.type === Packet.TYPE.CNAME && records.cname) {
         response.answers.push({ name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: records.cname });
       } else if (question?.type === Packet.TYPE.TXT) {
-        for (const text of records.txt ?? []) response.answers.push({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: text });
+        for (const text of records.txt ?? [])
+          response.answers.push({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: text });
       }
       send(response as unknown as Parameters<typeof send>[0]);
     },

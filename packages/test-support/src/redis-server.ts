@@ -39,9 +39,24 @@ export async function ownRedis(port?: number): Promise<OwnRedis> {
     port: chosen,
     url: `redis://127.0.0.1:${chosen}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
-        stdio: 'ignore',
-      });
+      child = spawn(
+        'redis-server',
+        [
+          '--port',
+          String(chosen),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--maxmemory-policy',
+          'noeviction',
+        ],
+        {
+          stdio: 'ignore',
+        },
+      );
       await waitFor(() => canConnect(chosen), 10_000, `redis-server on ${chosen}`);
     },
     async stop() {

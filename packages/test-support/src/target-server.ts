@@ -9,7 +9,8 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-export type TargetReply = number | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
+export type TargetReply =
+  number | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 
 export interface TargetServer {
   url: string;
@@ -31,11 +32,18 @@ export async function startTargetServer(): Promise<TargetServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() });
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        receivedAt: Date.now(),
+      });
       const reply = replies.length > 1 ? replies.shift()! : replies[0]!;
       waiters.splice(0).forEach((wake) => wake());
       if (reply === 'hang') return void hanging.add(res);
-      const { status, headers, body, delayMs } = typeof reply === 'number' ? { status: reply, headers: {}, body: 'ok', delayMs: 0 } : reply;
+      const { status, headers, body, delayMs } =
+        typeof reply === 'number' ? { status: reply, headers: {}, body: 'ok', delayMs: 0 } : reply;
       setTimeout(() => res.writeHead(status, headers).end(body ?? ''), delayMs ?? 0);
     });
   });
@@ -51,7 +59,8 @@ export async function startTargetServer(): Promise<TargetServer> {
     async waitForRequests(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (requests.length < count) {
-        if (Date.now() > deadline) throw new Error(`target got ${requests.length} of ${count} requests in ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`target got ${requests.length} of ${count} requests in ${timeoutMs} ms`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
           setTimeout(resolve, 50);

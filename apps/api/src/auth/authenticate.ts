@@ -44,14 +44,38 @@ async function fromBearer(token: string, deps: AuthenticateDeps): Promise<Princi
   void deps.credentials.touch(credential, now).catch(() => {});
   if (credential.kind === 'api_key') {
     // API keys are created by admins and act as admins, narrowed to their scopes.
-    return { kind: 'api_key', mechanism: 'token', orgId: credential.organizationId, role: 'admin', scopes: credential.scopes, userId: null, username: null, email: null, credentialId: credential.id };
+    return {
+      kind: 'api_key',
+      mechanism: 'token',
+      orgId: credential.organizationId,
+      role: 'admin',
+      scopes: credential.scopes,
+      userId: null,
+      username: null,
+      email: null,
+      credentialId: credential.id,
+    };
   }
   const { user } = credential;
-  return { kind: 'user', mechanism: 'token', orgId: credential.organizationId, role: user.role, scopes: 'all', userId: user.id, username: user.username, email: user.email, credentialId: credential.id };
+  return {
+    kind: 'user',
+    mechanism: 'token',
+    orgId: credential.organizationId,
+    role: user.role,
+    scopes: 'all',
+    userId: user.id,
+    username: user.username,
+    email: user.email,
+    credentialId: credential.id,
+  };
 }
 
 /** HTTP Basic: a user's username and password (operators sign in with a session only); null for any failure. */
-export async function verifyPassword(username: string, password: string, deps: AuthenticateDeps): Promise<Principal | null> {
+export async function verifyPassword(
+  username: string,
+  password: string,
+  deps: AuthenticateDeps,
+): Promise<Principal | null> {
   const login = await verifyLogin(username, password, deps);
   return login && 'user' in login ? { ...login.user, mechanism: 'basic' } : null;
 }
@@ -60,12 +84,32 @@ export async function verifyPassword(username: string, password: string, deps: A
  * Password login: a user of an organization, or else a platform operator (usernames are unique
  * across both). One hash verification either way, so neither existence nor kind leaks by timing.
  */
-export async function verifyLogin(username: string, password: string, deps: AuthenticateDeps): Promise<{ user: Principal } | { operator: OperatorRecord } | null> {
+export async function verifyLogin(
+  username: string,
+  password: string,
+  deps: AuthenticateDeps,
+): Promise<{ user: Principal } | { operator: OperatorRecord } | null> {
   const user = await deps.users.findByUsernameForLogin(username);
   const operator = user ? null : await deps.operators.findByUsernameForLogin(username);
-  const ok = await deps.passwords.verify(user?.passwordHash ?? operator?.passwordHash ?? (await dummyHash(deps.passwords)), password);
+  const ok = await deps.passwords.verify(
+    user?.passwordHash ?? operator?.passwordHash ?? (await dummyHash(deps.passwords)),
+    password,
+  );
   if (!ok) return null;
-  if (user) return { user: { kind: 'user', mechanism: 'session', orgId: asOrgId(user.organizationId), role: user.role, scopes: 'all', userId: user.id, username: user.username, email: user.email, credentialId: null } };
+  if (user)
+    return {
+      user: {
+        kind: 'user',
+        mechanism: 'session',
+        orgId: asOrgId(user.organizationId),
+        role: user.role,
+        scopes: 'all',
+        userId: user.id,
+        username: user.username,
+        email: user.email,
+        credentialId: null,
+      },
+    };
   if (operator) return { operator: { id: operator.id, username: operator.username, createdAt: operator.createdAt } };
   return null;
 }

@@ -6,11 +6,22 @@ import type { Request, RequestHandler } from 'express';
 export function guard(rule: AccessRule): RequestHandler {
   return (req, _res, next) => {
     // An operator belongs to no organization: the tenant API is not theirs.
-    if (!req.principal && req.operator) return next(new AppError('forbidden', 'Platform operators use /api/platform; sign in as a user of the organization instead.'));
+    if (!req.principal && req.operator)
+      return next(
+        new AppError(
+          'forbidden',
+          'Platform operators use /api/platform; sign in as a user of the organization instead.',
+        ),
+      );
     if (!req.principal) return next(new AppError('unauthenticated'));
     const decision = checkAccess(req.principal, rule);
     if (!decision.ok) {
-      return next(new AppError('forbidden', decision.reason === 'role' ? `This needs the ${rule.role} role.` : `This needs the ${rule.scope} scope.`));
+      return next(
+        new AppError(
+          'forbidden',
+          decision.reason === 'role' ? `This needs the ${rule.role} role.` : `This needs the ${rule.scope} scope.`,
+        ),
+      );
     }
     next();
   };
@@ -24,7 +35,8 @@ export function principalOf(req: Request): Principal {
 /** Operator-only routes: a platform operator's session; every other caller is refused. */
 export const operatorOnly: RequestHandler = (req, _res, next) => {
   if (req.operator) return next();
-  if (req.principal) return next(new AppError('forbidden', 'Only platform operators, signed in with a session, may do this.'));
+  if (req.principal)
+    return next(new AppError('forbidden', 'Only platform operators, signed in with a session, may do this.'));
   next(new AppError('unauthenticated'));
 };
 

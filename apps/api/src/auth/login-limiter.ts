@@ -22,14 +22,23 @@ export function createLoginLimiter(options: LoginLimiterOptions) {
     async check(username: string, ip: string): Promise<LimitCheck> {
       const k = keys(username, ip);
       const [userCount, ipCount] = (await options.client.mGet([k.user, k.ip])).map((v) => Number(v ?? 0));
-      const blocked = [userCount! >= options.maxPerUser ? k.user : null, ipCount! >= options.maxPerIp ? k.ip : null].filter((key): key is string => key !== null);
+      const blocked = [
+        userCount! >= options.maxPerUser ? k.user : null,
+        ipCount! >= options.maxPerIp ? k.ip : null,
+      ].filter((key): key is string => key !== null);
       if (blocked.length === 0) return { ok: true };
       const ttls = await Promise.all(blocked.map((key) => options.client.ttl(key)));
       return { ok: false, retryAfterSeconds: Math.max(1, ...ttls) };
     },
     async recordFailure(username: string, ip: string): Promise<void> {
       const k = keys(username, ip);
-      await options.client.multi().incr(k.user).expire(k.user, options.windowSeconds, 'NX').incr(k.ip).expire(k.ip, options.windowSeconds, 'NX').exec();
+      await options.client
+        .multi()
+        .incr(k.user)
+        .expire(k.user, options.windowSeconds, 'NX')
+        .incr(k.ip)
+        .expire(k.ip, options.windowSeconds, 'NX')
+        .exec();
     },
     async reset(username: string, ip: string): Promise<void> {
       await options.client.del(keys(username, ip).user);

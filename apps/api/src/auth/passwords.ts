@@ -12,7 +12,13 @@ export interface PasswordHasher {
 // (19 MiB, 2 passes). A hash made with other costs still verifies: they are encoded in it.
 export function createPasswordHasher(options: { memoryKib: number; timeCost: number }): PasswordHasher {
   return {
-    hash: (password) => hash(password, { algorithm: ARGON2ID, memoryCost: options.memoryKib, timeCost: options.timeCost, parallelism: 1 }),
+    hash: (password) =>
+      hash(password, {
+        algorithm: ARGON2ID,
+        memoryCost: options.memoryKib,
+        timeCost: options.timeCost,
+        parallelism: 1,
+      }),
     verify: async (stored, password) => {
       try {
         return await verify(stored, password);

@@ -52,7 +52,17 @@ export function sessionPrincipal(users: UserRepository, operators: OperatorRepos
     if (req.principal || !userId || !orgId) return next();
     users.findById(asOrgId(orgId), userId).then((user) => {
       if (user) {
-        const principal: Principal = { kind: 'user', mechanism: 'session', orgId: user.organizationId, role: user.role, scopes: 'all', userId: user.id, username: user.username, email: user.email, credentialId: null };
+        const principal: Principal = {
+          kind: 'user',
+          mechanism: 'session',
+          orgId: user.organizationId,
+          role: user.role,
+          scopes: 'all',
+          userId: user.id,
+          username: user.username,
+          email: user.email,
+          credentialId: null,
+        };
         req.principal = principal;
       }
       next();

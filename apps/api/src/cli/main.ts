@@ -20,21 +20,41 @@ async function readStdin(): Promise<string> {
 async function run(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { username: { type: 'string' }, email: { type: 'string' }, role: { type: 'string', default: 'admin' }, 'password-stdin': { type: 'boolean', default: false } },
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string', default: 'admin' },
+      'password-stdin': { type: 'boolean', default: false },
+    },
   });
   if (positionals.join(' ') !== 'admin create') throw new Error(usage);
   const password = values['password-stdin'] ? await readStdin() : process.env.RELAY_ADMIN_PASSWORD;
-  const parsed = newUserSchema.safeParse({ username: values.username, email: values.email, password, role: values.role });
-  if (!parsed.success) throw new Error(`${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('\n')}\n${usage}`);
+  const parsed = newUserSchema.safeParse({
+    username: values.username,
+    email: values.email,
+    password,
+    role: values.role,
+  });
+  if (!parsed.success)
+    throw new Error(
+      `${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('\n')}\n${usage}`,
+    );
   const config = parseApiConfig(process.env);
   const db = createDatabase({ url: config.DATABASE_URL, poolSize: 2 });
   try {
     const deps = {
       users: createUserRepository(db.prisma),
       audit: createAuditRepository(db.prisma),
-      passwords: createPasswordHasher({ memoryKib: config.PASSWORD_HASH_MEMORY_KIB, timeCost: config.PASSWORD_HASH_TIME_COST }),
+      passwords: createPasswordHasher({
+        memoryKib: config.PASSWORD_HASH_MEMORY_KIB,
+        timeCost: config.PASSWORD_HASH_TIME_COST,
+      }),
     };
-    const user = await createUser(deps, DEFAULT_ORGANIZATION_ID, parsed.data, { userId: null, email: null, via: { source: 'cli' } });
+    const user = await createUser(deps, DEFAULT_ORGANIZATION_ID, parsed.data, {
+      userId: null,
+      email: null,
+      via: { source: 'cli' },
+    });
     console.log(`created ${user.role} ${user.username} (${user.id}) in the default organization`);
   } finally {
     await db.close();

@@ -24,13 +24,20 @@ const bare = (name: string) => name.toLowerCase().replace(/\.$/, '');
 /** `DNS_SERVERS=host:port,...` (unset: the system's resolvers). */
 export function parseDnsServers(value: string | undefined): string[] | undefined {
   if (!value) return undefined;
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 // Looks up both records the domain setup asks for: CNAME <domain> → INGEST_CANONICAL_HOST and TXT
 // _relay-verification.<domain> = the token. Answers what was found for each, so the caller can say
 // which one is missing or wrong.
-export function createDnsVerifier(options: { canonicalHost: string; servers?: string[] | undefined; timeoutMs?: number }): DomainVerifier {
+export function createDnsVerifier(options: {
+  canonicalHost: string;
+  servers?: string[] | undefined;
+  timeoutMs?: number;
+}): DomainVerifier {
   const resolver = new Resolver({ timeout: options.timeoutMs ?? 2_000, tries: 2 });
   if (options.servers) resolver.setServers(options.servers);
   const canonical = bare(options.canonicalHost);
@@ -53,8 +60,20 @@ export function createDnsVerifier(options: { canonicalHost: string; servers?: st
     const txtOk = txt.found.includes(token);
     return {
       ok: cnameOk && txtOk,
-      cname: { ok: cnameOk, name: domain, expected: canonical, found: cname.found.map(bare), problem: cnameOk ? null : (cname.error ?? 'wrong') },
-      txt: { ok: txtOk, name: verificationRecordName(domain), expected: token, found: txt.found, problem: txtOk ? null : (txt.error ?? 'wrong') },
+      cname: {
+        ok: cnameOk,
+        name: domain,
+        expected: canonical,
+        found: cname.found.map(bare),
+        problem: cnameOk ? null : (cname.error ?? 'wrong'),
+      },
+      txt: {
+        ok: txtOk,
+        name: verificationRecordName(domain),
+        expected: token,
+        found: txt.found,
+        problem: txtOk ? null : (txt.error ?? 'wrong'),
+      },
     };
   };
 }

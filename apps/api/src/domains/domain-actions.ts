@@ -33,14 +33,23 @@ export function domainView(d: DomainRecord, canonicalHost: string) {
 }
 
 const checkView = (c: DomainCheck) => ({
-  cname: { ok: c.cname.ok, name: c.cname.name, expected: c.cname.expected, found: c.cname.found, problem: c.cname.problem },
+  cname: {
+    ok: c.cname.ok,
+    name: c.cname.name,
+    expected: c.cname.expected,
+    found: c.cname.found,
+    problem: c.cname.problem,
+  },
   txt: { ok: c.txt.ok, name: c.txt.name, expected: c.txt.expected, found: c.txt.found, problem: c.txt.problem },
 });
 
 function summary(c: DomainCheck): string {
   return (['cname', 'txt'] as const)
     .filter((k) => !c[k].ok)
-    .map((k) => `${k.toUpperCase()} ${c[k].name}: ${c[k].problem === 'missing' ? 'missing' : c[k].problem === 'wrong' ? `is ${c[k].found.join(', ') || 'empty'}, expected ${c[k].expected}` : `lookup failed (${c[k].problem})`}`)
+    .map(
+      (k) =>
+        `${k.toUpperCase()} ${c[k].name}: ${c[k].problem === 'missing' ? 'missing' : c[k].problem === 'wrong' ? `is ${c[k].found.join(', ') || 'empty'}, expected ${c[k].expected}` : `lookup failed (${c[k].problem})`}`,
+    )
     .join('; ');
 }
 
@@ -67,10 +76,22 @@ export function createDomainActions(deps: DomainDeps) {
     async create(principal: Principal, input: string) {
       const host = canonical();
       const name = normaliseDomain(input, host);
-      if (!name.ok) throw new AppError('validation_failed', 'The request is not valid.', { errors: [{ field: 'domain', message: name.reason }] });
-      const created = await deps.domains.create(principal.orgId, name.domain, `relay-verify-${randomBytes(16).toString('hex')}`);
+      if (!name.ok)
+        throw new AppError('validation_failed', 'The request is not valid.', {
+          errors: [{ field: 'domain', message: name.reason }],
+        });
+      const created = await deps.domains.create(
+        principal.orgId,
+        name.domain,
+        `relay-verify-${randomBytes(16).toString('hex')}`,
+      );
       if (created === 'taken') throw new AppError('domain_taken');
-      await recordAudit(deps.audit, principal, { action: 'domain.created', resourceType: 'domain', resourceId: created.id, metadata: { domain: created.domain } });
+      await recordAudit(deps.audit, principal, {
+        action: 'domain.created',
+        resourceType: 'domain',
+        resourceId: created.id,
+        metadata: { domain: created.domain },
+      });
       return domainView(created, host);
     },
 
@@ -78,21 +99,34 @@ export function createDomainActions(deps: DomainDeps) {
       const domain = await find(principal, id);
       const host = canonical();
       const check = await deps.verify!(domain.domain, domain.verificationToken);
-      const updated = (await deps.domains.recordCheck(principal.orgId, id, check.ok ? null : summary(check), now())) ?? domain;
+      const updated =
+        (await deps.domains.recordCheck(principal.orgId, id, check.ok ? null : summary(check), now())) ?? domain;
       await recordAudit(deps.audit, principal, {
         action: check.ok ? 'domain.verified' : 'domain.verification_failed',
         resourceType: 'domain',
         resourceId: id,
-        metadata: { domain: domain.domain, ...(check.ok ? {} : { cname: check.cname.problem, txt: check.txt.problem }) },
+        metadata: {
+          domain: domain.domain,
+          ...(check.ok ? {} : { cname: check.cname.problem, txt: check.txt.problem }),
+        },
       });
-      if (!check.ok) throw new AppError('domain_verification_failed', summary(check), { checks: checkView(check), domain: domainView(updated, host) });
+      if (!check.ok)
+        throw new AppError('domain_verification_failed', summary(check), {
+          checks: checkView(check),
+          domain: domainView(updated, host),
+        });
       return { ...domainView(updated, host), checks: checkView(check) };
     },
 
     async delete(principal: Principal, id: string) {
       const domain = await find(principal, id);
       if (!(await deps.domains.delete(principal.orgId, id))) throw new AppError('not_found', 'No such domain.');
-      await recordAudit(deps.audit, principal, { action: 'domain.deleted', resourceType: 'domain', resourceId: id, metadata: { domain: domain.domain } });
+      await recordAudit(deps.audit, principal, {
+        action: 'domain.deleted',
+        resourceType: 'domain',
+        resourceId: id,
+        metadata: { domain: domain.domain },
+      });
     },
   };
 }

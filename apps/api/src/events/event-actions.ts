@@ -19,14 +19,26 @@ export interface EventActionDeps {
 export function createEventActions(deps: EventActionDeps) {
   const now = deps.now ?? Date.now;
   // The live feed hears of every change; the publisher never throws, so a feed hiccup fails nothing.
-  const statusChanged = (orgId: OrgId, states: readonly FeedStatus[]) => deps.feed.publish(orgId, states.map((data) => ({ type: 'event.status', at: now(), data })));
-  const deleted = (orgId: OrgId, ids: readonly string[]) => deps.feed.publish(orgId, ids.map((id) => ({ type: 'event.deleted', at: now(), data: { id } })));
+  const statusChanged = (orgId: OrgId, states: readonly FeedStatus[]) =>
+    deps.feed.publish(
+      orgId,
+      states.map((data) => ({ type: 'event.status', at: now(), data })),
+    );
+  const deleted = (orgId: OrgId, ids: readonly string[]) =>
+    deps.feed.publish(
+      orgId,
+      ids.map((id) => ({ type: 'event.deleted', at: now(), data: { id } })),
+    );
   async function enqueue(orgId: OrgId, ids: readonly string[]): Promise<void> {
     await deps.queue.enqueue(ids.map((eventId) => ({ orgId, eventId }))).catch((err: unknown) => {
-      deps.logger.warn({ err, events: ids.length }, 'enqueue after retry failed; the sweeper will enqueue these events');
+      deps.logger.warn(
+        { err, events: ids.length },
+        'enqueue after retry failed; the sweeper will enqueue these events',
+      );
     });
   }
-  const selectionMeta = (s: EventSelection) => ('ids' in s ? { by: 'ids', requested: s.ids.length } : { by: 'filter', filter: s.filter });
+  const selectionMeta = (s: EventSelection) =>
+    'ids' in s ? { by: 'ids', requested: s.ids.length } : { by: 'filter', filter: s.filter };
 
   return {
     async retry(principal: Principal, id: string): Promise<void> {
@@ -55,15 +67,28 @@ export function createEventActions(deps: EventActionDeps) {
     async bulkRetry(principal: Principal, selection: EventSelection) {
       const result = await deps.actions.bulkRetry(principal.orgId, selection, deps.bulkCap);
       await enqueue(principal.orgId, result.ids);
-      await statusChanged(principal.orgId, result.ids.map((eventId) => ({ id: eventId, status: 'queued', failure_reason: null, acknowledged: false })));
-      await recordAudit(deps.audit, principal, { action: 'events.bulk_retried', resourceType: 'event', resourceId: null, metadata: { ...selectionMeta(selection), affected: result.ids.length } });
+      await statusChanged(
+        principal.orgId,
+        result.ids.map((eventId) => ({ id: eventId, status: 'queued', failure_reason: null, acknowledged: false })),
+      );
+      await recordAudit(deps.audit, principal, {
+        action: 'events.bulk_retried',
+        resourceType: 'event',
+        resourceId: null,
+        metadata: { ...selectionMeta(selection), affected: result.ids.length },
+      });
       return result;
     },
 
     async bulkDelete(principal: Principal, selection: EventSelection) {
       const result = await deps.actions.bulkDelete(principal.orgId, selection, deps.bulkCap);
       await deleted(principal.orgId, result.ids);
-      await recordAudit(deps.audit, principal, { action: 'events.bulk_deleted', resourceType: 'event', resourceId: null, metadata: { ...selectionMeta(selection), affected: result.ids.length } });
+      await recordAudit(deps.audit, principal, {
+        action: 'events.bulk_deleted',
+        resourceType: 'event',
+        resourceId: null,
+        metadata: { ...selectionMeta(selection), affected: result.ids.length },
+      });
       return result;
     },
   };

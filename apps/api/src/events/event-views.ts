@@ -29,7 +29,14 @@ function payloadOf(body: Buffer): unknown {
 }
 
 export function detailView(e: EventDetail) {
-  return { ...summaryView(e), payload: payloadOf(e.body), headers: e.headers, last_error: e.lastError, next_attempt_at: iso(e.nextAttemptAt), updated_at: e.updatedAt.toISOString() };
+  return {
+    ...summaryView(e),
+    payload: payloadOf(e.body),
+    headers: e.headers,
+    last_error: e.lastError,
+    next_attempt_at: iso(e.nextAttemptAt),
+    updated_at: e.updatedAt.toISOString(),
+  };
 }
 
 export function attemptView(a: AttemptRecord) {

@@ -68,7 +68,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(res, err);
     }
     const status = (err as { status?: number; type?: string }).status;
-    if ((err as { type?: string }).type === 'entity.parse.failed') return sendProblem(res, new AppError('invalid_json'));
+    if ((err as { type?: string }).type === 'entity.parse.failed')
+      return sendProblem(res, new AppError('invalid_json'));
     if (status === 413) return sendProblem(res, new AppError('payload_too_large'));
     logger.error({ err, requestId: req.id }, 'unhandled error');
     sendProblem(res, new AppError('internal_error', `Internal server error (request id ${String(req.id)}).`));

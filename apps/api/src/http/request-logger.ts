@@ -22,7 +22,16 @@ export function requestLogger(logger: Logger): RequestHandler {
     if (logger.isLevelEnabled('debug')) {
       const started = performance.now();
       res.on('finish', () => {
-        logger.debug({ requestId: req.id, method: req.method, url: req.originalUrl, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
+        logger.debug(
+          {
+            requestId: req.id,
+            method: req.method,
+            url: req.originalUrl,
+            status: res.statusCode,
+            ms: Math.round(performance.now() - started),
+          },
+          'request',
+        );
       });
     }
     next();

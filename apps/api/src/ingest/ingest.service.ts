@@ -36,7 +36,12 @@ export function createIngestService(deps: IngestServiceDeps) {
   function enqueueInBackground(rows: NewEvent[]): void {
     const run = deps.queue
       .enqueue(rows.map((row) => ({ orgId: row.organizationId, eventId: row.id })))
-      .catch((err: unknown) => deps.logger.warn({ err, events: rows.length }, 'enqueue failed after commit; the sweeper will enqueue these events'));
+      .catch((err: unknown) =>
+        deps.logger.warn(
+          { err, events: rows.length },
+          'enqueue failed after commit; the sweeper will enqueue these events',
+        ),
+      );
     enqueuing.add(run);
     void run.finally(() => enqueuing.delete(run));
   }
@@ -62,7 +67,17 @@ export function createIngestService(deps: IngestServiceDeps) {
     enqueueInBackground(rows);
     if (deps.feed) {
       const createdAt = at.toISOString();
-      void publishGrouped(deps.feed, rows.map((row) => ({ orgId: row.organizationId, message: { type: 'event.created', at: at.getTime(), data: { id: row.id, source: row.source, status: 'queued', created_at: createdAt } } })));
+      void publishGrouped(
+        deps.feed,
+        rows.map((row) => ({
+          orgId: row.organizationId,
+          message: {
+            type: 'event.created',
+            at: at.getTime(),
+            data: { id: row.id, source: row.source, status: 'queued', created_at: createdAt },
+          },
+        })),
+      );
     }
     return rows.map((row) => row.id);
   }

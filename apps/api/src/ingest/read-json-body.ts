@@ -17,9 +17,12 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Bu
   }
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-    return Promise.reject(new AppError('unsupported_content_encoding', `Content-Encoding ${encoding} is not accepted.`));
+    return Promise.reject(
+      new AppError('unsupported_content_encoding', `Content-Encoding ${encoding} is not accepted.`),
+    );
   }
-  const tooLarge = () => new AppError('payload_too_large', `The body is larger than ${maxBytes} bytes.`, { limit_bytes: maxBytes });
+  const tooLarge = () =>
+    new AppError('payload_too_large', `The body is larger than ${maxBytes} bytes.`, { limit_bytes: maxBytes });
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge());
 

@@ -12,4 +12,15 @@ import type { Operation } from './operation';
 
 // Every operation of the API, for the OpenAPI document. A test checks that each route the app
 // registers is listed here, so a new routes module must add its contract.
-export const ALL_OPERATIONS: readonly Operation[] = [...publicOperations, ...identityOperations, ...streamOperations, ...eventOperations, ...ruleOperations, ...sendOperations, ...settingsOperations, ...statsOperations, ...platformOperations, ...domainOperations];
+export const ALL_OPERATIONS: readonly Operation[] = [
+  ...publicOperations,
+  ...identityOperations,
+  ...streamOperations,
+  ...eventOperations,
+  ...ruleOperations,
+  ...sendOperations,
+  ...settingsOperations,
+  ...statsOperations,
+  ...platformOperations,
+  ...domainOperations,
+];

@@ -6,7 +6,11 @@ import type { Operation } from './operation';
 type Json = Record<string, unknown>;
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as Json;
   return rest;
 }
 
@@ -15,15 +19,27 @@ export function openApiPath(expressPath: string): string {
   return expressPath.replace(/:(\w+)/g, '{$1}');
 }
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
 
 function parameters(op: Operation): Json[] {
   const list: Json[] = [];
-  for (const [where, schema] of [['path', op.params], ['query', op.query]] as const) {
+  for (const [where, schema] of [
+    ['path', op.params],
+    ['query', op.query],
+  ] as const) {
     if (!schema) continue;
     for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
       const fieldSchema = jsonSchema(field, 'input');
-      list.push({ name, in: where, required: where === 'path' || !field.safeParse(undefined).success, schema: fieldSchema, ...(field.description ? { description: field.description } : {}) });
+      list.push({
+        name,
+        in: where,
+        required: where === 'path' || !field.safeParse(undefined).success,
+        schema: fieldSchema,
+        ...(field.description ? { description: field.description } : {}),
+      });
     }
   }
   return list;
@@ -32,14 +48,20 @@ function parameters(op: Operation): Json[] {
 function responses(op: Operation): Json {
   const out: Json = {};
   for (const [status, spec] of Object.entries(op.responses)) {
-    out[status] = spec.schema ? { description: spec.description, content: { [spec.contentType ?? 'application/json']: { schema: jsonSchema(spec.schema, 'output') } } } : { description: spec.description };
+    out[status] = spec.schema
+      ? {
+          description: spec.description,
+          content: { [spec.contentType ?? 'application/json']: { schema: jsonSchema(spec.schema, 'output') } },
+        }
+      : { description: spec.description };
   }
-  if ((op.params || op.query || op.body || op.rawBody) && !out['400']) out['400'] = problem('The request is not valid (`validation_failed`, with every field error).');
+  if ((op.params || op.query || op.body || op.rawBody) && !out['400'])
+    out['400'] = problem('The request is not valid (`validation_failed`, with every field error).');
   if (op.access !== 'public') {
     out['401'] ??= problem('No valid credentials (`unauthenticated`).');
     out['403'] ??= problem('Wrong role or missing API-key scope (`forbidden`).');
   }
-  if (op.params && !out['404']) out['404'] = problem('No such resource in the caller\'s organization (`not_found`).');
+  if (op.params && !out['404']) out['404'] = problem("No such resource in the caller's organization (`not_found`).");
   return out;
 }
 
@@ -51,13 +73,27 @@ function operationObject(op: Operation): Json {
     ...(op.description ? { description: op.description } : {}),
     tags: [op.tag],
     ...(rule
-      ? { security: [{ bearer: [] }, { basic: [] }, { session: [] }], 'x-required-role': rule.role, 'x-api-key-scope': rule.scope }
+      ? {
+          security: [{ bearer: [] }, { basic: [] }, { session: [] }],
+          'x-required-role': rule.role,
+          'x-api-key-scope': rule.scope,
+        }
       : op.access === 'operator'
         ? { security: [{ session: [] }], 'x-required-role': 'platform-operator' }
         : { security: [] }),
     ...(parameters(op).length ? { parameters: parameters(op) } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } } : {}),
-    ...(op.rawBody ? { requestBody: { required: true, description: op.rawBody.description, content: { [op.rawBody.contentType]: { schema: {} } } } } : {}),
+    ...(op.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } }
+      : {}),
+    ...(op.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: op.rawBody.description,
+            content: { [op.rawBody.contentType]: { schema: {} } },
+          },
+        }
+      : {}),
     responses: responses(op),
   };
 }
@@ -74,15 +110,25 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
     info: {
       title: 'Webhook Relay API',
       version: options.version,
-      description: 'Ingest, delivery history, rules and hooks, identity and audit. Errors are RFC 9457 problem documents with a stable `code`.',
+      description:
+        'Ingest, delivery history, rules and hooks, identity and audit. Errors are RFC 9457 problem documents with a stable `code`.',
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key or personal token, `ts_<prefix>_<secret>`.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key or personal token, `ts_<prefix>_<secret>`.',
+        },
         basic: { type: 'http', scheme: 'basic' },
-        session: { type: 'apiKey', in: 'cookie', name: 'relay_session', description: 'From POST /api/auth/login (`__Host-relay_session` when SESSION_COOKIE_SECURE).' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'relay_session',
+          description: 'From POST /api/auth/login (`__Host-relay_session` when SESSION_COOKIE_SECURE).',
+        },
       },
       schemas: {
         Problem: {
@@ -95,7 +141,10 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
             detail: { type: 'string' },
             code: { type: 'string', description: 'Stable machine-readable error code.' },
             request_id: { type: 'string' },
-            errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+            errors: {
+              type: 'array',
+              items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+            },
           },
         },
       },

@@ -21,17 +21,32 @@ export function organizationView(o: HostedOrganization) {
     subscriber_name: o.subscriberName,
     billing_contact_name: o.billingContactName,
     billing_contact_email: o.billingContactEmail,
-    subscription: { plan: o.plan, status: o.subscriptionStatus, monthly_event_limit: o.monthlyEventLimit, current_period_end: iso(o.currentPeriodEnd) },
+    subscription: {
+      plan: o.plan,
+      status: o.subscriptionStatus,
+      monthly_event_limit: o.monthlyEventLimit,
+      current_period_end: iso(o.currentPeriodEnd),
+    },
     created_at: o.createdAt.toISOString(),
   };
 }
 
 // Platform audit entries name the operator in actor_user_id and metadata; they belong to no organization.
-const byOperator = (operator: OperatorRecord) => ({ actorUserId: operator.id, actorEmail: null, metadata: { operator: operator.username } });
+const byOperator = (operator: OperatorRecord) => ({
+  actorUserId: operator.id,
+  actorEmail: null,
+  metadata: { operator: operator.username },
+});
 
-export async function createHostedOrganization(deps: HostedOrganizationDeps, operator: OperatorRecord, input: z.output<typeof organizationCreateSchema>) {
+export async function createHostedOrganization(
+  deps: HostedOrganizationDeps,
+  operator: OperatorRecord,
+  input: z.output<typeof organizationCreateSchema>,
+) {
   if (input.password.toLowerCase().includes(input.username.toLowerCase())) {
-    throw new AppError('validation_failed', 'The request is not valid.', { errors: [{ field: 'password', message: 'must not contain the username' }] });
+    throw new AppError('validation_failed', 'The request is not valid.', {
+      errors: [{ field: 'password', message: 'must not contain the username' }],
+    });
   }
   const result = await deps.platform.create({
     name: input.name,
@@ -45,19 +60,42 @@ export async function createHostedOrganization(deps: HostedOrganizationDeps, ope
   if (result === 'username_taken') throw new AppError('username_taken');
   const { organization, adminId } = result;
   const actor = byOperator(operator);
-  await deps.audit.record(null, { ...actor, action: 'organization.created', resourceType: 'organization', resourceId: organization.id, metadata: { ...actor.metadata, slug: organization.slug, admin_username: input.username } });
-  await deps.audit.record(organization.id, { ...actor, action: 'user.created', resourceType: 'user', resourceId: adminId, metadata: { ...actor.metadata, username: input.username, role: 'admin' } });
-  return { organization: organizationView(organization), admin: { id: adminId, username: input.username }, ingest_urls: ingestUrlsOf(deps.hosts, organization, []) };
+  await deps.audit.record(null, {
+    ...actor,
+    action: 'organization.created',
+    resourceType: 'organization',
+    resourceId: organization.id,
+    metadata: { ...actor.metadata, slug: organization.slug, admin_username: input.username },
+  });
+  await deps.audit.record(organization.id, {
+    ...actor,
+    action: 'user.created',
+    resourceType: 'user',
+    resourceId: adminId,
+    metadata: { ...actor.metadata, username: input.username, role: 'admin' },
+  });
+  return {
+    organization: organizationView(organization),
+    admin: { id: adminId, username: input.username },
+    ingest_urls: ingestUrlsOf(deps.hosts, organization, []),
+  };
 }
 
-export async function updateSubscription(deps: HostedOrganizationDeps, operator: OperatorRecord, id: string, patch: z.output<typeof subscriptionPatchSchema>) {
+export async function updateSubscription(
+  deps: HostedOrganizationDeps,
+  operator: OperatorRecord,
+  id: string,
+  patch: z.output<typeof subscriptionPatchSchema>,
+) {
   const before = await deps.platform.get(id);
   if (!before) throw new AppError('not_found', 'No such organization.');
   const updated = await deps.platform.updateSubscription(id, {
     ...(patch.plan !== undefined ? { plan: patch.plan } : {}),
     ...(patch.status !== undefined ? { subscriptionStatus: patch.status } : {}),
     ...(patch.monthly_event_limit !== undefined ? { monthlyEventLimit: patch.monthly_event_limit } : {}),
-    ...(patch.current_period_end !== undefined ? { currentPeriodEnd: patch.current_period_end === null ? null : new Date(patch.current_period_end) } : {}),
+    ...(patch.current_period_end !== undefined
+      ? { currentPeriodEnd: patch.current_period_end === null ? null : new Date(patch.current_period_end) }
+      : {}),
   });
   if (!updated) throw new AppError('not_found', 'No such organization.');
   const actor = byOperator(operator);
@@ -66,7 +104,11 @@ export async function updateSubscription(deps: HostedOrganizationDeps, operator:
     action: 'subscription.updated',
     resourceType: 'organization',
     resourceId: id,
-    metadata: { ...actor.metadata, from: organizationView(before).subscription, to: organizationView(updated).subscription },
+    metadata: {
+      ...actor.metadata,
+      from: organizationView(before).subscription,
+      to: organizationView(updated).subscription,
+    },
   });
   return organizationView(updated);
 }

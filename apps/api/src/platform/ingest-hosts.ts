@@ -14,11 +14,18 @@ export function normaliseHost(host: string): string {
 }
 
 /** The public ingest URLs of an organization: its slug host, its active custom domains, and the base host for the default one. */
-export function ingestUrlsOf(settings: IngestHostSettings, org: { id: OrgId; slug: string }, activeDomains: readonly string[]): string[] {
+export function ingestUrlsOf(
+  settings: IngestHostSettings,
+  org: { id: OrgId; slug: string },
+  activeDomains: readonly string[],
+): string[] {
   const base = new URL(settings.publicBaseUrl);
   const port = base.port ? `:${base.port}` : '';
   const at = (host: string) => `${base.protocol}//${host}${port}/`;
   if (!settings.canonicalHost) return org.id === DEFAULT_ORGANIZATION_ID ? [`${base.origin}/`] : [];
-  const urls = [at(`${org.slug}.${settings.canonicalHost}`), ...activeDomains.map((domain) => `${base.protocol}//${domain}/`)];
+  const urls = [
+    at(`${org.slug}.${settings.canonicalHost}`),
+    ...activeDomains.map((domain) => `${base.protocol}//${domain}/`),
+  ];
   return org.id === DEFAULT_ORGANIZATION_ID ? [at(settings.canonicalHost), ...urls] : urls;
 }

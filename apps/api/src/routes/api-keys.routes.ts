@@ -9,8 +9,15 @@ import { guard, principalOf } from '../auth/guard';
 import { validate } from '../http/validate';
 import { apiKeyCreateSchema } from './identity.contract';
 
-
-const view = (k: { id: string; name: string; prefix: string; scopes: string[]; expiresAt: Date | null; createdAt: Date; lastUsedAt?: Date | null }) => ({
+const view = (k: {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  createdAt: Date;
+  lastUsedAt?: Date | null;
+}) => ({
   id: k.id,
   name: k.name,
   prefix: `ts_${k.prefix}`,
@@ -39,7 +46,13 @@ export function apiKeyRoutes(deps: { credentials: CredentialRepository; audit: A
       expiresAt: body.expires_at ? new Date(body.expires_at) : null,
     });
     const { via, ...actor } = actorOf(principal);
-    await deps.audit.record(principal.orgId, { ...actor, action: 'api_key.created', resourceType: 'api_key', resourceId: key.id, metadata: { name: key.name, scopes: key.scopes, ...via } });
+    await deps.audit.record(principal.orgId, {
+      ...actor,
+      action: 'api_key.created',
+      resourceType: 'api_key',
+      resourceId: key.id,
+      metadata: { name: key.name, scopes: key.scopes, ...via },
+    });
     res.status(201).json({ ...view(key), token: issued.token });
   });
   router.delete('/api/api-keys/:id', guard(accessFor('DELETE /api/api-keys/:id')), async (req, res) => {
@@ -48,7 +61,13 @@ export function apiKeyRoutes(deps: { credentials: CredentialRepository; audit: A
     const deleted = z.uuid().safeParse(id).success ? await deps.credentials.deleteApiKey(principal.orgId, id) : null;
     if (!deleted) throw new AppError('not_found', 'No such API key.');
     const { via, ...actor } = actorOf(principal);
-    await deps.audit.record(principal.orgId, { ...actor, action: 'api_key.deleted', resourceType: 'api_key', resourceId: id, metadata: { name: deleted.name, ...via } });
+    await deps.audit.record(principal.orgId, {
+      ...actor,
+      action: 'api_key.deleted',
+      resourceType: 'api_key',
+      resourceId: id,
+      metadata: { name: deleted.name, ...via },
+    });
     res.status(204).end();
   });
   return router;

@@ -6,7 +6,13 @@ import { operations } from '../openapi/operation';
 export const BULK_CAP = 1000;
 
 const filterFields = {
-  search: z.string().trim().min(1).max(200).optional().describe('Case-insensitive text in source, payload and headers.'),
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Case-insensitive text in source, payload and headers.'),
   status: z.enum(EVENT_STATUSES).optional(),
   source: z.string().max(64).optional(),
   from: z.iso.datetime({ offset: true }).optional().describe('Created at or after (ISO 8601).'),
@@ -15,10 +21,12 @@ const filterFields = {
 };
 export const eventFilterSchema = z.object(filterFields).strict();
 export const eventListQuery = pageQuery.extend(filterFields);
-export const bulkSelectionSchema = z.union([
-  z.object({ ids: z.array(z.uuid()).min(1).max(BULK_CAP) }).strict(),
-  z.object({ filter: eventFilterSchema }).strict(),
-]).describe(`Either explicit ids (at most ${BULK_CAP}) or the list filters (the oldest ${BULK_CAP} matches per call).`);
+export const bulkSelectionSchema = z
+  .union([
+    z.object({ ids: z.array(z.uuid()).min(1).max(BULK_CAP) }).strict(),
+    z.object({ filter: eventFilterSchema }).strict(),
+  ])
+  .describe(`Either explicit ids (at most ${BULK_CAP}) or the list filters (the oldest ${BULK_CAP} matches per call).`);
 
 const eventSummary = z.object({
   id: z.uuid(),
@@ -53,16 +61,102 @@ const attempt = z.object({
   started_at: timestamp,
   finished_at: timestamp,
 });
-const bulkResult = z.object({ affected: z.number().int(), ids: z.array(z.uuid()), truncated: z.boolean().describe('More events matched than the cap: call again.') });
+const bulkResult = z.object({
+  affected: z.number().int(),
+  ids: z.array(z.uuid()),
+  truncated: z.boolean().describe('More events matched than the cap: call again.'),
+});
 
 export const eventOperations = operations([
-  { method: 'get', path: '/events', tag: 'events', access: 'GET /events', summary: 'List events, newest first', query: eventListQuery, responses: { 200: { description: 'A page of events.', schema: pageEnvelope('events', eventSummary) } } },
-  { method: 'get', path: '/events/sources', tag: 'events', access: 'GET /events/sources', summary: 'Distinct sources with event counts', responses: { 200: { description: 'Sources.', schema: z.object({ sources: z.array(z.object({ source: z.string(), count: z.number().int() })) }) } } },
-  { method: 'post', path: '/events/bulk/retry', tag: 'events', access: 'POST /events/bulk/retry', summary: 'Retry failed or delivered events by ids or filter', body: bulkSelectionSchema, responses: { 200: { description: 'Retried (queued events are skipped).', schema: bulkResult } } },
-  { method: 'post', path: '/events/bulk/delete', tag: 'events', access: 'POST /events/bulk/delete', summary: 'Delete events by ids or filter', body: bulkSelectionSchema, responses: { 200: { description: 'Deleted.', schema: bulkResult } } },
-  { method: 'get', path: '/events/:id', tag: 'events', access: 'GET /events/:id', summary: 'One event with payload and headers', params: uuidParam, responses: { 200: { description: 'The event.', schema: eventDetail } } },
-  { method: 'get', path: '/events/:id/attempts', tag: 'events', access: 'GET /events/:id/attempts', summary: 'Delivery and hook attempts, in order', params: uuidParam, responses: { 200: { description: 'Attempts.', schema: z.object({ attempts: z.array(attempt) }) } } },
-  { method: 'post', path: '/events/:id/retry', tag: 'events', access: 'POST /events/:id/retry', summary: 'Start a new delivery run of a failed or delivered event', params: uuidParam, responses: { 202: { description: 'Queued again.', schema: z.object({ id: z.uuid(), status: z.literal('queued') }) }, 409: { description: 'The event is still queued (`event_not_retryable`).' } } },
-  { method: 'post', path: '/events/:id/ack', tag: 'events', access: 'POST /events/:id/ack', summary: 'Acknowledge a failed event', params: uuidParam, responses: { 200: { description: 'Acknowledged.', schema: eventSummary }, 409: { description: 'The event is not failed (`event_not_failed`).' } } },
-  { method: 'delete', path: '/events/:id', tag: 'events', access: 'DELETE /events/:id', summary: 'Delete an event and its attempts', params: uuidParam, responses: { 204: { description: 'Deleted.' } } },
+  {
+    method: 'get',
+    path: '/events',
+    tag: 'events',
+    access: 'GET /events',
+    summary: 'List events, newest first',
+    query: eventListQuery,
+    responses: { 200: { description: 'A page of events.', schema: pageEnvelope('events', eventSummary) } },
+  },
+  {
+    method: 'get',
+    path: '/events/sources',
+    tag: 'events',
+    access: 'GET /events/sources',
+    summary: 'Distinct sources with event counts',
+    responses: {
+      200: {
+        description: 'Sources.',
+        schema: z.object({ sources: z.array(z.object({ source: z.string(), count: z.number().int() })) }),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/events/bulk/retry',
+    tag: 'events',
+    access: 'POST /events/bulk/retry',
+    summary: 'Retry failed or delivered events by ids or filter',
+    body: bulkSelectionSchema,
+    responses: { 200: { description: 'Retried (queued events are skipped).', schema: bulkResult } },
+  },
+  {
+    method: 'post',
+    path: '/events/bulk/delete',
+    tag: 'events',
+    access: 'POST /events/bulk/delete',
+    summary: 'Delete events by ids or filter',
+    body: bulkSelectionSchema,
+    responses: { 200: { description: 'Deleted.', schema: bulkResult } },
+  },
+  {
+    method: 'get',
+    path: '/events/:id',
+    tag: 'events',
+    access: 'GET /events/:id',
+    summary: 'One event with payload and headers',
+    params: uuidParam,
+    responses: { 200: { description: 'The event.', schema: eventDetail } },
+  },
+  {
+    method: 'get',
+    path: '/events/:id/attempts',
+    tag: 'events',
+    access: 'GET /events/:id/attempts',
+    summary: 'Delivery and hook attempts, in order',
+    params: uuidParam,
+    responses: { 200: { description: 'Attempts.', schema: z.object({ attempts: z.array(attempt) }) } },
+  },
+  {
+    method: 'post',
+    path: '/events/:id/retry',
+    tag: 'events',
+    access: 'POST /events/:id/retry',
+    summary: 'Start a new delivery run of a failed or delivered event',
+    params: uuidParam,
+    responses: {
+      202: { description: 'Queued again.', schema: z.object({ id: z.uuid(), status: z.literal('queued') }) },
+      409: { description: 'The event is still queued (`event_not_retryable`).' },
+    },
+  },
+  {
+    method: 'post',
+    path: '/events/:id/ack',
+    tag: 'events',
+    access: 'POST /events/:id/ack',
+    summary: 'Acknowledge a failed event',
+    params: uuidParam,
+    responses: {
+      200: { description: 'Acknowledged.', schema: eventSummary },
+      409: { description: 'The event is not failed (`event_not_failed`).' },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/events/:id',
+    tag: 'events',
+    access: 'DELETE /events/:id',
+    summary: 'Delete an event and its attempts',
+    params: uuidParam,
+    responses: { 204: { description: 'Deleted.' } },
+  },
 ]);

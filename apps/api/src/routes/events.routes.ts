@@ -24,8 +24,19 @@ export function eventRoutes(deps: EventRouteDeps): Router {
   const router = Router();
   router.get('/events', guard(accessFor('GET /events')), async (req, res) => {
     const query = validate(eventListQuery, req.query);
-    const { events, total } = await deps.queries.page(principalOf(req).orgId, filterOf(query), query.page, query.per_page);
-    res.json({ events: events.map(summaryView), total, page: query.page, per_page: query.per_page, pages: Math.ceil(total / query.per_page) });
+    const { events, total } = await deps.queries.page(
+      principalOf(req).orgId,
+      filterOf(query),
+      query.page,
+      query.per_page,
+    );
+    res.json({
+      events: events.map(summaryView),
+      total,
+      page: query.page,
+      per_page: query.per_page,
+      pages: Math.ceil(total / query.per_page),
+    });
   });
   router.get('/events/sources', guard(accessFor('GET /events/sources')), async (req, res) => {
     res.json({ sources: await deps.queries.sources(principalOf(req).orgId) });

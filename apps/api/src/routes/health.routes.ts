@@ -36,7 +36,8 @@ export function healthRoutes(options: HealthOptions): Router {
       }),
     );
     const checks = Object.fromEntries(entries);
-    if (options.isShuttingDown()) return sendProblem(res, new AppError('service_unavailable', 'Shutting down.', { checks }));
+    if (options.isShuttingDown())
+      return sendProblem(res, new AppError('service_unavailable', 'Shutting down.', { checks }));
     if (entries.some(([, state]) => state !== 'ok')) {
       return sendProblem(res, new AppError('service_unavailable', 'A dependency is unavailable.', { checks }));
     }

@@ -35,8 +35,18 @@ export function hookRoutes(deps: HookRouteDeps): Router {
     const principal = principalOf(req);
     const ruleId = await ruleOf(req, principal.orgId);
     const body = validate(hookCreateSchema, req.body);
-    const hook = await deps.hooks.create(principal.orgId, ruleId, { targetUrl: allowedTarget(body.target_url, deps.targetPolicy), trigger: body.trigger, active: body.active, description: body.description ?? null });
-    await recordAudit(deps.audit, principal, { action: 'hook.created', resourceType: 'hook', resourceId: hook.id, metadata: { rule_id: ruleId, trigger: hook.trigger, target_url: hook.targetUrl } });
+    const hook = await deps.hooks.create(principal.orgId, ruleId, {
+      targetUrl: allowedTarget(body.target_url, deps.targetPolicy),
+      trigger: body.trigger,
+      active: body.active,
+      description: body.description ?? null,
+    });
+    await recordAudit(deps.audit, principal, {
+      action: 'hook.created',
+      resourceType: 'hook',
+      resourceId: hook.id,
+      metadata: { rule_id: ruleId, trigger: hook.trigger, target_url: hook.targetUrl },
+    });
     res.status(201).json(hookView(hook));
   });
   router.patch('/rules/:id/hooks/:hookId', guard(accessFor('PATCH /rules/:id/hooks/:hookId')), async (req, res) => {
@@ -50,7 +60,12 @@ export function hookRoutes(deps: HookRouteDeps): Router {
       ...(body.description !== undefined ? { description: body.description } : {}),
     });
     if (!hook) throw new AppError('not_found', 'No such hook.');
-    await recordAudit(deps.audit, principal, { action: 'hook.updated', resourceType: 'hook', resourceId: hookId, metadata: { rule_id: ruleId, changed: Object.keys(body) } });
+    await recordAudit(deps.audit, principal, {
+      action: 'hook.updated',
+      resourceType: 'hook',
+      resourceId: hookId,
+      metadata: { rule_id: ruleId, changed: Object.keys(body) },
+    });
     res.json(hookView(hook));
   });
   router.delete('/rules/:id/hooks/:hookId', guard(accessFor('DELETE /rules/:id/hooks/:hookId')), async (req, res) => {
@@ -58,7 +73,12 @@ export function hookRoutes(deps: HookRouteDeps): Router {
     const ruleId = await ruleOf(req, principal.orgId);
     const hookId = idParam(req, 'hookId', 'hook');
     if (!(await deps.hooks.delete(principal.orgId, ruleId, hookId))) throw new AppError('not_found', 'No such hook.');
-    await recordAudit(deps.audit, principal, { action: 'hook.deleted', resourceType: 'hook', resourceId: hookId, metadata: { rule_id: ruleId } });
+    await recordAudit(deps.audit, principal, {
+      action: 'hook.deleted',
+      resourceType: 'hook',
+      resourceId: hookId,
+      metadata: { rule_id: ruleId },
+    });
     res.status(204).end();
   });
   return router;

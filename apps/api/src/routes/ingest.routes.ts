@@ -1,4 +1,11 @@
-import { AppError, isValidSource, sourceFromPath, storableHeaders, checkTargetUrl, type TargetPolicy } from '@relay/core';
+import {
+  AppError,
+  isValidSource,
+  sourceFromPath,
+  storableHeaders,
+  checkTargetUrl,
+  type TargetPolicy,
+} from '@relay/core';
 import { Router, type Request } from 'express';
 import type { IngestService } from '../ingest/ingest.service';
 import type { HostResolver } from '../platform/host-resolver';
@@ -15,7 +22,17 @@ export interface IngestRouteOptions {
 }
 
 // First path segments that belong to the relay's own API; webhooks cannot use them as sources.
-export const RESERVED_PATH_SEGMENTS = new Set(['api', 'events', 'rules', 'config', 'stats', 'health', 'ready', 'docs', 'openapi.json']);
+export const RESERVED_PATH_SEGMENTS = new Set([
+  'api',
+  'events',
+  'rules',
+  'config',
+  'stats',
+  'health',
+  'ready',
+  'docs',
+  'openapi.json',
+]);
 
 function sourceOf(req: Request, defaultSource: string): string {
   const fromPath = sourceFromPath(req.path);
@@ -25,7 +42,11 @@ function sourceOf(req: Request, defaultSource: string): string {
   const header = req.get('x-webhook-source');
   const source = header !== undefined && header.trim() !== '' ? header.trim() : (fromPath ?? defaultSource);
   if (!isValidSource(source)) {
-    throw new AppError('invalid_source', 'A source is 1-64 characters: letters, digits, ".", "_" and "-", starting with a letter or digit.', { source });
+    throw new AppError(
+      'invalid_source',
+      'A source is 1-64 characters: letters, digits, ".", "_" and "-", starting with a letter or digit.',
+      { source },
+    );
   }
   return source;
 }
@@ -34,7 +55,10 @@ function targetOverrideOf(req: Request, options: IngestRouteOptions): string | u
   const header = req.get('x-target-url');
   if (header === undefined) return undefined;
   if (!options.allowTargetOverride) {
-    throw new AppError('target_override_disabled', 'X-Target-Url is refused on public ingest (ALLOW_PUBLIC_TARGET_OVERRIDE is not true).');
+    throw new AppError(
+      'target_override_disabled',
+      'X-Target-Url is refused on public ingest (ALLOW_PUBLIC_TARGET_OVERRIDE is not true).',
+    );
   }
   const check = checkTargetUrl(header.trim(), options.targetPolicy);
   if (!check.ok) throw new AppError('target_url_rejected', check.message, { reason: check.reason });

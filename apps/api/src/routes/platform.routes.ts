@@ -6,9 +6,19 @@ import { parsePagination } from '../http/pagination';
 import { idParam } from '../http/params';
 import { validate } from '../http/validate';
 import { bootstrapOperator } from '../platform/bootstrap-operator';
-import { createHostedOrganization, organizationDetail, organizationView, updateSubscription } from '../platform/hosted-organizations';
+import {
+  createHostedOrganization,
+  organizationDetail,
+  organizationView,
+  updateSubscription,
+} from '../platform/hosted-organizations';
 import type { IngestHostSettings } from '../platform/ingest-hosts';
-import { bootstrapSchema, organizationCreateSchema, organizationListQuery, subscriptionPatchSchema } from './platform.contract';
+import {
+  bootstrapSchema,
+  organizationCreateSchema,
+  organizationListQuery,
+  subscriptionPatchSchema,
+} from './platform.contract';
 
 export interface PlatformRouteDeps {
   platform: PlatformRepository;
@@ -36,15 +46,29 @@ export function platformRoutes(deps: PlatformRouteDeps): Router {
   const router = Router();
   router.get('/api/platform/overview', operatorOnly, async (_req, res) => {
     const o = await deps.platform.overview();
-    res.json({ organizations: o.organizations, organizations_by_subscription: o.organizationsBySubscription, users: o.users, events: o.events, attempts: o.attempts });
+    res.json({
+      organizations: o.organizations,
+      organizations_by_subscription: o.organizationsBySubscription,
+      users: o.users,
+      events: o.events,
+      attempts: o.attempts,
+    });
   });
   router.get('/api/platform/organizations', operatorOnly, async (req, res) => {
     const query = validate(organizationListQuery, req.query);
     const { organizations, total } = await deps.platform.list(query.search, query.page, query.per_page);
-    res.json({ organizations: organizations.map(organizationView), total, page: query.page, per_page: query.per_page, pages: Math.ceil(total / query.per_page) });
+    res.json({
+      organizations: organizations.map(organizationView),
+      total,
+      page: query.page,
+      per_page: query.per_page,
+      pages: Math.ceil(total / query.per_page),
+    });
   });
   router.post('/api/platform/organizations', operatorOnly, async (req, res) => {
-    res.status(201).json(await createHostedOrganization(deps, operatorOf(req), validate(organizationCreateSchema, req.body)));
+    res
+      .status(201)
+      .json(await createHostedOrganization(deps, operatorOf(req), validate(organizationCreateSchema, req.body)));
   });
   router.get('/api/platform/organizations/:id', operatorOnly, async (req, res) => {
     res.json(await organizationDetail(deps, idParam(req, 'id', 'organization')));

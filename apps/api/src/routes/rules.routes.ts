@@ -42,7 +42,12 @@ export function ruleRoutes(deps: RuleRouteDeps): Router {
         signingSecret: body.signing_secret ?? null,
       }),
     );
-    await recordAudit(deps.audit, principal, { action: 'rule.created', resourceType: 'rule', resourceId: provider.id, metadata: { source: provider.source, target_url: provider.targetUrl, active: provider.active } });
+    await recordAudit(deps.audit, principal, {
+      action: 'rule.created',
+      resourceType: 'rule',
+      resourceId: provider.id,
+      metadata: { source: provider.source, target_url: provider.targetUrl, active: provider.active },
+    });
     res.status(201).json(ruleView(provider));
   });
   router.get('/rules/:id', guard(accessFor('GET /rules/:id')), async (req, res) => {
@@ -63,7 +68,12 @@ export function ruleRoutes(deps: RuleRouteDeps): Router {
         ...(body.signing_secret !== undefined ? { signingSecret: body.signing_secret } : {}),
       }),
     );
-    await recordAudit(deps.audit, principal, { action: 'rule.updated', resourceType: 'rule', resourceId: id, metadata: { changed: changedFields(body) } });
+    await recordAudit(deps.audit, principal, {
+      action: 'rule.updated',
+      resourceType: 'rule',
+      resourceId: id,
+      metadata: { changed: changedFields(body) },
+    });
     res.json(ruleView(provider));
   });
   router.delete('/rules/:id', guard(accessFor('DELETE /rules/:id')), async (req, res) => {
@@ -71,7 +81,12 @@ export function ruleRoutes(deps: RuleRouteDeps): Router {
     const id = idParam(req, 'id', 'rule');
     const deleted = await deps.providers.delete(principal.orgId, id);
     if (!deleted) throw new AppError('not_found', 'No such rule.');
-    await recordAudit(deps.audit, principal, { action: 'rule.deleted', resourceType: 'rule', resourceId: id, metadata: { source: deleted.source } });
+    await recordAudit(deps.audit, principal, {
+      action: 'rule.deleted',
+      resourceType: 'rule',
+      resourceId: id,
+      metadata: { source: deleted.source },
+    });
     res.status(204).end();
   });
   return router;

@@ -7,14 +7,14 @@ import { sessionCookieName } from '../auth/sessions';
 import { validate } from '../http/validate';
 import { loginSchema } from './identity.contract';
 
-
 export interface SessionRouteDeps extends AuthenticateDeps {
   audit: AuditRepository;
   limiter: LoginLimiter;
   secureCookie: boolean;
 }
 
-const promisify = (run: (done: (err?: unknown) => void) => void) => new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
+const promisify = (run: (done: (err?: unknown) => void) => void) =>
+  new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
 
 /** `POST /api/auth/login` (username + password → session cookie) and `POST /api/auth/logout`. */
 export function sessionRoutes(deps: SessionRouteDeps): Router {
@@ -54,19 +54,32 @@ export function sessionRoutes(deps: SessionRouteDeps): Router {
     if ('operator' in login) {
       req.session.operatorId = login.operator.id;
       await promisify((done) => req.session.save(done));
-      res.json({ mechanism: 'session', kind: 'operator', operator: { id: login.operator.id, username: login.operator.username } });
+      res.json({
+        mechanism: 'session',
+        kind: 'operator',
+        operator: { id: login.operator.id, username: login.operator.username },
+      });
       return;
     }
     const principal = login.user;
     req.session.userId = principal.userId!;
     req.session.orgId = principal.orgId;
     await promisify((done) => req.session.save(done));
-    res.json({ mechanism: 'session', user: { id: principal.userId, username: principal.username, email: principal.email, role: principal.role }, organization: { id: principal.orgId } });
+    res.json({
+      mechanism: 'session',
+      user: { id: principal.userId, username: principal.username, email: principal.email, role: principal.role },
+      organization: { id: principal.orgId },
+    });
   });
 
   router.post('/api/auth/logout', async (req, res) => {
     if (req.session?.userId || req.session?.operatorId) await promisify((done) => req.session.destroy(done));
-    res.clearCookie(sessionCookieName(deps.secureCookie), { path: '/', httpOnly: true, sameSite: 'lax', secure: deps.secureCookie });
+    res.clearCookie(sessionCookieName(deps.secureCookie), {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: deps.secureCookie,
+    });
     res.status(204).end();
   });
   return router;

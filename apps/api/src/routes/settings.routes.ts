@@ -40,21 +40,40 @@ export function settingsRoutes(deps: SettingsDeps): Router {
     const url = target_url === null ? null : allowedTarget(target_url, deps.targetPolicy);
     const previous = await deps.organizations.defaultTarget(principal.orgId);
     await deps.organizations.setDefaultTarget(principal.orgId, url);
-    await recordAudit(deps.audit, principal, { action: 'config.default_target_updated', resourceType: 'organization', resourceId: principal.orgId, metadata: { from: previous, to: url } });
+    await recordAudit(deps.audit, principal, {
+      action: 'config.default_target_updated',
+      resourceType: 'organization',
+      resourceId: principal.orgId,
+      metadata: { from: previous, to: url },
+    });
     res.json(effective(url));
   });
   // Public: the caller's organization when credentials are sent, else the organization of the Host asked.
   router.get('/config/endpoint', async (req, res) => {
-    const orgId: OrgId | null = req.principal?.orgId ?? (await deps.organizationOf(req.hostname ?? '').catch(() => null));
+    const orgId: OrgId | null =
+      req.principal?.orgId ?? (await deps.organizationOf(req.hostname ?? '').catch(() => null));
     const org = orgId ? await deps.organizations.findById(orgId) : null;
-    const active = org ? (await deps.domains.list(org.id)).filter((d) => d.status === 'active').map((d) => d.domain) : [];
+    const active = org
+      ? (await deps.domains.list(org.id)).filter((d) => d.status === 'active').map((d) => d.domain)
+      : [];
     const urls = org ? ingestUrlsOf(deps.hosts, org, active) : [];
     const ingestUrl = urls[0] ?? `${base}/`;
-    res.json({ base_url: base, ingest_url: ingestUrl, source_url_template: `${ingestUrl}{source}`, organization: org ? { id: org.id, slug: org.slug } : null, ingest_urls: urls });
+    res.json({
+      base_url: base,
+      ingest_url: ingestUrl,
+      source_url_template: `${ingestUrl}{source}`,
+      organization: org ? { id: org.id, slug: org.slug } : null,
+      ingest_urls: urls,
+    });
   });
   router.get('/config/oauth', (_req, res) => {
     const enabled = Boolean(deps.oidc.issuer && deps.oidc.clientId);
-    res.json({ enabled, provider: enabled ? 'oidc' : null, issuer: enabled ? deps.oidc.issuer : null, login_url: enabled ? '/api/auth/idp' : null });
+    res.json({
+      enabled,
+      provider: enabled ? 'oidc' : null,
+      issuer: enabled ? deps.oidc.issuer : null,
+      login_url: enabled ? '/api/auth/idp' : null,
+    });
   });
   return router;
 }

@@ -12,13 +12,26 @@ export const AUTO_MAX_BUCKETS = 300;
 /** `bucket` given: at most this many buckets, else a 400. */
 export const MAX_BUCKETS = 1500;
 
-export const statsQuery = z.object({
-  from: z.iso.datetime({ offset: true }).optional().describe('Window start (inclusive), ISO 8601. Default: `to` minus 24 hours.'),
-  to: z.iso.datetime({ offset: true }).optional().describe('Window end (exclusive), ISO 8601. Default: now.'),
-  bucket: z.enum(Object.keys(BUCKETS) as [Bucket, ...Bucket[]]).optional().describe(`Width of the series buckets. Default: the narrowest giving at most ${AUTO_MAX_BUCKETS} buckets.`),
-}).strict();
+export const statsQuery = z
+  .object({
+    from: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('Window start (inclusive), ISO 8601. Default: `to` minus 24 hours.'),
+    to: z.iso.datetime({ offset: true }).optional().describe('Window end (exclusive), ISO 8601. Default: now.'),
+    bucket: z
+      .enum(Object.keys(BUCKETS) as [Bucket, ...Bucket[]])
+      .optional()
+      .describe(`Width of the series buckets. Default: the narrowest giving at most ${AUTO_MAX_BUCKETS} buckets.`),
+  })
+  .strict();
 
-const counts = { total: z.number().int(), queued: z.number().int(), delivered: z.number().int(), failed: z.number().int() };
+const counts = {
+  total: z.number().int(),
+  queued: z.number().int(),
+  delivered: z.number().int(),
+  failed: z.number().int(),
+};
 export const statsResponse = z.object({
   from: timestamp,
   to: timestamp,
@@ -27,10 +40,17 @@ export const statsResponse = z.object({
   total: z.number().int().describe('Events created in the window.'),
   by_status: z.object({ queued: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
   needs_attention: z.number().int().describe('Failed and not acknowledged.'),
-  success_rate: z.number().nullable().describe('delivered / (delivered + failed), 0..1; null when nothing has finished.'),
-  latency_ms: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() }).describe('From ingest to the successful delivery, over delivered events.'),
+  success_rate: z
+    .number()
+    .nullable()
+    .describe('delivered / (delivered + failed), 0..1; null when nothing has finished.'),
+  latency_ms: z
+    .object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() })
+    .describe('From ingest to the successful delivery, over delivered events.'),
   by_source: z.array(z.object({ source: z.string(), ...counts })).describe('The 100 busiest sources.'),
-  series: z.array(z.object({ start: timestamp, ...counts })).describe('One entry per bucket from `from`, empty buckets included.'),
+  series: z
+    .array(z.object({ start: timestamp, ...counts }))
+    .describe('One entry per bucket from `from`, empty buckets included.'),
 });
 
 export const statsOperations = operations([
@@ -40,7 +60,8 @@ export const statsOperations = operations([
     tag: 'events',
     access: 'GET /stats',
     summary: 'Delivery statistics over a time window',
-    description: 'Counts of events created in [from, to) by status and by source, success rate, delivery latency percentiles and a time series. The window is at most 90 days.',
+    description:
+      'Counts of events created in [from, to) by status and by source, success rate, delivery latency percentiles and a time series. The window is at most 90 days.',
     query: statsQuery,
     responses: { 200: { description: 'The statistics.', schema: statsResponse } },
   },

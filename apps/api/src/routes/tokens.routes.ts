@@ -9,8 +9,14 @@ import { guard, principalOf } from '../auth/guard';
 import { validate } from '../http/validate';
 import { tokenCreateSchema } from './identity.contract';
 
-
-const view = (t: { id: string; name: string; prefix: string; expiresAt: Date | null; createdAt: Date; lastUsedAt?: Date | null }) => ({
+const view = (t: {
+  id: string;
+  name: string;
+  prefix: string;
+  expiresAt: Date | null;
+  createdAt: Date;
+  lastUsedAt?: Date | null;
+}) => ({
   id: t.id,
   name: t.name,
   prefix: `ts_${t.prefix}`,
@@ -21,7 +27,8 @@ const view = (t: { id: string; name: string; prefix: string; expiresAt: Date | n
 
 function owner(req: Request) {
   const principal = principalOf(req);
-  if (principal.userId === null) throw new AppError('forbidden', 'Personal tokens belong to users; an API key has none.');
+  if (principal.userId === null)
+    throw new AppError('forbidden', 'Personal tokens belong to users; an API key has none.');
   return { principal, userId: principal.userId };
 }
 
@@ -43,16 +50,30 @@ export function tokenRoutes(deps: { credentials: CredentialRepository; audit: Au
       expiresAt: body.expires_at ? new Date(body.expires_at) : null,
     });
     const { via, ...actor } = actorOf(principal);
-    await deps.audit.record(principal.orgId, { ...actor, action: 'token.created', resourceType: 'token', resourceId: token.id, metadata: { name: token.name, ...via } });
+    await deps.audit.record(principal.orgId, {
+      ...actor,
+      action: 'token.created',
+      resourceType: 'token',
+      resourceId: token.id,
+      metadata: { name: token.name, ...via },
+    });
     res.status(201).json({ ...view(token), token: issued.token });
   });
   router.delete('/api/auth/tokens/:id', guard(accessFor('DELETE /api/auth/tokens/:id')), async (req, res) => {
     const { principal, userId } = owner(req);
     const id = String(req.params.id);
-    const deleted = z.uuid().safeParse(id).success ? await deps.credentials.deletePersonalToken(principal.orgId, userId, id) : null;
+    const deleted = z.uuid().safeParse(id).success
+      ? await deps.credentials.deletePersonalToken(principal.orgId, userId, id)
+      : null;
     if (!deleted) throw new AppError('not_found', 'No such token.');
     const { via, ...actor } = actorOf(principal);
-    await deps.audit.record(principal.orgId, { ...actor, action: 'token.deleted', resourceType: 'token', resourceId: id, metadata: { name: deleted.name, ...via } });
+    await deps.audit.record(principal.orgId, {
+      ...actor,
+      action: 'token.deleted',
+      resourceType: 'token',
+      resourceId: id,
+      metadata: { name: deleted.name, ...via },
+    });
     res.status(204).end();
   });
   return router;

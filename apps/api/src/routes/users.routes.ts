@@ -10,8 +10,13 @@ import type { PasswordHasher } from '../auth/passwords';
 import { validate } from '../http/validate';
 import { newUserSchema, roleChangeSchema } from './identity.contract';
 
-
-const view = (u: UserRecord) => ({ id: u.id, username: u.username, email: u.email, role: u.role, created_at: u.createdAt.toISOString() });
+const view = (u: UserRecord) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  role: u.role,
+  created_at: u.createdAt.toISOString(),
+});
 
 export interface UserRouteDeps {
   users: UserRepository;
@@ -39,11 +44,19 @@ export function userRoutes(deps: UserRouteDeps): Router {
     const principal = principalOf(req);
     const { role } = validate(roleChangeSchema, req.body);
     const id = String(req.params.id);
-    const result = z.uuid().safeParse(id).success ? await deps.users.updateRole(principal.orgId, id, role) : 'not_found';
+    const result = z.uuid().safeParse(id).success
+      ? await deps.users.updateRole(principal.orgId, id, role)
+      : 'not_found';
     if (result === 'not_found') throw new AppError('not_found', 'No such user.');
     if (result === 'last_admin') throw new AppError('last_admin');
     const { via, ...actor } = actorOf(principal);
-    await deps.audit.record(principal.orgId, { ...actor, action: 'user.role_updated', resourceType: 'user', resourceId: id, metadata: { from: result.previous, to: role, ...via } });
+    await deps.audit.record(principal.orgId, {
+      ...actor,
+      action: 'user.role_updated',
+      resourceType: 'user',
+      resourceId: id,
+      metadata: { from: result.previous, to: role, ...via },
+    });
     res.json(view(result.user));
   });
 

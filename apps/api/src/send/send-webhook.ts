@@ -25,7 +25,12 @@ async function routeOf(deps: SendDeps, principal: Principal, request: z.output<t
     if (!provider.active) throw new AppError('provider_inactive');
     return { source: provider.source, targetUrl: provider.targetUrl, providerId: provider.id };
   }
-  if (request.target_url !== '') return { source: request.source, targetUrl: allowedTarget(request.target_url, deps.targetPolicy), providerId: null };
+  if (request.target_url !== '')
+    return {
+      source: request.source,
+      targetUrl: allowedTarget(request.target_url, deps.targetPolicy),
+      providerId: null,
+    };
   const fallback = (await deps.organizations.defaultTarget(principal.orgId)) ?? deps.installDefaultTarget;
   if (!fallback) throw new AppError('no_default_target');
   return { source: request.source, targetUrl: fallback, providerId: null };
@@ -46,7 +51,18 @@ export async function sendWebhook(deps: SendDeps, principal: Principal, request:
     action: 'event.sent',
     resourceType: 'event',
     resourceId: id,
-    metadata: { mode: route.providerId ? 'provider' : 'manual', source: route.source, provider_id: route.providerId, target_url: route.targetUrl },
+    metadata: {
+      mode: route.providerId ? 'provider' : 'manual',
+      source: route.source,
+      provider_id: route.providerId,
+      target_url: route.targetUrl,
+    },
   });
-  return { id, status: 'queued' as const, source: route.source, target_url: route.targetUrl, provider_id: route.providerId };
+  return {
+    id,
+    status: 'queued' as const,
+    source: route.source,
+    target_url: route.targetUrl,
+    provider_id: route.providerId,
+  };
 }

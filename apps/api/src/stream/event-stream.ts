@@ -37,7 +37,9 @@ const frame = (m: FeedMessage) => `id: ${m.at}\nevent: ${m.type}\ndata: ${JSON.s
 export function parseLastEventId(value: unknown): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) {
-    throw new AppError('validation_failed', 'The request is not valid.', { errors: [{ field: 'Last-Event-ID', message: 'must be the id of a received message' }] });
+    throw new AppError('validation_failed', 'The request is not valid.', {
+      errors: [{ field: 'Last-Event-ID', message: 'must be the id of a received message' }],
+    });
   }
   return Number(value);
 }
@@ -60,8 +62,18 @@ export function createEventStreams(deps: EventStreamDeps) {
     };
     let unsubscribe: () => void;
     try {
-      const subscribed = deps.feed.subscribe(orgId, (message) => (buffer ? buffer.push(message) : send(frame(message))));
-      unsubscribe = await withTimeout(subscribed, subscribeTimeoutMs, () => void subscribed.then((off) => off(), () => {}));
+      const subscribed = deps.feed.subscribe(orgId, (message) =>
+        buffer ? buffer.push(message) : send(frame(message)),
+      );
+      unsubscribe = await withTimeout(
+        subscribed,
+        subscribeTimeoutMs,
+        () =>
+          void subscribed.then(
+            (off) => off(),
+            () => {},
+          ),
+      );
     } catch (err) {
       deps.logger.warn({ err }, 'live stream: cannot subscribe to the feed');
       throw new AppError('stream_unavailable');
@@ -79,7 +91,12 @@ export function createEventStreams(deps: EventStreamDeps) {
       open.delete(res);
     });
 
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+    });
     send(`retry: 3000\n: connected\n\n`);
     if (lastEventId !== undefined) {
       try {

@@ -38,14 +38,21 @@ export function createAuditRepository(prisma: Prisma) {
   return {
     /** `orgId` null: a platform-level entry (e.g. a failed login for a username nobody has). */
     async record(orgId: OrgId | null, entry: AuditInput): Promise<void> {
-      await prisma.auditEntry.create({ data: { ...entry, metadata: (entry.metadata ?? {}) as object, organizationId: orgId } });
+      await prisma.auditEntry.create({
+        data: { ...entry, metadata: (entry.metadata ?? {}) as object, organizationId: orgId },
+      });
     },
 
     /** Newest first, the spec's envelope. `null`: the platform-level entries (operators only). */
     async page(orgId: OrgId | null, page: number, perPage: number): Promise<AuditPage> {
       const [total, rows] = await Promise.all([
         prisma.auditEntry.count({ where: { organizationId: orgId } }),
-        prisma.auditEntry.findMany({ where: { organizationId: orgId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (page - 1) * perPage, take: perPage }),
+        prisma.auditEntry.findMany({
+          where: { organizationId: orgId },
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          skip: (page - 1) * perPage,
+          take: perPage,
+        }),
       ]);
       return {
         entries: rows.map((r) => ({

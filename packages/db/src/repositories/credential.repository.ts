@@ -26,24 +26,67 @@ export function createCredentialRepository(prisma: Prisma) {
     async findByPrefix(prefix: string): Promise<ApiKeyCredential | PersonalTokenCredential | null> {
       const key = await prisma.apiKey.findUnique({ where: { prefix } });
       if (key) {
-        return { kind: 'api_key', id: key.id, organizationId: key.organizationId as OrgId, secretHash: key.secretHash, scopes: key.scopes as Scope[], expiresAt: key.expiresAt };
+        return {
+          kind: 'api_key',
+          id: key.id,
+          organizationId: key.organizationId as OrgId,
+          secretHash: key.secretHash,
+          scopes: key.scopes as Scope[],
+          expiresAt: key.expiresAt,
+        };
       }
-      const token = await prisma.personalToken.findUnique({ where: { prefix }, include: { user: { select: { id: true, username: true, email: true, role: true } } } });
+      const token = await prisma.personalToken.findUnique({
+        where: { prefix },
+        include: { user: { select: { id: true, username: true, email: true, role: true } } },
+      });
       if (!token) return null;
-      return { kind: 'personal_token', id: token.id, organizationId: token.organizationId as OrgId, secretHash: token.secretHash, expiresAt: token.expiresAt, user: token.user };
+      return {
+        kind: 'personal_token',
+        id: token.id,
+        organizationId: token.organizationId as OrgId,
+        secretHash: token.secretHash,
+        expiresAt: token.expiresAt,
+        user: token.user,
+      };
     },
 
     async touch(credential: { kind: 'api_key' | 'personal_token'; id: string }, at: Date): Promise<void> {
-      if (credential.kind === 'api_key') await prisma.apiKey.updateMany({ where: { id: credential.id }, data: { lastUsedAt: at } });
+      if (credential.kind === 'api_key')
+        await prisma.apiKey.updateMany({ where: { id: credential.id }, data: { lastUsedAt: at } });
       else await prisma.personalToken.updateMany({ where: { id: credential.id }, data: { lastUsedAt: at } });
     },
 
-    async createApiKey(orgId: OrgId, data: { name: string; prefix: string; secretHash: string; scopes: Scope[]; createdById: string | null; expiresAt: Date | null }) {
-      return prisma.apiKey.create({ data: { ...data, organizationId: orgId }, select: { id: true, name: true, prefix: true, scopes: true, expiresAt: true, createdAt: true } });
+    async createApiKey(
+      orgId: OrgId,
+      data: {
+        name: string;
+        prefix: string;
+        secretHash: string;
+        scopes: Scope[];
+        createdById: string | null;
+        expiresAt: Date | null;
+      },
+    ) {
+      return prisma.apiKey.create({
+        data: { ...data, organizationId: orgId },
+        select: { id: true, name: true, prefix: true, scopes: true, expiresAt: true, createdAt: true },
+      });
     },
 
     listApiKeys(orgId: OrgId) {
-      return prisma.apiKey.findMany({ where: { organizationId: orgId }, orderBy: { createdAt: 'desc' }, select: { id: true, name: true, prefix: true, scopes: true, lastUsedAt: true, expiresAt: true, createdAt: true } });
+      return prisma.apiKey.findMany({
+        where: { organizationId: orgId },
+        orderBy: { createdAt: 'desc' },
+        select: {
+          id: true,
+          name: true,
+          prefix: true,
+          scopes: true,
+          lastUsedAt: true,
+          expiresAt: true,
+          createdAt: true,
+        },
+      });
     },
 
     /** Returns whether a key of this organization was deleted. */
@@ -55,19 +98,33 @@ export function createCredentialRepository(prisma: Prisma) {
     },
 
     listPersonalTokens(orgId: OrgId, userId: string) {
-      return prisma.personalToken.findMany({ where: { organizationId: orgId, userId }, orderBy: { createdAt: 'desc' }, select: { id: true, name: true, prefix: true, lastUsedAt: true, expiresAt: true, createdAt: true } });
+      return prisma.personalToken.findMany({
+        where: { organizationId: orgId, userId },
+        orderBy: { createdAt: 'desc' },
+        select: { id: true, name: true, prefix: true, lastUsedAt: true, expiresAt: true, createdAt: true },
+      });
     },
 
     /** Only the owner's own tokens: another user's token id is simply not found. */
     async deletePersonalToken(orgId: OrgId, userId: string, id: string): Promise<{ name: string } | null> {
-      const token = await prisma.personalToken.findFirst({ where: { id, organizationId: orgId, userId }, select: { name: true } });
+      const token = await prisma.personalToken.findFirst({
+        where: { id, organizationId: orgId, userId },
+        select: { name: true },
+      });
       if (!token) return null;
       await prisma.personalToken.deleteMany({ where: { id, organizationId: orgId, userId } });
       return token;
     },
 
-    async createPersonalToken(orgId: OrgId, userId: string, data: { name: string; prefix: string; secretHash: string; expiresAt: Date | null }) {
-      return prisma.personalToken.create({ data: { ...data, organizationId: orgId, userId }, select: { id: true, name: true, prefix: true, expiresAt: true, createdAt: true } });
+    async createPersonalToken(
+      orgId: OrgId,
+      userId: string,
+      data: { name: string; prefix: string; secretHash: string; expiresAt: Date | null },
+    ) {
+      return prisma.personalToken.create({
+        data: { ...data, organizationId: orgId, userId },
+        select: { id: true, name: true, prefix: true, expiresAt: true, createdAt: true },
+      });
     },
   };
 }

@@ -25,15 +25,32 @@ export function createEventActionRepository(pool: pg.Pool) {
   }
 
   /** Selected ids, oldest first, at most `cap` (+1 to tell whether more matched). */
-  function selection(orgId: OrgId, selected: EventSelection, cap: number, extra = 'TRUE'): { sql: string; params: unknown[] } {
+  function selection(
+    orgId: OrgId,
+    selected: EventSelection,
+    cap: number,
+    extra = 'TRUE',
+  ): { sql: string; params: unknown[] } {
     if ('ids' in selected) {
-      return { sql: `SELECT id FROM events WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND ${extra}`, params: [orgId, selected.ids] };
+      return {
+        sql: `SELECT id FROM events WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND ${extra}`,
+        params: [orgId, selected.ids],
+      };
     }
     const { where, params } = eventWhere(orgId, selected.filter);
-    return { sql: `SELECT id FROM events WHERE ${where} AND ${extra} ORDER BY created_at, id LIMIT ${cap + 1}`, params };
+    return {
+      sql: `SELECT id FROM events WHERE ${where} AND ${extra} ORDER BY created_at, id LIMIT ${cap + 1}`,
+      params,
+    };
   }
 
-  async function bulk(statement: (ids: string) => string, orgId: OrgId, selected: EventSelection, cap: number, extra?: string) {
+  async function bulk(
+    statement: (ids: string) => string,
+    orgId: OrgId,
+    selected: EventSelection,
+    cap: number,
+    extra?: string,
+  ) {
     const { sql, params } = selection(orgId, selected, cap, extra);
     const { rows } = await pool.query<{ id: string }>(sql, params);
     const chosen = rows.slice(0, cap).map((r) => r.id);
@@ -44,7 +61,10 @@ export function createEventActionRepository(pool: pg.Pool) {
 
   return {
     async retry(orgId: OrgId, id: string): Promise<SingleActionResult> {
-      const { rows } = await pool.query<FeedStatus>(`UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = $2 AND ${RETRYABLE} ${STATE}`, [orgId, id]);
+      const { rows } = await pool.query<FeedStatus>(
+        `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = $2 AND ${RETRYABLE} ${STATE}`,
+        [orgId, id],
+      );
       if (rows[0]) return rows[0];
       return (await exists(orgId, id)) ? 'wrong_status' : 'not_found';
     },
@@ -66,10 +86,22 @@ export function createEventActionRepository(pool: pg.Pool) {
 
     /** Retries the selected failed or delivered events (queued ones are skipped); returns their ids. */
     bulkRetry: (orgId: OrgId, selected: EventSelection, cap: number) =>
-      bulk((ids) => `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = ANY(${ids}) AND ${RETRYABLE} RETURNING id`, orgId, selected, cap, RETRYABLE),
+      bulk(
+        (ids) =>
+          `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = ANY(${ids}) AND ${RETRYABLE} RETURNING id`,
+        orgId,
+        selected,
+        cap,
+        RETRYABLE,
+      ),
 
     bulkDelete: (orgId: OrgId, selected: EventSelection, cap: number) =>
-      bulk((ids) => `DELETE FROM events WHERE organization_id = $1 AND id = ANY(${ids}) RETURNING id`, orgId, selected, cap),
+      bulk(
+        (ids) => `DELETE FROM events WHERE organization_id = $1 AND id = ANY(${ids}) RETURNING id`,
+        orgId,
+        selected,
+        cap,
+      ),
   };
 }
 

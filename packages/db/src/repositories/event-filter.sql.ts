@@ -16,7 +16,11 @@ const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
 // Builds the WHERE clause for one organization. `search` is a case-insensitive substring of
 // source, payload and headers (events.search_text, served by a trigram index, so a term of three or
 // more characters stays fast at millions of rows).
-export function eventWhere(orgId: OrgId, filter: EventFilter, params: unknown[] = []): { where: string; params: unknown[] } {
+export function eventWhere(
+  orgId: OrgId,
+  filter: EventFilter,
+  params: unknown[] = [],
+): { where: string; params: unknown[] } {
   const add = (value: unknown) => `$${params.push(value)}`;
   const clauses = [`organization_id = ${add(orgId)}`];
   if (filter.status) clauses.push(`status = ${add(filter.status)}::"EventStatus"`);

@@ -33,10 +33,18 @@ const SUMMARY = `id, source, status, provider_id AS "providerId", target_url AS 
 // Reads for the event history API. Every statement is scoped to one organization.
 export function createEventQueryRepository(pool: pg.Pool) {
   return {
-    async page(orgId: OrgId, filter: EventFilter, page: number, perPage: number): Promise<{ events: EventSummary[]; total: number }> {
+    async page(
+      orgId: OrgId,
+      filter: EventFilter,
+      page: number,
+      perPage: number,
+    ): Promise<{ events: EventSummary[]; total: number }> {
       const { where, params } = eventWhere(orgId, filter);
       const [rows, count] = await Promise.all([
-        pool.query<EventSummary>(`SELECT ${SUMMARY} FROM events WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`, params),
+        pool.query<EventSummary>(
+          `SELECT ${SUMMARY} FROM events WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
+          params,
+        ),
         pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE ${where}`, params),
       ]);
       return { events: rows.rows, total: count.rows[0]!.n };

@@ -15,21 +15,49 @@ export function createFeedReplayRepository(pool: pg.Pool) {
           `SELECT id, source, created_at FROM events WHERE organization_id = $1 AND created_at >= ${SINCE} ORDER BY created_at LIMIT $3`,
           params,
         ),
-        pool.query<{ event_id: string; attempt_number: number; kind: 'main' | 'hook'; hook_id: string | null; target_url: string; response_status: number | null; error: string | null; duration_ms: number; finished_at: Date }>(
+        pool.query<{
+          event_id: string;
+          attempt_number: number;
+          kind: 'main' | 'hook';
+          hook_id: string | null;
+          target_url: string;
+          response_status: number | null;
+          error: string | null;
+          duration_ms: number;
+          finished_at: Date;
+        }>(
           `SELECT event_id, attempt_number, kind, hook_id, target_url, response_status, error, duration_ms, finished_at
            FROM delivery_attempts WHERE organization_id = $1 AND finished_at >= ${SINCE} ORDER BY finished_at LIMIT $3`,
           params,
         ),
-        pool.query<{ id: string; status: EventStatus; failure_reason: string | null; acknowledged: boolean; updated_at: Date }>(
+        pool.query<{
+          id: string;
+          status: EventStatus;
+          failure_reason: string | null;
+          acknowledged: boolean;
+          updated_at: Date;
+        }>(
           `SELECT id, status, failure_reason, acknowledged_at IS NOT NULL AS acknowledged, updated_at
            FROM events WHERE organization_id = $1 AND updated_at >= ${SINCE} AND updated_at > created_at ORDER BY updated_at LIMIT $3`,
           params,
         ),
       ]);
       const messages: FeedMessage[] = [
-        ...created.rows.map((r): FeedMessage => ({ type: 'event.created', at: r.created_at.getTime(), data: { id: r.id, source: r.source, status: 'queued', created_at: r.created_at.toISOString() } })),
-        ...attempts.rows.map((r): FeedMessage => ({ type: 'attempt', at: r.finished_at.getTime(), data: { ...r, finished_at: r.finished_at.toISOString() } })),
-        ...statuses.rows.map(({ updated_at, ...data }): FeedMessage => ({ type: 'event.status', at: updated_at.getTime(), data })),
+        ...created.rows.map((r): FeedMessage => ({
+          type: 'event.created',
+          at: r.created_at.getTime(),
+          data: { id: r.id, source: r.source, status: 'queued', created_at: r.created_at.toISOString() },
+        })),
+        ...attempts.rows.map((r): FeedMessage => ({
+          type: 'attempt',
+          at: r.finished_at.getTime(),
+          data: { ...r, finished_at: r.finished_at.toISOString() },
+        })),
+        ...statuses.rows.map(({ updated_at, ...data }): FeedMessage => ({
+          type: 'event.status',
+          at: updated_at.getTime(),
+          data,
+        })),
       ].sort((a, b) => a.at - b.at);
       const truncated = messages.length > limit;
       return { messages: messages.slice(0, limit), truncated };

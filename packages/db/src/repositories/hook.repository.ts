@@ -15,19 +15,41 @@ export interface HookRecord {
   updatedAt: Date;
 }
 
-const SELECT = { id: true, providerId: true, targetUrl: true, trigger: true, active: true, description: true, createdAt: true, updatedAt: true } as const;
+const SELECT = {
+  id: true,
+  providerId: true,
+  targetUrl: true,
+  trigger: true,
+  active: true,
+  description: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
 
 // Hooks of one provider. Every statement names the organization as well as the provider, so a
 // provider id from another organization finds nothing.
 export function createHookRepository(prisma: Prisma) {
   return {
     list: (orgId: OrgId, providerId: string): Promise<HookRecord[]> =>
-      prisma.hook.findMany({ where: { organizationId: orgId, providerId }, orderBy: { createdAt: 'asc' }, select: SELECT }),
+      prisma.hook.findMany({
+        where: { organizationId: orgId, providerId },
+        orderBy: { createdAt: 'asc' },
+        select: SELECT,
+      }),
 
-    create: (orgId: OrgId, providerId: string, data: { targetUrl: string; trigger: HookTrigger; active?: boolean; description?: string | null }): Promise<HookRecord> =>
+    create: (
+      orgId: OrgId,
+      providerId: string,
+      data: { targetUrl: string; trigger: HookTrigger; active?: boolean; description?: string | null },
+    ): Promise<HookRecord> =>
       prisma.hook.create({ data: { ...data, organizationId: orgId, providerId }, select: SELECT }),
 
-    async update(orgId: OrgId, providerId: string, id: string, data: { targetUrl?: string; active?: boolean; description?: string | null }): Promise<HookRecord | null> {
+    async update(
+      orgId: OrgId,
+      providerId: string,
+      id: string,
+      data: { targetUrl?: string; active?: boolean; description?: string | null },
+    ): Promise<HookRecord | null> {
       const { count } = await prisma.hook.updateMany({ where: { id, organizationId: orgId, providerId }, data });
       return count === 0 ? null : prisma.hook.findFirst({ where: { id, organizationId: orgId }, select: SELECT });
     },
@@ -38,9 +60,13 @@ export function createHookRepository(prisma: Prisma) {
 
     /** The active hooks a delivery outcome fires. */
     active: (orgId: OrgId, providerId: string, trigger: HookTrigger): Promise<Pick<HookRecord, 'id' | 'targetUrl'>[]> =>
-      prisma.hook.findMany({ where: { organizationId: orgId, providerId, trigger, active: true }, select: { id: true, targetUrl: true } }),
+      prisma.hook.findMany({
+        where: { organizationId: orgId, providerId, trigger, active: true },
+        select: { id: true, targetUrl: true },
+      }),
 
-    findById: (orgId: OrgId, id: string): Promise<HookRecord | null> => prisma.hook.findFirst({ where: { id, organizationId: orgId }, select: SELECT }),
+    findById: (orgId: OrgId, id: string): Promise<HookRecord | null> =>
+      prisma.hook.findFirst({ where: { id, organizationId: orgId }, select: SELECT }),
   };
 }
 

@@ -10,7 +10,10 @@ export interface OrganizationRecord {
 export function createOrganizationRepository(prisma: Prisma) {
   return {
     async findById(orgId: OrgId): Promise<OrganizationRecord | null> {
-      const row = await prisma.organization.findUnique({ where: { id: orgId }, select: { id: true, slug: true, name: true } });
+      const row = await prisma.organization.findUnique({
+        where: { id: orgId },
+        select: { id: true, slug: true, name: true },
+      });
       return row ? { ...row, id: row.id as OrgId } : null;
     },
 
@@ -21,16 +24,25 @@ export function createOrganizationRepository(prisma: Prisma) {
 
     /** Ingest routing by `<slug>.<canonical host>`: the organization and whether it may ingest. */
     async findBySlugForIngest(slug: string): Promise<{ id: OrgId; subscriptionStatus: string } | null> {
-      const row = await prisma.organization.findUnique({ where: { slug }, select: { id: true, subscriptionStatus: true } });
+      const row = await prisma.organization.findUnique({
+        where: { slug },
+        select: { id: true, subscriptionStatus: true },
+      });
       return row ? { id: row.id as OrgId, subscriptionStatus: row.subscriptionStatus } : null;
     },
 
     async subscriptionStatus(orgId: OrgId): Promise<string | null> {
-      return (await prisma.organization.findUnique({ where: { id: orgId }, select: { subscriptionStatus: true } }))?.subscriptionStatus ?? null;
+      return (
+        (await prisma.organization.findUnique({ where: { id: orgId }, select: { subscriptionStatus: true } }))
+          ?.subscriptionStatus ?? null
+      );
     },
 
     async defaultTarget(orgId: OrgId): Promise<string | null> {
-      return (await prisma.organization.findUnique({ where: { id: orgId }, select: { defaultTargetUrl: true } }))?.defaultTargetUrl ?? null;
+      return (
+        (await prisma.organization.findUnique({ where: { id: orgId }, select: { defaultTargetUrl: true } }))
+          ?.defaultTargetUrl ?? null
+      );
     },
 
     /** Sets (or with null clears) the organization's own default target. */

@@ -35,8 +35,17 @@ export interface SubscriptionPatch {
 }
 
 const fields = {
-  id: true, name: true, slug: true, subscriberName: true, billingContactName: true, billingContactEmail: true,
-  plan: true, subscriptionStatus: true, monthlyEventLimit: true, currentPeriodEnd: true, createdAt: true,
+  id: true,
+  name: true,
+  slug: true,
+  subscriberName: true,
+  billingContactName: true,
+  billingContactEmail: true,
+  plan: true,
+  subscriptionStatus: true,
+  monthlyEventLimit: true,
+  currentPeriodEnd: true,
+  createdAt: true,
 } as const;
 const asHosted = <T extends { id: string }>(row: T) => ({ ...row, id: row.id as OrgId });
 
@@ -68,10 +77,27 @@ export function createPlatformRepository(prisma: Prisma) {
       };
     },
 
-    async list(search: string | undefined, page: number, perPage: number): Promise<{ organizations: HostedOrganization[]; total: number }> {
-      const where = search ? { OR: [{ name: { contains: search, mode: 'insensitive' as const } }, { slug: { contains: search, mode: 'insensitive' as const } }] } : {};
+    async list(
+      search: string | undefined,
+      page: number,
+      perPage: number,
+    ): Promise<{ organizations: HostedOrganization[]; total: number }> {
+      const where = search
+        ? {
+            OR: [
+              { name: { contains: search, mode: 'insensitive' as const } },
+              { slug: { contains: search, mode: 'insensitive' as const } },
+            ],
+          }
+        : {};
       const [rows, total] = await Promise.all([
-        prisma.organization.findMany({ where, select: fields, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (page - 1) * perPage, take: perPage }),
+        prisma.organization.findMany({
+          where,
+          select: fields,
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          skip: (page - 1) * perPage,
+          take: perPage,
+        }),
         prisma.organization.count({ where }),
       ]);
       return { organizations: rows.map(asHosted), total };
@@ -83,23 +109,39 @@ export function createPlatformRepository(prisma: Prisma) {
       const [users, events, domains] = await Promise.all([
         prisma.user.groupBy({ by: ['role'], where: { organizationId: id }, _count: { _all: true } }),
         prisma.event.groupBy({ by: ['status'], where: { organizationId: id }, _count: { _all: true } }),
-        prisma.customDomain.findMany({ where: { organizationId: id }, select: { domain: true, status: true }, orderBy: { domain: 'asc' } }),
+        prisma.customDomain.findMany({
+          where: { organizationId: id },
+          select: { domain: true, status: true },
+          orderBy: { domain: 'asc' },
+        }),
       ]);
-      return { ...asHosted(row), usersByRole: Object.fromEntries(users.map((r) => [r.role, r._count._all])) as Record<string, number>, events: countsOf(events), domains };
+      return {
+        ...asHosted(row),
+        usersByRole: Object.fromEntries(users.map((r) => [r.role, r._count._all])) as Record<string, number>,
+        events: countsOf(events),
+        domains,
+      };
     },
 
     /** The organization and its first admin in one transaction; a taken slug or username creates nothing. */
-    async create(data: NewHostedOrganization): Promise<{ organization: HostedOrganization; adminId: string } | 'slug_taken' | 'username_taken'> {
+    async create(
+      data: NewHostedOrganization,
+    ): Promise<{ organization: HostedOrganization; adminId: string } | 'slug_taken' | 'username_taken'> {
       return prisma.$transaction(async (tx) => {
         // Creations of one slug or username queue here, so the checks below cannot race.
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`org:${data.slug}`}))`;
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`user:${data.admin.username}`}))`;
         if (await tx.organization.findUnique({ where: { slug: data.slug }, select: { id: true } })) return 'slug_taken';
-        const taken = (await tx.user.count({ where: { username: data.admin.username } })) + (await tx.platformOperator.count({ where: { username: data.admin.username } }));
+        const taken =
+          (await tx.user.count({ where: { username: data.admin.username } })) +
+          (await tx.platformOperator.count({ where: { username: data.admin.username } }));
         if (taken > 0) return 'username_taken';
         const { admin, ...org } = data;
         const row = await tx.organization.create({ data: org, select: fields });
-        const user = await tx.user.create({ data: { ...admin, role: 'admin', organizationId: row.id }, select: { id: true } });
+        const user = await tx.user.create({
+          data: { ...admin, role: 'admin', organizationId: row.id },
+          select: { id: true },
+        });
         return { organization: asHosted(row), adminId: user.id };
       });
     },

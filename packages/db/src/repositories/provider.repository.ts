@@ -29,18 +29,25 @@ export interface SourceKey {
 }
 
 /** A write that would leave two active providers for one source. */
-export type ProviderWrite = { ok: true; provider: ProviderRecord } | { ok: false; conflict: 'active_provider_exists' } | { ok: false; conflict: 'not_found' };
+export type ProviderWrite =
+  | { ok: true; provider: ProviderRecord }
+  | { ok: false; conflict: 'active_provider_exists' }
+  | { ok: false; conflict: 'not_found' };
 
 type Tx = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
 
-const toRecord = (row: Omit<ProviderRecord, 'organizationId'> & { organizationId: string }) => ({ ...row, organizationId: row.organizationId as OrgId }) as ProviderRecord;
+const toRecord = (row: Omit<ProviderRecord, 'organizationId'> & { organizationId: string }) =>
+  ({ ...row, organizationId: row.organizationId as OrgId }) as ProviderRecord;
 
 // At most one active provider per (organization, source). Prisma's schema cannot declare the
 // partial unique index that would say so, so writes that may activate a provider serialize on a
 // transaction-scoped advisory lock for that pair, then check.
 async function activeConflict(tx: Tx, orgId: OrgId, source: string, exceptId: string | null): Promise<boolean> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`provider:${orgId}:${source}`}))`;
-  const other = await tx.provider.findFirst({ where: { organizationId: orgId, source, active: true, ...(exceptId ? { NOT: { id: exceptId } } : {}) }, select: { id: true } });
+  const other = await tx.provider.findFirst({
+    where: { organizationId: orgId, source, active: true, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+    select: { id: true },
+  });
   return other !== null;
 }
 
@@ -48,8 +55,12 @@ export function createProviderRepository(prisma: Prisma) {
   return {
     async create(orgId: OrgId, data: NewProvider): Promise<ProviderWrite> {
       return prisma.$transaction(async (tx) => {
-        if ((data.active ?? true) && (await activeConflict(tx, orgId, data.source, null))) return { ok: false, conflict: 'active_provider_exists' } as const;
-        return { ok: true, provider: toRecord(await tx.provider.create({ data: { ...data, organizationId: orgId } })) } as const;
+        if ((data.active ?? true) && (await activeConflict(tx, orgId, data.source, null)))
+          return { ok: false, conflict: 'active_provider_exists' } as const;
+        return {
+          ok: true,
+          provider: toRecord(await tx.provider.create({ data: { ...data, organizationId: orgId } })),
+        } as const;
       });
     },
 
@@ -59,7 +70,8 @@ export function createProviderRepository(prisma: Prisma) {
         if (!current) return { ok: false, conflict: 'not_found' } as const;
         const source = changes.source ?? current.source;
         const active = changes.active ?? current.active;
-        if (active && (await activeConflict(tx, orgId, source, id))) return { ok: false, conflict: 'active_provider_exists' } as const;
+        if (active && (await activeConflict(tx, orgId, source, id)))
+          return { ok: false, conflict: 'active_provider_exists' } as const;
         return { ok: true, provider: toRecord(await tx.provider.update({ where: { id }, data: changes })) } as const;
       });
     },
@@ -72,7 +84,12 @@ export function createProviderRepository(prisma: Prisma) {
     },
 
     async list(orgId: OrgId): Promise<ProviderRecord[]> {
-      return (await prisma.provider.findMany({ where: { organizationId: orgId }, orderBy: [{ source: 'asc' }, { createdAt: 'asc' }] })).map(toRecord);
+      return (
+        await prisma.provider.findMany({
+          where: { organizationId: orgId },
+          orderBy: [{ source: 'asc' }, { createdAt: 'asc' }],
+        })
+      ).map(toRecord);
     },
 
     async findById(orgId: OrgId, id: string): Promise<ProviderRecord | null> {

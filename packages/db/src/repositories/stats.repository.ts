@@ -37,7 +37,15 @@ export function createStatsRepository(pool: pg.Pool) {
     async summarize(orgId: OrgId, window: StatsWindow): Promise<StatsResult> {
       const params = [orgId, window.from.toISOString(), window.to.toISOString()];
       const [totals, sources, series] = await Promise.all([
-        pool.query<StatusCounts & { total: number; needsAttention: number; p50: number | null; p95: number | null; p99: number | null }>(
+        pool.query<
+          StatusCounts & {
+            total: number;
+            needsAttention: number;
+            p50: number | null;
+            p95: number | null;
+            p99: number | null;
+          }
+        >(
           `SELECT c.*, p.l[1] AS p50, p.l[2] AS p95, p.l[3] AS p99
            FROM (SELECT ${COUNTS}, count(*) FILTER (WHERE status = 'failed' AND acknowledged_at IS NULL)::int AS "needsAttention"
                  FROM events WHERE ${WINDOW}) AS c,
@@ -66,7 +74,13 @@ export function createStatsRepository(pool: pg.Pool) {
       const row = totals.rows[0]!;
       const ms = (v: number | null) => (v === null ? null : Math.round(Number(v)));
       return {
-        byStatus: { total: row.total, queued: row.queued, delivered: row.delivered, failed: row.failed, needsAttention: row.needsAttention },
+        byStatus: {
+          total: row.total,
+          queued: row.queued,
+          delivered: row.delivered,
+          failed: row.failed,
+          needsAttention: row.needsAttention,
+        },
         bySource: sources.rows,
         latencyMs: { p50: ms(row.p50), p95: ms(row.p95), p99: ms(row.p99) },
         series: series.rows,

@@ -14,18 +14,34 @@ export interface UserWithHash extends UserRecord {
   passwordHash: string;
 }
 
-const publicFields = { id: true, organizationId: true, username: true, email: true, role: true, createdAt: true } as const;
-const asRecord = <T extends { organizationId: string }>(row: T) => ({ ...row, organizationId: row.organizationId as OrgId });
+const publicFields = {
+  id: true,
+  organizationId: true,
+  username: true,
+  email: true,
+  role: true,
+  createdAt: true,
+} as const;
+const asRecord = <T extends { organizationId: string }>(row: T) => ({
+  ...row,
+  organizationId: row.organizationId as OrgId,
+});
 
 export function createUserRepository(prisma: Prisma) {
   return {
-    async create(orgId: OrgId, data: { username: string; email: string; role: Role; passwordHash: string }): Promise<UserRecord> {
+    async create(
+      orgId: OrgId,
+      data: { username: string; email: string; role: Role; passwordHash: string },
+    ): Promise<UserRecord> {
       return asRecord(await prisma.user.create({ data: { ...data, organizationId: orgId }, select: publicFields }));
     },
 
     /** Login and Basic auth: usernames are unique per install, so no organization is needed. */
     async findByUsernameForLogin(username: string): Promise<UserWithHash | null> {
-      const row = await prisma.user.findUnique({ where: { username }, select: { ...publicFields, passwordHash: true } });
+      const row = await prisma.user.findUnique({
+        where: { username },
+        select: { ...publicFields, passwordHash: true },
+      });
       return row ? asRecord(row) : null;
     },
 
@@ -35,19 +51,27 @@ export function createUserRepository(prisma: Prisma) {
     },
 
     list(orgId: OrgId): Promise<UserRecord[]> {
-      return prisma.user.findMany({ where: { organizationId: orgId }, orderBy: { createdAt: 'asc' }, select: publicFields }).then((rows) => rows.map(asRecord));
+      return prisma.user
+        .findMany({ where: { organizationId: orgId }, orderBy: { createdAt: 'asc' }, select: publicFields })
+        .then((rows) => rows.map(asRecord));
     },
 
     /**
      * Changes a role unless that would leave the organization without an admin; the check and the
      * update share one transaction so two concurrent demotions cannot both pass.
      */
-    async updateRole(orgId: OrgId, id: string, role: Role): Promise<{ user: UserRecord; previous: Role } | 'not_found' | 'last_admin'> {
+    async updateRole(
+      orgId: OrgId,
+      id: string,
+      role: Role,
+    ): Promise<{ user: UserRecord; previous: Role } | 'not_found' | 'last_admin'> {
       return prisma.$transaction(async (tx) => {
         const user = await tx.user.findFirst({ where: { id, organizationId: orgId }, select: publicFields });
         if (!user) return 'not_found' as const;
         if (user.role === 'admin' && role !== 'admin') {
-          const admins = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM users WHERE organization_id = ${orgId}::uuid AND role = 'admin' FOR UPDATE`;
+          const admins = await tx.$queryRaw<
+            { id: string }[]
+          >`SELECT id FROM users WHERE organization_id = ${orgId}::uuid AND role = 'admin' FOR UPDATE`;
           if (admins.length <= 1) return 'last_admin' as const;
         }
         const updated = await tx.user.update({ where: { id }, data: { role }, select: publicFields });

@@ -3,6 +3,8 @@ import { createEventActionRepository } from '@relay/db';
 import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
+// Repository-level calls are made by no user: the audit entry names nobody.
+const TEST_ACTOR = { actorUserId: null, actorEmail: null };
 let pipeline: Pipeline;
 let target: TargetServer;
 let admin: string;
@@ -166,13 +168,14 @@ describe('event actions', () => {
     const ids = [await ingest('capped', { n: 1 }), await ingest('capped', { n: 2 }), await ingest('capped', { n: 3 })];
     for (const id of ids) await pipeline.waitForStatus(id, 'delivered');
     const actions = createEventActionRepository(pipeline.store.pool);
-    const first = await actions.bulkDelete(DEFAULT_ORGANIZATION_ID, { filter: { source: 'capped' } }, 2);
+    const audit = () => ({ ...TEST_ACTOR, action: 'events.bulk_deleted', resourceType: 'event', resourceId: null });
+    const first = await actions.bulkDelete(DEFAULT_ORGANIZATION_ID, { filter: { source: 'capped' } }, 2, audit);
     // The oldest matches go first.
     expect({ ids: [...first.ids].sort(), truncated: first.truncated }).toEqual({
       ids: ids.slice(0, 2).sort(),
       truncated: true,
     });
-    expect(await actions.bulkDelete(DEFAULT_ORGANIZATION_ID, { filter: { source: 'capped' } }, 2)).toEqual({
+    expect(await actions.bulkDelete(DEFAULT_ORGANIZATION_ID, { filter: { source: 'capped' } }, 2, audit)).toEqual({
       ids: [ids[2]],
       truncated: false,
     });

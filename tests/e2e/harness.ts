@@ -67,6 +67,8 @@ export async function startPipeline(
     LOG_LEVEL: 'silent',
     TARGET_ALLOW_PRIVATE: 'true',
     DATABASE_POOL_SIZE: '4',
+    // Every answer of every test is checked against its operation's declared schema.
+    API_VALIDATE_RESPONSES: 'true',
   };
   const api = createApiRuntime(parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }), silent);
   const store = createDatabase({ url: db.url, poolSize: 2 });

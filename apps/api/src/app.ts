@@ -1,99 +1,84 @@
 import express, { type Express, type RequestHandler } from 'express';
-import type { AuditRepository, OrganizationRepository } from '@relay/db';
-import type { Logger } from 'pino';
+import { authenticate } from './auth/authenticate';
+import { csrfGuard } from './auth/csrf';
+import { sessionPrincipal } from './auth/sessions';
+import { mountOperations } from './http/mount-operations';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
-import { authenticate, type AuthenticateDeps } from './auth/authenticate';
-import { csrfGuard } from './auth/csrf';
-import type { LoginLimiter } from './auth/login-limiter';
-import { sessionPrincipal } from './auth/sessions';
-import { sessionRoutes } from './routes/session.routes';
-import { apiKeyRoutes } from './routes/api-keys.routes';
-import { auditRoutes } from './routes/audit.routes';
-import { authRoutes } from './routes/auth.routes';
-import { tokenRoutes } from './routes/tokens.routes';
-import { userRoutes } from './routes/users.routes';
-import { healthRoutes, type HealthOptions } from './routes/health.routes';
-import { docsRoutes } from './routes/docs.routes';
+import { legacyRoutes } from './legacy-routes';
+import { ALL_OPERATIONS } from './modules/catalog';
+import type { ModuleContext } from './modules/module-context';
+import type { ApiServices } from './modules/services';
 import { buildOpenApiDocument } from './openapi/openapi-document';
-import { ingestRoutes, type IngestRouteOptions } from './routes/ingest.routes';
-import { eventRoutes, type EventRouteDeps } from './routes/events.routes';
-import { statsRoutes, type StatsRouteDeps } from './routes/stats.routes';
-import { streamRoutes } from './routes/stream.routes';
-import { bootstrapRoute, platformRoutes, type PlatformRouteDeps } from './routes/platform.routes';
-import { domainRoutes } from './routes/domains.routes';
-import type { DomainActions } from './domains/domain-actions';
-import type { EventStreams } from './stream/event-stream';
-import { ruleRoutes, type RuleRouteDeps } from './routes/rules.routes';
-import { hookRoutes, type HookRouteDeps } from './routes/hooks.routes';
-import { sendRoutes } from './routes/send.routes';
-import { settingsRoutes, type SettingsDeps } from './routes/settings.routes';
-import type { SendDeps } from './send/send-webhook';
+import { bootstrapRoute } from './routes/platform.routes';
+import { docsRoutes } from './routes/docs.routes';
+import { healthRoutes } from './routes/health.routes';
+import { ingestRoutes } from './routes/ingest.routes';
 
 export interface AppDeps {
-  logger: Logger;
-  /** Shown in the OpenAPI document. */
-  version?: string;
-  /** PUBLIC_BASE_URL: the API's public address, for the OpenAPI document and /config/endpoint. */
-  publicBaseUrl?: string | undefined;
-  /** Express 'trust proxy'; false trusts no proxy. */
-  trustProxy?: string | number | false;
-  auth: AuthenticateDeps & { organizations: OrganizationRepository; audit: AuditRepository };
-  sessions: { middleware: RequestHandler; limiter: LoginLimiter; secureCookie: boolean };
-  health: HealthOptions;
-  ingest: IngestRouteOptions;
-  events: EventRouteDeps;
-  stats: StatsRouteDeps;
-  streams: EventStreams;
-  platform: PlatformRouteDeps;
-  domains: DomainActions;
-  rules: RuleRouteDeps & HookRouteDeps;
-  send: SendDeps;
-  settings: SettingsDeps;
+  ctx: ModuleContext;
+  services: ApiServices;
+  sessionMiddleware: RequestHandler;
 }
 
-export function createApp(deps: AppDeps): Express {
+/** First path segments of the API: credentials are resolved for these only, never for ingest. */
+export const API_PATHS = ['/api', '/events', '/rules', '/stats', '/config'];
+
+export function createApp({ ctx, services, sessionMiddleware }: AppDeps): Express {
+  const { config } = ctx;
+  const r = ctx.repositories;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', deps.trustProxy ?? false);
+  const trustProxy = config.TRUST_PROXY;
+  app.set('trust proxy', trustProxy === undefined ? false : /^\d+$/.test(trustProxy) ? Number(trustProxy) : trustProxy);
   app.set('etag', false);
-  app.use(requestLogger(deps.logger));
-  app.use(healthRoutes(deps.health));
+  app.use(requestLogger(ctx.logger));
+  app.use(healthRoutes(ctx.readiness));
   app.use(
     docsRoutes({
-      document: () => buildOpenApiDocument({ version: deps.version ?? '0.0.0', serverUrl: deps.publicBaseUrl }),
+      document: () => buildOpenApiDocument({ version: ctx.version, serverUrl: config.PUBLIC_BASE_URL }),
     }),
   );
-  // Credentials are resolved for the API only: public ingest never reads Authorization. These first
-  // path segments are reserved (RESERVED_PATH_SEGMENTS): no webhook source can use them.
-  const apiPaths = ['/api', '/events', '/rules', '/stats', '/config'];
   // The operator bootstrap carries PLATFORM_ADMIN_TOKEN, not a relay credential: it comes before
   // credentials are resolved, like the other routes that need none.
-  app.use(bootstrapRoute(deps.platform));
-  app.use(apiPaths, authenticate(deps.auth));
-  app.use(apiPaths, deps.sessions.middleware);
-  app.use(apiPaths, sessionPrincipal(deps.auth.users, deps.auth.operators));
+  app.use(
+    bootstrapRoute({
+      platform: r.platform,
+      operators: r.operators,
+      audit: r.audit,
+      passwords: ctx.passwords,
+      hosts: ctx.hosts,
+      adminToken: config.PLATFORM_ADMIN_TOKEN,
+    }),
+  );
+  app.use(
+    API_PATHS,
+    authenticate({
+      users: r.users,
+      credentials: r.credentials,
+      operators: r.operators,
+      passwords: ctx.passwords,
+    }),
+  );
+  app.use(API_PATHS, sessionMiddleware);
+  app.use(API_PATHS, sessionPrincipal(r.users, r.operators));
   // Room for /api/send, whose body carries a webhook payload of up to the ingest limit.
-  app.use(apiPaths, express.json({ limit: deps.ingest.maxBodyBytes + 64 * 1024 }));
-  app.use(apiPaths, csrfGuard);
-  app.use(sessionRoutes({ ...deps.auth, limiter: deps.sessions.limiter, secureCookie: deps.sessions.secureCookie }));
-  app.use(authRoutes(deps.auth));
-  app.use(tokenRoutes(deps.auth));
-  app.use(apiKeyRoutes(deps.auth));
-  app.use(userRoutes(deps.auth));
-  app.use(auditRoutes(deps.auth));
-  app.use(platformRoutes(deps.platform));
-  app.use(domainRoutes(deps.domains));
-  app.use(streamRoutes(deps.streams));
-  app.use(eventRoutes(deps.events));
-  app.use(statsRoutes(deps.stats));
-  app.use(ruleRoutes(deps.rules));
-  app.use(hookRoutes(deps.rules));
-  app.use(sendRoutes(deps.send));
-  app.use(settingsRoutes(deps.settings));
+  app.use(API_PATHS, express.json({ limit: config.INGEST_MAX_BODY_BYTES + 64 * 1024 }));
+  app.use(API_PATHS, csrfGuard);
+  app.use(mountOperations(ALL_OPERATIONS, services, { validateResponses: config.API_VALIDATE_RESPONSES }));
+  app.use(legacyRoutes(ctx));
   // Ingest is registered last: any POST no API route claimed is a webhook.
-  app.use(ingestRoutes(deps.ingest));
+  app.use(
+    ingestRoutes({
+      organizationOf: ctx.organizationOf,
+      ingest: ctx.ingest,
+      maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
+      defaultSource: config.DEFAULT_SOURCE,
+      allowTargetOverride: config.ALLOW_PUBLIC_TARGET_OVERRIDE,
+      targetPolicy: ctx.targetPolicy,
+    }),
+  );
   app.use(notFound);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(ctx.logger));
   return app;
 }

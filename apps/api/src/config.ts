@@ -51,6 +51,8 @@ const schema = z.object({
   // Live stream (GET /events/stream): comment heartbeat interval, and most messages replayed on resume.
   STREAM_HEARTBEAT_MS: integer(15_000, 100, 300_000),
   STREAM_REPLAY_LIMIT: integer(1_000, 1, 100_000),
+  // Check every JSON answer against the operation's declared response schema (tests; costs CPU).
+  API_VALIDATE_RESPONSES: flag(false),
 });
 
 export type ApiConfig = z.output<typeof schema>;

@@ -17,3 +17,5 @@ export * from './repositories/feed-replay.repository';
 export * from './repositories/operator.repository';
 export * from './repositories/platform.repository';
 export * from './repositories/domain.repository';
+export * from './client';
+export * from './repositories';

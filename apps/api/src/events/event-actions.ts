@@ -2,7 +2,7 @@ import { AppError, type FeedStatus, type OrgId, type Principal } from '@relay/co
 import type { AuditRepository, EventActionRepository, EventSelection } from '@relay/db';
 import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
-import { recordAudit } from '../auth/audit-actor';
+import { auditEntry } from '../modules/audit-entry';
 
 export interface EventActionDeps {
   actions: EventActionRepository;
@@ -42,53 +42,61 @@ export function createEventActions(deps: EventActionDeps) {
 
   return {
     async retry(principal: Principal, id: string): Promise<void> {
-      const result = await deps.actions.retry(principal.orgId, id);
+      const result = await deps.actions.retry(
+        principal.orgId,
+        id,
+        auditEntry(principal, { action: 'event.retried', resourceType: 'event', resourceId: id }),
+      );
       if (result === 'not_found') throw new AppError('not_found', 'No such event.');
       if (result === 'wrong_status') throw new AppError('event_not_retryable');
       await enqueue(principal.orgId, [id]);
       await statusChanged(principal.orgId, [result]);
-      await recordAudit(deps.audit, principal, { action: 'event.retried', resourceType: 'event', resourceId: id });
     },
 
     async acknowledge(principal: Principal, id: string): Promise<void> {
-      const result = await deps.actions.acknowledge(principal.orgId, id);
+      const result = await deps.actions.acknowledge(
+        principal.orgId,
+        id,
+        auditEntry(principal, { action: 'event.acknowledged', resourceType: 'event', resourceId: id }),
+      );
       if (result === 'not_found') throw new AppError('not_found', 'No such event.');
       if (result === 'wrong_status') throw new AppError('event_not_failed');
       await statusChanged(principal.orgId, [result]);
-      await recordAudit(deps.audit, principal, { action: 'event.acknowledged', resourceType: 'event', resourceId: id });
     },
 
     async delete(principal: Principal, id: string): Promise<void> {
-      if (!(await deps.actions.delete(principal.orgId, id))) throw new AppError('not_found', 'No such event.');
+      const audit = auditEntry(principal, { action: 'event.deleted', resourceType: 'event', resourceId: id });
+      if (!(await deps.actions.delete(principal.orgId, id, audit))) throw new AppError('not_found', 'No such event.');
       await deleted(principal.orgId, [id]);
-      await recordAudit(deps.audit, principal, { action: 'event.deleted', resourceType: 'event', resourceId: id });
     },
 
     async bulkRetry(principal: Principal, selection: EventSelection) {
-      const result = await deps.actions.bulkRetry(principal.orgId, selection, deps.bulkCap);
+      const result = await deps.actions.bulkRetry(principal.orgId, selection, deps.bulkCap, (done) =>
+        auditEntry(principal, {
+          action: 'events.bulk_retried',
+          resourceType: 'event',
+          resourceId: null,
+          metadata: { ...selectionMeta(selection), affected: done.ids.length },
+        }),
+      );
       await enqueue(principal.orgId, result.ids);
       await statusChanged(
         principal.orgId,
         result.ids.map((eventId) => ({ id: eventId, status: 'queued', failure_reason: null, acknowledged: false })),
       );
-      await recordAudit(deps.audit, principal, {
-        action: 'events.bulk_retried',
-        resourceType: 'event',
-        resourceId: null,
-        metadata: { ...selectionMeta(selection), affected: result.ids.length },
-      });
       return result;
     },
 
     async bulkDelete(principal: Principal, selection: EventSelection) {
-      const result = await deps.actions.bulkDelete(principal.orgId, selection, deps.bulkCap);
+      const result = await deps.actions.bulkDelete(principal.orgId, selection, deps.bulkCap, (done) =>
+        auditEntry(principal, {
+          action: 'events.bulk_deleted',
+          resourceType: 'event',
+          resourceId: null,
+          metadata: { ...selectionMeta(selection), affected: done.ids.length },
+        }),
+      );
       await deleted(principal.orgId, result.ids);
-      await recordAudit(deps.audit, principal, {
-        action: 'events.bulk_deleted',
-        resourceType: 'event',
-        resourceId: null,
-        metadata: { ...selectionMeta(selection), affected: result.ids.length },
-      });
       return result;
     },
   };

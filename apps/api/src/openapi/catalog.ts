@@ -1,4 +1,3 @@
-import { domainOperations } from '../routes/domains.contract';
 import { eventOperations } from '../routes/events.contract';
 import { identityOperations } from '../routes/identity.contract';
 import { platformOperations } from '../routes/platform.contract';
@@ -12,7 +11,7 @@ import type { Operation } from './operation';
 
 // Every operation of the API, for the OpenAPI document. A test checks that each route the app
 // registers is listed here, so a new routes module must add its contract.
-export const ALL_OPERATIONS: readonly Operation[] = [
+export const LEGACY_OPERATIONS: readonly Operation[] = [
   ...publicOperations,
   ...identityOperations,
   ...streamOperations,
@@ -22,5 +21,4 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...settingsOperations,
   ...statsOperations,
   ...platformOperations,
-  ...domainOperations,
 ];

@@ -1,7 +1,32 @@
 import { z } from 'zod';
-import { ACCESS_TABLE } from '../auth/access-table';
-import { ALL_OPERATIONS } from './catalog';
-import type { Operation } from './operation';
+import type { Access, ResponseSpec } from '../http/operation';
+import { LEGACY_ACCESS_TABLE } from '../legacy-access-table';
+import { ALL_OPERATIONS } from '../modules/catalog';
+import { LEGACY_OPERATIONS } from './catalog';
+
+/** What the document needs of an operation declaration. */
+interface Operation {
+  method: string;
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: Access;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  rawBody?: { contentType: string; description: string };
+  responses: Record<number, ResponseSpec>;
+}
+
+function documented(): Operation[] {
+  const declared = new Set(ALL_OPERATIONS.map((op) => `${op.method} ${op.path}`));
+  const legacy = LEGACY_OPERATIONS.filter((op) => !declared.has(`${op.method} ${op.path}`)).map((op) => ({
+    ...op,
+    access: op.access === 'public' || op.access === 'operator' ? op.access : LEGACY_ACCESS_TABLE[op.access],
+  }));
+  return [...ALL_OPERATIONS, ...legacy];
+}
 
 type Json = Record<string, unknown>;
 
@@ -66,7 +91,7 @@ function responses(op: Operation): Json {
 }
 
 function operationObject(op: Operation): Json {
-  const rule = op.access === 'public' || op.access === 'operator' ? null : ACCESS_TABLE[op.access];
+  const rule = op.access === 'public' || op.access === 'operator' ? null : op.access;
   return {
     operationId: `${op.method}${op.path.replace(/\{\*\w+\}/g, '').replace(/[/:-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
     summary: op.summary,
@@ -101,7 +126,7 @@ function operationObject(op: Operation): Json {
 /** The OpenAPI 3.1 document of the whole API, built from the operation catalog. */
 export function buildOpenApiDocument(options: { version: string; serverUrl?: string | undefined }): Json {
   const paths: Record<string, Json> = {};
-  for (const op of ALL_OPERATIONS) {
+  for (const op of documented()) {
     const key = openApiPath(op.path);
     paths[key] = { ...paths[key], [op.method]: operationObject(op) };
   }

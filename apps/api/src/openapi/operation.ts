@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { GuardedRoute } from '../auth/access-table';
+import type { GuardedRoute } from '../legacy-access-table';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

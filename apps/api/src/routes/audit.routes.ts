@@ -1,6 +1,6 @@
 import type { AuditRepository } from '@relay/db';
 import { Router } from 'express';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { guard, principalOf } from '../auth/guard';
 import { parsePagination } from '../http/pagination';
 

@@ -1,6 +1,6 @@
 import type { OrganizationRepository } from '@relay/db';
 import { Router } from 'express';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { guard, principalOf } from '../auth/guard';
 
 /** `GET /api/auth/me`: who is calling, and through which mechanism (session, token or basic). */

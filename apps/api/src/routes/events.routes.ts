@@ -1,7 +1,7 @@
 import { AppError } from '@relay/core';
 import type { EventQueryRepository } from '@relay/db';
 import { Router } from 'express';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { guard, principalOf } from '../auth/guard';
 import type { EventActions } from '../events/event-actions';
 import { attemptView, detailView, filterOf, summaryView } from '../events/event-views';

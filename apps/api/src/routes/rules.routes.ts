@@ -1,7 +1,7 @@
 import { AppError, type TargetPolicy } from '@relay/core';
 import type { AuditRepository, ProviderRepository, ProviderWrite } from '@relay/db';
 import { Router } from 'express';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { recordAudit } from '../auth/audit-actor';
 import { guard, principalOf } from '../auth/guard';
 import { idParam } from '../http/params';

@@ -4,7 +4,7 @@ import type { AuditRepository, DomainRepository, OrganizationRepository } from '
 import type { HostResolver } from '../platform/host-resolver';
 import { ingestUrlsOf, type IngestHostSettings } from '../platform/ingest-hosts';
 import { Router } from 'express';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { recordAudit } from '../auth/audit-actor';
 import { guard, principalOf } from '../auth/guard';
 import { validate } from '../http/validate';

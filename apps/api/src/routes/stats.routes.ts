@@ -1,6 +1,6 @@
 import type { StatsRepository } from '@relay/db';
 import { Router } from 'express';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { guard, principalOf } from '../auth/guard';
 import { validate } from '../http/validate';
 import { deliveryStats } from '../stats/delivery-stats';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { guard, principalOf } from '../auth/guard';
 import { validate } from '../http/validate';
 import { parseLastEventId, type EventStreams } from '../stream/event-stream';

@@ -3,7 +3,7 @@ import { AppError, issueToken } from '@relay/core';
 import type { AuditRepository, CredentialRepository } from '@relay/db';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { actorOf } from '../auth/audit-actor';
 import { guard, principalOf } from '../auth/guard';
 import { validate } from '../http/validate';

@@ -2,7 +2,7 @@ import { AppError } from '@relay/core';
 import type { AuditRepository, OrganizationRepository, UserRecord, UserRepository } from '@relay/db';
 import { Router } from 'express';
 import { z } from 'zod';
-import { accessFor } from '../auth/access-table';
+import { accessFor } from '../legacy-access-table';
 import { actorOf } from '../auth/audit-actor';
 import { guard, principalOf } from '../auth/guard';
 import { createUser } from '../auth/create-user';

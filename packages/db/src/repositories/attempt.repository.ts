@@ -1,11 +1,11 @@
 import type { OrgId } from '@relay/core';
-import type { Prisma } from '../database';
+import type { DbClient } from '../client';
 import type { NewAttempt } from './event.repository';
 
 /** A hook's attempt: a delivery attempt's fields, tied to the event and the hook. */
 export type NewHookAttempt = Omit<NewAttempt, 'kind'> & { eventId: string; hookId: string };
 
-export function createAttemptRepository(prisma: Prisma) {
+export function createAttemptRepository(prisma: DbClient) {
   return {
     listForEvent(orgId: OrgId, eventId: string) {
       return prisma.deliveryAttempt.findMany({

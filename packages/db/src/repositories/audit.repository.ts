@@ -1,5 +1,7 @@
 import type { OrgId } from '@relay/core';
-import type { Prisma } from '../database';
+import type pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import type { DbClient } from '../client';
 
 export interface AuditInput {
   actorUserId: string | null;
@@ -12,29 +14,12 @@ export interface AuditInput {
   metadata?: Record<string, unknown>;
 }
 
-export interface AuditEntryView {
+export interface AuditRecord extends Required<AuditInput> {
   id: string;
-  actor_user_id: string | null;
-  actor_email: string | null;
-  action: string;
-  resource_type: string;
-  resource_id: string | null;
-  metadata: Record<string, unknown>;
-  created_at: string;
+  createdAt: Date;
 }
 
-export interface AuditPage {
-  entries: AuditEntryView[];
-  total: number;
-  page: number;
-  per_page: number;
-  pages: number;
-}
-
-/** ISO 8601 in UTC without a zone offset, as the spec shows: `2026-11-22T20:11:51.123`. */
-export const auditTimestamp = (date: Date) => date.toISOString().replace(/Z$/, '');
-
-export function createAuditRepository(prisma: Prisma) {
+export function createAuditRepository(prisma: DbClient) {
   return {
     /** `orgId` null: a platform-level entry (e.g. a failed login for a username nobody has). */
     async record(orgId: OrgId | null, entry: AuditInput): Promise<void> {
@@ -43,8 +28,8 @@ export function createAuditRepository(prisma: Prisma) {
       });
     },
 
-    /** Newest first, the spec's envelope. `null`: the platform-level entries (operators only). */
-    async page(orgId: OrgId | null, page: number, perPage: number): Promise<AuditPage> {
+    /** Newest first. `null`: the platform-level entries (operators only). */
+    async page(orgId: OrgId | null, page: number, perPage: number): Promise<{ entries: AuditRecord[]; total: number }> {
       const [total, rows] = await Promise.all([
         prisma.auditEntry.count({ where: { organizationId: orgId } }),
         prisma.auditEntry.findMany({
@@ -54,24 +39,41 @@ export function createAuditRepository(prisma: Prisma) {
           take: perPage,
         }),
       ]);
-      return {
-        entries: rows.map((r) => ({
-          id: r.id,
-          actor_user_id: r.actorUserId,
-          actor_email: r.actorEmail,
-          action: r.action,
-          resource_type: r.resourceType,
-          resource_id: r.resourceId,
-          metadata: r.metadata as Record<string, unknown>,
-          created_at: auditTimestamp(r.createdAt),
-        })),
-        total,
-        page,
-        per_page: perPage,
-        pages: Math.ceil(total / perPage),
-      };
+      const entries = rows.map((r) => ({
+        id: r.id,
+        actorUserId: r.actorUserId,
+        actorEmail: r.actorEmail,
+        action: r.action,
+        resourceType: r.resourceType,
+        resourceId: r.resourceId,
+        metadata: r.metadata as Record<string, unknown>,
+        createdAt: r.createdAt,
+      }));
+      return { entries, total };
     },
   };
 }
 
 export type AuditRepository = ReturnType<typeof createAuditRepository>;
+
+/**
+ * The audit entry of a write made in raw SQL (event actions), inside that write's transaction.
+ * The columns are those Prisma writes in `record` above.
+ */
+export async function insertAuditEntry(client: pg.ClientBase, orgId: OrgId, entry: AuditInput): Promise<void> {
+  await client.query(
+    `INSERT INTO audit_entries (id, organization_id, actor_user_id, actor_email, action, resource_type, resource_id,
+       metadata, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() AT TIME ZONE 'UTC')`,
+    [
+      uuidv7(),
+      orgId,
+      entry.actorUserId,
+      entry.actorEmail,
+      entry.action,
+      entry.resourceType,
+      entry.resourceId,
+      JSON.stringify(entry.metadata ?? {}),
+    ],
+  );
+}

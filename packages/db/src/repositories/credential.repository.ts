@@ -1,5 +1,5 @@
 import type { OrgId, Role, Scope } from '@relay/core';
-import type { Prisma } from '../database';
+import type { DbClient } from '../client';
 
 export interface ApiKeyCredential {
   kind: 'api_key';
@@ -21,7 +21,7 @@ export interface PersonalTokenCredential {
 
 // Bearer tokens are looked up by their visible prefix; the caller compares the secret in constant
 // time. A deleted key or token is simply not found, so revocation holds from the next request.
-export function createCredentialRepository(prisma: Prisma) {
+export function createCredentialRepository(prisma: DbClient) {
   return {
     async findByPrefix(prefix: string): Promise<ApiKeyCredential | PersonalTokenCredential | null> {
       const key = await prisma.apiKey.findUnique({ where: { prefix } });

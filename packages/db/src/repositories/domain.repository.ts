@@ -1,5 +1,5 @@
 import type { OrgId } from '@relay/core';
-import type { Prisma } from '../database';
+import type { DbClient } from '../client';
 
 export interface DomainRecord {
   id: string;
@@ -23,7 +23,7 @@ const fields = {
   lastCheckError: true,
 } as const;
 
-export function createDomainRepository(prisma: Prisma) {
+export function createDomainRepository(prisma: DbClient) {
   return {
     list(orgId: OrgId): Promise<DomainRecord[]> {
       return prisma.customDomain.findMany({

@@ -1,5 +1,6 @@
 import type { FeedStatus, OrgId } from '@relay/core';
 import type pg from 'pg';
+import { insertAuditEntry, type AuditInput } from './audit.repository';
 import { eventWhere, type EventFilter } from './event-filter.sql';
 
 /** Which events a bulk action touches: explicit ids, or the list filters. */
@@ -14,13 +15,39 @@ const RETRYABLE = `status IN ('failed', 'delivered')`;
 
 /** The event's state after the action (what the live feed reports), or why nothing was done. */
 export type SingleActionResult = FeedStatus | 'not_found' | 'wrong_status';
+export interface BulkResult {
+  ids: string[];
+  truncated: boolean;
+}
 const STATE = `RETURNING id, status, failure_reason, acknowledged_at IS NOT NULL AS acknowledged`;
 
 // Writes of the event actions API. Each statement is scoped to one organization and guarded by
 // the status it expects, so a concurrent delivery cannot be overwritten.
 export function createEventActionRepository(pool: pg.Pool) {
-  async function exists(orgId: OrgId, id: string): Promise<boolean> {
-    const { rowCount } = await pool.query('SELECT 1 FROM events WHERE organization_id = $1 AND id = $2', [orgId, id]);
+  // The action and its audit entry commit together; an action that changed nothing is not audited.
+  async function audited<T>(
+    orgId: OrgId,
+    work: (client: pg.PoolClient) => Promise<T>,
+    auditOf: (result: T) => AuditInput | null,
+  ): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      const entry = auditOf(result);
+      if (entry) await insertAuditEntry(client, orgId, entry);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async function exists(client: pg.ClientBase, orgId: OrgId, id: string): Promise<boolean> {
+    const { rowCount } = await client.query('SELECT 1 FROM events WHERE organization_id = $1 AND id = $2', [orgId, id]);
     return (rowCount ?? 0) > 0;
   }
 
@@ -45,62 +72,94 @@ export function createEventActionRepository(pool: pg.Pool) {
   }
 
   async function bulk(
+    client: pg.ClientBase,
     statement: (ids: string) => string,
     orgId: OrgId,
     selected: EventSelection,
     cap: number,
     extra?: string,
-  ) {
+  ): Promise<BulkResult> {
     const { sql, params } = selection(orgId, selected, cap, extra);
-    const { rows } = await pool.query<{ id: string }>(sql, params);
+    const { rows } = await client.query<{ id: string }>(sql, params);
     const chosen = rows.slice(0, cap).map((r) => r.id);
     // The write re-checks organization and status, so an event changed in between is skipped.
-    const done = await pool.query<{ id: string }>(statement('$2::uuid[]'), [orgId, chosen]);
+    const done = await client.query<{ id: string }>(statement('$2::uuid[]'), [orgId, chosen]);
     return { ids: done.rows.map((r) => r.id), truncated: rows.length > cap };
   }
 
+  const single = (orgId: OrgId, id: string, sql: string, audit: AuditInput) =>
+    audited(
+      orgId,
+      async (client): Promise<SingleActionResult> => {
+        const { rows } = await client.query<FeedStatus>(sql, [orgId, id]);
+        if (rows[0]) return rows[0];
+        return (await exists(client, orgId, id)) ? 'wrong_status' : 'not_found';
+      },
+      (result) => (typeof result === 'object' ? audit : null),
+    );
+
+  // Each action writes its audit entry (given by the caller) in the same transaction.
   return {
-    async retry(orgId: OrgId, id: string): Promise<SingleActionResult> {
-      const { rows } = await pool.query<FeedStatus>(
-        `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = $2 AND ${RETRYABLE} ${STATE}`,
-        [orgId, id],
-      );
-      if (rows[0]) return rows[0];
-      return (await exists(orgId, id)) ? 'wrong_status' : 'not_found';
-    },
-
-    async acknowledge(orgId: OrgId, id: string): Promise<SingleActionResult> {
-      const { rows } = await pool.query<FeedStatus>(
-        `UPDATE events SET acknowledged_at = coalesce(acknowledged_at, now() AT TIME ZONE 'UTC'), updated_at = now() AT TIME ZONE 'UTC'
-         WHERE organization_id = $1 AND id = $2 AND status = 'failed' ${STATE}`,
-        [orgId, id],
-      );
-      if (rows[0]) return rows[0];
-      return (await exists(orgId, id)) ? 'wrong_status' : 'not_found';
-    },
-
-    async delete(orgId: OrgId, id: string): Promise<boolean> {
-      const { rowCount } = await pool.query('DELETE FROM events WHERE organization_id = $1 AND id = $2', [orgId, id]);
-      return (rowCount ?? 0) > 0;
-    },
-
-    /** Retries the selected failed or delivered events (queued ones are skipped); returns their ids. */
-    bulkRetry: (orgId: OrgId, selected: EventSelection, cap: number) =>
-      bulk(
-        (ids) =>
-          `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = ANY(${ids}) AND ${RETRYABLE} RETURNING id`,
+    retry: (orgId: OrgId, id: string, audit: AuditInput) =>
+      single(
         orgId,
-        selected,
-        cap,
-        RETRYABLE,
+        id,
+        `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = $2 AND ${RETRYABLE} ${STATE}`,
+        audit,
       ),
 
-    bulkDelete: (orgId: OrgId, selected: EventSelection, cap: number) =>
-      bulk(
-        (ids) => `DELETE FROM events WHERE organization_id = $1 AND id = ANY(${ids}) RETURNING id`,
+    acknowledge: (orgId: OrgId, id: string, audit: AuditInput) =>
+      single(
         orgId,
-        selected,
-        cap,
+        id,
+        `UPDATE events SET acknowledged_at = coalesce(acknowledged_at, now() AT TIME ZONE 'UTC'),
+           updated_at = now() AT TIME ZONE 'UTC'
+         WHERE organization_id = $1 AND id = $2 AND status = 'failed' ${STATE}`,
+        audit,
+      ),
+
+    delete: (orgId: OrgId, id: string, audit: AuditInput): Promise<boolean> =>
+      audited(
+        orgId,
+        async (client) => {
+          const { rowCount } = await client.query('DELETE FROM events WHERE organization_id = $1 AND id = $2', [
+            orgId,
+            id,
+          ]);
+          return (rowCount ?? 0) > 0;
+        },
+        (deleted) => (deleted ? audit : null),
+      ),
+
+    /** Retries the selected failed or delivered events (queued ones are skipped); returns their ids. */
+    bulkRetry: (orgId: OrgId, selected: EventSelection, cap: number, audit: (result: BulkResult) => AuditInput) =>
+      audited(
+        orgId,
+        (client) =>
+          bulk(
+            client,
+            (ids) =>
+              `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = ANY(${ids}) AND ${RETRYABLE} RETURNING id`,
+            orgId,
+            selected,
+            cap,
+            RETRYABLE,
+          ),
+        audit,
+      ),
+
+    bulkDelete: (orgId: OrgId, selected: EventSelection, cap: number, audit: (result: BulkResult) => AuditInput) =>
+      audited(
+        orgId,
+        (client) =>
+          bulk(
+            client,
+            (ids) => `DELETE FROM events WHERE organization_id = $1 AND id = ANY(${ids}) RETURNING id`,
+            orgId,
+            selected,
+            cap,
+          ),
+        audit,
       ),
   };
 }

@@ -1,5 +1,5 @@
 import type { OrgId } from '@relay/core';
-import type { Prisma } from '../database';
+import type { DbClient } from '../client';
 
 export interface QueuedEventRef {
   id: string;
@@ -9,7 +9,7 @@ export interface QueuedEventRef {
 
 // The sweeper is the one reader that works across organizations: it only sees ids and times,
 // never payloads, and hands each id back to the queue with its organization.
-export function createEventSweepRepository(prisma: Prisma) {
+export function createEventSweepRepository(prisma: DbClient) {
   const select = { id: true, organizationId: true, nextAttemptAt: true } as const;
   const toRef = (row: { id: string; organizationId: string; nextAttemptAt: Date | null }): QueuedEventRef => ({
     ...row,

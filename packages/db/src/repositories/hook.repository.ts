@@ -1,5 +1,5 @@
 import type { OrgId } from '@relay/core';
-import type { Prisma } from '../database';
+import type { DbClient } from '../client';
 
 export const HOOK_TRIGGERS = ['provider_succeeded', 'provider_failed'] as const;
 export type HookTrigger = (typeof HOOK_TRIGGERS)[number];
@@ -28,7 +28,7 @@ const SELECT = {
 
 // Hooks of one provider. Every statement names the organization as well as the provider, so a
 // provider id from another organization finds nothing.
-export function createHookRepository(prisma: Prisma) {
+export function createHookRepository(prisma: DbClient) {
   return {
     list: (orgId: OrgId, providerId: string): Promise<HookRecord[]> =>
       prisma.hook.findMany({

@@ -1,4 +1,4 @@
-import type { Prisma } from '../database';
+import { atomically, type DbClient } from '../client';
 
 export interface OperatorRecord {
   id: string;
@@ -11,11 +11,11 @@ const fields = { id: true, username: true, createdAt: true } as const;
 const BOOTSTRAP_LOCK = 0x52454c4159; // "RELAY"
 
 // Platform operators: outside every organization, so nothing here takes an organization id.
-export function createOperatorRepository(prisma: Prisma) {
+export function createOperatorRepository(prisma: DbClient) {
   return {
     /** Creates the first operator, or answers 'exists' when any operator (or a user of that name) exists. */
     async bootstrap(username: string, passwordHash: string): Promise<OperatorRecord | 'exists' | 'username_taken'> {
-      return prisma.$transaction(async (tx) => {
+      return atomically(prisma, async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK}::bigint)`;
         if ((await tx.platformOperator.count()) > 0) return 'exists';
         if (await tx.user.findUnique({ where: { username }, select: { id: true } })) return 'username_taken';

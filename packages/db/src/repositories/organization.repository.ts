@@ -1,5 +1,5 @@
 import type { OrgId } from '@relay/core';
-import type { Prisma } from '../database';
+import type { DbClient } from '../client';
 
 export interface OrganizationRecord {
   id: OrgId;
@@ -7,7 +7,7 @@ export interface OrganizationRecord {
   name: string;
 }
 
-export function createOrganizationRepository(prisma: Prisma) {
+export function createOrganizationRepository(prisma: DbClient) {
   return {
     async findById(orgId: OrgId): Promise<OrganizationRecord | null> {
       const row = await prisma.organization.findUnique({

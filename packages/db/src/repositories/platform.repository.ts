@@ -1,5 +1,5 @@
 import type { OrgId } from '@relay/core';
-import type { Prisma } from '../database';
+import { atomically, type DbClient } from '../client';
 import type { SubscriptionStatus } from '../generated/prisma/client';
 
 export type { SubscriptionStatus };
@@ -58,7 +58,7 @@ const countsOf = (rows: { status: string; _count: { _all: number } }[]): StatusC
 
 // The platform operator's view across organizations. It is the one repository that reads every
 // tenant on purpose; only the operator-only platform routes use it.
-export function createPlatformRepository(prisma: Prisma) {
+export function createPlatformRepository(prisma: DbClient) {
   return {
     async overview() {
       const [organizations, byStatus, users, events, deliveries] = await Promise.all([
@@ -127,7 +127,7 @@ export function createPlatformRepository(prisma: Prisma) {
     async create(
       data: NewHostedOrganization,
     ): Promise<{ organization: HostedOrganization; adminId: string } | 'slug_taken' | 'username_taken'> {
-      return prisma.$transaction(async (tx) => {
+      return atomically(prisma, async (tx) => {
         // Creations of one slug or username queue here, so the checks below cannot race.
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`org:${data.slug}`}))`;
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`user:${data.admin.username}`}))`;

@@ -1,5 +1,5 @@
 import type { OrgId } from '@relay/core';
-import type { Prisma } from '../database';
+import { atomically, type DbClient, type TransactionClient } from '../client';
 
 export interface ProviderRecord {
   id: string;
@@ -34,7 +34,7 @@ export type ProviderWrite =
   | { ok: false; conflict: 'active_provider_exists' }
   | { ok: false; conflict: 'not_found' };
 
-type Tx = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
+type Tx = TransactionClient;
 
 const toRecord = (row: Omit<ProviderRecord, 'organizationId'> & { organizationId: string }) =>
   ({ ...row, organizationId: row.organizationId as OrgId }) as ProviderRecord;
@@ -51,10 +51,10 @@ async function activeConflict(tx: Tx, orgId: OrgId, source: string, exceptId: st
   return other !== null;
 }
 
-export function createProviderRepository(prisma: Prisma) {
+export function createProviderRepository(prisma: DbClient) {
   return {
     async create(orgId: OrgId, data: NewProvider): Promise<ProviderWrite> {
-      return prisma.$transaction(async (tx) => {
+      return atomically(prisma, async (tx) => {
         if ((data.active ?? true) && (await activeConflict(tx, orgId, data.source, null)))
           return { ok: false, conflict: 'active_provider_exists' } as const;
         return {
@@ -65,7 +65,7 @@ export function createProviderRepository(prisma: Prisma) {
     },
 
     async update(orgId: OrgId, id: string, changes: ProviderChanges): Promise<ProviderWrite> {
-      return prisma.$transaction(async (tx) => {
+      return atomically(prisma, async (tx) => {
         const current = await tx.provider.findFirst({ where: { id, organizationId: orgId } });
         if (!current) return { ok: false, conflict: 'not_found' } as const;
         const source = changes.source ?? current.source;

@@ -1,5 +1,5 @@
 import type { OrgId, Role } from '@relay/core';
-import type { Prisma } from '../database';
+import { atomically, type DbClient } from '../client';
 
 export interface UserRecord {
   id: string;
@@ -27,7 +27,7 @@ const asRecord = <T extends { organizationId: string }>(row: T) => ({
   organizationId: row.organizationId as OrgId,
 });
 
-export function createUserRepository(prisma: Prisma) {
+export function createUserRepository(prisma: DbClient) {
   return {
     async create(
       orgId: OrgId,
@@ -65,7 +65,7 @@ export function createUserRepository(prisma: Prisma) {
       id: string,
       role: Role,
     ): Promise<{ user: UserRecord; previous: Role } | 'not_found' | 'last_admin'> {
-      return prisma.$transaction(async (tx) => {
+      return atomically(prisma, async (tx) => {
         const user = await tx.user.findFirst({ where: { id, organizationId: orgId }, select: publicFields });
         if (!user) return 'not_found' as const;
         if (user.role === 'admin' && role !== 'admin') {

@@ -1,0 +1,74 @@
+import { AppError, type Principal } from '@relay/core';
+import type { OperatorRecord } from '@relay/db';
+import { Router, type RequestHandler } from 'express';
+import { guard, operatorOnly } from '../auth/guard';
+import type { AnyOperation, Reply } from './operation';
+import { validate } from './validate';
+
+export interface MountOptions {
+  /** Check every JSON answer against its declared schema (tests): a mismatch fails the request. */
+  validateResponses: boolean;
+}
+
+function guardOf(op: AnyOperation<unknown>): RequestHandler[] {
+  if (op.access === 'public') return [];
+  if (op.access === 'operator') return [operatorOnly];
+  return [guard(op.access)];
+}
+
+function checkReply(op: AnyOperation<unknown>, reply: Reply): void {
+  const spec = op.responses[reply.status];
+  if (!spec)
+    throw new Error(`${op.method.toUpperCase()} ${op.path} answered ${reply.status}, which it does not declare`);
+  if (!spec.schema) {
+    if (reply.body !== undefined) throw new Error(`${op.method.toUpperCase()} ${op.path} ${reply.status} has no body`);
+    return;
+  }
+  const result = spec.schema.safeParse(reply.body);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`${op.method.toUpperCase()} ${op.path} ${reply.status} does not match its schema: ${issues}`);
+  }
+}
+
+/**
+ * Registers operations on a router: the guard from the access rule, then params (a value that
+ * cannot name a resource is a 404), query and body validated by the declared schemas, then the
+ * handler, whose Reply is sent as JSON.
+ */
+export function mountOperations<Services>(
+  operations: readonly AnyOperation<Services>[],
+  services: Services,
+  options: MountOptions,
+): Router {
+  const router = Router();
+  for (const op of operations) {
+    router[op.method](op.path, ...guardOf(op as AnyOperation<unknown>), async (req, res) => {
+      if (op.params && !op.params.safeParse(req.params).success) {
+        throw new AppError('not_found', op.notFound ?? 'No such resource.');
+      }
+      const ctx = {
+        req,
+        res,
+        services,
+        params: op.params ? op.params.parse(req.params) : undefined,
+        query: op.query ? validate(op.query, req.query) : undefined,
+        body: op.body ? validate(op.body, req.body) : undefined,
+        get principal(): Principal {
+          if (!req.principal) throw new AppError('unauthenticated');
+          return req.principal;
+        },
+        get operator(): OperatorRecord {
+          if (!req.operator) throw new AppError('unauthenticated');
+          return req.operator;
+        },
+      };
+      const reply = await op.handler(ctx);
+      if (!reply) return;
+      if (options.validateResponses) checkReply(op as AnyOperation<unknown>, reply);
+      if (reply.body === undefined) res.status(reply.status).end();
+      else res.status(reply.status).json(reply.body);
+    });
+  }
+  return router;
+}

@@ -1,0 +1,35 @@
+import type { TargetPolicy } from '@relay/core';
+import type { Repositories } from '@relay/db';
+import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
+import type { Logger } from 'pino';
+import type { LoginLimiter } from '../auth/login-limiter';
+import type { PasswordHasher } from '../auth/passwords';
+import type { ApiConfig } from '../config';
+import type { IngestService } from '../ingest/ingest.service';
+import type { HostResolver } from '../platform/host-resolver';
+import type { IngestHostSettings } from '../platform/ingest-hosts';
+import type { EventStreams } from '../stream/event-stream';
+import type { DomainVerifier } from './domains/dns-verifier';
+
+/** What the api process provides to its modules' services; runtime.ts builds it once. */
+export interface ModuleContext {
+  config: ApiConfig;
+  logger: Logger;
+  repositories: Repositories;
+  queue: DeliveryQueue;
+  feed: FeedPublisher;
+  streams: EventStreams;
+  ingest: IngestService;
+  passwords: PasswordHasher;
+  loginLimiter: LoginLimiter;
+  targetPolicy: TargetPolicy;
+  hosts: IngestHostSettings;
+  /** The organization a Host header belongs to (refuses unknown hosts and suspended organizations). */
+  organizationOf: HostResolver;
+  /** Checks a custom domain's DNS records; undefined while INGEST_CANONICAL_HOST is unset. */
+  verifyDomain: DomainVerifier | undefined;
+  /** Readiness: each dependency's check, and whether the process is shutting down. */
+  readiness: { checks: Record<string, () => Promise<void>>; isShuttingDown: () => boolean };
+  /** Package version, shown in the OpenAPI document. */
+  version: string;
+}

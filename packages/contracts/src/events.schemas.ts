@@ -1,0 +1,67 @@
+import { EVENT_STATUSES } from '@relay/core';
+import { z } from 'zod';
+import { pageEnvelope, pageQuery, timestamp, uuidParam } from './common.schemas';
+
+export const BULK_CAP = 1000;
+
+export const filterFields = {
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Case-insensitive text in source, payload and headers.'),
+  status: z.enum(EVENT_STATUSES).optional(),
+  source: z.string().max(64).optional(),
+  from: z.iso.datetime({ offset: true }).optional().describe('Created at or after (ISO 8601).'),
+  to: z.iso.datetime({ offset: true }).optional().describe('Created before (ISO 8601).'),
+  needs_attention: z.enum(['true', 'false']).optional().describe('true: failed and not acknowledged.'),
+};
+export const eventFilterSchema = z.object(filterFields).strict();
+export const eventListQuery = pageQuery.extend(filterFields);
+export const bulkSelectionSchema = z
+  .union([
+    z.object({ ids: z.array(z.uuid()).min(1).max(BULK_CAP) }).strict(),
+    z.object({ filter: eventFilterSchema }).strict(),
+  ])
+  .describe(`Either explicit ids (at most ${BULK_CAP}) or the list filters (the oldest ${BULK_CAP} matches per call).`);
+
+export const eventSummary = z.object({
+  id: z.uuid(),
+  source: z.string(),
+  status: z.enum(EVENT_STATUSES),
+  provider_id: z.uuid().nullable(),
+  target_url: z.string().nullable(),
+  attempt_count: z.number().int(),
+  failure_reason: z.string().nullable(),
+  acknowledged: z.boolean(),
+  acknowledged_at: timestamp.nullable(),
+  created_at: timestamp,
+  delivered_at: timestamp.nullable(),
+});
+export const eventDetail = eventSummary.extend({
+  payload: z.unknown().describe('The stored JSON payload.'),
+  headers: z.record(z.string(), z.string()),
+  last_error: z.string().nullable(),
+  next_attempt_at: timestamp.nullable(),
+  updated_at: timestamp,
+});
+export const attempt = z.object({
+  id: z.uuid(),
+  attempt_number: z.number().int(),
+  kind: z.enum(['main', 'hook']),
+  hook_id: z.uuid().nullable(),
+  target_url: z.string(),
+  response_status: z.number().int().nullable(),
+  response_body: z.string().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number().int(),
+  started_at: timestamp,
+  finished_at: timestamp,
+});
+export const bulkResult = z.object({
+  affected: z.number().int(),
+  ids: z.array(z.uuid()),
+  truncated: z.boolean().describe('More events matched than the cap: call again.'),
+});

@@ -1,0 +1,67 @@
+import { ROLES, SCOPES } from '@relay/core';
+import { z } from 'zod';
+import { pageEnvelope, pageQuery, timestamp, uuidParam } from './common.schemas';
+
+// Requests and responses of the identity routes: sessions, me, tokens, API keys, users, audit.
+export const loginSchema = z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) });
+export const tokenCreateSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  expires_at: z.iso.datetime({ offset: true }).optional(),
+});
+export const apiKeyCreateSchema = tokenCreateSchema.extend({ scopes: z.array(z.enum(SCOPES)).min(1) });
+export const usernameSchema = z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, '3-64 letters, digits, ".", "_" or "-"');
+export const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/];
+/** A password of at least 12 characters, and of at least three kinds of characters unless it is 16 or longer. */
+export const passwordSchema = z
+  .string()
+  .max(256)
+  .refine((p) => p.length >= 12, 'at least 12 characters')
+  .refine(
+    (p) => p.length < 12 || p.length >= 16 || CLASSES.filter((c) => c.test(p)).length >= 3,
+    'under 16 characters it needs three of: lowercase, uppercase, digits, symbols',
+  )
+  .refine((p) => new Set(p).size >= 5, 'too few different characters');
+export const newUserSchema = z.object({
+  username: usernameSchema,
+  email: z.email().max(254),
+  password: z.string().min(12, 'at least 12 characters').max(256),
+  role: z.enum(ROLES).default('viewer'),
+});
+export const roleChangeSchema = z.object({ role: z.enum(ROLES) });
+
+export const userView = z.object({
+  id: z.uuid(),
+  username: z.string(),
+  email: z.string(),
+  role: z.enum(ROLES),
+  created_at: timestamp,
+});
+export const organizationView = z.object({ id: z.uuid(), slug: z.string(), name: z.string() });
+export const tokenView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  prefix: z.string(),
+  expires_at: timestamp.nullable(),
+  last_used_at: timestamp.nullable(),
+  created_at: timestamp,
+});
+export const apiKeyView = tokenView.extend({ scopes: z.array(z.enum(SCOPES)) });
+export const shownOnce = { token: z.string().describe('The full token, shown only in this response.') };
+export const auditEntry = z.object({
+  id: z.uuid(),
+  actor_user_id: z.uuid().nullable(),
+  actor_email: z.string().nullable(),
+  action: z.string(),
+  resource_type: z.string(),
+  resource_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.string().describe('ISO 8601 UTC, no zone offset.'),
+});
+export const me = z.object({
+  mechanism: z.enum(['session', 'token', 'basic']),
+  kind: z.enum(['user', 'api_key']),
+  user: z.object({ id: z.uuid(), username: z.string(), email: z.string(), role: z.enum(ROLES) }).nullable(),
+  organization: z.object({ id: z.uuid(), slug: z.string().optional(), name: z.string().optional() }),
+  role: z.enum(ROLES),
+  scopes: z.array(z.enum(SCOPES)),
+});

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { pageEnvelope, pageQuery, timestamp, uuidParam } from './common.schemas';
+import { passwordSchema, usernameSchema } from './identity.schemas';
+
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'suspended', 'canceled'] as const;
+/** Statuses whose organization may not ingest. */
+export const INGEST_BLOCKED: readonly string[] = ['suspended', 'canceled'];
+
+export const bootstrapSchema = z.object({ username: usernameSchema }).strict();
+
+export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
+export const organizationCreateSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    slug: z
+      .string()
+      .regex(SLUG, '1-40 lowercase letters, digits and inner hyphens (it becomes <slug>.<INGEST_CANONICAL_HOST>)'),
+    username: usernameSchema,
+    password: passwordSchema,
+    email: z.email(),
+    subscriber_name: z.string().trim().min(1).max(200),
+    billing_contact_name: z.string().trim().min(1).max(200),
+    billing_contact_email: z.email(),
+  })
+  .strict();
+
+export const subscriptionPatchSchema = z
+  .object({
+    plan: z.string().trim().min(1).max(64).optional(),
+    status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+    monthly_event_limit: z.number().int().min(0).nullable().optional().describe('null: unlimited.'),
+    current_period_end: z.iso.datetime({ offset: true }).nullable().optional(),
+  })
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, 'give at least one field');
+
+export const organizationListQuery = pageQuery
+  .extend({ search: z.string().trim().min(1).max(200).optional().describe('Text in the name or slug.') })
+  .strict();
+
+export const subscription = z.object({
+  plan: z.string(),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  monthly_event_limit: z.number().int().nullable(),
+  current_period_end: timestamp.nullable(),
+});
+export const hostedOrganization = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  slug: z.string(),
+  subscriber_name: z.string().nullable(),
+  billing_contact_name: z.string().nullable(),
+  billing_contact_email: z.string().nullable(),
+  subscription,
+  created_at: timestamp,
+});
+export const eventCounts = z.object({
+  queued: z.number().int(),
+  delivered: z.number().int(),
+  failed: z.number().int(),
+});
+export const organizationDetail = hostedOrganization.extend({
+  users_by_role: z.record(z.string(), z.number().int()),
+  events: eventCounts,
+  domains: z.array(z.object({ domain: z.string(), status: z.enum(['pending', 'active']) })),
+  ingest_urls: z.array(z.string()),
+});
+export const overview = z.object({
+  organizations: z.number().int(),
+  organizations_by_subscription: z.record(z.string(), z.number().int()),
+  users: z.number().int(),
+  events: eventCounts,
+  attempts: z.record(z.string(), z.number().int()).describe('Delivery (`main`) and hook attempts.'),
+});

@@ -1,0 +1,9 @@
+import { z } from 'zod';
+
+export const ingestAccepted = z.object({
+  id: z.uuid().describe('The event id (also the webhook-id of deliveries).'),
+  status: z.literal('queued'),
+});
+export const sourceParam = z.object({
+  source: z.string().describe('The webhook source (first path segment); deeper segments are allowed and ignored.'),
+});

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { sourceSchema, timestamp, uuidParam } from './common.schemas';
+
+export const targetUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2048)
+  .describe('http(s) URL; checked against the target network policy (422 `target_url_rejected`).');
+export const signingSecret = z
+  .string()
+  .min(16)
+  .max(256)
+  .describe('Write-only HMAC secret for X-Relay-Signature and webhook-signature; never returned.');
+
+export const ruleCreateSchema = z
+  .object({
+    source: sourceSchema,
+    target_url: targetUrl,
+    active: z.boolean().default(true),
+    description: z.string().max(500).nullable().optional(),
+    signing_secret: signingSecret.nullable().optional(),
+  })
+  .strict();
+export const ruleUpdateSchema = ruleCreateSchema
+  .partial()
+  .extend({ active: z.boolean().optional() })
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, 'Nothing to change.');
+
+export const HOOK_TRIGGER_VALUES = ['provider_succeeded', 'provider_failed'] as const;
+export const hookCreateSchema = z
+  .object({
+    target_url: targetUrl,
+    trigger: z.enum(HOOK_TRIGGER_VALUES).describe('Fixed at creation.'),
+    active: z.boolean().default(true),
+    description: z.string().max(500).nullable().optional(),
+  })
+  .strict();
+// The trigger is not in the update schema: sending it is a 400 (it is fixed at creation).
+export const hookUpdateSchema = z
+  .object({
+    target_url: targetUrl.optional(),
+    active: z.boolean().optional(),
+    description: z.string().max(500).nullable().optional(),
+  })
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, 'Nothing to change.');
+export const hookParams = z.object({ id: z.uuid(), hookId: z.uuid() });
+
+export const ruleSchema = z.object({
+  id: z.uuid(),
+  source: z.string(),
+  target_url: z.string(),
+  active: z.boolean(),
+  description: z.string().nullable(),
+  has_signing_secret: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export const hookSchema = z.object({
+  id: z.uuid(),
+  rule_id: z.uuid(),
+  target_url: z.string(),
+  trigger: z.enum(HOOK_TRIGGER_VALUES),
+  active: z.boolean(),
+  description: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+export const defaultTargetSchema = z
+  .object({
+    target_url: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2048)
+      .nullable()
+      .describe("http(s) URL checked against the target network policy; null clears the organization's default."),
+  })
+  .strict();
+
+export const defaultTarget = z.object({
+  target_url: z.string().nullable().describe("The organization's own default target."),
+  effective_target_url: z.string().nullable().describe('What an event without a provider is delivered to now.'),
+  effective_from: z.enum(['organization', 'install']).nullable().describe('`install`: DEFAULT_TARGET_URL.'),
+});
+export const endpoint = z.object({
+  base_url: z.string(),
+  ingest_url: z.string().describe('POST webhooks here (source from X-Webhook-Source or the default source).'),
+  source_url_template: z.string().describe('Or here, with the source as the first path segment.'),
+  organization: z
+    .object({ id: z.uuid(), slug: z.string() })
+    .nullable()
+    .describe("Whose URLs these are: the caller's organization, or the one the Host belongs to."),
+  ingest_urls: z
+    .array(z.string())
+    .describe(
+      'Every host the organization receives webhooks on: <slug>.<INGEST_CANONICAL_HOST>, its active custom domains, and the base host for the default organization.',
+    ),
+});
+export const oauth = z.object({
+  enabled: z.boolean(),
+  provider: z.literal('oidc').nullable(),
+  issuer: z.string().nullable(),
+  login_url: z.string().nullable(),
+});

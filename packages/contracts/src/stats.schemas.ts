@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { timestamp } from './common.schemas';
+
+/** Bucket widths a chart may ask for, in seconds. */
+export const BUCKETS = { '1m': 60, '5m': 300, '15m': 900, '1h': 3600, '6h': 21_600, '1d': 86_400 } as const;
+export type Bucket = keyof typeof BUCKETS;
+export const DEFAULT_WINDOW_MS = 24 * 3600_000;
+export const MAX_WINDOW_MS = 90 * 24 * 3600_000;
+/** `bucket` omitted: the narrowest width giving at most this many buckets. */
+export const AUTO_MAX_BUCKETS = 300;
+/** `bucket` given: at most this many buckets, else a 400. */
+export const MAX_BUCKETS = 1500;
+
+export const statsQuery = z
+  .object({
+    from: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('Window start (inclusive), ISO 8601. Default: `to` minus 24 hours.'),
+    to: z.iso.datetime({ offset: true }).optional().describe('Window end (exclusive), ISO 8601. Default: now.'),
+    bucket: z
+      .enum(Object.keys(BUCKETS) as [Bucket, ...Bucket[]])
+      .optional()
+      .describe(`Width of the series buckets. Default: the narrowest giving at most ${AUTO_MAX_BUCKETS} buckets.`),
+  })
+  .strict();
+
+const countFields = {
+  total: z.number().int(),
+  queued: z.number().int(),
+  delivered: z.number().int(),
+  failed: z.number().int(),
+};
+export const statsResponse = z.object({
+  from: timestamp,
+  to: timestamp,
+  bucket: z.enum(Object.keys(BUCKETS) as [Bucket, ...Bucket[]]),
+  bucket_seconds: z.number().int(),
+  total: z.number().int().describe('Events created in the window.'),
+  by_status: z.object({ queued: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
+  needs_attention: z.number().int().describe('Failed and not acknowledged.'),
+  success_rate: z
+    .number()
+    .nullable()
+    .describe('delivered / (delivered + failed), 0..1; null when nothing has finished.'),
+  latency_ms: z
+    .object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() })
+    .describe('From ingest to the successful delivery, over delivered events.'),
+  by_source: z.array(z.object({ source: z.string(), ...countFields })).describe('The 100 busiest sources.'),
+  series: z
+    .array(z.object({ start: timestamp, ...countFields }))
+    .describe('One entry per bucket from `from`, empty buckets included.'),
+});

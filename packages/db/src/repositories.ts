@@ -1,0 +1,56 @@
+import type { TransactionClient } from './client';
+import type { Database } from './database';
+import { createAttemptRepository } from './repositories/attempt.repository';
+import { createAuditRepository } from './repositories/audit.repository';
+import { createCredentialRepository } from './repositories/credential.repository';
+import { createDomainRepository } from './repositories/domain.repository';
+import { createEventActionRepository } from './repositories/event-action.repository';
+import { createEventQueryRepository } from './repositories/event-query.repository';
+import { createEventSweepRepository } from './repositories/event-sweep.repository';
+import { createEventRepository, type EventRepositoryOptions } from './repositories/event.repository';
+import { createFeedReplayRepository } from './repositories/feed-replay.repository';
+import { createHookRepository } from './repositories/hook.repository';
+import { createOperatorRepository } from './repositories/operator.repository';
+import { createOrganizationRepository } from './repositories/organization.repository';
+import { createPlatformRepository } from './repositories/platform.repository';
+import { createProviderRepository } from './repositories/provider.repository';
+import { createStatsRepository } from './repositories/stats.repository';
+import { createUserRepository } from './repositories/user.repository';
+
+/** The repositories written with Prisma; they run on the client or inside a service's transaction. */
+function prismaRepositories(client: Database['prisma'] | TransactionClient) {
+  return {
+    attempts: createAttemptRepository(client),
+    audit: createAuditRepository(client),
+    credentials: createCredentialRepository(client),
+    domains: createDomainRepository(client),
+    sweep: createEventSweepRepository(client),
+    hooks: createHookRepository(client),
+    operators: createOperatorRepository(client),
+    organizations: createOrganizationRepository(client),
+    platform: createPlatformRepository(client),
+    providers: createProviderRepository(client),
+    users: createUserRepository(client),
+  };
+}
+
+export type TransactionRepositories = ReturnType<typeof prismaRepositories>;
+
+// One place decides how each repository reaches Postgres: raw `pg` on the hot and query paths
+// (ingest, event queries and actions, stats, feed replay), Prisma everywhere else.
+export function createRepositories(db: Database, options: EventRepositoryOptions) {
+  return {
+    ...prismaRepositories(db.prisma),
+    events: createEventRepository(db.pool, options),
+    eventQueries: createEventQueryRepository(db.pool),
+    eventActions: createEventActionRepository(db.pool),
+    stats: createStatsRepository(db.pool),
+    feedReplay: createFeedReplayRepository(db.pool),
+    /** Runs `work` in one transaction: a write and its audit entry commit together or not at all. */
+    transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T> {
+      return db.prisma.$transaction((tx) => work(prismaRepositories(tx)));
+    },
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;

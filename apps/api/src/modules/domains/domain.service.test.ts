@@ -1,0 +1,103 @@
+import { AppError, DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
+import { createDatabase, createRepositories, type Database } from '@relay/db';
+import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import type { DomainCheck } from './dns-verifier';
+import { createDomainService } from './domain.service';
+
+const admin: Principal = {
+  kind: 'user',
+  mechanism: 'session',
+  orgId: DEFAULT_ORGANIZATION_ID,
+  role: 'admin',
+  scopes: 'all',
+  userId: '00000000-0000-7000-8000-0000000000a1',
+  username: 'ada',
+  email: 'ada@example.com',
+  credentialId: null,
+};
+
+const record = (ok: boolean): DomainCheck['cname'] => ({
+  ok,
+  name: 'n',
+  expected: 'e',
+  found: ok ? ['e'] : [],
+  problem: ok ? null : 'missing',
+});
+
+let testDb: TestDatabase;
+let db: Database;
+let dnsAnswers: { cname: boolean; txt: boolean };
+const service = () =>
+  createDomainService({
+    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    canonicalHost: 'relay.example.com',
+    // DNS is the outside world here; the DNS client itself is tested against a real server.
+    verify: async () => ({
+      ok: dnsAnswers.cname && dnsAnswers.txt,
+      cname: record(dnsAnswers.cname),
+      txt: record(dnsAnswers.txt),
+    }),
+  });
+const auditOf = (resourceId: string) =>
+  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 2 });
+});
+afterAll(async () => {
+  await db.close();
+  await testDb.drop();
+});
+
+describe('domain service', () => {
+  it('creates a normalised pending domain and its audit entry', async () => {
+    const created = await service().create(admin, 'Hooks.Example.ORG.');
+    expect(created).toMatchObject({ domain: 'hooks.example.org', status: 'pending' });
+    const [entry] = await auditOf(created.id);
+    expect(entry).toMatchObject({
+      action: 'domain.created',
+      actorUserId: admin.userId,
+      actorEmail: admin.email,
+      organizationId: DEFAULT_ORGANIZATION_ID,
+      metadata: { domain: 'hooks.example.org', mechanism: 'session' },
+    });
+  });
+
+  it('writes neither the domain nor an entry when the audit entry cannot be written', async () => {
+    const broken = { ...admin, userId: 'not-a-uuid' };
+    await expect(service().create(broken, 'atomic.example.org')).rejects.toThrow();
+    expect(await db.prisma.customDomain.findFirst({ where: { domain: 'atomic.example.org' } })).toBeNull();
+  });
+
+  it('refuses a taken domain with domain_taken and audits nothing more', async () => {
+    await service().create(admin, 'taken.example.org');
+    const before = await db.prisma.auditEntry.count();
+    await expect(service().create(admin, 'taken.example.org')).rejects.toMatchObject({ code: 'domain_taken' });
+    expect(await db.prisma.auditEntry.count()).toBe(before);
+  });
+
+  it('audits a failed verification, then activates on valid records', async () => {
+    const created = await service().create(admin, 'verify.example.org');
+    dnsAnswers = { cname: true, txt: false };
+    const failure = await service()
+      .verify(admin, created.id)
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AppError);
+    expect((failure as AppError).code).toBe('domain_verification_failed');
+    dnsAnswers = { cname: true, txt: true };
+    expect(await service().verify(admin, created.id)).toMatchObject({ status: 'active' });
+    expect((await auditOf(created.id)).map((e) => e.action)).toEqual([
+      'domain.created',
+      'domain.verification_failed',
+      'domain.verified',
+    ]);
+  });
+
+  it('deletes with an audit entry; an unknown id is not_found', async () => {
+    const created = await service().create(admin, 'gone.example.org');
+    await service().delete(admin, created.id);
+    expect((await auditOf(created.id)).map((e) => e.action)).toEqual(['domain.created', 'domain.deleted']);
+    await expect(service().delete(admin, created.id)).rejects.toMatchObject({ code: 'not_found' });
+  });
+});

@@ -15,9 +15,11 @@ RUN npm install -g pnpm@10.34.8
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY apps/api/package.json apps/api/
 COPY apps/delivery-worker/package.json apps/delivery-worker/
+COPY packages/contracts/package.json packages/contracts/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/queue/package.json packages/queue/
+COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/test-support/package.json packages/test-support/
 # pnpm 10 runs no dependency install scripts unless approved, and none are: Prisma's would download
 # native engines, which this project does not use (wasm schema engine, driver adapter client).

@@ -1,4 +1,4 @@
-import { checkAccess, DEFAULT_ORGANIZATION_ID, issueToken, SCOPES, type Principal, type Scope } from '@relay/core';
+import { checkAccess, DEFAULT_ORGANIZATION_ID, issueToken, SCOPES, type Principal } from '@relay/core';
 import { createCredentialRepository, createUserRepository } from '@relay/db';
 import { ACCESS_TABLE } from '../../apps/api/src/auth/access-table';
 import { FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
@@ -75,7 +75,7 @@ describe('the authorization table, row by row', () => {
       });
       callers.push({
         name: `API key with ${scope}`,
-        principal: { kind: 'api_key', role: 'admin', scopes: [scope as Scope] },
+        principal: { kind: 'api_key', role: 'admin', scopes: [scope] },
         headers: () => ({ authorization: `Bearer ${key.token}` }),
       });
     }

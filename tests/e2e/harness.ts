@@ -112,12 +112,6 @@ export async function startPipeline(
   return pipeline;
 }
 
-export const GITHUB_PUSH = JSON.stringify({
-  ref: 'refs/heads/main',
-  repository: { full_name: 'octo/hello' },
-  pusher: { name: 'octocat' },
-});
-
 /** Cheap argon2 settings for tests that log users in. */
 export const FAST_HASH_ENV: Env = { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_TIME_COST: '1' };
 export const testPasswords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
@@ -166,7 +160,7 @@ export async function apiKeyCredential(
 
 /** A second organization. */
 export async function createOrganization(pipeline: Pipeline, slug: string): Promise<OrgId> {
-  return (await createOrganizationRepository(pipeline.store.prisma).create({ slug, name: slug })).id as OrgId;
+  return (await createOrganizationRepository(pipeline.store.prisma).create({ slug, name: slug })).id;
 }
 
 /** Another api process on the pipeline's database and queues, as a second replica would be; the caller closes it. */

@@ -181,13 +181,13 @@ describe('session cookie over TLS, session TTL, and secrets kept out of logs', (
 
   it('never writes tokens, passwords or cookies to the logs', async () => {
     const { Writable } = await import('node:stream');
-    const { createLogger } = await import('../../apps/api/src/logger');
+    const { createLogger } = await import('@relay/service-kit');
     const { parseApiConfig } = await import('../../apps/api/src/config');
     const { createApiRuntime } = await import('../../apps/api/src/runtime');
     const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
     const runtime = createApiRuntime(
       parseApiConfig({ ...pipeline.baseEnv, LOG_LEVEL: 'trace', ...FAST_HASH_ENV, SESSION_SECRET: 'tls-secret' }),
-      createLogger('trace', sink),
+      createLogger('api', 'trace', sink),
     );
     const http = supertest(runtime.app);
     const basicAuth = `Basic ${Buffer.from('tls:tls-password-12').toString('base64')}`;

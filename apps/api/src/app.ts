@@ -3,17 +3,14 @@ import { authenticate } from './auth/authenticate';
 import { csrfGuard } from './auth/csrf';
 import { sessionPrincipal } from './auth/sessions';
 import { mountOperations } from './http/mount-operations';
+import type { AnyOperation } from './http/operation';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
-import { legacyRoutes } from './legacy-routes';
-import { ALL_OPERATIONS } from './modules/catalog';
+import { API_OPERATIONS, BOOTSTRAP_OPERATIONS, DOCS_OPERATIONS, PROBE_OPERATIONS } from './modules/catalog';
+import { docsAssets } from './modules/docs/docs-assets';
+import { INGEST_ROUTE } from './modules/ingest/ingest.operations';
 import type { ModuleContext } from './modules/module-context';
 import type { ApiServices } from './modules/services';
-import { buildOpenApiDocument } from './openapi/openapi-document';
-import { bootstrapRoute } from './routes/platform.routes';
-import { docsRoutes } from './routes/docs.routes';
-import { healthRoutes } from './routes/health.routes';
-import { ingestRoutes } from './routes/ingest.routes';
 
 export interface AppDeps {
   ctx: ModuleContext;
@@ -32,25 +29,16 @@ export function createApp({ ctx, services, sessionMiddleware }: AppDeps): Expres
   const trustProxy = config.TRUST_PROXY;
   app.set('trust proxy', trustProxy === undefined ? false : /^\d+$/.test(trustProxy) ? Number(trustProxy) : trustProxy);
   app.set('etag', false);
+  const mount = (operations: readonly AnyOperation<ApiServices>[]) =>
+    mountOperations(operations, services, { validateResponses: config.API_VALIDATE_RESPONSES });
   app.use(requestLogger(ctx.logger));
-  app.use(healthRoutes(ctx.readiness));
-  app.use(
-    docsRoutes({
-      document: () => buildOpenApiDocument({ version: ctx.version, serverUrl: config.PUBLIC_BASE_URL }),
-    }),
-  );
+  app.use(mount(PROBE_OPERATIONS));
+  // Swagger UI's files first: GET /docs only redirects to /docs/, which they serve.
+  app.use(docsAssets());
+  app.use(mount(DOCS_OPERATIONS));
   // The operator bootstrap carries PLATFORM_ADMIN_TOKEN, not a relay credential: it comes before
   // credentials are resolved, like the other routes that need none.
-  app.use(
-    bootstrapRoute({
-      platform: r.platform,
-      operators: r.operators,
-      audit: r.audit,
-      passwords: ctx.passwords,
-      hosts: ctx.hosts,
-      adminToken: config.PLATFORM_ADMIN_TOKEN,
-    }),
-  );
+  app.use(mount(BOOTSTRAP_OPERATIONS));
   app.use(
     API_PATHS,
     authenticate({
@@ -65,19 +53,9 @@ export function createApp({ ctx, services, sessionMiddleware }: AppDeps): Expres
   // Room for /api/send, whose body carries a webhook payload of up to the ingest limit.
   app.use(API_PATHS, express.json({ limit: config.INGEST_MAX_BODY_BYTES + 64 * 1024 }));
   app.use(API_PATHS, csrfGuard);
-  app.use(mountOperations(ALL_OPERATIONS, services, { validateResponses: config.API_VALIDATE_RESPONSES }));
-  app.use(legacyRoutes(ctx));
+  app.use(mount(API_OPERATIONS));
   // Ingest is registered last: any POST no API route claimed is a webhook.
-  app.use(
-    ingestRoutes({
-      organizationOf: ctx.organizationOf,
-      ingest: ctx.ingest,
-      maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
-      defaultSource: config.DEFAULT_SOURCE,
-      allowTargetOverride: config.ALLOW_PUBLIC_TARGET_OVERRIDE,
-      targetPolicy: ctx.targetPolicy,
-    }),
-  );
+  app.use(mount([INGEST_ROUTE]));
   app.use(notFound);
   app.use(errorHandler(ctx.logger));
   return app;

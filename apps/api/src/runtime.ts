@@ -6,17 +6,17 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createClient, type RedisClientType } from 'redis';
 import { createApp } from './app';
-import { ensureInitialAdmin } from './auth/create-user';
 import { createLoginLimiter } from './auth/login-limiter';
 import { createPasswordHasher } from './auth/passwords';
 import { sessionMiddleware } from './auth/sessions';
 import type { ApiConfig } from './config';
-import { createIngestService } from './ingest/ingest.service';
+import { createIngestService } from './modules/ingest/ingest.service';
 import { createDnsVerifier, parseDnsServers } from './modules/domains/dns-verifier';
 import type { ModuleContext } from './modules/module-context';
 import { createServices } from './modules/services';
-import { createHostResolver } from './platform/host-resolver';
-import { createEventStreams } from './stream/event-stream';
+import { ensureInitialAdmin } from './modules/users/create-user';
+import { createHostResolver } from './modules/platform/host-resolver';
+import { createEventStreams } from './modules/stream/event-stream';
 
 export interface ApiRuntime {
   app: Express;
@@ -134,7 +134,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       prefix: config.QUEUE_PREFIX,
     }),
   });
-  const userDeps = { ...repositories, passwords };
+  const userDeps = { repositories, passwords };
   return {
     app,
     async start() {

@@ -19,10 +19,7 @@ type LookupAll = (
 // The `lookup` of the delivery agents: the policy is applied to the addresses actually dialled,
 // so a name that resolves (or re-resolves, DNS rebinding) to a private address is refused. Every
 // address of a multi-record answer must pass, since the socket may try any of them.
-export function createGuardedLookup(
-  policy: TargetPolicy,
-  resolve: LookupAll = dns.lookup as LookupAll,
-): LookupFunction {
+export function createGuardedLookup(policy: TargetPolicy, resolve: LookupAll = dns.lookup): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return (callback as (e: Error) => void)(err);
@@ -36,8 +33,7 @@ export function createGuardedLookup(
           Object.assign(new Error(`${hostname} has no addresses`), { code: 'ENOTFOUND' }),
         );
       }
-      if ((options as dns.LookupOptions).all)
-        return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+      if (options.all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
       const [first] = addresses;
       (callback as (e: null, a: string, f: number) => void)(null, first!.address, first!.family);
     });

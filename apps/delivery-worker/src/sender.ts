@@ -58,7 +58,7 @@ export function createSender(options: SenderOptions) {
       stream.on('response', (res: http.IncomingMessage) => {
         status = res.statusCode;
         const header = res.headers['retry-after'];
-        retryAfter = Array.isArray(header) ? header[0] : header;
+        retryAfter = Array.isArray(header) ? (header[0] as string | undefined) : header;
       });
       stream.on('data', (chunk: Buffer) => {
         if (kept < RESPONSE_EXCERPT_BYTES) {

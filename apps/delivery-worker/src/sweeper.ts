@@ -72,5 +72,3 @@ export function createSweeper(deps: SweeperDeps) {
     },
   };
 }
-
-export type Sweeper = ReturnType<typeof createSweeper>;

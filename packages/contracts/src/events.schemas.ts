@@ -1,10 +1,10 @@
 import { EVENT_STATUSES } from '@relay/core';
 import { z } from 'zod';
-import { pageEnvelope, pageQuery, timestamp, uuidParam } from './common.schemas';
+import { pageEnvelope, pageQuery, timestamp } from './common.schemas';
 
 export const BULK_CAP = 1000;
 
-export const filterFields = {
+const filterFields = {
   search: z
     .string()
     .trim()
@@ -27,7 +27,7 @@ export const bulkSelectionSchema = z
   ])
   .describe(`Either explicit ids (at most ${BULK_CAP}) or the list filters (the oldest ${BULK_CAP} matches per call).`);
 
-export const eventSummary = z.object({
+export const eventSummarySchema = z.object({
   id: z.uuid(),
   source: z.string(),
   status: z.enum(EVENT_STATUSES),
@@ -40,14 +40,14 @@ export const eventSummary = z.object({
   created_at: timestamp,
   delivered_at: timestamp.nullable(),
 });
-export const eventDetail = eventSummary.extend({
+export const eventDetailSchema = eventSummarySchema.extend({
   payload: z.unknown().describe('The stored JSON payload.'),
   headers: z.record(z.string(), z.string()),
   last_error: z.string().nullable(),
   next_attempt_at: timestamp.nullable(),
   updated_at: timestamp,
 });
-export const attempt = z.object({
+export const attemptSchema = z.object({
   id: z.uuid(),
   attempt_number: z.number().int(),
   kind: z.enum(['main', 'hook']),
@@ -60,8 +60,14 @@ export const attempt = z.object({
   started_at: timestamp,
   finished_at: timestamp,
 });
-export const bulkResult = z.object({
+export const bulkResultSchema = z.object({
   affected: z.number().int(),
   ids: z.array(z.uuid()),
   truncated: z.boolean().describe('More events matched than the cap: call again.'),
 });
+export const eventPageSchema = pageEnvelope('events', eventSummarySchema);
+export const eventSourcesSchema = z.object({
+  sources: z.array(z.object({ source: z.string(), count: z.number().int() })),
+});
+export const attemptListSchema = z.object({ attempts: z.array(attemptSchema) });
+export const retryQueuedSchema = z.object({ id: z.uuid(), status: z.literal('queued') });

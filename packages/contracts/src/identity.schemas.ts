@@ -1,6 +1,6 @@
 import { ROLES, SCOPES } from '@relay/core';
 import { z } from 'zod';
-import { pageEnvelope, pageQuery, timestamp, uuidParam } from './common.schemas';
+import { pageEnvelope, timestamp } from './common.schemas';
 
 // Requests and responses of the identity routes: sessions, me, tokens, API keys, users, audit.
 export const loginSchema = z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) });
@@ -29,15 +29,15 @@ export const newUserSchema = z.object({
 });
 export const roleChangeSchema = z.object({ role: z.enum(ROLES) });
 
-export const userView = z.object({
+export const userSchema = z.object({
   id: z.uuid(),
   username: z.string(),
   email: z.string(),
   role: z.enum(ROLES),
   created_at: timestamp,
 });
-export const organizationView = z.object({ id: z.uuid(), slug: z.string(), name: z.string() });
-export const tokenView = z.object({
+export const organizationSchema = z.object({ id: z.uuid(), slug: z.string(), name: z.string() });
+export const tokenSchema = z.object({
   id: z.uuid(),
   name: z.string(),
   prefix: z.string(),
@@ -45,9 +45,13 @@ export const tokenView = z.object({
   last_used_at: timestamp.nullable(),
   created_at: timestamp,
 });
-export const apiKeyView = tokenView.extend({ scopes: z.array(z.enum(SCOPES)) });
-export const shownOnce = { token: z.string().describe('The full token, shown only in this response.') };
-export const auditEntry = z.object({
+export const apiKeySchema = tokenSchema.extend({ scopes: z.array(z.enum(SCOPES)) });
+const shownOnce = { token: z.string().describe('The full token, shown only in this response.') };
+/** A token or key as created: the only answer that carries its secret. */
+export const tokenCreatedSchema = tokenSchema.extend(shownOnce);
+export const apiKeyCreatedSchema = apiKeySchema.extend(shownOnce);
+
+export const auditEntrySchema = z.object({
   id: z.uuid(),
   actor_user_id: z.uuid().nullable(),
   actor_email: z.string().nullable(),
@@ -57,11 +61,30 @@ export const auditEntry = z.object({
   metadata: z.record(z.string(), z.unknown()),
   created_at: z.string().describe('ISO 8601 UTC, no zone offset.'),
 });
-export const me = z.object({
+export const auditPageSchema = pageEnvelope('entries', auditEntrySchema);
+
+const meUser = z.object({ id: z.uuid(), username: z.string(), email: z.string(), role: z.enum(ROLES) });
+const operatorRef = z.object({ id: z.uuid(), username: z.string() });
+/** The calling user or API key, and the mechanism in effect. */
+export const meSchema = z.object({
   mechanism: z.enum(['session', 'token', 'basic']),
   kind: z.enum(['user', 'api_key']),
-  user: z.object({ id: z.uuid(), username: z.string(), email: z.string(), role: z.enum(ROLES) }).nullable(),
+  user: meUser.nullable(),
   organization: z.object({ id: z.uuid(), slug: z.string().optional(), name: z.string().optional() }),
   role: z.enum(ROLES),
   scopes: z.array(z.enum(SCOPES)),
 });
+/** A platform operator's session: no organization, role or scopes. */
+export const operatorMeSchema = z.object({
+  mechanism: z.literal('session'),
+  kind: z.literal('operator'),
+  operator: operatorRef,
+  user: z.null(),
+  organization: z.null(),
+  role: z.null(),
+  scopes: z.array(z.never()),
+});
+export const loginResultSchema = z.union([
+  z.object({ mechanism: z.literal('session'), user: meUser.nullable(), organization: z.object({ id: z.uuid() }) }),
+  z.object({ mechanism: z.literal('session'), kind: z.literal('operator'), operator: operatorRef }),
+]);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageEnvelope, pageQuery, timestamp, uuidParam } from './common.schemas';
+import { pageEnvelope, pageQuery, timestamp } from './common.schemas';
 import { passwordSchema, usernameSchema } from './identity.schemas';
 
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'suspended', 'canceled'] as const;
@@ -38,37 +38,47 @@ export const organizationListQuery = pageQuery
   .extend({ search: z.string().trim().min(1).max(200).optional().describe('Text in the name or slug.') })
   .strict();
 
-export const subscription = z.object({
+export const subscriptionSchema = z.object({
   plan: z.string(),
   status: z.enum(SUBSCRIPTION_STATUSES),
   monthly_event_limit: z.number().int().nullable(),
   current_period_end: timestamp.nullable(),
 });
-export const hostedOrganization = z.object({
+export const hostedOrganizationSchema = z.object({
   id: z.uuid(),
   name: z.string(),
   slug: z.string(),
   subscriber_name: z.string().nullable(),
   billing_contact_name: z.string().nullable(),
   billing_contact_email: z.string().nullable(),
-  subscription,
+  subscription: subscriptionSchema,
   created_at: timestamp,
 });
-export const eventCounts = z.object({
+export const organizationPageSchema = pageEnvelope('organizations', hostedOrganizationSchema);
+export const eventCountsSchema = z.object({
   queued: z.number().int(),
   delivered: z.number().int(),
   failed: z.number().int(),
 });
-export const organizationDetail = hostedOrganization.extend({
+export const organizationDetailSchema = hostedOrganizationSchema.extend({
   users_by_role: z.record(z.string(), z.number().int()),
-  events: eventCounts,
+  events: eventCountsSchema,
   domains: z.array(z.object({ domain: z.string(), status: z.enum(['pending', 'active']) })),
   ingest_urls: z.array(z.string()),
 });
-export const overview = z.object({
+export const organizationCreatedSchema = z.object({
+  organization: hostedOrganizationSchema,
+  admin: z.object({ id: z.uuid(), username: z.string() }),
+  ingest_urls: z.array(z.string()),
+});
+export const platformOverviewSchema = z.object({
   organizations: z.number().int(),
   organizations_by_subscription: z.record(z.string(), z.number().int()),
   users: z.number().int(),
-  events: eventCounts,
+  events: eventCountsSchema,
   attempts: z.record(z.string(), z.number().int()).describe('Delivery (`main`) and hook attempts.'),
+});
+export const operatorBootstrappedSchema = z.object({
+  operator: z.object({ id: z.uuid(), username: z.string() }),
+  password: z.string().describe('Shown once.'),
 });

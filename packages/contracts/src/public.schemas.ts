@@ -7,3 +7,6 @@ export const ingestAccepted = z.object({
 export const sourceParam = z.object({
   source: z.string().describe('The webhook source (first path segment); deeper segments are allowed and ignored.'),
 });
+
+export const healthSchema = z.object({ status: z.literal('ok') });
+export const readySchema = z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.string()) });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sourceSchema, timestamp, uuidParam } from './common.schemas';
+import { sourceSchema, timestamp } from './common.schemas';
 
 export const targetUrl = z
   .string()
@@ -48,6 +48,7 @@ export const hookUpdateSchema = z
   .refine((v) => Object.keys(v).length > 0, 'Nothing to change.');
 export const hookParams = z.object({ id: z.uuid(), hookId: z.uuid() });
 
+/** A provider as the API shows it (the wire calls it a rule); the signing secret is never returned. */
 export const ruleSchema = z.object({
   id: z.uuid(),
   source: z.string(),

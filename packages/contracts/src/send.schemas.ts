@@ -25,7 +25,8 @@ export const sendSchema = z.union([
     .strict(),
 ]);
 
-export const sent = z.object({
+/** The answer of POST /api/send: the stored event, queued for delivery. */
+export const sentSchema = z.object({
   id: z.uuid(),
   status: z.literal('queued'),
   source: z.string(),

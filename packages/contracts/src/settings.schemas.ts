@@ -12,12 +12,13 @@ export const defaultTargetSchema = z
   })
   .strict();
 
-export const defaultTarget = z.object({
+/** The organization's own default target and the one in effect. */
+export const defaultTargetStateSchema = z.object({
   target_url: z.string().nullable().describe("The organization's own default target."),
   effective_target_url: z.string().nullable().describe('What an event without a provider is delivered to now.'),
   effective_from: z.enum(['organization', 'install']).nullable().describe('`install`: DEFAULT_TARGET_URL.'),
 });
-export const endpoint = z.object({
+export const endpointSchema = z.object({
   base_url: z.string(),
   ingest_url: z.string().describe('POST webhooks here (source from X-Webhook-Source or the default source).'),
   source_url_template: z.string().describe('Or here, with the source as the first path segment.'),
@@ -28,10 +29,11 @@ export const endpoint = z.object({
   ingest_urls: z
     .array(z.string())
     .describe(
-      'Every host the organization receives webhooks on: <slug>.<INGEST_CANONICAL_HOST>, its active custom domains, and the base host for the default organization.',
+      'Every host the organization receives webhooks on: <slug>.<INGEST_CANONICAL_HOST>, ' +
+        'its active custom domains, and the base host for the default organization.',
     ),
 });
-export const oauth = z.object({
+export const oauthSchema = z.object({
   enabled: z.boolean(),
   provider: z.literal('oidc').nullable(),
   issuer: z.string().nullable(),

@@ -31,7 +31,7 @@ const countFields = {
   delivered: z.number().int(),
   failed: z.number().int(),
 };
-export const statsResponse = z.object({
+export const deliveryStatsSchema = z.object({
   from: timestamp,
   to: timestamp,
   bucket: z.enum(Object.keys(BUCKETS) as [Bucket, ...Bucket[]]),

@@ -82,8 +82,7 @@ function allowlistedAddress(address: Address, policy: TargetPolicy): boolean {
     candidates.push((address as ipaddr.IPv6).toIPv4Address());
   return policy.allowlist.some(
     (entry) =>
-      entry.kind === 'cidr' &&
-      candidates.some((c) => c.kind() === entry.range[0].kind() && c.match(entry.range as never)),
+      entry.kind === 'cidr' && candidates.some((c) => c.kind() === entry.range[0].kind() && c.match(entry.range)),
   );
 }
 

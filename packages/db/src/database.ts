@@ -22,9 +22,9 @@ const TIMESTAMP_OID = 1114;
 
 // `timestamp` columns hold UTC (as Prisma writes them); read them as UTC whatever the process's TZ.
 // Prisma passes its own parsers per query, so this only affects the SQL written here.
-function getTypeParser(oid: number, format?: 'text' | 'binary') {
+function getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
   if (oid === TIMESTAMP_OID && format !== 'binary') return (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
-  return pg.types.getTypeParser(oid, format as 'text');
+  return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
 }
 
 // One pool serves Prisma and the hot path's SQL, so a process never holds two sets of connections.

@@ -39,7 +39,7 @@ export async function startDnsServer(): Promise<DnsServer> {
         for (const text of records.txt ?? [])
           response.answers.push({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: text });
       }
-      send(response as unknown as Parameters<typeof send>[0]);
+      void send(response as unknown as Parameters<typeof send>[0]);
     },
   });
   server.on('requestError', () => {});

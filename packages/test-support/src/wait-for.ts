@@ -14,7 +14,9 @@ export async function waitFor<T>(
       last = err;
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

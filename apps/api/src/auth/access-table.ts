@@ -1,18 +1,14 @@
 import type { AccessRule } from '@relay/core';
 import { operationKey } from '../http/operation';
 import { ALL_OPERATIONS } from '../modules/catalog';
-import { LEGACY_ACCESS_TABLE } from '../legacy-access-table';
 
 /**
  * The authorization table, derived from the operation declarations: every guarded operation
  * (`METHOD /path`) and the least role and API-key scope it needs. docs/authorization.md is
  * generated from it (`pnpm docs:authorization`).
  */
-export const ACCESS_TABLE: Readonly<Record<string, AccessRule>> = {
-  ...LEGACY_ACCESS_TABLE,
-  ...Object.fromEntries(
-    ALL_OPERATIONS.flatMap((op) =>
-      op.access === 'public' || op.access === 'operator' ? [] : [[operationKey(op), op.access]],
-    ),
+export const ACCESS_TABLE: Readonly<Record<string, AccessRule>> = Object.fromEntries(
+  ALL_OPERATIONS.flatMap((op) =>
+    op.access === 'public' || op.access === 'operator' ? [] : [[operationKey(op), op.access]],
   ),
-};
+);

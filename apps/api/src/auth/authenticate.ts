@@ -14,6 +14,13 @@ declare module 'http' {
   }
 }
 
+// passport's typings answer `any` for the custom-callback form used here.
+type PassportAuthenticate = (
+  strategy: string,
+  options: { session: false },
+  callback: (err: unknown, principal: Principal | false) => void,
+) => RequestHandler;
+
 export interface AuthenticateDeps {
   users: UserRepository;
   credentials: CredentialRepository;
@@ -144,12 +151,16 @@ export function authenticate(deps: AuthenticateDeps): RequestHandler {
       return;
     }
     if (scheme.toLowerCase() === 'basic') {
-      passport.authenticate('relay-basic', { session: false }, (err: unknown, principal: Principal | false) => {
-        if (err) return next(err);
-        if (!principal) return next(unauthenticated());
-        req.principal = principal;
-        next();
-      })(req, res, next);
+      (passport.authenticate as PassportAuthenticate)(
+        'relay-basic',
+        { session: false },
+        (err: unknown, principal: Principal | false) => {
+          if (err) return next(err);
+          if (!principal) return next(unauthenticated());
+          req.principal = principal;
+          next();
+        },
+      )(req, res, next);
       return;
     }
     next(unauthenticated());

@@ -1,6 +1,5 @@
-import { AppError, checkAccess, type AccessRule, type Principal } from '@relay/core';
-import type { OperatorRecord } from '@relay/db';
-import type { Request, RequestHandler } from 'express';
+import { AppError, checkAccess, type AccessRule } from '@relay/core';
+import type { RequestHandler } from 'express';
 
 /** Enforces one row of the authorization table: 401 without a principal, 403 for a wrong role or scope. */
 export function guard(rule: AccessRule): RequestHandler {
@@ -27,11 +26,6 @@ export function guard(rule: AccessRule): RequestHandler {
   };
 }
 
-export function principalOf(req: Request): Principal {
-  if (!req.principal) throw new AppError('unauthenticated');
-  return req.principal;
-}
-
 /** Operator-only routes: a platform operator's session; every other caller is refused. */
 export const operatorOnly: RequestHandler = (req, _res, next) => {
   if (req.operator) return next();
@@ -39,8 +33,3 @@ export const operatorOnly: RequestHandler = (req, _res, next) => {
     return next(new AppError('forbidden', 'Only platform operators, signed in with a session, may do this.'));
   next(new AppError('unauthenticated'));
 };
-
-export function operatorOf(req: Request): OperatorRecord {
-  if (!req.operator) throw new AppError('unauthenticated');
-  return req.operator;
-}

@@ -2,12 +2,12 @@
 // Works on the database directly, for installs that have no admin yet (or lost access).
 // Without --password-stdin the password is read from RELAY_ADMIN_PASSWORD.
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import { createAuditRepository, createDatabase, createUserRepository } from '@relay/db';
+import { newUserSchema } from '@relay/contracts';
+import { createDatabase, createRepositories } from '@relay/db';
 import { parseArgs } from 'node:util';
 import { parseApiConfig } from '../config';
-import { createUser } from '../auth/create-user';
 import { createPasswordHasher } from '../auth/passwords';
-import { newUserSchema } from '../routes/identity.contract';
+import { createUser } from '../modules/users/create-user';
 
 const usage = 'usage: relay admin create --username NAME --email ADDRESS [--role admin|viewer] [--password-stdin]';
 
@@ -43,18 +43,13 @@ async function run(): Promise<void> {
   const db = createDatabase({ url: config.DATABASE_URL, poolSize: 2 });
   try {
     const deps = {
-      users: createUserRepository(db.prisma),
-      audit: createAuditRepository(db.prisma),
+      repositories: createRepositories(db, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
       passwords: createPasswordHasher({
         memoryKib: config.PASSWORD_HASH_MEMORY_KIB,
         timeCost: config.PASSWORD_HASH_TIME_COST,
       }),
     };
-    const user = await createUser(deps, DEFAULT_ORGANIZATION_ID, parsed.data, {
-      userId: null,
-      email: null,
-      via: { source: 'cli' },
-    });
+    const user = await createUser(deps, DEFAULT_ORGANIZATION_ID, parsed.data, { source: 'cli' });
     console.log(`created ${user.role} ${user.username} (${user.id}) in the default organization`);
   } finally {
     await db.close();

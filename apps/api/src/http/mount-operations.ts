@@ -13,7 +13,17 @@ export interface MountOptions {
 function guardOf(op: AnyOperation<unknown>): RequestHandler[] {
   if (op.access === 'public') return [];
   if (op.access === 'operator') return [operatorOnly];
-  return [guard(op.access)];
+  const check = guard(op.access);
+  const handlers: RequestHandler[] = [
+    op.allowOperator ? (req, res, next) => (req.operator ? next() : check(req, res, next)) : check,
+  ];
+  const refusal = op.refuseApiKeys;
+  if (refusal) {
+    handlers.push((req, _res, next) =>
+      next(req.principal?.kind === 'api_key' ? new AppError('forbidden', refusal) : undefined),
+    );
+  }
+  return handlers;
 }
 
 function checkReply(op: AnyOperation<unknown>, reply: Reply): void {
@@ -43,7 +53,7 @@ export function mountOperations<Services>(
 ): Router {
   const router = Router();
   for (const op of operations) {
-    router[op.method](op.path, ...guardOf(op as AnyOperation<unknown>), async (req, res) => {
+    router[op.method](op.path, ...(op.middleware ?? []), ...guardOf(op as AnyOperation<unknown>), async (req, res) => {
       if (op.params && !op.params.safeParse(req.params).success) {
         throw new AppError('not_found', op.notFound ?? 'No such resource.');
       }
@@ -53,7 +63,7 @@ export function mountOperations<Services>(
         services,
         params: op.params ? op.params.parse(req.params) : undefined,
         query: op.query ? validate(op.query, req.query) : undefined,
-        body: op.body ? validate(op.body, req.body) : undefined,
+        body: op.body ? (validate(op.body, req.body) as unknown) : undefined,
         get principal(): Principal {
           if (!req.principal) throw new AppError('unauthenticated');
           return req.principal;
@@ -65,7 +75,7 @@ export function mountOperations<Services>(
       };
       const reply = await op.handler(ctx);
       if (!reply) return;
-      if (options.validateResponses) checkReply(op as AnyOperation<unknown>, reply);
+      if (options.validateResponses) checkReply(op, reply);
       if (reply.body === undefined) res.status(reply.status).end();
       else res.status(reply.status).json(reply.body);
     });

@@ -1,6 +1,6 @@
 import type { AccessRule, Principal } from '@relay/core';
 import type { OperatorRecord } from '@relay/db';
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -57,6 +57,18 @@ export interface Operation<
   description?: string;
   tag: string;
   access: Access;
+  /**
+   * A platform operator's session passes the guard too, and the handler answers it (operators have
+   * no principal, so the access row alone would refuse them): GET /api/auth/me.
+   */
+  allowOperator?: boolean;
+  /**
+   * The 403 detail for API keys, which pass the access row but cannot call this: the operation acts
+   * on the calling user's own things (personal tokens). Refused before the request is validated.
+   */
+  refuseApiKeys?: string;
+  /** Handlers run before the guard: a body parser of its own (the bootstrap's small JSON limit). */
+  middleware?: RequestHandler[];
   params?: P;
   query?: Q;
   body?: B;
@@ -79,7 +91,7 @@ export function operationFactory<Services>() {
     Q extends z.ZodObject | undefined = undefined,
     B extends z.ZodType | undefined = undefined,
   >(op: Operation<Services, P, Q, B>): AnyOperation<Services> {
-    return op as unknown as AnyOperation<Services>;
+    return op;
   };
 }
 

@@ -1,7 +1,57 @@
 import type { AnyOperation } from '../http/operation';
+import { bootstrapOperations } from './platform/bootstrap.operations';
+import { docsOperations } from './docs/docs.operations';
+import { ingestOperations } from './ingest/ingest.operations';
+import { platformOperations } from './platform/platform.operations';
+import { probeOperations } from './probes/probe.operations';
 import { domainOperations } from './domains/domain.operations';
+import { auditOperations } from './audit/audit.operations';
+import { credentialOperations } from './credentials/credential.operations';
+import { sessionOperations } from './sessions/session.operations';
+import { userOperations } from './users/user.operations';
+import { hookOperations } from './providers/hook.operations';
+import { providerOperations } from './providers/provider.operations';
+import { sendOperations } from './send/send.operations';
+import { settingsOperations } from './settings/settings.operations';
+import { eventOperations } from './events/event.operations';
+import { statsOperations } from './stats/stats.operations';
+import { streamOperations } from './stream/stream.operations';
 import type { ApiServices } from './services';
 
-// Every operation of the API, in mounting order: Express matches in order, so fixed paths come
-// before parameterised ones and public ingest (POST /{*path}) comes last.
-export const ALL_OPERATIONS: readonly AnyOperation<ApiServices>[] = [...domainOperations];
+type Operations = readonly AnyOperation<ApiServices>[];
+
+// app.ts mounts these lists in this order: the public probes, the API description and the operator
+// bootstrap before credentials are resolved, then the API, then ingest (one catch-all) last.
+export const PROBE_OPERATIONS: Operations = probeOperations;
+export const DOCS_OPERATIONS: Operations = docsOperations;
+export const BOOTSTRAP_OPERATIONS: Operations = bootstrapOperations;
+
+// The operations behind credential resolution, in mounting order: Express matches in order, so
+// fixed paths come before parameterised ones.
+export const API_OPERATIONS: Operations = [
+  ...platformOperations,
+  ...domainOperations,
+  ...sessionOperations,
+  ...credentialOperations,
+  ...userOperations,
+  ...auditOperations,
+  ...streamOperations,
+  ...eventOperations,
+  ...statsOperations,
+  ...providerOperations,
+  ...hookOperations,
+  ...sendOperations,
+  ...settingsOperations,
+];
+
+/** Documented here; served by the one catch-all route app.ts mounts last (INGEST_ROUTE). */
+export const INGEST_OPERATIONS: Operations = ingestOperations;
+
+/** Every operation of the API: the OpenAPI document and the authorization table are built from it. */
+export const ALL_OPERATIONS: Operations = [
+  ...PROBE_OPERATIONS,
+  ...DOCS_OPERATIONS,
+  ...BOOTSTRAP_OPERATIONS,
+  ...API_OPERATIONS,
+  ...INGEST_OPERATIONS,
+];

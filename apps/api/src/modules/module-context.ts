@@ -5,10 +5,10 @@ import type { Logger } from 'pino';
 import type { LoginLimiter } from '../auth/login-limiter';
 import type { PasswordHasher } from '../auth/passwords';
 import type { ApiConfig } from '../config';
-import type { IngestService } from '../ingest/ingest.service';
-import type { HostResolver } from '../platform/host-resolver';
-import type { IngestHostSettings } from '../platform/ingest-hosts';
-import type { EventStreams } from '../stream/event-stream';
+import type { IngestService } from './ingest/ingest.service';
+import type { HostResolver } from './platform/host-resolver';
+import type { IngestHostSettings } from './platform/ingest-hosts';
+import type { EventStreams } from './stream/event-stream';
 import type { DomainVerifier } from './domains/dns-verifier';
 
 /** What the api process provides to its modules' services; runtime.ts builds it once. */

@@ -1,14 +1,81 @@
+import { BULK_CAP } from '@relay/contracts';
+import { createAuditService } from './audit/audit.service';
+import { createCredentialService } from './credentials/credential.service';
 import { createDomainService } from './domains/domain.service';
+import { createDocsService } from './docs/docs.service';
+import { createWebhookService } from './ingest/webhook.service';
+import { createBootstrapService } from './platform/bootstrap.service';
+import { createPlatformService } from './platform/platform.service';
+import { createProbeService } from './probes/probe.service';
+import { createEventService } from './events/event.service';
 import type { ModuleContext } from './module-context';
+import { createSessionService } from './sessions/session.service';
+import { createHookService } from './providers/hook.service';
+import { createProviderService } from './providers/provider.service';
+import { createSendService } from './send/send.service';
+import { createSettingsService } from './settings/settings.service';
+import { createStatsService } from './stats/stats.service';
+import { createUserService } from './users/user.service';
 
 /** Every module's service, as operation handlers receive them. */
 export function createServices(ctx: ModuleContext) {
   return {
+    probes: createProbeService(ctx.readiness),
+    docs: createDocsService({ version: ctx.version, serverUrl: ctx.config.PUBLIC_BASE_URL }),
+    operatorBootstrap: createBootstrapService({
+      repositories: ctx.repositories,
+      passwords: ctx.passwords,
+      adminToken: ctx.config.PLATFORM_ADMIN_TOKEN,
+    }),
+    platform: createPlatformService({ repositories: ctx.repositories, passwords: ctx.passwords, hosts: ctx.hosts }),
+    webhooks: createWebhookService({
+      ingest: ctx.ingest,
+      organizationOf: ctx.organizationOf,
+      maxBodyBytes: ctx.config.INGEST_MAX_BODY_BYTES,
+      defaultSource: ctx.config.DEFAULT_SOURCE,
+      allowTargetOverride: ctx.config.ALLOW_PUBLIC_TARGET_OVERRIDE,
+      targetPolicy: ctx.targetPolicy,
+    }),
     domains: createDomainService({
       repositories: ctx.repositories,
       canonicalHost: ctx.hosts.canonicalHost,
       verify: ctx.verifyDomain,
     }),
+    sessions: createSessionService({
+      repositories: ctx.repositories,
+      passwords: ctx.passwords,
+      limiter: ctx.loginLimiter,
+      secureCookie: ctx.config.SESSION_COOKIE_SECURE,
+    }),
+    credentials: createCredentialService({ repositories: ctx.repositories }),
+    users: createUserService({ repositories: ctx.repositories, passwords: ctx.passwords }),
+    audit: createAuditService({ repositories: ctx.repositories }),
+    providers: createProviderService({ repositories: ctx.repositories, targetPolicy: ctx.targetPolicy }),
+    hooks: createHookService({ repositories: ctx.repositories, targetPolicy: ctx.targetPolicy }),
+    send: createSendService({
+      ingest: ctx.ingest,
+      repositories: ctx.repositories,
+      targetPolicy: ctx.targetPolicy,
+      installDefaultTarget: ctx.config.DEFAULT_TARGET_URL,
+    }),
+    settings: createSettingsService({
+      repositories: ctx.repositories,
+      targetPolicy: ctx.targetPolicy,
+      installDefaultTarget: ctx.config.DEFAULT_TARGET_URL,
+      publicBaseUrl: ctx.config.PUBLIC_BASE_URL,
+      oidc: { issuer: ctx.config.OIDC_ISSUER_URL, clientId: ctx.config.OIDC_CLIENT_ID },
+      hosts: ctx.hosts,
+      organizationOf: ctx.organizationOf,
+    }),
+    events: createEventService({
+      repositories: ctx.repositories,
+      queue: ctx.queue,
+      feed: ctx.feed,
+      logger: ctx.logger,
+      bulkCap: BULK_CAP,
+    }),
+    streams: ctx.streams,
+    stats: createStatsService({ repositories: ctx.repositories }),
   };
 }
 

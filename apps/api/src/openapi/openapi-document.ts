@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import type { Access, ResponseSpec } from '../http/operation';
-import { LEGACY_ACCESS_TABLE } from '../legacy-access-table';
 import { ALL_OPERATIONS } from '../modules/catalog';
-import { LEGACY_OPERATIONS } from './catalog';
 
 /** What the document needs of an operation declaration. */
 interface Operation {
@@ -19,13 +17,8 @@ interface Operation {
   responses: Record<number, ResponseSpec>;
 }
 
-function documented(): Operation[] {
-  const declared = new Set(ALL_OPERATIONS.map((op) => `${op.method} ${op.path}`));
-  const legacy = LEGACY_OPERATIONS.filter((op) => !declared.has(`${op.method} ${op.path}`)).map((op) => ({
-    ...op,
-    access: op.access === 'public' || op.access === 'operator' ? op.access : LEGACY_ACCESS_TABLE[op.access],
-  }));
-  return [...ALL_OPERATIONS, ...legacy];
+function documented(): readonly Operation[] {
+  return ALL_OPERATIONS;
 }
 
 type Json = Record<string, unknown>;
@@ -56,7 +49,8 @@ function parameters(op: Operation): Json[] {
     ['query', op.query],
   ] as const) {
     if (!schema) continue;
-    for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    const shape: Record<string, z.ZodType> = schema.shape;
+    for (const [name, field] of Object.entries(shape)) {
       const fieldSchema = jsonSchema(field, 'input');
       list.push({
         name,

@@ -19,12 +19,15 @@ export interface AuditRecord extends Required<AuditInput> {
   createdAt: Date;
 }
 
+// Prisma's JSON input type does not take Record<string, unknown>; any plain object is JSON here.
+const jsonObject = (metadata: Record<string, unknown> | undefined): object => metadata ?? {};
+
 export function createAuditRepository(prisma: DbClient) {
   return {
     /** `orgId` null: a platform-level entry (e.g. a failed login for a username nobody has). */
     async record(orgId: OrgId | null, entry: AuditInput): Promise<void> {
       await prisma.auditEntry.create({
-        data: { ...entry, metadata: (entry.metadata ?? {}) as object, organizationId: orgId },
+        data: { ...entry, metadata: jsonObject(entry.metadata), organizationId: orgId },
       });
     },
 

@@ -36,8 +36,10 @@ export type ProviderWrite =
 
 type Tx = TransactionClient;
 
-const toRecord = (row: Omit<ProviderRecord, 'organizationId'> & { organizationId: string }) =>
-  ({ ...row, organizationId: row.organizationId as OrgId }) as ProviderRecord;
+const toRecord = (row: Omit<ProviderRecord, 'organizationId'> & { organizationId: string }) => ({
+  ...row,
+  organizationId: row.organizationId as OrgId,
+});
 
 // At most one active provider per (organization, source). Prisma's schema cannot declare the
 // partial unique index that would say so, so writes that may activate a provider serialize on a

@@ -7,7 +7,7 @@ export interface RecordCheck {
   expected: string;
   found: string[];
   /** Why it failed: `missing` (no such record), `wrong` (other values), or a DNS error code. */
-  problem: 'missing' | 'wrong' | string | null;
+  problem: 'missing' | 'wrong' | (string & {}) | null;
 }
 
 export interface DomainCheck {

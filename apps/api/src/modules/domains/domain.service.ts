@@ -92,5 +92,3 @@ export function createDomainService(deps: DomainServiceDeps) {
     },
   };
 }
-
-export type DomainService = ReturnType<typeof createDomainService>;

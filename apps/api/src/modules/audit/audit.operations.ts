@@ -1,0 +1,18 @@
+import { auditPageSchema, pageQuery } from '@relay/contracts';
+import { defineOperation } from '../define-operation';
+
+export const auditOperations = [
+  defineOperation({
+    method: 'get',
+    path: '/api/audit',
+    tag: 'organization',
+    access: { role: 'viewer', scope: 'events:read' },
+    summary: 'Audit log, newest first',
+    query: pageQuery,
+    responses: { 200: { description: 'A page of entries.', schema: auditPageSchema } },
+    handler: async ({ services, principal, query }) => ({
+      status: 200,
+      body: await services.audit.page(principal, query),
+    }),
+  }),
+];

@@ -1,0 +1,139 @@
+import {
+  attemptListSchema,
+  bulkResultSchema,
+  bulkSelectionSchema,
+  eventDetailSchema,
+  eventListQuery,
+  eventPageSchema,
+  eventSourcesSchema,
+  eventSummarySchema,
+  retryQueuedSchema,
+  uuidParam,
+} from '@relay/contracts';
+import { defineOperation } from '../define-operation';
+
+// Reading needs events:read; re-sending needs webhooks:send; deleting stored data is an
+// organization-management act.
+const read = { role: 'viewer', scope: 'events:read' } as const;
+const send = { role: 'admin', scope: 'webhooks:send' } as const;
+const manage = { role: 'admin', scope: 'organization:manage' } as const;
+const common = { tag: 'events' } as const;
+const one = { ...common, params: uuidParam, notFound: 'No such event.' } as const;
+
+// Event history and actions. Fixed paths come before `/events/:id` (Express matches in order).
+export const eventOperations = [
+  defineOperation({
+    ...common,
+    method: 'get',
+    path: '/events',
+    access: read,
+    summary: 'List events, newest first',
+    query: eventListQuery,
+    responses: { 200: { description: 'A page of events.', schema: eventPageSchema } },
+    handler: async ({ services, principal, query }) => ({
+      status: 200,
+      body: await services.events.list(principal, query),
+    }),
+  }),
+  defineOperation({
+    ...common,
+    method: 'get',
+    path: '/events/sources',
+    access: read,
+    summary: 'Distinct sources with event counts',
+    responses: { 200: { description: 'Sources.', schema: eventSourcesSchema } },
+    handler: async ({ services, principal }) => ({ status: 200, body: await services.events.sources(principal) }),
+  }),
+  defineOperation({
+    ...common,
+    method: 'post',
+    path: '/events/bulk/retry',
+    access: send,
+    summary: 'Retry failed or delivered events by ids or filter',
+    body: bulkSelectionSchema,
+    responses: { 200: { description: 'Retried (queued events are skipped).', schema: bulkResultSchema } },
+    handler: async ({ services, principal, body }) => ({
+      status: 200,
+      body: await services.events.bulkRetry(principal, body),
+    }),
+  }),
+  defineOperation({
+    ...common,
+    method: 'post',
+    path: '/events/bulk/delete',
+    access: manage,
+    summary: 'Delete events by ids or filter',
+    body: bulkSelectionSchema,
+    responses: { 200: { description: 'Deleted.', schema: bulkResultSchema } },
+    handler: async ({ services, principal, body }) => ({
+      status: 200,
+      body: await services.events.bulkDelete(principal, body),
+    }),
+  }),
+  defineOperation({
+    ...one,
+    method: 'get',
+    path: '/events/:id',
+    access: read,
+    summary: 'One event with payload and headers',
+    responses: { 200: { description: 'The event.', schema: eventDetailSchema } },
+    handler: async ({ services, principal, params }) => ({
+      status: 200,
+      body: await services.events.find(principal, params.id),
+    }),
+  }),
+  defineOperation({
+    ...one,
+    method: 'get',
+    path: '/events/:id/attempts',
+    access: read,
+    summary: 'Delivery and hook attempts, in order',
+    responses: { 200: { description: 'Attempts.', schema: attemptListSchema } },
+    handler: async ({ services, principal, params }) => ({
+      status: 200,
+      body: await services.events.attempts(principal, params.id),
+    }),
+  }),
+  defineOperation({
+    ...one,
+    method: 'post',
+    path: '/events/:id/retry',
+    access: send,
+    summary: 'Start a new delivery run of a failed or delivered event',
+    responses: {
+      202: { description: 'Queued again.', schema: retryQueuedSchema },
+      409: { description: 'The event is still queued (`event_not_retryable`).' },
+    },
+    handler: async ({ services, principal, params }) => ({
+      status: 202,
+      body: await services.events.retry(principal, params.id),
+    }),
+  }),
+  defineOperation({
+    ...one,
+    method: 'post',
+    path: '/events/:id/ack',
+    access: send,
+    summary: 'Acknowledge a failed event',
+    responses: {
+      200: { description: 'Acknowledged.', schema: eventSummarySchema },
+      409: { description: 'The event is not failed (`event_not_failed`).' },
+    },
+    handler: async ({ services, principal, params }) => ({
+      status: 200,
+      body: await services.events.acknowledge(principal, params.id),
+    }),
+  }),
+  defineOperation({
+    ...one,
+    method: 'delete',
+    path: '/events/:id',
+    access: manage,
+    summary: 'Delete an event and its attempts',
+    responses: { 204: { description: 'Deleted.' } },
+    handler: async ({ services, principal, params }) => {
+      await services.events.delete(principal, params.id);
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,123 @@
+import { AppError, type OrgId, type Principal } from '@relay/core';
+import type { bulkSelectionSchema, eventListQuery } from '@relay/contracts';
+import type { EventSelection, Repositories } from '@relay/db';
+import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { auditEntry } from '../audit-entry';
+import { createEventNotices } from './event-notices';
+import { attemptView, detailView, filterOf, selectionOf, summaryView } from './event.views';
+
+export interface EventServiceDeps {
+  repositories: Pick<Repositories, 'eventQueries' | 'eventActions'>;
+  queue: Pick<DeliveryQueue, 'enqueue'>;
+  feed: FeedPublisher;
+  logger: Logger;
+  /** Most events one bulk call touches. */
+  bulkCap: number;
+  now?: () => number;
+}
+
+type BulkSelection = z.output<typeof bulkSelectionSchema>;
+const noSuchEvent = () => new AppError('not_found', 'No such event.');
+const fact = (action: string, id: string) => ({ action, resourceType: 'event', resourceId: id });
+
+// Event history and actions. The event-action repository writes each action and its audit entry in
+// its own transaction (raw SQL), so the service hands it the entry rather than opening one itself.
+// A retry is committed before its job is enqueued; if the enqueue fails the worker's sweeper finds
+// the queued event and enqueues it, so an accepted retry is never lost.
+export function createEventService(deps: EventServiceDeps) {
+  const { eventQueries: queries, eventActions: actions } = deps.repositories;
+  const notices = createEventNotices(deps);
+  const bulkAudit = (principal: Principal, action: string, selection: EventSelection) => (done: { ids: string[] }) =>
+    auditEntry(principal, {
+      action,
+      resourceType: 'event',
+      resourceId: null,
+      metadata: {
+        ...('ids' in selection
+          ? { by: 'ids', requested: selection.ids.length }
+          : { by: 'filter', filter: selection.filter }),
+        affected: done.ids.length,
+      },
+    });
+  const bulkView = ({ ids, truncated }: { ids: string[]; truncated: boolean }) => ({
+    affected: ids.length,
+    ids,
+    truncated,
+  });
+  const summaryOf = async (orgId: OrgId, id: string) => {
+    const event = await queries.findById(orgId, id);
+    if (!event) throw noSuchEvent();
+    return summaryView(event);
+  };
+
+  return {
+    async list(principal: Principal, query: z.output<typeof eventListQuery>) {
+      const { page, per_page } = query;
+      const { events, total } = await queries.page(principal.orgId, filterOf(query), page, per_page);
+      return { events: events.map(summaryView), total, page, per_page, pages: Math.ceil(total / per_page) };
+    },
+
+    async sources(principal: Principal) {
+      return { sources: await queries.sources(principal.orgId) };
+    },
+
+    async find(principal: Principal, id: string) {
+      const event = await queries.findById(principal.orgId, id);
+      if (!event) throw noSuchEvent();
+      return detailView(event);
+    },
+
+    async attempts(principal: Principal, id: string) {
+      const attempts = await queries.attempts(principal.orgId, id);
+      if (!attempts) throw noSuchEvent();
+      return { attempts: attempts.map(attemptView) };
+    },
+
+    async retry(principal: Principal, id: string) {
+      const result = await actions.retry(principal.orgId, id, auditEntry(principal, fact('event.retried', id)));
+      if (result === 'not_found') throw noSuchEvent();
+      if (result === 'wrong_status') throw new AppError('event_not_retryable');
+      await notices.enqueue(principal.orgId, [id]);
+      await notices.statusChanged(principal.orgId, [result]);
+      return { id, status: 'queued' as const };
+    },
+
+    /** Acknowledges a failed event; answers the event as it is now. */
+    async acknowledge(principal: Principal, id: string) {
+      const audit = auditEntry(principal, fact('event.acknowledged', id));
+      const result = await actions.acknowledge(principal.orgId, id, audit);
+      if (result === 'not_found') throw noSuchEvent();
+      if (result === 'wrong_status') throw new AppError('event_not_failed');
+      await notices.statusChanged(principal.orgId, [result]);
+      return summaryOf(principal.orgId, id);
+    },
+
+    async delete(principal: Principal, id: string): Promise<void> {
+      const audit = auditEntry(principal, fact('event.deleted', id));
+      if (!(await actions.delete(principal.orgId, id, audit))) throw noSuchEvent();
+      await notices.deleted(principal.orgId, [id]);
+    },
+
+    async bulkRetry(principal: Principal, body: BulkSelection) {
+      const selection = selectionOf(body);
+      const audit = bulkAudit(principal, 'events.bulk_retried', selection);
+      const result = await actions.bulkRetry(principal.orgId, selection, deps.bulkCap, audit);
+      await notices.enqueue(principal.orgId, result.ids);
+      await notices.statusChanged(
+        principal.orgId,
+        result.ids.map((eventId) => ({ id: eventId, status: 'queued', failure_reason: null, acknowledged: false })),
+      );
+      return bulkView(result);
+    },
+
+    async bulkDelete(principal: Principal, body: BulkSelection) {
+      const selection = selectionOf(body);
+      const audit = bulkAudit(principal, 'events.bulk_deleted', selection);
+      const result = await actions.bulkDelete(principal.orgId, selection, deps.bulkCap, audit);
+      await notices.deleted(principal.orgId, result.ids);
+      return bulkView(result);
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { bulkSelectionSchema, eventFilterSchema } from '@relay/contracts';
+import type { AttemptRecord, EventDetail, EventFilter, EventSelection, EventSummary } from '@relay/db';
+import type { z } from 'zod';
+import { isoOrNull as iso } from '../../http/timestamps';
+
+export function summaryView(e: EventSummary) {
+  return {
+    id: e.id,
+    source: e.source,
+    status: e.status,
+    provider_id: e.providerId,
+    target_url: e.targetUrl,
+    attempt_count: e.attemptCount,
+    failure_reason: e.failureReason,
+    acknowledged: e.acknowledgedAt !== null,
+    acknowledged_at: iso(e.acknowledgedAt),
+    created_at: e.createdAt.toISOString(),
+    delivered_at: iso(e.deliveredAt),
+  };
+}
+
+function payloadOf(body: Buffer): unknown {
+  // Ingest only stores valid JSON; anything else (a row written by hand) is shown as text.
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return body.toString('utf8');
+  }
+}
+
+export function detailView(e: EventDetail) {
+  return {
+    ...summaryView(e),
+    payload: payloadOf(e.body),
+    headers: e.headers,
+    last_error: e.lastError,
+    next_attempt_at: iso(e.nextAttemptAt),
+    updated_at: e.updatedAt.toISOString(),
+  };
+}
+
+export function attemptView(a: AttemptRecord) {
+  return {
+    id: a.id,
+    attempt_number: a.attemptNumber,
+    kind: a.kind,
+    hook_id: a.hookId,
+    target_url: a.targetUrl,
+    response_status: a.responseStatus,
+    response_body: a.responseBody,
+    error: a.error,
+    duration_ms: a.durationMs,
+    started_at: a.startedAt.toISOString(),
+    finished_at: a.finishedAt.toISOString(),
+  };
+}
+
+export function filterOf(query: z.output<typeof eventFilterSchema>): EventFilter {
+  return {
+    search: query.search,
+    status: query.status,
+    source: query.source,
+    from: query.from ? new Date(query.from) : undefined,
+    to: query.to ? new Date(query.to) : undefined,
+    needsAttention: query.needs_attention === 'true',
+  };
+}
+
+/** A bulk action's body (ids or the list filters) as the repository selects events. */
+export function selectionOf(body: z.output<typeof bulkSelectionSchema>): EventSelection {
+  return 'ids' in body ? { ids: body.ids } : { filter: filterOf(body.filter) };
+}

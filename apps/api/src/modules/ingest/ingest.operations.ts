@@ -1,0 +1,54 @@
+import { ingestAccepted, sourceParam } from '@relay/contracts';
+import type { Request } from 'express';
+import { defineOperation } from '../define-operation';
+import type { ApiServices } from '../services';
+
+const ingestResponses = {
+  202: { description: 'Stored durably and queued for delivery.', schema: ingestAccepted },
+  413: { description: 'Body over INGEST_MAX_BODY_BYTES (`payload_too_large`).' },
+  415: { description: 'Not JSON, or compressed (`unsupported_media_type`, `unsupported_content_encoding`).' },
+  422: { description: 'X-Target-Url refused by the target policy (`target_url_rejected`).' },
+  503: { description: 'The event store is unavailable; nothing was stored (`database_unavailable`).' },
+};
+const common = {
+  tag: 'ingest',
+  access: 'public',
+  rawBody: {
+    contentType: 'application/json',
+    description:
+      'Any JSON value, stored byte for byte. Optional headers: X-Webhook-Source, ' +
+      'X-Target-Url (only with ALLOW_PUBLIC_TARGET_OVERRIDE).',
+  },
+  responses: ingestResponses,
+} as const;
+
+// The source comes from the path itself (any depth), so the handler reads it, not `params`.
+async function receive({ services, req }: { services: ApiServices; req: Request }) {
+  const accepted = await services.webhooks.receive({ host: req.hostname ?? '', path: req.path, message: req });
+  return { status: 202, body: accepted };
+}
+
+const ingestRoot = defineOperation({
+  ...common,
+  method: 'post',
+  path: '/',
+  summary: 'Ingest a webhook (source from X-Webhook-Source or DEFAULT_SOURCE)',
+  handler: receive,
+});
+
+// Both documented operations (POST / and POST /:source, with deeper paths too) are served by one
+// catch-all route, mounted after every API route: any POST no API route claimed is a webhook.
+export const ingestOperations = [
+  ingestRoot,
+  defineOperation({
+    ...common,
+    method: 'post',
+    path: '/:source',
+    summary: 'Ingest a webhook for a source (nested paths such as /github/org/repo are accepted too)',
+    params: sourceParam,
+    handler: receive,
+  }),
+];
+
+/** The route that serves both ingest operations. */
+export const INGEST_ROUTE = { ...ingestRoot, path: '/{*path}' };

@@ -1,0 +1,93 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { AppError, DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { createDatabase, createRepositories, type Database } from '@relay/db';
+import type { DeliveryQueue } from '@relay/queue';
+import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { pino } from 'pino';
+import { createIngestService } from './ingest.service';
+import { createWebhookService } from './webhook.service';
+
+let testDb: TestDatabase;
+let db: Database;
+let ingest: ReturnType<typeof createIngestService>;
+const service = (allowTargetOverride = false) =>
+  createWebhookService({
+    ingest,
+    organizationOf: async (host) => {
+      if (host !== 'relay.example.com') throw new AppError('ingest_host_unknown');
+      return DEFAULT_ORGANIZATION_ID;
+    },
+    maxBodyBytes: 64,
+    defaultSource: 'default',
+    allowTargetOverride,
+    targetPolicy: { allowPrivate: false, allowlist: [] },
+  });
+const message = (body: string, headers: Record<string, string> = {}) =>
+  Object.assign(Readable.from([Buffer.from(body)]), {
+    headers: { 'content-type': 'application/json', ...headers },
+  }) as unknown as IncomingMessage;
+const receive = (path: string, body = '{"n":1}', headers: Record<string, string> = {}, host = 'relay.example.com') =>
+  service().receive({ host, path, message: message(body, headers) });
+const events = () => db.prisma.event.count();
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 2 });
+  ingest = createIngestService({
+    events: createRepositories(db, { defaultTargetUrl: undefined }).events,
+    // The queue is Redis; the sweeper enqueues what it misses, so stored is what counts here.
+    queue: { enqueue: async () => {} } as unknown as DeliveryQueue,
+    logger: pino({ level: 'silent' }),
+    batch: { maxSize: 10, maxWaitMs: 1 },
+  });
+});
+afterAll(async () => {
+  await ingest.drain();
+  await db.close();
+  await testDb.drop();
+});
+
+describe('webhook service', () => {
+  it('stores the body byte for byte with the source from the path, the header, or the default', async () => {
+    const byPath = await receive('/github/org/repo', '{ "a" : 1 }');
+    expect(byPath.status).toBe('queued');
+    const stored = await db.prisma.event.findUniqueOrThrow({ where: { id: byPath.id } });
+    expect(stored).toMatchObject({ source: 'github', organizationId: DEFAULT_ORGANIZATION_ID });
+    expect(Buffer.from(stored.body).toString()).toBe('{ "a" : 1 }');
+    const byHeader = await receive('/github', '{}', { 'x-webhook-source': ' stripe ' });
+    expect((await db.prisma.event.findUniqueOrThrow({ where: { id: byHeader.id } })).source).toBe('stripe');
+    const byDefault = await receive('/');
+    expect((await db.prisma.event.findUniqueOrThrow({ where: { id: byDefault.id } })).source).toBe('default');
+  });
+
+  it('refuses reserved paths, bad sources, unknown hosts and disabled overrides, storing nothing', async () => {
+    const before = await events();
+    await expect(receive('/API/x')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(receive('/openapi.json')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(receive('/-bad')).rejects.toMatchObject({ code: 'invalid_source' });
+    await expect(receive('/a', '{}', {}, 'unknown.example')).rejects.toMatchObject({ code: 'ingest_host_unknown' });
+    await expect(receive('/a', '{}', { 'x-target-url': 'https://example.com' })).rejects.toMatchObject({
+      code: 'target_override_disabled',
+    });
+    const override = service(true).receive({
+      host: 'relay.example.com',
+      path: '/a',
+      message: message('{}', { 'x-target-url': 'http://127.0.0.1/' }),
+    });
+    await expect(override).rejects.toMatchObject({ code: 'target_url_rejected' });
+    expect(await events()).toBe(before);
+  });
+
+  it('refuses bodies that are not JSON or over the limit', async () => {
+    const before = await events();
+    await expect(receive('/a', 'not json')).rejects.toMatchObject({ code: 'invalid_json' });
+    await expect(receive('/a', JSON.stringify({ big: 'x'.repeat(100) }))).rejects.toMatchObject({
+      code: 'payload_too_large',
+    });
+    await expect(receive('/a', '{}', { 'content-type': 'text/plain' })).rejects.toMatchObject({
+      code: 'unsupported_media_type',
+    });
+    expect(await events()).toBe(before);
+  });
+});

@@ -1,0 +1,101 @@
+import type { IncomingMessage } from 'node:http';
+import {
+  AppError,
+  checkTargetUrl,
+  isValidSource,
+  sourceFromPath,
+  storableHeaders,
+  type TargetPolicy,
+} from '@relay/core';
+import type { HostResolver } from '../platform/host-resolver';
+import type { IngestService } from './ingest.service';
+import { readJsonBody } from './read-json-body';
+
+export interface WebhookServiceDeps {
+  ingest: IngestService;
+  /** The organization of the Host the webhook was sent to (refuses unknown hosts and suspended organizations). */
+  organizationOf: HostResolver;
+  maxBodyBytes: number;
+  defaultSource: string;
+  allowTargetOverride: boolean;
+  targetPolicy: TargetPolicy;
+}
+
+/** A webhook as it arrives: where it was sent, and the message whose body is read with the size limit. */
+export interface IncomingWebhookRequest {
+  /** The Host (X-Forwarded-Host only from trusted proxies). */
+  host: string;
+  path: string;
+  message: IncomingMessage;
+}
+
+// First path segments that belong to the relay's own API; webhooks cannot use them as sources.
+export const RESERVED_PATH_SEGMENTS = new Set([
+  'api',
+  'events',
+  'rules',
+  'config',
+  'stats',
+  'health',
+  'ready',
+  'docs',
+  'openapi.json',
+]);
+
+const headerOf = (message: IncomingMessage, name: string): string | undefined => {
+  const value = message.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+};
+
+// Public ingest: the organization from the Host, the source from X-Webhook-Source or the path, an
+// optional X-Target-Url, then the body, in that order, so a refused webhook is never read.
+export function createWebhookService(deps: WebhookServiceDeps) {
+  function sourceOf(request: IncomingWebhookRequest): string {
+    const fromPath = sourceFromPath(request.path);
+    if (fromPath !== undefined && RESERVED_PATH_SEGMENTS.has(fromPath.toLowerCase())) {
+      throw new AppError('not_found', `No route for POST ${request.path}.`);
+    }
+    const header = headerOf(request.message, 'x-webhook-source');
+    const source = header !== undefined && header.trim() !== '' ? header.trim() : (fromPath ?? deps.defaultSource);
+    if (!isValidSource(source)) {
+      throw new AppError(
+        'invalid_source',
+        'A source is 1-64 characters: letters, digits, ".", "_" and "-", starting with a letter or digit.',
+        { source },
+      );
+    }
+    return source;
+  }
+
+  function targetOverrideOf(message: IncomingMessage): string | undefined {
+    const header = headerOf(message, 'x-target-url');
+    if (header === undefined) return undefined;
+    if (!deps.allowTargetOverride) {
+      throw new AppError(
+        'target_override_disabled',
+        'X-Target-Url is refused on public ingest (ALLOW_PUBLIC_TARGET_OVERRIDE is not true).',
+      );
+    }
+    const check = checkTargetUrl(header.trim(), deps.targetPolicy);
+    if (!check.ok) throw new AppError('target_url_rejected', check.message, { reason: check.reason });
+    return check.url.toString();
+  }
+
+  return {
+    /** Stores the webhook durably and answers its event id; the delivery is queued. */
+    async receive(request: IncomingWebhookRequest): Promise<{ id: string; status: 'queued' }> {
+      const orgId = await deps.organizationOf(request.host);
+      const source = sourceOf(request);
+      const targetOverride = targetOverrideOf(request.message);
+      const body = await readJsonBody(request.message, deps.maxBodyBytes);
+      const id = await deps.ingest.accept({
+        orgId,
+        source,
+        body,
+        headers: storableHeaders(request.message.headers),
+        ...(targetOverride !== undefined ? { targetOverride } : {}),
+      });
+      return { id, status: 'queued' };
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { bootstrapSchema, operatorBootstrappedSchema } from '@relay/contracts';
+import express from 'express';
+import { defineOperation } from '../define-operation';
+
+// Public: it carries PLATFORM_ADMIN_TOKEN, not a relay credential, so app.ts mounts it before
+// credentials are resolved, with a JSON parser of its own that takes only a small body.
+export const bootstrapOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/api/platform/bootstrap/operator',
+    tag: 'platform',
+    access: 'public',
+    summary: 'Create the first platform operator (Authorization: Bearer <PLATFORM_ADMIN_TOKEN>)',
+    description:
+      'Works only while no operator exists. Answers a generated password, shown once, with which the operator ' +
+      'signs in through `POST /api/auth/login`. Disabled (404) while PLATFORM_ADMIN_TOKEN is unset.',
+    middleware: [express.json({ limit: '4kb' })],
+    body: bootstrapSchema,
+    responses: {
+      201: { description: 'Created.', schema: operatorBootstrappedSchema },
+      401: { description: 'Missing or wrong token (`unauthenticated`).' },
+      404: { description: 'PLATFORM_ADMIN_TOKEN is not set (`not_found`).' },
+      409: {
+        description: "An operator exists already (`operator_exists`), or the username is a user's (`username_taken`).",
+      },
+    },
+    handler: async ({ services, req, body }) => {
+      const header = req.get('authorization');
+      const bearer = header?.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : undefined;
+      const created = await services.operatorBootstrap.bootstrapOperator({
+        bearer,
+        username: body.username,
+        ip: req.ip,
+      });
+      return { status: 201, body: created };
+    },
+  }),
+];

@@ -1,0 +1,125 @@
+import { createDatabase, createRepositories, type Database, type OperatorRecord } from '@relay/db';
+import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { createPasswordHasher } from '../../auth/passwords';
+import { createPlatformService } from './platform.service';
+
+const operator: OperatorRecord = {
+  id: '00000000-0000-7000-8000-0000000000b1',
+  username: 'root',
+  createdAt: new Date(),
+};
+const newOrganization = (slug: string, overrides: Record<string, string> = {}) => ({
+  name: `Org ${slug}`,
+  slug,
+  username: `${slug}-admin`,
+  password: 'Correct-Horse-9',
+  email: `admin@${slug}.example`,
+  subscriber_name: 'Subscriber',
+  billing_contact_name: 'Bea Bills',
+  billing_contact_email: `billing@${slug}.example`,
+  ...overrides,
+});
+
+let testDb: TestDatabase;
+let db: Database;
+const service = () =>
+  createPlatformService({
+    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    passwords: createPasswordHasher({ memoryKib: 1024, timeCost: 1 }),
+    hosts: { canonicalHost: 'relay.example.com', publicBaseUrl: 'https://relay.example.com' },
+  });
+const auditOf = (resourceId: string) =>
+  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 2 });
+});
+afterAll(async () => {
+  await db.close();
+  await testDb.drop();
+});
+
+describe('platform service', () => {
+  it('creates an organization, its admin, and a platform and an organization audit entry', async () => {
+    const created = await service().create(operator, newOrganization('acme'));
+    expect(created).toMatchObject({
+      organization: { slug: 'acme', subscription: { status: 'active' } },
+      admin: { username: 'acme-admin' },
+      ingest_urls: ['https://acme.relay.example.com/'],
+    });
+    const [platformEntry] = await auditOf(created.organization.id);
+    expect(platformEntry).toMatchObject({
+      organizationId: null,
+      action: 'organization.created',
+      resourceType: 'organization',
+      actorUserId: operator.id,
+      actorEmail: null,
+      metadata: { operator: 'root', slug: 'acme', admin_username: 'acme-admin' },
+    });
+    const [userEntry] = await auditOf(created.admin.id);
+    expect(userEntry).toMatchObject({
+      organizationId: created.organization.id,
+      action: 'user.created',
+      resourceType: 'user',
+      metadata: { operator: 'root', username: 'acme-admin', role: 'admin' },
+    });
+  });
+
+  it('writes neither the organization nor an entry when an audit entry cannot be written', async () => {
+    const broken = { ...operator, id: 'not-a-uuid' };
+    await expect(service().create(broken, newOrganization('atomic'))).rejects.toThrow();
+    expect(await db.prisma.organization.findUnique({ where: { slug: 'atomic' } })).toBeNull();
+    expect(await db.prisma.user.findFirst({ where: { username: 'atomic-admin' } })).toBeNull();
+  });
+
+  it('refuses a taken slug or username and a password containing the username, auditing nothing', async () => {
+    const before = await db.prisma.auditEntry.count();
+    await expect(service().create(operator, newOrganization('acme', { username: 'x-admin' }))).rejects.toMatchObject({
+      code: 'slug_taken',
+    });
+    await expect(
+      service().create(operator, newOrganization('acme2', { username: 'acme-admin' })),
+    ).rejects.toMatchObject({ code: 'username_taken' });
+    await expect(
+      service().create(operator, newOrganization('weak', { password: 'my-weak-admin-pw' })),
+    ).rejects.toMatchObject({ code: 'validation_failed' });
+    expect(await db.prisma.auditEntry.count()).toBe(before);
+  });
+
+  it('changes the subscription with an audit entry of before and after, atomically', async () => {
+    const { organization } = await service().create(operator, newOrganization('subs'));
+    const patch = { status: 'suspended' as const, monthly_event_limit: 10 };
+    await expect(
+      service().updateSubscription({ ...operator, id: 'not-a-uuid' }, organization.id, patch),
+    ).rejects.toThrow();
+    expect((await service().get(organization.id)).subscription.status).toBe('active');
+    const updated = await service().updateSubscription(operator, organization.id, patch);
+    expect(updated.subscription).toMatchObject({ status: 'suspended', monthly_event_limit: 10 });
+    const entries = (await auditOf(organization.id)).filter((e) => e.action === 'subscription.updated');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      organizationId: null,
+      metadata: {
+        operator: 'root',
+        from: { status: 'active', monthly_event_limit: null },
+        to: { status: 'suspended', monthly_event_limit: 10 },
+      },
+    });
+    const unknown = '00000000-0000-7000-8000-0000000000ff';
+    await expect(service().updateSubscription(operator, unknown, patch)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(service().get(unknown)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('lists, shows and pages the platform audit log', async () => {
+    expect(await service().list({ search: 'acm', page: 1, per_page: 10 })).toMatchObject({
+      total: 1,
+      pages: 1,
+      organizations: [{ slug: 'acme' }],
+    });
+    const page = await service().auditPage({ page: 1, per_page: 2 });
+    expect(page).toMatchObject({ page: 1, per_page: 2, entries: [{ action: 'subscription.updated' }, {}] });
+    expect(page.entries[0]!.created_at).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+$/);
+    expect((await service().overview()).organizations).toBeGreaterThanOrEqual(3);
+  });
+});

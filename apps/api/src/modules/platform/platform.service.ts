@@ -1,0 +1,129 @@
+import { AppError } from '@relay/core';
+import type { organizationCreateSchema, subscriptionPatchSchema } from '@relay/contracts';
+import type { AuditInput, OperatorRecord, Repositories, SubscriptionPatch } from '@relay/db';
+import type { z } from 'zod';
+import type { PasswordHasher } from '../../auth/passwords';
+import type { AuditFact } from '../audit-entry';
+import { auditPageView } from '../audit/audit.views';
+import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
+import { organizationDetailView, organizationView, overviewView, subscriptionView } from './platform.views';
+
+export interface PlatformServiceDeps {
+  repositories: Repositories;
+  passwords: PasswordHasher;
+  hosts: IngestHostSettings;
+}
+
+type OrganizationInput = z.output<typeof organizationCreateSchema>;
+type SubscriptionInput = z.output<typeof subscriptionPatchSchema>;
+type Page = { page: number; per_page: number };
+
+// Platform audit entries name the operator in actor_user_id and metadata; operators have no email.
+const byOperator = (operator: OperatorRecord, fact: AuditFact): AuditInput => ({
+  actorUserId: operator.id,
+  actorEmail: null,
+  ...fact,
+  metadata: { operator: operator.username, ...fact.metadata },
+});
+
+const noSuchOrganization = () => new AppError('not_found', 'No such organization.');
+
+function subscriptionPatch(patch: SubscriptionInput): SubscriptionPatch {
+  return {
+    ...(patch.plan !== undefined ? { plan: patch.plan } : {}),
+    ...(patch.status !== undefined ? { subscriptionStatus: patch.status } : {}),
+    ...(patch.monthly_event_limit !== undefined ? { monthlyEventLimit: patch.monthly_event_limit } : {}),
+    ...(patch.current_period_end !== undefined
+      ? { currentPeriodEnd: patch.current_period_end === null ? null : new Date(patch.current_period_end) }
+      : {}),
+  };
+}
+
+// The operator console: every organization, read and managed by platform operators only.
+export function createPlatformService(deps: PlatformServiceDeps) {
+  const r = deps.repositories;
+  return {
+    overview: async () => overviewView(await r.platform.overview()),
+
+    async list(query: Page & { search?: string | undefined }) {
+      const { organizations, total } = await r.platform.list(query.search, query.page, query.per_page);
+      return {
+        organizations: organizations.map(organizationView),
+        total,
+        page: query.page,
+        per_page: query.per_page,
+        pages: Math.ceil(total / query.per_page),
+      };
+    },
+
+    async get(id: string) {
+      const found = await r.platform.get(id);
+      if (!found) throw noSuchOrganization();
+      return organizationDetailView(found, deps.hosts);
+    },
+
+    /** The organization, its first admin and both audit entries (platform and organization) commit together. */
+    async create(operator: OperatorRecord, input: OrganizationInput) {
+      if (input.password.toLowerCase().includes(input.username.toLowerCase())) {
+        throw new AppError('validation_failed', 'The request is not valid.', {
+          errors: [{ field: 'password', message: 'must not contain the username' }],
+        });
+      }
+      const passwordHash = await deps.passwords.hash(input.password);
+      const { organization, adminId } = await r.transaction(async (tx) => {
+        const result = await tx.platform.create({
+          name: input.name,
+          slug: input.slug,
+          subscriberName: input.subscriber_name,
+          billingContactName: input.billing_contact_name,
+          billingContactEmail: input.billing_contact_email,
+          admin: { username: input.username, email: input.email, passwordHash },
+        });
+        if (result === 'slug_taken' || result === 'username_taken') throw new AppError(result);
+        const org = result.organization;
+        await tx.audit.record(
+          null,
+          byOperator(operator, {
+            action: 'organization.created',
+            resourceType: 'organization',
+            resourceId: org.id,
+            metadata: { slug: org.slug, admin_username: input.username },
+          }),
+        );
+        await tx.audit.record(
+          org.id,
+          byOperator(operator, {
+            action: 'user.created',
+            resourceType: 'user',
+            resourceId: result.adminId,
+            metadata: { username: input.username, role: 'admin' },
+          }),
+        );
+        return result;
+      });
+      return {
+        organization: organizationView(organization),
+        admin: { id: adminId, username: input.username },
+        ingest_urls: ingestUrlsOf(deps.hosts, organization, []),
+      };
+    },
+
+    async updateSubscription(operator: OperatorRecord, id: string, patch: SubscriptionInput) {
+      return r.transaction(async (tx) => {
+        const before = await tx.platform.get(id);
+        if (!before) throw noSuchOrganization();
+        const updated = await tx.platform.updateSubscription(id, subscriptionPatch(patch));
+        if (!updated) throw noSuchOrganization();
+        const fact = { action: 'subscription.updated', resourceType: 'organization', resourceId: id };
+        const change = { from: subscriptionView(before), to: subscriptionView(updated) };
+        await tx.audit.record(null, byOperator(operator, { ...fact, metadata: change }));
+        return organizationView(updated);
+      });
+    },
+
+    /** The platform-level audit log (entries of no organization), newest first. */
+    async auditPage(query: Page) {
+      return auditPageView(await r.audit.page(null, query.page, query.per_page), query.page, query.per_page);
+    },
+  };
+}

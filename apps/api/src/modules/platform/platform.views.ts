@@ -1,0 +1,45 @@
+import type { HostedOrganization, PlatformRepository } from '@relay/db';
+import { isoOrNull } from '../../http/timestamps';
+import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
+
+type Overview = Awaited<ReturnType<PlatformRepository['overview']>>;
+type Detail = NonNullable<Awaited<ReturnType<PlatformRepository['get']>>>;
+
+export const subscriptionView = (o: HostedOrganization) => ({
+  plan: o.plan,
+  status: o.subscriptionStatus,
+  monthly_event_limit: o.monthlyEventLimit,
+  current_period_end: isoOrNull(o.currentPeriodEnd),
+});
+
+export function organizationView(o: HostedOrganization) {
+  return {
+    id: o.id,
+    name: o.name,
+    slug: o.slug,
+    subscriber_name: o.subscriberName,
+    billing_contact_name: o.billingContactName,
+    billing_contact_email: o.billingContactEmail,
+    subscription: subscriptionView(o),
+    created_at: o.createdAt.toISOString(),
+  };
+}
+
+export function organizationDetailView(o: Detail, hosts: IngestHostSettings) {
+  const active = o.domains.filter((d) => d.status === 'active').map((d) => d.domain);
+  return {
+    ...organizationView(o),
+    users_by_role: o.usersByRole,
+    events: o.events,
+    domains: o.domains,
+    ingest_urls: ingestUrlsOf(hosts, { id: o.id, slug: o.slug }, active),
+  };
+}
+
+export const overviewView = (o: Overview) => ({
+  organizations: o.organizations,
+  organizations_by_subscription: o.organizationsBySubscription,
+  users: o.users,
+  events: o.events,
+  attempts: o.attempts,
+});

@@ -1,0 +1,36 @@
+import { createProbeService } from './probe.service';
+
+const ok = async () => {};
+const down = async () => {
+  throw new Error('refused');
+};
+
+describe('probe service', () => {
+  it('is ready when every dependency answers', async () => {
+    const probes = createProbeService({ checks: { database: ok, redis: ok }, isShuttingDown: () => false });
+    expect(await probes.readiness()).toEqual({
+      ready: true,
+      reason: null,
+      checks: { database: 'ok', redis: 'ok' },
+    });
+  });
+
+  it('names the dependency that fails or does not answer in time', async () => {
+    const never = () => new Promise<void>(() => {});
+    const probes = createProbeService({
+      checks: { database: down, redis: never },
+      isShuttingDown: () => false,
+      timeoutMs: 20,
+    });
+    expect(await probes.readiness()).toEqual({
+      ready: false,
+      reason: 'A dependency is unavailable.',
+      checks: { database: 'unavailable: refused', redis: 'unavailable: no answer within 20 ms' },
+    });
+  });
+
+  it('is never ready while shutting down', async () => {
+    const probes = createProbeService({ checks: { database: ok }, isShuttingDown: () => true });
+    expect(await probes.readiness()).toMatchObject({ ready: false, reason: 'Shutting down.' });
+  });
+});

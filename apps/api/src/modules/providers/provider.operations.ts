@@ -1,0 +1,83 @@
+import { ruleCreateSchema, ruleSchema, ruleUpdateSchema, uuidParam } from '@relay/contracts';
+import { z } from 'zod';
+import { defineOperation } from '../define-operation';
+
+const read = { role: 'viewer', scope: 'rules:read' } as const;
+const write = { role: 'admin', scope: 'rules:write' } as const;
+const common = { tag: 'rules', notFound: 'No such provider.' } as const;
+
+export const conflict = {
+  409: { description: 'Another active provider serves this source (`active_provider_exists`).' },
+};
+export const rejected = {
+  422: { description: 'The target URL is refused by the target policy (`target_url_rejected`, with `reason`).' },
+};
+
+// Providers decide where payloads go: the API calls them rules (`/rules`).
+export const providerOperations = [
+  defineOperation({
+    ...common,
+    method: 'get',
+    path: '/rules',
+    access: read,
+    summary: 'Providers (rules) of the organization',
+    responses: { 200: { description: 'Rules.', schema: z.object({ rules: z.array(ruleSchema) }) } },
+    handler: async ({ services, principal }) => ({
+      status: 200,
+      body: { rules: await services.providers.list(principal) },
+    }),
+  }),
+  defineOperation({
+    ...common,
+    method: 'post',
+    path: '/rules',
+    access: write,
+    summary: 'Create a provider',
+    body: ruleCreateSchema,
+    responses: { 201: { description: 'Created.', schema: ruleSchema }, ...conflict, ...rejected },
+    handler: async ({ services, principal, body }) => ({
+      status: 201,
+      body: await services.providers.create(principal, body),
+    }),
+  }),
+  defineOperation({
+    ...common,
+    method: 'get',
+    path: '/rules/:id',
+    access: read,
+    summary: 'One provider',
+    params: uuidParam,
+    responses: { 200: { description: 'The rule.', schema: ruleSchema } },
+    handler: async ({ services, principal, params }) => ({
+      status: 200,
+      body: await services.providers.get(principal, params.id),
+    }),
+  }),
+  defineOperation({
+    ...common,
+    method: 'patch',
+    path: '/rules/:id',
+    access: write,
+    summary: 'Change a provider (null clears description or signing secret)',
+    params: uuidParam,
+    body: ruleUpdateSchema,
+    responses: { 200: { description: 'Updated.', schema: ruleSchema }, ...conflict, ...rejected },
+    handler: async ({ services, principal, params, body }) => ({
+      status: 200,
+      body: await services.providers.update(principal, params.id, body),
+    }),
+  }),
+  defineOperation({
+    ...common,
+    method: 'delete',
+    path: '/rules/:id',
+    access: write,
+    summary: 'Delete a provider and its hooks',
+    params: uuidParam,
+    responses: { 204: { description: 'Deleted.' } },
+    handler: async ({ services, principal, params }) => {
+      await services.providers.delete(principal, params.id);
+      return { status: 204 };
+    },
+  }),
+];

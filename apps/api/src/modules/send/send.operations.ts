@@ -1,0 +1,30 @@
+import { sendSchema, sentSchema } from '@relay/contracts';
+import { defineOperation } from '../define-operation';
+
+export const sendOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/api/send',
+    tag: 'events',
+    access: { role: 'admin', scope: 'webhooks:send' },
+    summary: 'Send a webhook through the relay (provider mode or manual mode)',
+    description:
+      "Provider mode: `{provider_id, body}` uses the provider's source and target. " +
+      "Manual mode: `{source, target_url, body}`; an empty `target_url` uses the organization's default target, " +
+      'else DEFAULT_TARGET_URL. Both modes at once is a 400.',
+    body: sendSchema,
+    responses: {
+      202: { description: 'Stored and queued; it is delivered like an ingested webhook.', schema: sentSchema },
+      404: { description: "No such provider in the caller's organization (`not_found`)." },
+      422: {
+        description:
+          'Target refused (`target_url_rejected` with `reason`: scheme, credentials or network policy), ' +
+          'no default target (`no_default_target`) or inactive provider (`provider_inactive`).',
+      },
+    },
+    handler: async ({ services, principal, body }) => ({
+      status: 202,
+      body: await services.send.send(principal, body),
+    }),
+  }),
+];

@@ -1,0 +1,112 @@
+import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
+import { createDatabase, createRepositories, type Database } from '@relay/db';
+import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import type { IncomingWebhook } from '../ingest/ingest.service';
+import { createSendService } from './send.service';
+
+const admin: Principal = {
+  kind: 'user',
+  mechanism: 'session',
+  orgId: DEFAULT_ORGANIZATION_ID,
+  role: 'admin',
+  scopes: 'all',
+  userId: '00000000-0000-7000-8000-0000000000a1',
+  username: 'ada',
+  email: 'ada@example.com',
+  credentialId: null,
+};
+
+let testDb: TestDatabase;
+let db: Database;
+let accepted: IncomingWebhook[];
+let next = 0;
+const service = (installDefaultTarget?: string) =>
+  createSendService({
+    // Ingest (group commit, queueing) has its own tests; here it only records what it was given.
+    ingest: {
+      accept: async (webhook) => {
+        accepted.push(webhook);
+        return `00000000-0000-7000-8000-${String(++next).padStart(12, '0')}`;
+      },
+    },
+    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    targetPolicy: { allowPrivate: false, allowlist: [] },
+    installDefaultTarget,
+  });
+const auditOf = (resourceId: string) => db.prisma.auditEntry.findMany({ where: { resourceId } });
+const provider = (source: string, active: boolean) =>
+  db.prisma.provider.create({
+    data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl: 'https://example.com/p', active },
+  });
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 2 });
+});
+beforeEach(() => {
+  accepted = [];
+});
+afterAll(async () => {
+  await db.close();
+  await testDb.drop();
+});
+
+describe('send service', () => {
+  it("sends in provider mode to the provider's target and audits event.sent", async () => {
+    const p = await provider('prov', true);
+    const sent = await service().send(admin, { provider_id: p.id, body: { hello: 1 } });
+    expect(sent).toMatchObject({ status: 'queued', source: 'prov', target_url: 'https://example.com/p' });
+    expect(accepted[0]).toMatchObject({ source: 'prov', providerId: p.id, targetOverride: 'https://example.com/p' });
+    expect(accepted[0]!.body.toString()).toBe('{"hello":1}');
+    expect(await auditOf(sent.id)).toEqual([
+      expect.objectContaining({
+        action: 'event.sent',
+        resourceType: 'event',
+        metadata: {
+          mode: 'provider',
+          source: 'prov',
+          provider_id: p.id,
+          target_url: 'https://example.com/p',
+          mechanism: 'session',
+        },
+      }),
+    ]);
+  });
+
+  it('refuses an unknown or inactive provider without sending', async () => {
+    const idle = await provider('idle', false);
+    await expect(service().send(admin, { provider_id: idle.id, body: 1 })).rejects.toMatchObject({
+      code: 'provider_inactive',
+    });
+    const unknown = '00000000-0000-7000-8000-00000000dead';
+    await expect(service().send(admin, { provider_id: unknown, body: 1 })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    expect(accepted).toEqual([]);
+  });
+
+  it('sends in manual mode to a checked URL, and refuses a private one', async () => {
+    const sent = await service().send(admin, { source: 'manual', target_url: 'https://example.com/m', body: [] });
+    expect(sent).toMatchObject({ source: 'manual', target_url: 'https://example.com/m', provider_id: null });
+    expect((await auditOf(sent.id))[0]!.metadata).toMatchObject({ mode: 'manual', provider_id: null });
+    await expect(
+      service().send(admin, { source: 'manual', target_url: 'http://127.0.0.1/', body: [] }),
+    ).rejects.toMatchObject({ code: 'target_url_rejected' });
+    expect(accepted).toHaveLength(1);
+  });
+
+  it("falls back to the organization's default, then the install default, else no_default_target", async () => {
+    const manual = { source: 'fallback', target_url: '', body: null };
+    await expect(service().send(admin, manual)).rejects.toMatchObject({ code: 'no_default_target' });
+    expect(await service('https://install.example.com/').send(admin, manual)).toMatchObject({
+      target_url: 'https://install.example.com/',
+    });
+    await db.prisma.organization.update({
+      where: { id: DEFAULT_ORGANIZATION_ID },
+      data: { defaultTargetUrl: 'https://own.example.com/' },
+    });
+    expect(await service('https://install.example.com/').send(admin, manual)).toMatchObject({
+      target_url: 'https://own.example.com/',
+    });
+  });
+});

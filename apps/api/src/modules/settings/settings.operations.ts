@@ -1,0 +1,43 @@
+import { defaultTargetSchema, defaultTargetStateSchema, endpointSchema, oauthSchema } from '@relay/contracts';
+import { defineOperation } from '../define-operation';
+
+export const settingsOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/config/default-target',
+    tag: 'config',
+    access: { role: 'admin', scope: 'rules:write' },
+    summary: "Set or clear the organization's default target",
+    body: defaultTargetSchema,
+    responses: {
+      200: { description: 'The stored and effective default.', schema: defaultTargetStateSchema },
+      422: { description: 'Refused by the target policy (`target_url_rejected`).' },
+    },
+    handler: async ({ services, principal, body }) => ({
+      status: 200,
+      body: await services.settings.setDefaultTarget(principal, body.target_url),
+    }),
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/config/endpoint',
+    tag: 'config',
+    access: 'public',
+    summary: 'The public ingest URLs',
+    responses: { 200: { description: 'Where providers send webhooks.', schema: endpointSchema } },
+    // Public, but credentials that were sent pick the organization (the principal is optional here).
+    handler: async ({ services, req }) => ({
+      status: 200,
+      body: await services.settings.endpoint(req.principal?.orgId, req.hostname ?? ''),
+    }),
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/config/oauth',
+    tag: 'config',
+    access: 'public',
+    summary: 'Whether identity-provider login is configured',
+    responses: { 200: { description: 'Login options.', schema: oauthSchema } },
+    handler: ({ services }) => ({ status: 200, body: services.settings.oauth() }),
+  }),
+];

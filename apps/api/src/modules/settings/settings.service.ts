@@ -1,0 +1,64 @@
+import type { OrgId, Principal, TargetPolicy } from '@relay/core';
+import type { Repositories } from '@relay/db';
+import type { HostResolver } from '../platform/host-resolver';
+import { ingestUrlsOf, type IngestHostSettings } from '../platform/ingest-hosts';
+import { allowedTarget } from '../allowed-target';
+import { auditEntry } from '../audit-entry';
+import { defaultTargetView, endpointView } from './settings.views';
+
+export interface SettingsServiceDeps {
+  repositories: Repositories;
+  targetPolicy: TargetPolicy;
+  /** DEFAULT_TARGET_URL, in effect where an organization has no default of its own. */
+  installDefaultTarget: string | undefined;
+  /** PUBLIC_BASE_URL. */
+  publicBaseUrl: string;
+  oidc: { issuer: string | undefined; clientId: string | undefined };
+  hosts: IngestHostSettings;
+  organizationOf: HostResolver;
+}
+
+// `/config/*`: the organization's default target (admin) and two public discovery answers.
+export function createSettingsService(deps: SettingsServiceDeps) {
+  const { repositories: repos } = deps;
+  const base = deps.publicBaseUrl.replace(/\/+$/, '');
+
+  return {
+    async setDefaultTarget(principal: Principal, targetUrl: string | null) {
+      const url = targetUrl === null ? null : allowedTarget(targetUrl, deps.targetPolicy);
+      await repos.transaction(async (tx) => {
+        const previous = await tx.organizations.defaultTarget(principal.orgId);
+        await tx.organizations.setDefaultTarget(principal.orgId, url);
+        const fact = {
+          resourceType: 'organization',
+          resourceId: principal.orgId,
+          metadata: { from: previous, to: url },
+        };
+        await tx.audit.record(
+          principal.orgId,
+          auditEntry(principal, { action: 'config.default_target_updated', ...fact }),
+        );
+      });
+      return defaultTargetView(url, deps.installDefaultTarget);
+    },
+
+    /** The caller's organization when credentials were sent, else the organization of the Host asked. */
+    async endpoint(callerOrg: OrgId | undefined, host: string) {
+      const orgId = callerOrg ?? (await deps.organizationOf(host).catch(() => null));
+      const org = orgId ? await repos.organizations.findById(orgId) : null;
+      if (!org) return endpointView(base, null, []);
+      const active = (await repos.domains.list(org.id)).filter((d) => d.status === 'active').map((d) => d.domain);
+      return endpointView(base, org, ingestUrlsOf(deps.hosts, org, active));
+    },
+
+    oauth() {
+      const enabled = Boolean(deps.oidc.issuer && deps.oidc.clientId);
+      return {
+        enabled,
+        provider: enabled ? ('oidc' as const) : null,
+        issuer: enabled ? (deps.oidc.issuer ?? null) : null,
+        login_url: enabled ? '/api/auth/idp' : null,
+      };
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_ORGANIZATION_ID, type EventStatus, type Principal } from '@relay/core';
+import { createDatabase, createRepositories, type Database } from '@relay/db';
+import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { createStatsService, statsWindow } from './stats.service';
+
+const viewer: Principal = {
+  kind: 'user',
+  mechanism: 'session',
+  orgId: DEFAULT_ORGANIZATION_ID,
+  role: 'viewer',
+  scopes: 'all',
+  userId: '00000000-0000-7000-8000-0000000000b1',
+  username: 'vi',
+  email: 'vi@example.com',
+  credentialId: null,
+};
+const NOW = new Date('2030-01-02T00:00:00.000Z');
+
+let testDb: TestDatabase;
+let db: Database;
+const service = () =>
+  createStatsService({ repositories: createRepositories(db, { defaultTargetUrl: undefined }), now: () => NOW });
+
+async function event(status: EventStatus, source: string, createdAt: Date): Promise<void> {
+  const id = randomUUID();
+  await createRepositories(db, { defaultTargetUrl: undefined }).events.insertMany([
+    {
+      id,
+      organizationId: DEFAULT_ORGANIZATION_ID,
+      source,
+      targetOverride: null,
+      body: Buffer.from('{}'),
+      headers: {},
+      nextAttemptAt: createdAt,
+    },
+  ]);
+  await db.prisma.event.update({ where: { id }, data: { status, createdAt } });
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 2 });
+});
+afterAll(async () => {
+  await db.close();
+  await testDb.drop();
+});
+
+describe('stats window', () => {
+  it('defaults to the last 24 hours in the narrowest bucket giving at most 300', () => {
+    expect(statsWindow({}, NOW)).toEqual({
+      from: new Date('2030-01-01T00:00:00.000Z'),
+      to: NOW,
+      bucket: '5m',
+      bucketSeconds: 300,
+    });
+  });
+
+  it('refuses an empty or too long window and too many buckets, naming the field', () => {
+    const field = (query: Parameters<typeof statsWindow>[0]) => {
+      try {
+        statsWindow(query, NOW);
+      } catch (err) {
+        return (err as { code: string; details: { errors: { field: string }[] } }).details.errors[0]!.field;
+      }
+      return null;
+    };
+    expect(field({ from: NOW.toISOString(), to: NOW.toISOString() })).toBe('from');
+    expect(field({ from: '2029-01-01T00:00:00Z' })).toBe('from');
+    expect(field({ from: '2029-12-01T00:00:00Z', bucket: '1m' })).toBe('bucket');
+  });
+});
+
+describe('stats service', () => {
+  it("summarises the organization's events created in the window", async () => {
+    await event('delivered', 'a', new Date('2030-01-01T12:00:00Z'));
+    await event('failed', 'a', new Date('2030-01-01T12:01:00Z'));
+    await event('queued', 'b', new Date('2030-01-01T13:00:00Z'));
+    await event('delivered', 'a', new Date('2029-12-30T00:00:00Z')); // before the window
+    const stats = await service().summary(viewer, { bucket: '1h' });
+    expect(stats).toMatchObject({
+      from: '2030-01-01T00:00:00.000Z',
+      to: '2030-01-02T00:00:00.000Z',
+      bucket: '1h',
+      bucket_seconds: 3600,
+      total: 3,
+      by_status: { queued: 1, delivered: 1, failed: 1 },
+      needs_attention: 1,
+      success_rate: 0.5,
+    });
+    expect(stats.by_source).toEqual([
+      { source: 'a', total: 2, queued: 0, delivered: 1, failed: 1 },
+      { source: 'b', total: 1, queued: 1, delivered: 0, failed: 0 },
+    ]);
+    expect(stats.series).toHaveLength(24);
+    expect(stats.series[12]).toEqual({
+      start: '2030-01-01T12:00:00.000Z',
+      total: 2,
+      queued: 0,
+      delivered: 1,
+      failed: 1,
+    });
+  });
+});

@@ -1,0 +1,28 @@
+import type { Bucket, deliveryStatsSchema } from '@relay/contracts';
+import type { StatsResult } from '@relay/db';
+import type { z } from 'zod';
+
+export interface ResolvedWindow {
+  from: Date;
+  to: Date;
+  bucket: Bucket;
+  bucketSeconds: number;
+}
+
+/** The statistics of a window as `GET /stats` shows them. */
+export function statsView(window: ResolvedWindow, result: StatsResult): z.output<typeof deliveryStatsSchema> {
+  const { total, queued, delivered, failed, needsAttention } = result.byStatus;
+  return {
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    bucket: window.bucket,
+    bucket_seconds: window.bucketSeconds,
+    total,
+    by_status: { queued, delivered, failed },
+    needs_attention: needsAttention,
+    success_rate: delivered + failed === 0 ? null : delivered / (delivered + failed),
+    latency_ms: result.latencyMs,
+    by_source: result.bySource,
+    series: result.series.map(({ start, ...counts }) => ({ start: start.toISOString(), ...counts })),
+  };
+}

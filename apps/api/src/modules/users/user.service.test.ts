@@ -1,0 +1,114 @@
+import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
+import { createDatabase, createRepositories, type Database } from '@relay/db';
+import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { createPasswordHasher } from '../../auth/passwords';
+import { createUser, ensureInitialAdmin } from './create-user';
+import { createUserService } from './user.service';
+
+const admin: Principal = {
+  kind: 'user',
+  mechanism: 'basic',
+  orgId: DEFAULT_ORGANIZATION_ID,
+  role: 'admin',
+  scopes: 'all',
+  userId: '00000000-0000-7000-8000-0000000000a1',
+  username: 'ada',
+  email: 'ada@example.com',
+  credentialId: null,
+};
+const broken: Principal = { ...admin, userId: 'not-a-uuid' };
+const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
+
+let testDb: TestDatabase;
+let db: Database;
+const deps = () => ({ repositories: createRepositories(db, { defaultTargetUrl: undefined }), passwords });
+const service = () => createUserService(deps());
+const newUser = (username: string, role: 'admin' | 'viewer' = 'viewer') => ({
+  username,
+  email: `${username}@example.com`,
+  password: 'a-long-password-1',
+  role,
+});
+const auditOf = (resourceId: string) =>
+  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 2 });
+});
+afterAll(async () => {
+  await db.close();
+  await testDb.drop();
+});
+
+describe('user service', () => {
+  it('makes the initial admin once, audited as the install, and never again', async () => {
+    const first = await ensureInitialAdmin(deps(), DEFAULT_ORGANIZATION_ID, newUser('root'));
+    expect(first).toMatchObject({ username: 'root', role: 'admin' });
+    expect(await auditOf(first!.id)).toMatchObject([
+      {
+        action: 'user.created',
+        actorUserId: null,
+        actorEmail: null,
+        metadata: { username: 'root', role: 'admin', source: 'INITIAL_ADMIN_USERNAME' },
+      },
+    ]);
+    expect(await ensureInitialAdmin(deps(), DEFAULT_ORGANIZATION_ID, newUser('root2'))).toBeNull();
+  });
+
+  it('adds a user with a hashed password and an audit entry naming the mechanism', async () => {
+    const created = await service().create(admin, newUser('carol'));
+    expect(created).toMatchObject({ username: 'carol', email: 'carol@example.com', role: 'viewer' });
+    const stored = await db.prisma.user.findUnique({ where: { id: created.id } });
+    expect(await passwords.verify(stored!.passwordHash, 'a-long-password-1')).toBe(true);
+    expect(await auditOf(created.id)).toMatchObject([
+      {
+        action: 'user.created',
+        resourceType: 'user',
+        actorUserId: admin.userId,
+        metadata: { username: 'carol', role: 'viewer', mechanism: 'basic' },
+      },
+    ]);
+    expect((await service().list(admin)).map((u) => u.username)).toEqual(['root', 'carol']);
+  });
+
+  it('refuses a taken username (users and operators alike) with username_taken', async () => {
+    await expect(service().create(admin, newUser('carol'))).rejects.toMatchObject({ code: 'username_taken' });
+    await db.prisma.platformOperator.create({ data: { username: 'op', passwordHash: 'x' } });
+    await expect(createUser(deps(), DEFAULT_ORGANIZATION_ID, newUser('op'), { source: 'cli' })).rejects.toMatchObject({
+      code: 'username_taken',
+    });
+  });
+
+  it('writes no user when the audit entry cannot be written', async () => {
+    await expect(service().create(broken, newUser('atomic'))).rejects.toThrow();
+    expect(await db.prisma.user.findUnique({ where: { username: 'atomic' } })).toBeNull();
+  });
+
+  it('changes roles with an audit entry, never demoting the last admin', async () => {
+    const dave = await service().create(admin, newUser('dave'));
+    expect(await service().changeRole(admin, dave.id, 'admin')).toMatchObject({ role: 'admin' });
+    expect((await auditOf(dave.id)).at(-1)).toMatchObject({
+      action: 'user.role_updated',
+      metadata: { from: 'viewer', to: 'admin', mechanism: 'basic' },
+    });
+    await service().changeRole(admin, dave.id, 'viewer');
+    const root = (await service().list(admin)).find((u) => u.username === 'root')!;
+    await expect(service().changeRole(admin, root.id, 'viewer')).rejects.toMatchObject({ code: 'last_admin' });
+    await expect(service().changeRole(admin, admin.userId!, 'viewer')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('keeps the role when the audit entry of the change cannot be written', async () => {
+    const erin = await service().create(admin, newUser('erin'));
+    await expect(service().changeRole(broken, erin.id, 'admin')).rejects.toThrow();
+    expect(await db.prisma.user.findUnique({ where: { id: erin.id } })).toMatchObject({ role: 'viewer' });
+  });
+
+  it("answers the caller's organization", async () => {
+    expect(await service().organization(admin)).toEqual({
+      id: DEFAULT_ORGANIZATION_ID,
+      slug: 'default',
+      name: 'Default organization',
+    });
+  });
+});

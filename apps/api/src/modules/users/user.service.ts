@@ -1,0 +1,45 @@
+import { AppError, type Principal, type Role } from '@relay/core';
+import type { Repositories } from '@relay/db';
+import type { PasswordHasher } from '../../auth/passwords';
+import { auditEntry } from '../audit-entry';
+import { createUser, type NewUser } from './create-user';
+import { organizationView, userView } from './user.views';
+
+export interface UserServiceDeps {
+  repositories: Repositories;
+  passwords: PasswordHasher;
+}
+
+// Users of the caller's organization: admins add users and change roles, never demoting the last
+// admin. Every change is audited in the transaction that makes it.
+export function createUserService(deps: UserServiceDeps) {
+  const repos = deps.repositories;
+  return {
+    async list(principal: Principal) {
+      return (await repos.users.list(principal.orgId)).map(userView);
+    },
+
+    async create(principal: Principal, input: NewUser) {
+      return userView(await createUser(deps, principal.orgId, input, principal));
+    },
+
+    async changeRole(principal: Principal, id: string, role: Role) {
+      const user = await repos.transaction(async (tx) => {
+        const result = await tx.users.updateRole(principal.orgId, id, role);
+        if (result === 'not_found') throw new AppError('not_found', 'No such user.');
+        if (result === 'last_admin') throw new AppError('last_admin');
+        const fact = { action: 'user.role_updated', resourceType: 'user', resourceId: id };
+        const metadata = { from: result.previous, to: role };
+        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata }));
+        return result.user;
+      });
+      return userView(user);
+    },
+
+    async organization(principal: Principal) {
+      const organization = await repos.organizations.findById(principal.orgId);
+      if (!organization) throw new AppError('not_found', 'No such organization.');
+      return organizationView(organization);
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import type { OrganizationRecord, UserRecord } from '@relay/db';
+
+export const userView = (u: UserRecord) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  role: u.role,
+  created_at: u.createdAt.toISOString(),
+});
+
+export const organizationView = (o: OrganizationRecord) => ({ id: o.id, slug: o.slug, name: o.name });

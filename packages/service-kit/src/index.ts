@@ -1,0 +1,4 @@
+// What every process of the relay shares: its logger, readiness checks and signal handling.
+export * from './logger';
+export * from './readiness';
+export * from './shutdown';

@@ -213,10 +213,11 @@ async function relayRun(run) {
     const lostSample = lost
       ? await query(
           url,
-          `SELECT id, status, attempt_count, last_error, failure_reason, created_at, next_attempt_at FROM events WHERE id IN (${lostIds
-            .slice(0, 5)
-            .map((id) => `'${id}'`)
-            .join(',')})`,
+          `SELECT id, status, attempt_count, last_error, failure_reason, created_at, next_attempt_at
+           FROM events WHERE id IN (${lostIds
+             .slice(0, 5)
+             .map((id) => `'${id}'`)
+             .join(',')})`,
         )
       : [];
     if (lost) log(`run ${run}: not delivered: ${JSON.stringify(lostSample)}`);
@@ -347,7 +348,8 @@ async function main() {
       row('lost events', 'lost'),
       row('duplicate deliveries', 'duplicates'),
       '',
-      `ingest / Express = ${ratios.ingestVsExpress.toFixed(2)} (target ≥ 0.9); delivered / BullMQ no-op = ${ratios.deliveredVsBullmqNoop.toFixed(2)} (target ≥ 0.5)`,
+      `ingest / Express = ${ratios.ingestVsExpress.toFixed(2)} (target ≥ 0.9); ` +
+        `delivered / BullMQ no-op = ${ratios.deliveredVsBullmqNoop.toFixed(2)} (target ≥ 0.5)`,
       `targets met: ${Object.entries(targets)
         .map(([k, v]) => `${k} ${v.met ? 'yes' : 'NO'}`)
         .join(', ')}`,

@@ -50,7 +50,9 @@ await Promise.all(
         },
       ],
       banner: {
-        js: "import { createRequire as __relayCreateRequire } from 'node:module'; const require = __relayCreateRequire(import.meta.url);",
+        js:
+          "import { createRequire as __relayCreateRequire } from 'node:module'; " +
+          'const require = __relayCreateRequire(import.meta.url);',
       },
       logLevel: 'warning',
       metafile: true,

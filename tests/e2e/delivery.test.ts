@@ -90,7 +90,7 @@ describe('delivery outcomes', () => {
 describe('what the target receives', () => {
   const raw = '{ "z": 1,\n  "a": [3, 2, 1], "text": "h\\u00e9llo ✓ 😀",\t"n": 1.50 }';
 
-  it('gets the stored body byte for byte, with the provider headers but not cookies or hop-by-hop headers', async () => {
+  it('gets the stored body byte for byte, with provider headers but not cookies or hop-by-hop headers', async () => {
     const id = await ingest('github', raw, {
       'x-hub-signature-256': 'sha256=abc',
       'x-github-event': 'push',

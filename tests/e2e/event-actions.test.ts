@@ -218,7 +218,8 @@ async function createQueuedEvent(): Promise<string> {
   const id = '00000000-0000-7000-8000-0000000000a1';
   await pipeline.store.pool.query(
     `INSERT INTO events (id, organization_id, source, body, headers, status, next_attempt_at, created_at, updated_at)
-     VALUES ($1, $2, 'queued-one', convert_to('{}', 'UTF8'), '{}'::jsonb, 'queued', now() + interval '1 hour', now(), now())`,
+     VALUES ($1, $2, 'queued-one', convert_to('{}', 'UTF8'), '{}'::jsonb, 'queued', now() + interval '1 hour',
+       now(), now())`,
     [id, DEFAULT_ORGANIZATION_ID],
   );
   return id;

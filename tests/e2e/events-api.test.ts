@@ -15,7 +15,8 @@ async function seed(
     const headers = JSON.stringify(row.headers ?? { 'content-type': 'application/json' });
     await pipeline.store.pool.query(
       `INSERT INTO events (id, organization_id, source, body, headers, status, search_text, created_at, updated_at)
-       VALUES ($1, $2, $3, convert_to($4, 'UTF8'), $5::jsonb, $6::"EventStatus", $3 || ' ' || $4 || ' ' || $5, now() AT TIME ZONE 'UTC' - make_interval(mins => $7), now() AT TIME ZONE 'UTC')`,
+       VALUES ($1, $2, $3, convert_to($4, 'UTF8'), $5::jsonb, $6::"EventStatus", $3 || ' ' || $4 || ' ' || $5,
+         now() AT TIME ZONE 'UTC' - make_interval(mins => $7), now() AT TIME ZONE 'UTC')`,
       [id, orgId, row.source, body, headers, row.status ?? 'delivered', row.minutesAgo],
     );
     ids.push(id);
@@ -110,8 +111,10 @@ describe('event history API', () => {
       attempt_count: 0,
     });
     await pipeline.store.pool.query(
-      `INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url, response_status, duration_ms, started_at, finished_at)
-       VALUES ($1, $2, $3, 1, 'main', 'http://t/', 500, 12, now(), now()), ($4, $2, $3, 2, 'main', 'http://t/', 502, 9, now() + interval '1 s', now() + interval '1 s')`,
+      `INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
+         response_status, duration_ms, started_at, finished_at)
+       VALUES ($1, $2, $3, 1, 'main', 'http://t/', 500, 12, now(), now()),
+         ($4, $2, $3, 2, 'main', 'http://t/', 502, 9, now() + interval '1 s', now() + interval '1 s')`,
       [uuidv7(), ids[2], DEFAULT_ORGANIZATION_ID, uuidv7()],
     );
     const attempts = await pipeline.http.get(`/events/${ids[2]}/attempts`).set('authorization', viewer).expect(200);

@@ -54,7 +54,7 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
     await api().delete('/api/api-keys/not-a-uuid').set('authorization', ALICE).expect(404);
   });
 
-  it('API keys: refused to a viewer (403) and without credentials (401); bad bodies are 400 with every field', async () => {
+  it('API keys: 403 for a viewer, 401 without credentials; bad bodies are 400 with every field', async () => {
     await api()
       .post('/api/api-keys')
       .set('authorization', BOB)
@@ -149,7 +149,7 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
     expect(res.body).toEqual({ id: DEFAULT_ORGANIZATION_ID, slug: 'default', name: 'Default organization' });
   });
 
-  it('audit: every change has an entry with exactly the spec’s fields, newest first, in the spec’s envelope', async () => {
+  it('audit: each change has an entry with exactly the spec’s fields, newest first, in the spec envelope', async () => {
     const all = await api().get('/api/audit?per_page=200').set('authorization', BOB).expect(200);
     expect(Object.keys(all.body).sort()).toEqual(['entries', 'page', 'pages', 'per_page', 'total']);
     const actions = all.body.entries.map((e: { action: string }) => e.action);

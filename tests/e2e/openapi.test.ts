@@ -13,7 +13,9 @@ async function validateOpenApi(document: unknown): Promise<{ valid: boolean; err
   const file = path.join(await mkdtemp(path.join(tmpdir(), 'openapi-')), 'openapi.json');
   await writeFile(file, JSON.stringify(document));
   const script = `import('@seriousme/openapi-schema-validator').then(async ({ Validator }) => {
-    const result = await new Validator().validate(JSON.parse(require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8')));
+    const result = await new Validator().validate(
+      JSON.parse(require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8')),
+    );
     process.stdout.write(JSON.stringify(result));
   });`;
   const { stdout } = await run(process.execPath, ['-e', script], { cwd: path.resolve(__dirname, '../..') });

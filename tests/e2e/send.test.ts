@@ -68,7 +68,7 @@ describe('POST /api/send', () => {
     expect(target.requests.find((r) => r.url === '/provider')!.body.toString()).toBe('[1,2,3]');
   });
 
-  it('an empty target_url uses the organization default, then DEFAULT_TARGET_URL; without either it is a 422', async () => {
+  it('an empty target_url uses the org default, then DEFAULT_TARGET_URL; without either it is a 422', async () => {
     expect((await send({ source: 'no-default', target_url: '', body: {} }).expect(422)).body.code).toBe(
       'no_default_target',
     );

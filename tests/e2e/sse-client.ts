@@ -69,6 +69,7 @@ export function openStream(url: string, headers: Record<string, string>): Promis
       res.on('end', () => {
         client.ended = true;
       });
+      // Hanging up a stream aborts the response; the test reads `ended`, not the error.
       res.on('error', () => {});
       resolve(client);
     });

@@ -46,7 +46,8 @@ const schema = z.object({
   PLATFORM_ADMIN_TOKEN: optionalText(),
   INGEST_CANONICAL_HOST: optionalText(),
   DNS_SERVERS: optionalText(),
-  // How long ingest remembers which organization a host belongs to (suspensions and deleted domains take effect within it).
+  // How long ingest remembers which organization a host belongs to (suspensions and deleted domains
+  // take effect within it).
   INGEST_HOST_CACHE_MS: integer(5_000, 0, 300_000),
   // Live stream (GET /events/stream): comment heartbeat interval, and most messages replayed on resume.
   STREAM_HEARTBEAT_MS: integer(15_000, 100, 300_000),

@@ -54,10 +54,17 @@ export function createDatabase(options: DatabaseOptions): Database {
   };
 }
 
+const UNAVAILABLE_PATTERN = new RegExp(
+  [
+    'ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN',
+    'P1001|P1002|P1017|57P01|57P03|53300',
+    'timeout exceeded when trying to connect|Connection terminated|DatabaseNotReachable|connect',
+  ].join('|'),
+  'i',
+);
+
 /** True for errors that mean "the database could not be reached", as opposed to a bad query. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const text = `${(err as { code?: string })?.code ?? ''} ${(err as Error)?.message ?? ''}`;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|P1001|P1002|P1017|57P01|57P03|53300|timeout exceeded when trying to connect|Connection terminated|DatabaseNotReachable|connect/i.test(
-    text,
-  );
+  return UNAVAILABLE_PATTERN.test(text);
 }

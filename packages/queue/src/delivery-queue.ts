@@ -13,6 +13,8 @@ const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
 
 export function createDeliveryQueue(options: DeliveryQueueOptions) {
   const queue = new Queue<DeliverJobData>(QUEUES.delivery, { connection: options.connection, prefix: options.prefix });
+  // The queue's errors are its connection's, which redis-connection.ts already absorbs; enqueue
+  // failures reach the caller as rejected promises.
   queue.on('error', () => {});
   return {
     queue,

@@ -8,6 +8,8 @@ const JOB_OPTIONS = { removeOnComplete: { age: 3_600 }, removeOnFail: { age: 86_
 
 export function createHookQueue(options: { connection: Redis; prefix: string }) {
   const queue = new Queue<HookJobData>(QUEUES.hooks, { connection: options.connection, prefix: options.prefix });
+  // The queue's errors are its connection's, which redis-connection.ts already absorbs; enqueue
+  // failures reach the caller as rejected promises.
   queue.on('error', () => {});
   return {
     async enqueue(jobs: readonly HookJobData[]): Promise<void> {

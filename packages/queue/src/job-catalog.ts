@@ -16,7 +16,10 @@ export interface DeliverJobRequest extends DeliverJobData {
   delayMs?: number;
 }
 
-/** One hook request after a provider outcome; the outcome facts travel with it because a later run may change the event. */
+/**
+ * One hook request after a provider outcome; the outcome facts travel with it because a later run may
+ * change the event.
+ */
 export interface HookJobData {
   orgId: OrgId;
   eventId: string;

@@ -42,6 +42,7 @@ export async function startDnsServer(): Promise<DnsServer> {
       void send(response as unknown as Parameters<typeof send>[0]);
     },
   });
+  // A malformed test packet must not crash the test process; the test sees the missing answer.
   server.on('requestError', () => {});
   await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
   const { port } = server.addresses().udp as { port: number };

@@ -15,7 +15,8 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline)
       throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`,
+        `timed out after ${timeoutMs} ms waiting for ${what}` +
+          (last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''),
       );
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

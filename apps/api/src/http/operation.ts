@@ -82,7 +82,8 @@ export interface Operation<
 }
 
 /** An operation with its schema types erased, as lists of operations hold them. */
-export type AnyOperation<Services> = Operation<Services, z.ZodObject | undefined, z.ZodObject | undefined, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation<Services> = Operation<Services, z.ZodObject | undefined, z.ZodObject | undefined, any>;
 
 /** Returns a `define` function that types handlers against the app's services. */
 export function operationFactory<Services>() {

@@ -87,7 +87,9 @@ function responses(op: Operation): Json {
 function operationObject(op: Operation): Json {
   const rule = op.access === 'public' || op.access === 'operator' ? null : op.access;
   return {
-    operationId: `${op.method}${op.path.replace(/\{\*\w+\}/g, '').replace(/[/:-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+    operationId: `${op.method}${op.path
+      .replace(/\{\*\w+\}/g, '')
+      .replace(/[/:-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     tags: [op.tag],
@@ -130,7 +132,8 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
       title: 'Webhook Relay API',
       version: options.version,
       description:
-        'Ingest, delivery history, rules and hooks, identity and audit. Errors are RFC 9457 problem documents with a stable `code`.',
+        'Ingest, delivery history, rules and hooks, identity and audit. ' +
+        'Errors are RFC 9457 problem documents with a stable `code`.',
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     paths,

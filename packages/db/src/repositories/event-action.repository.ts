@@ -10,7 +10,8 @@ export type EventSelection = { ids: readonly string[] } | { filter: EventFilter 
 // retry policy counts from run_start_attempt, and the event id (the webhook-id) is unchanged.
 // delivered_at is cleared: it is set again by the run that delivers.
 const RETRY_SET = `status = 'queued', run_start_attempt = attempt_count, next_attempt_at = now() AT TIME ZONE 'UTC',
-  failure_reason = NULL, last_error = NULL, acknowledged_at = NULL, delivered_at = NULL, updated_at = now() AT TIME ZONE 'UTC'`;
+  failure_reason = NULL, last_error = NULL, acknowledged_at = NULL, delivered_at = NULL,
+  updated_at = now() AT TIME ZONE 'UTC'`;
 const RETRYABLE = `status IN ('failed', 'delivered')`;
 
 /** The event's state after the action (what the live feed reports), or why nothing was done. */
@@ -139,7 +140,8 @@ export function createEventActionRepository(pool: pg.Pool) {
           bulk(
             client,
             (ids) =>
-              `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = ANY(${ids}) AND ${RETRYABLE} RETURNING id`,
+              `UPDATE events SET ${RETRY_SET}
+               WHERE organization_id = $1 AND id = ANY(${ids}) AND ${RETRYABLE} RETURNING id`,
             orgId,
             selected,
             cap,

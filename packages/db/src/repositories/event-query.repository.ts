@@ -27,8 +27,9 @@ export interface EventDetail extends EventSummary {
 /** A stored attempt, main or hook. */
 export type AttemptRecord = NewAttempt & { id: string; hookId: string | null };
 
-const SUMMARY = `id, source, status, provider_id AS "providerId", target_url AS "targetUrl", attempt_count AS "attemptCount",
-  failure_reason AS "failureReason", created_at AS "createdAt", delivered_at AS "deliveredAt", acknowledged_at AS "acknowledgedAt"`;
+const SUMMARY = `id, source, status, provider_id AS "providerId", target_url AS "targetUrl",
+  attempt_count AS "attemptCount", failure_reason AS "failureReason", created_at AS "createdAt",
+  delivered_at AS "deliveredAt", acknowledged_at AS "acknowledgedAt"`;
 
 // Reads for the event history API. Every statement is scoped to one organization.
 export function createEventQueryRepository(pool: pg.Pool) {
@@ -42,7 +43,8 @@ export function createEventQueryRepository(pool: pg.Pool) {
       const { where, params } = eventWhere(orgId, filter);
       const [rows, count] = await Promise.all([
         pool.query<EventSummary>(
-          `SELECT ${SUMMARY} FROM events WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
+          `SELECT ${SUMMARY} FROM events WHERE ${where}
+           ORDER BY created_at DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
           params,
         ),
         pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE ${where}`, params),
@@ -52,7 +54,8 @@ export function createEventQueryRepository(pool: pg.Pool) {
 
     async findById(orgId: OrgId, id: string): Promise<EventDetail | null> {
       const { rows } = await pool.query<EventDetail>(
-        `SELECT ${SUMMARY}, body, headers, last_error AS "lastError", next_attempt_at AS "nextAttemptAt", updated_at AS "updatedAt"
+        `SELECT ${SUMMARY}, body, headers, last_error AS "lastError", next_attempt_at AS "nextAttemptAt",
+           updated_at AS "updatedAt"
          FROM events WHERE organization_id = $1 AND id = $2`,
         [orgId, id],
       );
@@ -63,7 +66,8 @@ export function createEventQueryRepository(pool: pg.Pool) {
     async attempts(orgId: OrgId, eventId: string): Promise<AttemptRecord[] | null> {
       const { rows } = await pool.query<AttemptRecord & { exists: boolean }>(
         `SELECT a.id, a.attempt_number AS "attemptNumber", a.kind, a.hook_id AS "hookId", a.target_url AS "targetUrl",
-           a.response_status AS "responseStatus", a.response_body AS "responseBody", a.error, a.duration_ms AS "durationMs",
+           a.response_status AS "responseStatus", a.response_body AS "responseBody", a.error,
+           a.duration_ms AS "durationMs",
            a.started_at AS "startedAt", a.finished_at AS "finishedAt"
          FROM events e LEFT JOIN delivery_attempts a ON a.event_id = e.id
          WHERE e.organization_id = $1 AND e.id = $2
@@ -76,7 +80,8 @@ export function createEventQueryRepository(pool: pg.Pool) {
 
     async sources(orgId: OrgId): Promise<{ source: string; count: number }[]> {
       const { rows } = await pool.query<{ source: string; count: number }>(
-        'SELECT source, count(*)::int AS count FROM events WHERE organization_id = $1 GROUP BY source ORDER BY count DESC, source',
+        `SELECT source, count(*)::int AS count FROM events WHERE organization_id = $1
+         GROUP BY source ORDER BY count DESC, source`,
         [orgId],
       );
       return rows;

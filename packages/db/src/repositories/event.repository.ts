@@ -67,8 +67,8 @@ export interface Outcome extends EventRef {
   update: EventUpdate;
 }
 
-// The ingest and delivery hot paths are three statements, written in SQL over the shared pool:
-// each handles a whole batch in one round trip. Everything else goes through Prisma.
+// The ingest and delivery hot paths, written in SQL over the shared pool: each statement handles a
+// whole batch in one round trip.
 export function createEventRepository(pool: pg.Pool, options: EventRepositoryOptions) {
   return {
     /** One insert for a whole ingest batch (rows may belong to different organizations). */

@@ -6,16 +6,19 @@ import type { StoredEvent } from './event.repository';
 // and are converted AT TIME ZONE 'UTC', so the session's time zone never matters.
 // Column lists follow prisma/schema.prisma; the migrations test and the e2e suite exercise every
 // statement here against the migrated schema.
-export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, status, attempt_count,
+export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, status,
+  attempt_count,
   next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt`;
 
 // An X-Target-Url override wins; otherwise the target is selected in the same statement.
 export const INSERT_EVENTS = `
-INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, search_text, next_attempt_at, status, attempt_count, created_at, updated_at)
+INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, search_text,
+  next_attempt_at, status, attempt_count, created_at, updated_at)
 SELECT u.id, u.organization_id, u.source,
   coalesce(u.provider_id, CASE WHEN u.target_override IS NULL THEN p.id END),
   coalesce(u.target_override, p.target_url, org.default_target_url, $8),
-  u.body, u.headers, u.source || ' ' || convert_from(u.body, 'UTF8') || ' ' || u.headers::text, u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+  u.body, u.headers, u.source || ' ' || convert_from(u.body, 'UTF8') || ' ' || u.headers::text,
+  u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
   AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
 ${ACTIVE_PROVIDER_JOIN}`;
@@ -26,11 +29,15 @@ WHERE (id, organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
 
 export const RECORD_OUTCOMES = `
 WITH attempts AS (
-  INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body, error, duration_ms, started_at, finished_at)
-  SELECT a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url, a.response_status, a.response_body, a.error, a.duration_ms,
+  INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
+    response_status, response_body, error, duration_ms, started_at, finished_at)
+  SELECT a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url,
+    a.response_status, a.response_body, a.error, a.duration_ms,
     a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC'
-  FROM unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[], $6::int[], $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
-    AS a(id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body, error, duration_ms, started_at, finished_at)
+  FROM unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[], $6::int[],
+    $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
+    AS a(id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body,
+      error, duration_ms, started_at, finished_at)
 )
 UPDATE events e SET
   status = u.status,
@@ -40,7 +47,8 @@ UPDATE events e SET
   last_error = u.last_error,
   delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
   updated_at = now() AT TIME ZONE 'UTC'
-FROM unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[], $16::timestamptz[], $17::text[], $18::text[], $19::timestamptz[])
+FROM unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[], $16::timestamptz[], $17::text[],
+  $18::text[], $19::timestamptz[])
   AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at)
 WHERE e.id = u.id AND e.organization_id = u.organization_id`;
 

@@ -12,7 +12,8 @@ export function createFeedReplayRepository(pool: pg.Pool) {
       const params = [orgId, since.toISOString(), limit + 1];
       const [created, attempts, statuses] = await Promise.all([
         pool.query<{ id: string; source: string; created_at: Date }>(
-          `SELECT id, source, created_at FROM events WHERE organization_id = $1 AND created_at >= ${SINCE} ORDER BY created_at LIMIT $3`,
+          `SELECT id, source, created_at FROM events
+           WHERE organization_id = $1 AND created_at >= ${SINCE} ORDER BY created_at LIMIT $3`,
           params,
         ),
         pool.query<{
@@ -38,7 +39,8 @@ export function createFeedReplayRepository(pool: pg.Pool) {
           updated_at: Date;
         }>(
           `SELECT id, status, failure_reason, acknowledged_at IS NOT NULL AS acknowledged, updated_at
-           FROM events WHERE organization_id = $1 AND updated_at >= ${SINCE} AND updated_at > created_at ORDER BY updated_at LIMIT $3`,
+           FROM events WHERE organization_id = $1 AND updated_at >= ${SINCE} AND updated_at > created_at
+           ORDER BY updated_at LIMIT $3`,
           params,
         ),
       ]);

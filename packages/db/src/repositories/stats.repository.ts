@@ -47,14 +47,17 @@ export function createStatsRepository(pool: pg.Pool) {
           }
         >(
           `SELECT c.*, p.l[1] AS p50, p.l[2] AS p95, p.l[3] AS p99
-           FROM (SELECT ${COUNTS}, count(*) FILTER (WHERE status = 'failed' AND acknowledged_at IS NULL)::int AS "needsAttention"
+           FROM (SELECT ${COUNTS},
+                   count(*) FILTER (WHERE status = 'failed' AND acknowledged_at IS NULL)::int AS "needsAttention"
                  FROM events WHERE ${WINDOW}) AS c,
-                (SELECT percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM delivered_at - created_at) * 1000) AS l
+                (SELECT percentile_cont(ARRAY[0.5, 0.95, 0.99])
+                   WITHIN GROUP (ORDER BY extract(epoch FROM delivered_at - created_at) * 1000) AS l
                  FROM events WHERE ${WINDOW} AND status = 'delivered') AS p`,
           params,
         ),
         pool.query<StatusCounts & { source: string; total: number }>(
-          `SELECT source, ${COUNTS} FROM events WHERE ${WINDOW} GROUP BY source ORDER BY total DESC, source LIMIT ${STATS_SOURCE_LIMIT}`,
+          `SELECT source, ${COUNTS} FROM events WHERE ${WINDOW}
+           GROUP BY source ORDER BY total DESC, source LIMIT ${STATS_SOURCE_LIMIT}`,
           params,
         ),
         pool.query<StatusCounts & { start: Date; total: number }>(

@@ -13,7 +13,10 @@ export function normaliseHost(host: string): string {
   return bare.replace(/\.$/, '').toLowerCase();
 }
 
-/** The public ingest URLs of an organization: its slug host, its active custom domains, and the base host for the default one. */
+/**
+ * The public ingest URLs of an organization: its slug host, its active custom domains, and the base host for
+ * the default one.
+ */
 export function ingestUrlsOf(
   settings: IngestHostSettings,
   org: { id: OrgId; slug: string },

@@ -1,28 +1,20 @@
-import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createAuditService } from './audit.service';
+import { testPrincipal, useServiceDatabase } from '../service-test-kit';
 
-const viewer: Principal = {
-  kind: 'user',
+const viewer = testPrincipal({
   mechanism: 'token',
-  orgId: DEFAULT_ORGANIZATION_ID,
   role: 'viewer',
-  scopes: 'all',
   userId: '00000000-0000-7000-8000-0000000000b1',
   username: 'bob',
   email: 'bob@example.com',
-  credentialId: null,
-};
+});
 
-let testDb: TestDatabase;
-let db: Database;
-const service = () => createAuditService({ repositories: createRepositories(db, { defaultTargetUrl: undefined }) });
+const store = useServiceDatabase();
+const service = () => createAuditService({ repositories: store.repositories() });
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-  const audit = createRepositories(db, { defaultTargetUrl: undefined }).audit;
+  const audit = store.repositories().audit;
   for (let i = 0; i < 5; i++) {
     await audit.record(DEFAULT_ORGANIZATION_ID, {
       actorUserId: viewer.userId,
@@ -41,10 +33,6 @@ beforeAll(async () => {
     resourceType: 'user',
     resourceId: null,
   });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
 });
 
 describe('audit service', () => {

@@ -1,32 +1,25 @@
 import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 import { createCredentialService } from './credential.service';
+import { testPrincipal, useServiceDatabase } from '../service-test-kit';
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 let ada: Principal;
 let bob: Principal;
-const key: Principal = {
+const key = testPrincipal({
   kind: 'api_key',
   mechanism: 'token',
-  orgId: DEFAULT_ORGANIZATION_ID,
-  role: 'admin',
   scopes: ['organization:manage'],
   userId: null,
   username: null,
   email: null,
   credentialId: '00000000-0000-7000-8000-0000000000c1',
-};
+});
 // Postgres text refuses NUL: the audit insert fails while the credential's own insert succeeds.
 const broken = (p: Principal): Principal => ({ ...p, email: 'broken\u0000@example.com' });
-const service = () =>
-  createCredentialService({ repositories: createRepositories(db, { defaultTargetUrl: undefined }) });
-const auditOf = (resourceId: string) =>
-  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
+const service = () => createCredentialService({ repositories: store.repositories() });
 
 async function user(username: string): Promise<Principal> {
-  const repos = createRepositories(db, { defaultTargetUrl: undefined });
+  const repos = store.repositories();
   const u = await repos.users.create(DEFAULT_ORGANIZATION_ID, {
     username,
     email: `${username}@example.com`,
@@ -38,14 +31,8 @@ async function user(username: string): Promise<Principal> {
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
   ada = await user('ada');
   bob = await user('bob');
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
 });
 
 describe('credential service: personal tokens', () => {
@@ -54,7 +41,7 @@ describe('credential service: personal tokens', () => {
     expect(created).toMatchObject({ name: 'laptop', expires_at: null, last_used_at: null });
     expect(created.token).toMatch(/^ts_/);
     expect(created.prefix).toBe(created.token.slice(0, created.prefix.length));
-    const [entry] = await auditOf(created.id);
+    const [entry] = await store.auditOf(created.id);
     expect(entry).toMatchObject({
       action: 'token.created',
       resourceType: 'token',
@@ -71,7 +58,7 @@ describe('credential service: personal tokens', () => {
     expect(created.expires_at).toBe('2100-01-01T00:00:00.000Z');
     await expect(service().deleteToken(bob, created.id)).rejects.toMatchObject({ code: 'not_found' });
     await service().deleteToken(ada, created.id);
-    expect((await auditOf(created.id)).map((e) => e.action)).toEqual(['token.created', 'token.deleted']);
+    expect((await store.auditOf(created.id)).map((e) => e.action)).toEqual(['token.created', 'token.deleted']);
     await expect(service().deleteToken(ada, created.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 
@@ -82,7 +69,7 @@ describe('credential service: personal tokens', () => {
 
   it('writes no token when its audit entry cannot be written', async () => {
     await expect(service().createToken(broken(ada), { name: 'atomic' })).rejects.toThrow();
-    expect(await db.prisma.personalToken.findFirst({ where: { name: 'atomic' } })).toBeNull();
+    expect(await store.db.prisma.personalToken.findFirst({ where: { name: 'atomic' } })).toBeNull();
   });
 });
 
@@ -90,7 +77,7 @@ describe('credential service: API keys', () => {
   it('creates a key with its scopes, audited with the acting key in the metadata', async () => {
     const created = await service().createApiKey(key, { name: 'deploy', scopes: ['events:read'] });
     expect(created).toMatchObject({ name: 'deploy', scopes: ['events:read'] });
-    const [entry] = await auditOf(created.id);
+    const [entry] = await store.auditOf(created.id);
     expect(entry).toMatchObject({
       action: 'api_key.created',
       resourceType: 'api_key',
@@ -103,15 +90,15 @@ describe('credential service: API keys', () => {
   it('deletes with an audit entry; an unknown id is not_found', async () => {
     const created = await service().createApiKey(ada, { name: 'gone', scopes: ['rules:read'] });
     await service().deleteApiKey(ada, created.id);
-    expect((await auditOf(created.id)).map((e) => e.action)).toEqual(['api_key.created', 'api_key.deleted']);
+    expect((await store.auditOf(created.id)).map((e) => e.action)).toEqual(['api_key.created', 'api_key.deleted']);
     await expect(service().deleteApiKey(ada, created.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('keeps the key when the audit entry of its deletion cannot be written', async () => {
     const created = await service().createApiKey(ada, { name: 'kept', scopes: ['rules:read'] });
     await expect(service().deleteApiKey(broken(ada), created.id)).rejects.toThrow();
-    expect(await db.prisma.apiKey.findUnique({ where: { id: created.id } })).not.toBeNull();
+    expect(await store.db.prisma.apiKey.findUnique({ where: { id: created.id } })).not.toBeNull();
     await expect(service().createApiKey(broken(ada), { name: 'never', scopes: ['rules:read'] })).rejects.toThrow();
-    expect(await db.prisma.apiKey.findFirst({ where: { name: 'never' } })).toBeNull();
+    expect(await store.db.prisma.apiKey.findFirst({ where: { name: 'never' } })).toBeNull();
   });
 });

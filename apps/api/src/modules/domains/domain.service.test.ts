@@ -1,20 +1,9 @@
-import { AppError, DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { AppError, DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import type { DomainCheck } from './dns-verifier';
 import { createDomainService } from './domain.service';
+import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
 
-const admin: Principal = {
-  kind: 'user',
-  mechanism: 'session',
-  orgId: DEFAULT_ORGANIZATION_ID,
-  role: 'admin',
-  scopes: 'all',
-  userId: '00000000-0000-7000-8000-0000000000a1',
-  username: 'ada',
-  email: 'ada@example.com',
-  credentialId: null,
-};
+const admin = testPrincipal();
 
 const record = (ok: boolean): DomainCheck['cname'] => ({
   ok,
@@ -24,12 +13,11 @@ const record = (ok: boolean): DomainCheck['cname'] => ({
   problem: ok ? null : 'missing',
 });
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 let dnsAnswers: { cname: boolean; txt: boolean };
 const service = () =>
   createDomainService({
-    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    repositories: store.repositories(),
     canonicalHost: 'relay.example.com',
     // DNS is the outside world here; the DNS client itself is tested against a real server.
     verify: async () => ({
@@ -38,23 +26,12 @@ const service = () =>
       txt: record(dnsAnswers.txt),
     }),
   });
-const auditOf = (resourceId: string) =>
-  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
 
 describe('domain service', () => {
   it('creates a normalised pending domain and its audit entry', async () => {
     const created = await service().create(admin, 'Hooks.Example.ORG.');
     expect(created).toMatchObject({ domain: 'hooks.example.org', status: 'pending' });
-    const [entry] = await auditOf(created.id);
+    const [entry] = await store.auditOf(created.id);
     expect(entry).toMatchObject({
       action: 'domain.created',
       actorUserId: admin.userId,
@@ -65,16 +42,16 @@ describe('domain service', () => {
   });
 
   it('writes neither the domain nor an entry when the audit entry cannot be written', async () => {
-    const broken = { ...admin, userId: 'not-a-uuid' };
+    const broken = unauditable(admin);
     await expect(service().create(broken, 'atomic.example.org')).rejects.toThrow();
-    expect(await db.prisma.customDomain.findFirst({ where: { domain: 'atomic.example.org' } })).toBeNull();
+    expect(await store.db.prisma.customDomain.findFirst({ where: { domain: 'atomic.example.org' } })).toBeNull();
   });
 
   it('refuses a taken domain with domain_taken and audits nothing more', async () => {
     await service().create(admin, 'taken.example.org');
-    const before = await db.prisma.auditEntry.count();
+    const before = await store.db.prisma.auditEntry.count();
     await expect(service().create(admin, 'taken.example.org')).rejects.toMatchObject({ code: 'domain_taken' });
-    expect(await db.prisma.auditEntry.count()).toBe(before);
+    expect(await store.db.prisma.auditEntry.count()).toBe(before);
   });
 
   it('audits a failed verification, then activates on valid records', async () => {
@@ -87,7 +64,7 @@ describe('domain service', () => {
     expect((failure as AppError).code).toBe('domain_verification_failed');
     dnsAnswers = { cname: true, txt: true };
     expect(await service().verify(admin, created.id)).toMatchObject({ status: 'active' });
-    expect((await auditOf(created.id)).map((e) => e.action)).toEqual([
+    expect((await store.auditOf(created.id)).map((e) => e.action)).toEqual([
       'domain.created',
       'domain.verification_failed',
       'domain.verified',
@@ -97,7 +74,7 @@ describe('domain service', () => {
   it('deletes with an audit entry; an unknown id is not_found', async () => {
     const created = await service().create(admin, 'gone.example.org');
     await service().delete(admin, created.id);
-    expect((await auditOf(created.id)).map((e) => e.action)).toEqual(['domain.created', 'domain.deleted']);
+    expect((await store.auditOf(created.id)).map((e) => e.action)).toEqual(['domain.created', 'domain.deleted']);
     await expect(service().delete(admin, created.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -1,31 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_ORGANIZATION_ID, type EventStatus, type FeedMessage, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { DEFAULT_ORGANIZATION_ID, type EventStatus, type FeedMessage } from '@relay/core';
 import pino from 'pino';
 import { createEventService } from './event.service';
+import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
 
-const admin: Principal = {
-  kind: 'user',
-  mechanism: 'session',
-  orgId: DEFAULT_ORGANIZATION_ID,
-  role: 'admin',
-  scopes: 'all',
-  userId: '00000000-0000-7000-8000-0000000000a1',
-  username: 'ada',
-  email: 'ada@example.com',
-  credentialId: null,
-};
-const broken = { ...admin, userId: 'not-a-uuid' };
+const admin = testPrincipal();
+const broken = unauditable(admin);
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 // The queue and the live feed are the outside world here: the service only has to tell them.
 let enqueued: string[];
 let published: FeedMessage[];
 const service = (bulkCap = 1000) =>
   createEventService({
-    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    repositories: store.repositories(),
     queue: { enqueue: async (jobs) => void enqueued.push(...jobs.map((j) => j.eventId)) },
     feed: { publish: async (_org, messages) => void published.push(...messages) },
     logger: pino({ enabled: false }),
@@ -34,7 +22,7 @@ const service = (bulkCap = 1000) =>
 
 async function event(status: EventStatus, source = 'svc'): Promise<string> {
   const id = randomUUID();
-  await createRepositories(db, { defaultTargetUrl: undefined }).events.insertMany([
+  await store.repositories().events.insertMany([
     {
       id,
       organizationId: DEFAULT_ORGANIZATION_ID,
@@ -45,21 +33,11 @@ async function event(status: EventStatus, source = 'svc'): Promise<string> {
       nextAttemptAt: new Date(),
     },
   ]);
-  await db.prisma.event.update({ where: { id }, data: { status } });
+  await store.db.prisma.event.update({ where: { id }, data: { status } });
   return id;
 }
-const statusOf = async (id: string) => (await db.prisma.event.findUnique({ where: { id } }))?.status;
-const auditOf = (resourceId: string) =>
-  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
+const statusOf = async (id: string) => (await store.db.prisma.event.findUnique({ where: { id } }))?.status;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
 beforeEach(() => {
   enqueued = [];
   published = [];
@@ -80,7 +58,7 @@ describe('event service', () => {
     const id = await event('failed');
     expect(await service().retry(admin, id)).toEqual({ id, status: 'queued' });
     expect(await statusOf(id)).toBe('queued');
-    const [entry] = await auditOf(id);
+    const [entry] = await store.auditOf(id);
     expect(entry).toMatchObject({
       action: 'event.retried',
       resourceType: 'event',
@@ -96,21 +74,21 @@ describe('event service', () => {
     await expect(service().retry(admin, queued)).rejects.toMatchObject({ code: 'event_not_retryable' });
     const delivered = await event('delivered');
     await expect(service().acknowledge(admin, delivered)).rejects.toMatchObject({ code: 'event_not_failed' });
-    expect([...(await auditOf(queued)), ...(await auditOf(delivered))]).toEqual([]);
+    expect([...(await store.auditOf(queued)), ...(await store.auditOf(delivered))]).toEqual([]);
     expect(enqueued).toEqual([]);
   });
 
   it('acknowledges a failed event and answers it as it is now', async () => {
     const id = await event('failed');
     expect(await service().acknowledge(admin, id)).toMatchObject({ id, status: 'failed', acknowledged: true });
-    expect((await auditOf(id)).map((e) => e.action)).toEqual(['event.acknowledged']);
+    expect((await store.auditOf(id)).map((e) => e.action)).toEqual(['event.acknowledged']);
   });
 
   it('deletes with an audit entry; a second delete is not_found', async () => {
     const id = await event('delivered');
     await service().delete(admin, id);
     expect(await statusOf(id)).toBeUndefined();
-    expect((await auditOf(id)).map((e) => e.action)).toEqual(['event.deleted']);
+    expect((await store.auditOf(id)).map((e) => e.action)).toEqual(['event.deleted']);
     expect(published).toMatchObject([{ type: 'event.deleted', data: { id } }]);
     await expect(service().delete(admin, id)).rejects.toMatchObject({ code: 'not_found' });
   });
@@ -121,21 +99,21 @@ describe('event service', () => {
     await expect(service().acknowledge(broken, failed)).rejects.toThrow();
     await expect(service().delete(broken, failed)).rejects.toThrow();
     await expect(service().bulkDelete(broken, { ids: [failed] })).rejects.toThrow();
-    const row = await db.prisma.event.findUnique({ where: { id: failed } });
+    const row = await store.db.prisma.event.findUnique({ where: { id: failed } });
     expect(row).toMatchObject({ status: 'failed', acknowledgedAt: null });
-    expect(await auditOf(failed)).toEqual([]);
+    expect(await store.auditOf(failed)).toEqual([]);
     expect(enqueued).toEqual([]);
   });
 
   it('bulk retries by ids, skipping queued events, with one audit entry', async () => {
     const [failed, queued] = [await event('failed'), await event('queued')];
-    const before = await db.prisma.auditEntry.count({ where: { action: 'events.bulk_retried' } });
+    const before = await store.db.prisma.auditEntry.count({ where: { action: 'events.bulk_retried' } });
     expect(await service().bulkRetry(admin, { ids: [failed, queued] })).toEqual({
       affected: 1,
       ids: [failed],
       truncated: false,
     });
-    const entries = await db.prisma.auditEntry.findMany({ where: { action: 'events.bulk_retried' } });
+    const entries = await store.db.prisma.auditEntry.findMany({ where: { action: 'events.bulk_retried' } });
     expect(entries).toHaveLength(before + 1);
     expect(entries.at(-1)).toMatchObject({
       resourceId: null,
@@ -152,9 +130,9 @@ describe('event service', () => {
     ];
     const result = await service(2).bulkDelete(admin, { filter: { source: 'svc-bulk' } });
     expect(result).toMatchObject({ affected: 2, truncated: true });
-    const [entry] = await db.prisma.auditEntry.findMany({ where: { action: 'events.bulk_deleted' } });
+    const [entry] = await store.db.prisma.auditEntry.findMany({ where: { action: 'events.bulk_deleted' } });
     expect(entry?.metadata).toMatchObject({ by: 'filter', filter: { source: 'svc-bulk' }, affected: 2 });
-    const left = await db.prisma.event.findMany({ where: { source: 'svc-bulk' } });
+    const left = await store.db.prisma.event.findMany({ where: { source: 'svc-bulk' } });
     expect(left.map((e) => e.id)).toEqual(ids.filter((id) => !result.ids.includes(id)));
   });
 });

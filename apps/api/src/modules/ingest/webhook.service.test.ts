@@ -1,15 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { AppError, DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
 import type { DeliveryQueue } from '@relay/queue';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 import { pino } from 'pino';
 import { createIngestService } from './ingest.service';
 import { createWebhookService } from './webhook.service';
+import { useServiceDatabase } from '../service-test-kit';
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 let ingest: ReturnType<typeof createIngestService>;
 const service = (allowTargetOverride = false) =>
   createWebhookService({
@@ -29,13 +27,11 @@ const message = (body: string, headers: Record<string, string> = {}) =>
   }) as unknown as IncomingMessage;
 const receive = (path: string, body = '{"n":1}', headers: Record<string, string> = {}, host = 'relay.example.com') =>
   service().receive({ host, path, message: message(body, headers) });
-const events = () => db.prisma.event.count();
+const events = () => store.db.prisma.event.count();
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
   ingest = createIngestService({
-    events: createRepositories(db, { defaultTargetUrl: undefined }).events,
+    events: store.repositories().events,
     // The queue is Redis; the sweeper enqueues what it misses, so stored is what counts here.
     queue: { enqueue: async () => {} } as unknown as DeliveryQueue,
     logger: pino({ level: 'silent' }),
@@ -44,21 +40,19 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await ingest.drain();
-  await db.close();
-  await testDb.drop();
 });
 
 describe('webhook service', () => {
   it('stores the body byte for byte with the source from the path, the header, or the default', async () => {
     const byPath = await receive('/github/org/repo', '{ "a" : 1 }');
     expect(byPath.status).toBe('queued');
-    const stored = await db.prisma.event.findUniqueOrThrow({ where: { id: byPath.id } });
+    const stored = await store.db.prisma.event.findUniqueOrThrow({ where: { id: byPath.id } });
     expect(stored).toMatchObject({ source: 'github', organizationId: DEFAULT_ORGANIZATION_ID });
     expect(Buffer.from(stored.body).toString()).toBe('{ "a" : 1 }');
     const byHeader = await receive('/github', '{}', { 'x-webhook-source': ' stripe ' });
-    expect((await db.prisma.event.findUniqueOrThrow({ where: { id: byHeader.id } })).source).toBe('stripe');
+    expect((await store.db.prisma.event.findUniqueOrThrow({ where: { id: byHeader.id } })).source).toBe('stripe');
     const byDefault = await receive('/');
-    expect((await db.prisma.event.findUniqueOrThrow({ where: { id: byDefault.id } })).source).toBe('default');
+    expect((await store.db.prisma.event.findUniqueOrThrow({ where: { id: byDefault.id } })).source).toBe('default');
   });
 
   it('refuses reserved paths, bad sources, unknown hosts and disabled overrides, storing nothing', async () => {

@@ -1,15 +1,13 @@
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createBootstrapService } from './bootstrap.service';
+import { useServiceDatabase } from '../service-test-kit';
 
 const TOKEN = 'platform-admin-token-0123456789';
 const request = (bearer: string | undefined, username = 'root') => ({ bearer, username, ip: '127.0.0.1' });
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 const service = (adminToken: string | undefined, auditFails = false) => {
-  const repositories = createRepositories(db, { defaultTargetUrl: undefined });
+  const repositories = store.repositories();
   return createBootstrapService({
     repositories: auditFails
       ? {
@@ -25,16 +23,7 @@ const service = (adminToken: string | undefined, auditFails = false) => {
   });
 };
 const actions = async () =>
-  (await db.prisma.auditEntry.findMany({ orderBy: { createdAt: 'asc' } })).map((e) => e.action);
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
+  (await store.db.prisma.auditEntry.findMany({ orderBy: { createdAt: 'asc' } })).map((e) => e.action);
 
 describe('operator bootstrap service', () => {
   it('is disabled (not_found) without PLATFORM_ADMIN_TOKEN, and audits nothing then', async () => {
@@ -47,7 +36,7 @@ describe('operator bootstrap service', () => {
       code: 'unauthenticated',
     });
     await expect(service(TOKEN).bootstrapOperator(request('wrong'))).rejects.toMatchObject({ code: 'unauthenticated' });
-    const refusals = await db.prisma.auditEntry.findMany({ where: { action: 'operator.bootstrap_refused' } });
+    const refusals = await store.db.prisma.auditEntry.findMany({ where: { action: 'operator.bootstrap_refused' } });
     expect(refusals.map((e) => e.metadata)).toEqual([
       { username: 'root', reason: 'bad_token', ip: '127.0.0.1' },
       { username: 'root', reason: 'bad_token', ip: '127.0.0.1' },
@@ -56,13 +45,13 @@ describe('operator bootstrap service', () => {
 
   it('creates no operator when its audit entry cannot be written', async () => {
     await expect(service(TOKEN, true).bootstrapOperator(request(TOKEN))).rejects.toThrow('audit down');
-    expect(await db.prisma.platformOperator.count()).toBe(0);
+    expect(await store.db.prisma.platformOperator.count()).toBe(0);
   });
 
   it('creates the first operator with its audit entry, then answers operator_exists whatever the token', async () => {
     const created = await service(TOKEN).bootstrapOperator(request(TOKEN));
     expect(created).toEqual({ operator: { id: expect.any(String), username: 'root' }, password: expect.any(String) });
-    const entry = await db.prisma.auditEntry.findFirst({ where: { action: 'operator.bootstrapped' } });
+    const entry = await store.db.prisma.auditEntry.findFirst({ where: { action: 'operator.bootstrapped' } });
     expect(entry).toMatchObject({
       organizationId: null,
       actorUserId: null,

@@ -1,7 +1,7 @@
-import { createDatabase, createRepositories, type Database, type OperatorRecord } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { type OperatorRecord } from '@relay/db';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createPlatformService } from './platform.service';
+import { useServiceDatabase } from '../service-test-kit';
 
 const operator: OperatorRecord = {
   id: '00000000-0000-7000-8000-0000000000b1',
@@ -20,25 +20,13 @@ const newOrganization = (slug: string, overrides: Record<string, string> = {}) =
   ...overrides,
 });
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 const service = () =>
   createPlatformService({
-    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    repositories: store.repositories(),
     passwords: createPasswordHasher({ memoryKib: 1024, timeCost: 1 }),
     hosts: { canonicalHost: 'relay.example.com', publicBaseUrl: 'https://relay.example.com' },
   });
-const auditOf = (resourceId: string) =>
-  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
 
 describe('platform service', () => {
   it('creates an organization, its admin, and a platform and an organization audit entry', async () => {
@@ -48,7 +36,7 @@ describe('platform service', () => {
       admin: { username: 'acme-admin' },
       ingest_urls: ['https://acme.relay.example.com/'],
     });
-    const [platformEntry] = await auditOf(created.organization.id);
+    const [platformEntry] = await store.auditOf(created.organization.id);
     expect(platformEntry).toMatchObject({
       organizationId: null,
       action: 'organization.created',
@@ -57,7 +45,7 @@ describe('platform service', () => {
       actorEmail: null,
       metadata: { operator: 'root', slug: 'acme', admin_username: 'acme-admin' },
     });
-    const [userEntry] = await auditOf(created.admin.id);
+    const [userEntry] = await store.auditOf(created.admin.id);
     expect(userEntry).toMatchObject({
       organizationId: created.organization.id,
       action: 'user.created',
@@ -69,12 +57,12 @@ describe('platform service', () => {
   it('writes neither the organization nor an entry when an audit entry cannot be written', async () => {
     const broken = { ...operator, id: 'not-a-uuid' };
     await expect(service().create(broken, newOrganization('atomic'))).rejects.toThrow();
-    expect(await db.prisma.organization.findUnique({ where: { slug: 'atomic' } })).toBeNull();
-    expect(await db.prisma.user.findFirst({ where: { username: 'atomic-admin' } })).toBeNull();
+    expect(await store.db.prisma.organization.findUnique({ where: { slug: 'atomic' } })).toBeNull();
+    expect(await store.db.prisma.user.findFirst({ where: { username: 'atomic-admin' } })).toBeNull();
   });
 
   it('refuses a taken slug or username and a password containing the username, auditing nothing', async () => {
-    const before = await db.prisma.auditEntry.count();
+    const before = await store.db.prisma.auditEntry.count();
     await expect(service().create(operator, newOrganization('acme', { username: 'x-admin' }))).rejects.toMatchObject({
       code: 'slug_taken',
     });
@@ -84,7 +72,7 @@ describe('platform service', () => {
     await expect(
       service().create(operator, newOrganization('weak', { password: 'my-weak-admin-pw' })),
     ).rejects.toMatchObject({ code: 'validation_failed' });
-    expect(await db.prisma.auditEntry.count()).toBe(before);
+    expect(await store.db.prisma.auditEntry.count()).toBe(before);
   });
 
   it('changes the subscription with an audit entry of before and after, atomically', async () => {
@@ -96,7 +84,7 @@ describe('platform service', () => {
     expect((await service().get(organization.id)).subscription.status).toBe('active');
     const updated = await service().updateSubscription(operator, organization.id, patch);
     expect(updated.subscription).toMatchObject({ status: 'suspended', monthly_event_limit: 10 });
-    const entries = (await auditOf(organization.id)).filter((e) => e.action === 'subscription.updated');
+    const entries = (await store.auditOf(organization.id)).filter((e) => e.action === 'subscription.updated');
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({
       organizationId: null,

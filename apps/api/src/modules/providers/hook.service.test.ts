@@ -1,53 +1,41 @@
-import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { type Principal } from '@relay/core';
 import { createHookService } from './hook.service';
 import { createProviderService } from './provider.service';
+import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
 
-const key: Principal = {
+const key = testPrincipal({
   kind: 'api_key',
   mechanism: 'token',
-  orgId: DEFAULT_ORGANIZATION_ID,
-  role: 'admin',
   scopes: ['rules:read', 'rules:write'],
   userId: null,
   username: null,
   email: null,
   credentialId: '00000000-0000-7000-8000-0000000000c1',
-};
+});
 // The audit insert fails on this actor id, after the hook write in the same transaction.
-const broken: Principal = { ...key, userId: 'not-a-uuid' };
+const broken: Principal = unauditable(key);
 const unknown = '00000000-0000-7000-8000-00000000dead';
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 let providerId: string;
 const deps = () => ({
-  repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+  repositories: store.repositories(),
   targetPolicy: { allowPrivate: false, allowlist: [] },
 });
 const service = () => createHookService(deps());
-const auditOf = (resourceId: string) =>
-  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
 const hookInput = { target_url: 'https://example.com/hook', trigger: 'provider_failed' as const, active: true };
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
   providerId = (
     await createProviderService(deps()).create(key, { source: 'src', target_url: 'https://example.com/', active: true })
   ).id;
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
 });
 
 describe('hook service', () => {
   it('attaches a hook and audits hook.created with the api key', async () => {
     const hook = await service().create(key, providerId, hookInput);
     expect(hook).toMatchObject({ rule_id: providerId, trigger: 'provider_failed', active: true });
-    expect(await auditOf(hook.id)).toEqual([
+    expect(await store.auditOf(hook.id)).toEqual([
       expect.objectContaining({
         action: 'hook.created',
         resourceType: 'hook',
@@ -63,9 +51,9 @@ describe('hook service', () => {
   });
 
   it('writes no hook when the audit entry cannot be written', async () => {
-    const before = await db.prisma.hook.count();
+    const before = await store.db.prisma.hook.count();
     await expect(service().create(broken, providerId, hookInput)).rejects.toThrow();
-    expect(await db.prisma.hook.count()).toBe(before);
+    expect(await store.db.prisma.hook.count()).toBe(before);
   });
 
   it('answers not_found for an unknown provider and target_url_rejected for a refused target', async () => {
@@ -79,9 +67,9 @@ describe('hook service', () => {
   it('updates with the changed field names, and rolls back with its entry', async () => {
     const hook = await service().create(key, providerId, hookInput);
     await expect(service().update(broken, providerId, hook.id, { active: false })).rejects.toThrow();
-    expect(await db.prisma.hook.findUnique({ where: { id: hook.id } })).toMatchObject({ active: true });
+    expect(await store.db.prisma.hook.findUnique({ where: { id: hook.id } })).toMatchObject({ active: true });
     expect(await service().update(key, providerId, hook.id, { active: false })).toMatchObject({ active: false });
-    const entries = await auditOf(hook.id);
+    const entries = await store.auditOf(hook.id);
     expect(entries.map((e) => e.action)).toEqual(['hook.created', 'hook.updated']);
     expect(entries[1]!.metadata).toEqual({ rule_id: providerId, changed: ['active'], api_key_id: key.credentialId });
     await expect(service().update(key, providerId, unknown, { active: true })).rejects.toMatchObject({
@@ -92,9 +80,9 @@ describe('hook service', () => {
   it('deletes with hook.deleted, keeps it when the entry fails, and answers not_found after', async () => {
     const hook = await service().create(key, providerId, hookInput);
     await expect(service().delete(broken, providerId, hook.id)).rejects.toThrow();
-    expect(await db.prisma.hook.findUnique({ where: { id: hook.id } })).not.toBeNull();
+    expect(await store.db.prisma.hook.findUnique({ where: { id: hook.id } })).not.toBeNull();
     await service().delete(key, providerId, hook.id);
-    expect((await auditOf(hook.id)).map((e) => e.action)).toEqual(['hook.created', 'hook.deleted']);
+    expect((await store.auditOf(hook.id)).map((e) => e.action)).toEqual(['hook.created', 'hook.deleted']);
     await expect(service().delete(key, providerId, hook.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 });

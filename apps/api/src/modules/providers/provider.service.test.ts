@@ -1,41 +1,18 @@
 import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 import { createProviderService } from './provider.service';
+import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
 
-const admin: Principal = {
-  kind: 'user',
-  mechanism: 'session',
-  orgId: DEFAULT_ORGANIZATION_ID,
-  role: 'admin',
-  scopes: 'all',
-  userId: '00000000-0000-7000-8000-0000000000a1',
-  username: 'ada',
-  email: 'ada@example.com',
-  credentialId: null,
-};
+const admin = testPrincipal();
 // The audit insert fails on this actor id, after the provider write in the same transaction.
-const broken: Principal = { ...admin, userId: 'not-a-uuid' };
+const broken: Principal = unauditable(admin);
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 const service = () =>
   createProviderService({
-    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
   });
-const auditOf = (resourceId: string) =>
-  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
 const input = (source: string) => ({ source, target_url: 'https://example.com/in', active: true });
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
 
 describe('provider service', () => {
   it('creates a provider, shows no secret, and audits rule.created', async () => {
@@ -46,7 +23,7 @@ describe('provider service', () => {
       has_signing_secret: true,
     });
     expect(created).not.toHaveProperty('signing_secret');
-    expect(await auditOf(created.id)).toEqual([
+    expect(await store.auditOf(created.id)).toEqual([
       expect.objectContaining({
         action: 'rule.created',
         resourceType: 'rule',
@@ -59,18 +36,18 @@ describe('provider service', () => {
 
   it('writes neither the provider nor an entry when the audit entry cannot be written', async () => {
     await expect(service().create(broken, input('atomic'))).rejects.toThrow();
-    expect(await db.prisma.provider.findFirst({ where: { source: 'atomic' } })).toBeNull();
+    expect(await store.db.prisma.provider.findFirst({ where: { source: 'atomic' } })).toBeNull();
   });
 
   it('refuses a second active provider for a source and a refused target, auditing nothing', async () => {
     await service().create(admin, input('twice'));
-    const before = await db.prisma.auditEntry.count();
+    const before = await store.db.prisma.auditEntry.count();
     await expect(service().create(admin, input('twice'))).rejects.toMatchObject({ code: 'active_provider_exists' });
     await expect(
       service().create(admin, { ...input('private'), target_url: 'http://127.0.0.1/x' }),
     ).rejects.toMatchObject({ code: 'target_url_rejected' });
-    expect(await db.prisma.provider.count({ where: { source: { in: ['twice', 'private'] } } })).toBe(1);
-    expect(await db.prisma.auditEntry.count()).toBe(before);
+    expect(await store.db.prisma.provider.count({ where: { source: { in: ['twice', 'private'] } } })).toBe(1);
+    expect(await store.db.prisma.auditEntry.count()).toBe(before);
   });
 
   it('updates with the changed field names (never the secret) and rolls back with its entry', async () => {
@@ -79,7 +56,7 @@ describe('provider service', () => {
     expect(await service().get(admin, created.id)).toMatchObject({ active: true });
     const updated = await service().update(admin, created.id, { active: false, signing_secret: 'another-secret-1234' });
     expect(updated).toMatchObject({ active: false, has_signing_secret: true });
-    const entries = await auditOf(created.id);
+    const entries = await store.auditOf(created.id);
     expect(entries.map((e) => e.action)).toEqual(['rule.created', 'rule.updated']);
     expect(entries[1]!.metadata).toEqual({ changed: ['active', 'signing_secret'], mechanism: 'session' });
   });
@@ -92,7 +69,7 @@ describe('provider service', () => {
     await expect(service().update(admin, other.id, { source: 'taken', active: true })).rejects.toMatchObject({
       code: 'active_provider_exists',
     });
-    expect((await auditOf(other.id)).map((e) => e.action)).toEqual(['rule.created']);
+    expect((await store.auditOf(other.id)).map((e) => e.action)).toEqual(['rule.created']);
   });
 
   it('deletes with rule.deleted, keeps it when the entry fails, and answers not_found after', async () => {
@@ -100,7 +77,7 @@ describe('provider service', () => {
     await expect(service().delete(broken, created.id)).rejects.toThrow();
     expect(await service().get(admin, created.id)).toMatchObject({ source: 'gone' });
     await service().delete(admin, created.id);
-    const entries = await auditOf(created.id);
+    const entries = await store.auditOf(created.id);
     expect(entries.map((e) => e.action)).toEqual(['rule.created', 'rule.deleted']);
     expect(entries[1]!.metadata).toEqual({ source: 'gone', mechanism: 'session' });
     await expect(service().delete(admin, created.id)).rejects.toMatchObject({ code: 'not_found' });
@@ -108,7 +85,7 @@ describe('provider service', () => {
   });
 
   it("lists only the caller's organization's providers", async () => {
-    const org = await db.prisma.organization.create({ data: { slug: 'elsewhere', name: 'Elsewhere' } });
+    const org = await store.db.prisma.organization.create({ data: { slug: 'elsewhere', name: 'Elsewhere' } });
     const outsider = { ...admin, orgId: org.id } as Principal;
     expect(await service().list(outsider)).toEqual([]);
     expect((await service().list(admin)).length).toBeGreaterThan(0);

@@ -1,23 +1,11 @@
-import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import type { IncomingWebhook } from '../ingest/ingest.service';
 import { createSendService } from './send.service';
+import { testPrincipal, useServiceDatabase } from '../service-test-kit';
 
-const admin: Principal = {
-  kind: 'user',
-  mechanism: 'session',
-  orgId: DEFAULT_ORGANIZATION_ID,
-  role: 'admin',
-  scopes: 'all',
-  userId: '00000000-0000-7000-8000-0000000000a1',
-  username: 'ada',
-  email: 'ada@example.com',
-  credentialId: null,
-};
+const admin = testPrincipal();
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 let accepted: IncomingWebhook[];
 let next = 0;
 const service = (installDefaultTarget?: string) =>
@@ -29,26 +17,17 @@ const service = (installDefaultTarget?: string) =>
         return `00000000-0000-7000-8000-${String(++next).padStart(12, '0')}`;
       },
     },
-    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
     installDefaultTarget,
   });
-const auditOf = (resourceId: string) => db.prisma.auditEntry.findMany({ where: { resourceId } });
 const provider = (source: string, active: boolean) =>
-  db.prisma.provider.create({
+  store.db.prisma.provider.create({
     data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl: 'https://example.com/p', active },
   });
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
 beforeEach(() => {
   accepted = [];
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
 });
 
 describe('send service', () => {
@@ -58,7 +37,7 @@ describe('send service', () => {
     expect(sent).toMatchObject({ status: 'queued', source: 'prov', target_url: 'https://example.com/p' });
     expect(accepted[0]).toMatchObject({ source: 'prov', providerId: p.id, targetOverride: 'https://example.com/p' });
     expect(accepted[0]!.body.toString()).toBe('{"hello":1}');
-    expect(await auditOf(sent.id)).toEqual([
+    expect(await store.auditOf(sent.id)).toEqual([
       expect.objectContaining({
         action: 'event.sent',
         resourceType: 'event',
@@ -88,7 +67,7 @@ describe('send service', () => {
   it('sends in manual mode to a checked URL, and refuses a private one', async () => {
     const sent = await service().send(admin, { source: 'manual', target_url: 'https://example.com/m', body: [] });
     expect(sent).toMatchObject({ source: 'manual', target_url: 'https://example.com/m', provider_id: null });
-    expect((await auditOf(sent.id))[0]!.metadata).toMatchObject({ mode: 'manual', provider_id: null });
+    expect((await store.auditOf(sent.id))[0]!.metadata).toMatchObject({ mode: 'manual', provider_id: null });
     await expect(
       service().send(admin, { source: 'manual', target_url: 'http://127.0.0.1/', body: [] }),
     ).rejects.toMatchObject({ code: 'target_url_rejected' });
@@ -101,7 +80,7 @@ describe('send service', () => {
     expect(await service('https://install.example.com/').send(admin, manual)).toMatchObject({
       target_url: 'https://install.example.com/',
     });
-    await db.prisma.organization.update({
+    await store.db.prisma.organization.update({
       where: { id: DEFAULT_ORGANIZATION_ID },
       data: { defaultTargetUrl: 'https://own.example.com/' },
     });

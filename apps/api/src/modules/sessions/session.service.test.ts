@@ -1,9 +1,8 @@
 import { DEFAULT_ORGANIZATION_ID, SCOPES, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createSessionService } from './session.service';
+import { useServiceDatabase } from '../service-test-kit';
 
 const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
 // The limiter's counting lives in Redis and is tested end to end; here only its answers matter.
@@ -14,22 +13,19 @@ const limiter: LoginLimiter = {
   reset: async (username) => void failures.delete(username),
 };
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 let userId: string;
 const service = () =>
   createSessionService({
-    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    repositories: store.repositories(),
     passwords,
     limiter,
     secureCookie: true,
   });
-const failuresAudited = () => db.prisma.auditEntry.findMany({ where: { action: 'auth.login_failed' } });
+const failuresAudited = () => store.db.prisma.auditEntry.findMany({ where: { action: 'auth.login_failed' } });
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-  const repos = createRepositories(db, { defaultTargetUrl: undefined });
+  const repos = store.repositories();
   const passwordHash = await passwords.hash('dana-password-1');
   userId = (
     await repos.users.create(DEFAULT_ORGANIZATION_ID, {
@@ -39,11 +35,7 @@ beforeAll(async () => {
       passwordHash,
     })
   ).id;
-  await db.prisma.platformOperator.create({ data: { username: 'otto', passwordHash } });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
+  await store.db.prisma.platformOperator.create({ data: { username: 'otto', passwordHash } });
 });
 
 describe('session service', () => {

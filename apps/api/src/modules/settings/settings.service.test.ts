@@ -1,25 +1,13 @@
-import { AppError, DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { AppError, DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createSettingsService, type SettingsServiceDeps } from './settings.service';
+import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
 
-const admin: Principal = {
-  kind: 'user',
-  mechanism: 'session',
-  orgId: DEFAULT_ORGANIZATION_ID,
-  role: 'admin',
-  scopes: 'all',
-  userId: '00000000-0000-7000-8000-0000000000a1',
-  username: 'ada',
-  email: 'ada@example.com',
-  credentialId: null,
-};
+const admin = testPrincipal();
 
-let testDb: TestDatabase;
-let db: Database;
+const store = useServiceDatabase();
 const service = (overrides: Partial<SettingsServiceDeps> = {}) =>
   createSettingsService({
-    repositories: createRepositories(db, { defaultTargetUrl: undefined }),
+    repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
     installDefaultTarget: 'https://install.example.com/',
     publicBaseUrl: 'https://relay.example.com/',
@@ -32,18 +20,12 @@ const service = (overrides: Partial<SettingsServiceDeps> = {}) =>
     ...overrides,
   });
 const ownTarget = async () =>
-  (await db.prisma.organization.findUnique({ where: { id: DEFAULT_ORGANIZATION_ID } }))?.defaultTargetUrl;
+  (await store.db.prisma.organization.findUnique({ where: { id: DEFAULT_ORGANIZATION_ID } }))?.defaultTargetUrl;
 const auditEntries = () =>
-  db.prisma.auditEntry.findMany({ where: { action: 'config.default_target_updated' }, orderBy: { createdAt: 'asc' } });
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
+  store.db.prisma.auditEntry.findMany({
+    where: { action: 'config.default_target_updated' },
+    orderBy: { createdAt: 'asc' },
+  });
 
 describe('settings service', () => {
   it('sets and clears the default target, auditing from and to', async () => {
@@ -67,7 +49,7 @@ describe('settings service', () => {
 
   it('keeps the previous target when the audit entry cannot be written', async () => {
     await service().setDefaultTarget(admin, 'https://kept.example.com/');
-    const broken = { ...admin, userId: 'not-a-uuid' };
+    const broken = unauditable(admin);
     await expect(service().setDefaultTarget(broken, 'https://lost.example.com/')).rejects.toThrow();
     expect(await ownTarget()).toBe('https://kept.example.com/');
   });

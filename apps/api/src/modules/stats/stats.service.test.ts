@@ -1,30 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_ORGANIZATION_ID, type EventStatus, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { DEFAULT_ORGANIZATION_ID, type EventStatus } from '@relay/core';
 import { createStatsService, statsWindow } from './stats.service';
+import { testPrincipal, useServiceDatabase } from '../service-test-kit';
 
-const viewer: Principal = {
-  kind: 'user',
-  mechanism: 'session',
-  orgId: DEFAULT_ORGANIZATION_ID,
+const viewer = testPrincipal({
   role: 'viewer',
-  scopes: 'all',
   userId: '00000000-0000-7000-8000-0000000000b1',
   username: 'vi',
   email: 'vi@example.com',
-  credentialId: null,
-};
+});
 const NOW = new Date('2030-01-02T00:00:00.000Z');
 
-let testDb: TestDatabase;
-let db: Database;
-const service = () =>
-  createStatsService({ repositories: createRepositories(db, { defaultTargetUrl: undefined }), now: () => NOW });
+const store = useServiceDatabase();
+const service = () => createStatsService({ repositories: store.repositories(), now: () => NOW });
 
 async function event(status: EventStatus, source: string, createdAt: Date): Promise<void> {
   const id = randomUUID();
-  await createRepositories(db, { defaultTargetUrl: undefined }).events.insertMany([
+  await store.repositories().events.insertMany([
     {
       id,
       organizationId: DEFAULT_ORGANIZATION_ID,
@@ -35,17 +27,8 @@ async function event(status: EventStatus, source: string, createdAt: Date): Prom
       nextAttemptAt: createdAt,
     },
   ]);
-  await db.prisma.event.update({ where: { id }, data: { status, createdAt } });
+  await store.db.prisma.event.update({ where: { id }, data: { status, createdAt } });
 }
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
 
 describe('stats window', () => {
   it('defaults to the last 24 hours in the narrowest bucket giving at most 300', () => {

@@ -1,27 +1,15 @@
 import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createDatabase, createRepositories, type Database } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createUser, ensureInitialAdmin } from './create-user';
 import { createUserService } from './user.service';
+import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
 
-const admin: Principal = {
-  kind: 'user',
-  mechanism: 'basic',
-  orgId: DEFAULT_ORGANIZATION_ID,
-  role: 'admin',
-  scopes: 'all',
-  userId: '00000000-0000-7000-8000-0000000000a1',
-  username: 'ada',
-  email: 'ada@example.com',
-  credentialId: null,
-};
-const broken: Principal = { ...admin, userId: 'not-a-uuid' };
+const admin = testPrincipal({ mechanism: 'basic' });
+const broken: Principal = unauditable(admin);
 const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
 
-let testDb: TestDatabase;
-let db: Database;
-const deps = () => ({ repositories: createRepositories(db, { defaultTargetUrl: undefined }), passwords });
+const store = useServiceDatabase();
+const deps = () => ({ repositories: store.repositories(), passwords });
 const service = () => createUserService(deps());
 const newUser = (username: string, role: 'admin' | 'viewer' = 'viewer') => ({
   username,
@@ -29,23 +17,12 @@ const newUser = (username: string, role: 'admin' | 'viewer' = 'viewer') => ({
   password: 'a-long-password-1',
   role,
 });
-const auditOf = (resourceId: string) =>
-  db.prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } });
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
 
 describe('user service', () => {
   it('makes the initial admin once, audited as the install, and never again', async () => {
     const first = await ensureInitialAdmin(deps(), DEFAULT_ORGANIZATION_ID, newUser('root'));
     expect(first).toMatchObject({ username: 'root', role: 'admin' });
-    expect(await auditOf(first!.id)).toMatchObject([
+    expect(await store.auditOf(first!.id)).toMatchObject([
       {
         action: 'user.created',
         actorUserId: null,
@@ -59,9 +36,9 @@ describe('user service', () => {
   it('adds a user with a hashed password and an audit entry naming the mechanism', async () => {
     const created = await service().create(admin, newUser('carol'));
     expect(created).toMatchObject({ username: 'carol', email: 'carol@example.com', role: 'viewer' });
-    const stored = await db.prisma.user.findUnique({ where: { id: created.id } });
+    const stored = await store.db.prisma.user.findUnique({ where: { id: created.id } });
     expect(await passwords.verify(stored!.passwordHash, 'a-long-password-1')).toBe(true);
-    expect(await auditOf(created.id)).toMatchObject([
+    expect(await store.auditOf(created.id)).toMatchObject([
       {
         action: 'user.created',
         resourceType: 'user',
@@ -74,7 +51,7 @@ describe('user service', () => {
 
   it('refuses a taken username (users and operators alike) with username_taken', async () => {
     await expect(service().create(admin, newUser('carol'))).rejects.toMatchObject({ code: 'username_taken' });
-    await db.prisma.platformOperator.create({ data: { username: 'op', passwordHash: 'x' } });
+    await store.db.prisma.platformOperator.create({ data: { username: 'op', passwordHash: 'x' } });
     await expect(createUser(deps(), DEFAULT_ORGANIZATION_ID, newUser('op'), { source: 'cli' })).rejects.toMatchObject({
       code: 'username_taken',
     });
@@ -82,13 +59,13 @@ describe('user service', () => {
 
   it('writes no user when the audit entry cannot be written', async () => {
     await expect(service().create(broken, newUser('atomic'))).rejects.toThrow();
-    expect(await db.prisma.user.findUnique({ where: { username: 'atomic' } })).toBeNull();
+    expect(await store.db.prisma.user.findUnique({ where: { username: 'atomic' } })).toBeNull();
   });
 
   it('changes roles with an audit entry, never demoting the last admin', async () => {
     const dave = await service().create(admin, newUser('dave'));
     expect(await service().changeRole(admin, dave.id, 'admin')).toMatchObject({ role: 'admin' });
-    expect((await auditOf(dave.id)).at(-1)).toMatchObject({
+    expect((await store.auditOf(dave.id)).at(-1)).toMatchObject({
       action: 'user.role_updated',
       metadata: { from: 'viewer', to: 'admin', mechanism: 'basic' },
     });
@@ -101,7 +78,7 @@ describe('user service', () => {
   it('keeps the role when the audit entry of the change cannot be written', async () => {
     const erin = await service().create(admin, newUser('erin'));
     await expect(service().changeRole(broken, erin.id, 'admin')).rejects.toThrow();
-    expect(await db.prisma.user.findUnique({ where: { id: erin.id } })).toMatchObject({ role: 'viewer' });
+    expect(await store.db.prisma.user.findUnique({ where: { id: erin.id } })).toMatchObject({ role: 'viewer' });
   });
 
   it("answers the caller's organization", async () => {

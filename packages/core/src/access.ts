@@ -22,6 +22,25 @@ export interface Principal {
   credentialId: string | null;
 }
 
+/** A user acting through one mechanism: the user's role, every scope. */
+export function userPrincipal(
+  user: { id: string; organizationId: OrgId; role: Role; username: string; email: string },
+  mechanism: Mechanism,
+  credentialId: string | null = null,
+): Principal {
+  return {
+    kind: 'user',
+    mechanism,
+    orgId: user.organizationId,
+    role: user.role,
+    scopes: 'all',
+    userId: user.id,
+    username: user.username,
+    email: user.email,
+    credentialId,
+  };
+}
+
 /** One row of the authorization table: the least role and the API-key scope a route needs. */
 export interface AccessRule {
   role: Role;

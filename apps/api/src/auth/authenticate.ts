@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, asOrgId, parseToken, secretMatches, type Principal } from '@relay/core';
+import { AppError, asOrgId, parseToken, secretMatches, userPrincipal, type Principal } from '@relay/core';
 import type { CredentialRepository, OperatorRecord, OperatorRepository, UserRepository } from '@relay/db';
 import type { RequestHandler } from 'express';
 import { Passport } from 'passport';
@@ -63,18 +63,7 @@ async function fromBearer(token: string, deps: AuthenticateDeps): Promise<Princi
       credentialId: credential.id,
     };
   }
-  const { user } = credential;
-  return {
-    kind: 'user',
-    mechanism: 'token',
-    orgId: credential.organizationId,
-    role: user.role,
-    scopes: 'all',
-    userId: user.id,
-    username: user.username,
-    email: user.email,
-    credentialId: credential.id,
-  };
+  return userPrincipal({ ...credential.user, organizationId: credential.organizationId }, 'token', credential.id);
 }
 
 /** HTTP Basic: a user's username and password (operators sign in with a session only); null for any failure. */
@@ -103,20 +92,7 @@ export async function verifyLogin(
     password,
   );
   if (!ok) return null;
-  if (user)
-    return {
-      user: {
-        kind: 'user',
-        mechanism: 'session',
-        orgId: asOrgId(user.organizationId),
-        role: user.role,
-        scopes: 'all',
-        userId: user.id,
-        username: user.username,
-        email: user.email,
-        credentialId: null,
-      },
-    };
+  if (user) return { user: userPrincipal({ ...user, organizationId: asOrgId(user.organizationId) }, 'session') };
   if (operator) return { operator: { id: operator.id, username: operator.username, createdAt: operator.createdAt } };
   return null;
 }

@@ -1,4 +1,4 @@
-import { asOrgId, type Principal } from '@relay/core';
+import { asOrgId, userPrincipal } from '@relay/core';
 import type { OperatorRepository, UserRepository } from '@relay/db';
 import { RedisStore } from 'connect-redis';
 import type { RequestHandler } from 'express';
@@ -51,20 +51,7 @@ export function sessionPrincipal(users: UserRepository, operators: OperatorRepos
     }
     if (req.principal || !userId || !orgId) return next();
     users.findById(asOrgId(orgId), userId).then((user) => {
-      if (user) {
-        const principal: Principal = {
-          kind: 'user',
-          mechanism: 'session',
-          orgId: user.organizationId,
-          role: user.role,
-          scopes: 'all',
-          userId: user.id,
-          username: user.username,
-          email: user.email,
-          credentialId: null,
-        };
-        req.principal = principal;
-      }
+      if (user) req.principal = userPrincipal(user, 'session');
       next();
     }, next);
   };

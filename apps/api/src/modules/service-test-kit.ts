@@ -1,6 +1,7 @@
 // Shared fixtures of the service tests (`<feature>.service.test.ts`): a principal and a test
 // database of the file's own, with its repositories.
-import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_ORGANIZATION_ID, type EventStatus, type Principal } from '@relay/core';
 import { createDatabase, createRepositories, type Database, type Repositories } from '@relay/db';
 import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 
@@ -26,6 +27,8 @@ export const unauditable = (principal: Principal): Principal => ({ ...principal,
 export interface ServiceDatabase {
   readonly db: Database;
   repositories(): Repositories;
+  /** Stores an event of the default organization in a given status (as ingest would, then moved on). */
+  event(status: EventStatus, options?: { source?: string; createdAt?: Date }): Promise<string>;
   /** Audit entries about one resource, oldest first. */
   auditOf(resourceId: string): ReturnType<Database['prisma']['auditEntry']['findMany']>;
 }
@@ -51,6 +54,14 @@ export function useServiceDatabase(): ServiceDatabase {
       return opened();
     },
     repositories: () => createRepositories(opened(), { defaultTargetUrl: undefined }),
+    async event(status, { source = 'svc', createdAt = new Date() } = {}) {
+      const id = randomUUID();
+      const event = { id, organizationId: DEFAULT_ORGANIZATION_ID, source, targetOverride: null, headers: {} };
+      const repositories = createRepositories(opened(), { defaultTargetUrl: undefined });
+      await repositories.events.insertMany([{ ...event, body: Buffer.from('{"a":1}'), nextAttemptAt: createdAt }]);
+      await opened().prisma.event.update({ where: { id }, data: { status, createdAt } });
+      return id;
+    },
     auditOf: (resourceId) =>
       opened().prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } }),
   };

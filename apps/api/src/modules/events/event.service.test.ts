@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_ORGANIZATION_ID, type EventStatus, type FeedMessage } from '@relay/core';
+import { type EventStatus, type FeedMessage } from '@relay/core';
 import pino from 'pino';
 import { createEventService } from './event.service';
 import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
@@ -20,22 +20,7 @@ const service = (bulkCap = 1000) =>
     bulkCap,
   });
 
-async function event(status: EventStatus, source = 'svc'): Promise<string> {
-  const id = randomUUID();
-  await store.repositories().events.insertMany([
-    {
-      id,
-      organizationId: DEFAULT_ORGANIZATION_ID,
-      source,
-      targetOverride: null,
-      body: Buffer.from('{"a":1}'),
-      headers: {},
-      nextAttemptAt: new Date(),
-    },
-  ]);
-  await store.db.prisma.event.update({ where: { id }, data: { status } });
-  return id;
-}
+const event = (status: EventStatus, source = 'svc') => store.event(status, { source });
 const statusOf = async (id: string) => (await store.db.prisma.event.findUnique({ where: { id } }))?.status;
 
 beforeEach(() => {

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { DEFAULT_ORGANIZATION_ID, type EventStatus } from '@relay/core';
+import { type EventStatus } from '@relay/core';
 import { createStatsService, statsWindow } from './stats.service';
 import { testPrincipal, useServiceDatabase } from '../service-test-kit';
 
@@ -14,21 +13,7 @@ const NOW = new Date('2030-01-02T00:00:00.000Z');
 const store = useServiceDatabase();
 const service = () => createStatsService({ repositories: store.repositories(), now: () => NOW });
 
-async function event(status: EventStatus, source: string, createdAt: Date): Promise<void> {
-  const id = randomUUID();
-  await store.repositories().events.insertMany([
-    {
-      id,
-      organizationId: DEFAULT_ORGANIZATION_ID,
-      source,
-      targetOverride: null,
-      body: Buffer.from('{}'),
-      headers: {},
-      nextAttemptAt: createdAt,
-    },
-  ]);
-  await store.db.prisma.event.update({ where: { id }, data: { status, createdAt } });
-}
+const event = (status: EventStatus, source: string, createdAt: Date) => store.event(status, { source, createdAt });
 
 describe('stats window', () => {
   it('defaults to the last 24 hours in the narrowest bucket giving at most 300', () => {

@@ -6,7 +6,7 @@ import { mountOperations } from './http/mount-operations';
 import type { AnyOperation } from './http/operation';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
-import { API_OPERATIONS, BOOTSTRAP_OPERATIONS, DOCS_OPERATIONS, PROBE_OPERATIONS } from './modules/catalog';
+import { API_OPERATIONS, API_PATHS, BOOTSTRAP_OPERATIONS, DOCS_OPERATIONS, PROBE_OPERATIONS } from './modules/catalog';
 import { docsAssets } from './modules/docs/docs-assets';
 import { INGEST_ROUTE } from './modules/ingest/ingest.operations';
 import type { ModuleContext } from './modules/module-context';
@@ -17,9 +17,6 @@ export interface AppDeps {
   services: ApiServices;
   sessionMiddleware: RequestHandler;
 }
-
-/** First path segments of the API: credentials are resolved for these only, never for ingest. */
-export const API_PATHS = ['/api', '/events', '/rules', '/stats', '/config'];
 
 export function createApp({ ctx, services, sessionMiddleware }: AppDeps): Express {
   const { config } = ctx;

@@ -47,6 +47,18 @@ export const API_OPERATIONS: Operations = [
 /** Documented here; served by the one catch-all route app.ts mounts last (INGEST_ROUTE). */
 export const INGEST_OPERATIONS: Operations = ingestOperations;
 
+const firstSegment = (path: string) => (path.split('/')[1] ?? '').toLowerCase();
+
+/** First path segments of the API: credentials are resolved for these paths only, never for ingest. */
+export const API_PATHS = [...new Set(API_OPERATIONS.map((op) => `/${firstSegment(op.path)}`))];
+
+/** First path segments that belong to the relay itself: ingest refuses them as webhook sources. */
+export const RESERVED_PATH_SEGMENTS: ReadonlySet<string> = new Set(
+  [...PROBE_OPERATIONS, ...DOCS_OPERATIONS, ...BOOTSTRAP_OPERATIONS, ...API_OPERATIONS].map((op) =>
+    firstSegment(op.path),
+  ),
+);
+
 /** Every operation of the API: the OpenAPI document and the authorization table are built from it. */
 export const ALL_OPERATIONS: Operations = [
   ...PROBE_OPERATIONS,

@@ -1,3 +1,4 @@
+import { RESERVED_PATH_SEGMENTS } from './catalog';
 import { BULK_CAP } from '@relay/contracts';
 import { createAuditService } from './audit/audit.service';
 import { createCredentialService } from './credentials/credential.service';
@@ -35,6 +36,7 @@ export function createServices(ctx: ModuleContext) {
       defaultSource: ctx.config.DEFAULT_SOURCE,
       allowTargetOverride: ctx.config.ALLOW_PUBLIC_TARGET_OVERRIDE,
       targetPolicy: ctx.targetPolicy,
+      reservedSegments: RESERVED_PATH_SEGMENTS,
     }),
     domains: createDomainService({
       repositories: ctx.repositories,

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { createIngestService } from './ingest.service';
 import { createWebhookService } from './webhook.service';
 import { useServiceDatabase } from '../service-test-kit';
+import { RESERVED_PATH_SEGMENTS } from '../catalog';
 
 const store = useServiceDatabase();
 let ingest: ReturnType<typeof createIngestService>;
@@ -20,6 +21,7 @@ const service = (allowTargetOverride = false) =>
     defaultSource: 'default',
     allowTargetOverride,
     targetPolicy: { allowPrivate: false, allowlist: [] },
+    reservedSegments: RESERVED_PATH_SEGMENTS,
   });
 const message = (body: string, headers: Record<string, string> = {}) =>
   Object.assign(Readable.from([Buffer.from(body)]), {

@@ -19,6 +19,8 @@ export interface WebhookServiceDeps {
   defaultSource: string;
   allowTargetOverride: boolean;
   targetPolicy: TargetPolicy;
+  /** First path segments of the relay's own routes (modules/catalog.ts): never a webhook source. */
+  reservedSegments: ReadonlySet<string>;
 }
 
 /** A webhook as it arrives: where it was sent, and the message whose body is read with the size limit. */
@@ -28,19 +30,6 @@ export interface IncomingWebhookRequest {
   path: string;
   message: IncomingMessage;
 }
-
-// First path segments that belong to the relay's own API; webhooks cannot use them as sources.
-export const RESERVED_PATH_SEGMENTS = new Set([
-  'api',
-  'events',
-  'rules',
-  'config',
-  'stats',
-  'health',
-  'ready',
-  'docs',
-  'openapi.json',
-]);
 
 const headerOf = (message: IncomingMessage, name: string): string | undefined => {
   const value = message.headers[name];
@@ -52,7 +41,7 @@ const headerOf = (message: IncomingMessage, name: string): string | undefined =>
 export function createWebhookService(deps: WebhookServiceDeps) {
   function sourceOf(request: IncomingWebhookRequest): string {
     const fromPath = sourceFromPath(request.path);
-    if (fromPath !== undefined && RESERVED_PATH_SEGMENTS.has(fromPath.toLowerCase())) {
+    if (fromPath !== undefined && deps.reservedSegments.has(fromPath.toLowerCase())) {
       throw new AppError('not_found', `No route for POST ${request.path}.`);
     }
     const header = headerOf(request.message, 'x-webhook-source');

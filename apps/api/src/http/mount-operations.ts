@@ -63,7 +63,7 @@ export function mountOperations<Services>(
         services,
         params: op.params ? op.params.parse(req.params) : undefined,
         query: op.query ? validate(op.query, req.query) : undefined,
-        body: op.body ? (validate(op.body, req.body) as unknown) : undefined,
+        body: op.body ? validate(op.body, req.body) : undefined,
         get principal(): Principal {
           if (!req.principal) throw new AppError('unauthenticated');
           return req.principal;

@@ -82,8 +82,12 @@ export interface Operation<
 }
 
 /** An operation with its schema types erased, as lists of operations hold them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOperation<Services> = Operation<Services, z.ZodObject | undefined, z.ZodObject | undefined, any>;
+export type AnyOperation<Services> = Operation<
+  Services,
+  z.ZodObject | undefined,
+  z.ZodObject | undefined,
+  z.ZodType | undefined
+>;
 
 /** Returns a `define` function that types handlers against the app's services. */
 export function operationFactory<Services>() {

@@ -118,6 +118,20 @@ export const testPasswords = createPasswordHasher({ memoryKib: 1024, timeCost: 1
 export const basicAuth = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
+/** A user who logs in with a password (hashed with the cheap test settings); email is `<username>@example.com`. */
+export async function seedUser(
+  pipeline: Pipeline,
+  user: { username: string; role: Role; password: string },
+  orgId: OrgId = DEFAULT_ORGANIZATION_ID,
+) {
+  return createUserRepository(pipeline.store.prisma).create(orgId, {
+    username: user.username,
+    email: `${user.username}@example.com`,
+    role: user.role,
+    passwordHash: await testPasswords.hash(user.password),
+  });
+}
+
 /** An Authorization header for a new user (personal token) of an organization. */
 export async function userCredential(
   pipeline: Pipeline,

@@ -1,6 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID, parseToken } from '@relay/core';
-import { createUserRepository } from '@relay/db';
-import { basicAuth, FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
+import { basicAuth, FAST_HASH_ENV, seedUser, startPipeline, type Pipeline } from './harness';
 
 const ALICE = basicAuth('alice', 'alice-password-1');
 const BOB = basicAuth('bob', 'bob-password-12');
@@ -10,19 +9,8 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
   const secrets: string[] = [];
   beforeAll(async () => {
     pipeline = await startPipeline({ api: FAST_HASH_ENV, worker: false });
-    const users = createUserRepository(pipeline.store.prisma);
-    await users.create(DEFAULT_ORGANIZATION_ID, {
-      username: 'alice',
-      email: 'alice@example.com',
-      role: 'admin',
-      passwordHash: await testPasswords.hash('alice-password-1'),
-    });
-    await users.create(DEFAULT_ORGANIZATION_ID, {
-      username: 'bob',
-      email: 'bob@example.com',
-      role: 'viewer',
-      passwordHash: await testPasswords.hash('bob-password-12'),
-    });
+    await seedUser(pipeline, { username: 'alice', role: 'admin', password: 'alice-password-1' });
+    await seedUser(pipeline, { username: 'bob', role: 'viewer', password: 'bob-password-12' });
   });
   afterAll(() => pipeline.close());
   const api = () => pipeline.http;

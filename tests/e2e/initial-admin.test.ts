@@ -49,53 +49,30 @@ describe('the first admin', () => {
   });
 
   it('can be created with the documented command', async () => {
-    const { stdout } = await run(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(ROOT, 'apps/api/src/cli/main.ts'),
-        'admin',
-        'create',
-        '--username',
-        'cli-admin',
-        '--email',
-        'cli@example.com',
-      ],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          ...pipeline.baseEnv,
-          RELAY_ADMIN_PASSWORD: 'cli-password-123',
-          PASSWORD_HASH_MEMORY_KIB: '1024',
-          PASSWORD_HASH_TIME_COST: '1',
-        },
-      },
-    );
+    const adminCreate = (username: string, email: string, env: Record<string, string>) =>
+      run(
+        process.execPath,
+        ['--import', 'tsx', path.join(ROOT, 'apps/api/src/cli/main.ts'), 'admin', 'create'].concat([
+          '--username',
+          username,
+          '--email',
+          email,
+        ]),
+        { cwd: ROOT, env: { ...process.env, ...pipeline.baseEnv, ...env } },
+      );
+    const { stdout } = await adminCreate('cli-admin', 'cli@example.com', {
+      RELAY_ADMIN_PASSWORD: 'cli-password-123',
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      PASSWORD_HASH_TIME_COST: '1',
+    });
     expect(stdout).toMatch(/created admin cli-admin/);
     await pipeline.http
       .get('/api/auth/me')
       .set('authorization', basicAuth('cli-admin', 'cli-password-123'))
       .expect(200);
-    const refused = await run(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(ROOT, 'apps/api/src/cli/main.ts'),
-        'admin',
-        'create',
-        '--username',
-        'x',
-        '--email',
-        'bad',
-      ],
-      {
-        cwd: ROOT,
-        env: { ...process.env, ...pipeline.baseEnv, RELAY_ADMIN_PASSWORD: 'short' },
-      },
-    ).catch((err: { code: number; stderr: string }) => err);
+    const refused = await adminCreate('x', 'bad', { RELAY_ADMIN_PASSWORD: 'short' }).catch(
+      (err: { code: number; stderr: string }) => err,
+    );
     expect((refused as { code: number }).code).toBe(1);
     expect((refused as { stderr: string }).stderr).toMatch(/username[\s\S]*email[\s\S]*password/);
   }, 60_000);

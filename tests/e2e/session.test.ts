@@ -1,7 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID, parseToken } from '@relay/core';
-import { createUserRepository } from '@relay/db';
 import supertest from 'supertest';
-import { FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
+import { FAST_HASH_ENV, seedUser, startPipeline, type Pipeline } from './harness';
 
 const cookieOf = (res: supertest.Response) =>
   ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('relay_session='));
@@ -13,19 +12,8 @@ describe('sessions: login, logout, me, CSRF and brute force', () => {
       api: { ...FAST_HASH_ENV, SESSION_SECRET: 'test-session-secret', LOGIN_MAX_FAILURES_PER_USER: '3' },
       worker: false,
     });
-    const users = createUserRepository(pipeline.store.prisma);
-    await users.create(DEFAULT_ORGANIZATION_ID, {
-      username: 'dana',
-      email: 'dana@example.com',
-      role: 'admin',
-      passwordHash: await testPasswords.hash('dana-password-1'),
-    });
-    await users.create(DEFAULT_ORGANIZATION_ID, {
-      username: 'eve',
-      email: 'eve@example.com',
-      role: 'viewer',
-      passwordHash: await testPasswords.hash('eve-password-12'),
-    });
+    await seedUser(pipeline, { username: 'dana', role: 'admin', password: 'dana-password-1' });
+    await seedUser(pipeline, { username: 'eve', role: 'viewer', password: 'eve-password-12' });
   });
   afterAll(() => pipeline.close());
 
@@ -67,32 +55,17 @@ describe('sessions: login, logout, me, CSRF and brute force', () => {
     )!.split(';')[0]!;
     const bare = await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).send({ name: 'x' }).expect(403);
     expect(bare.body.code).toBe('csrf_rejected');
-    await pipeline.http
-      .post('/api/auth/tokens')
-      .set('cookie', cookie)
-      .set('sec-fetch-site', 'cross-site')
-      .send({ name: 'x' })
-      .expect(403);
-    await pipeline.http
-      .post('/api/auth/tokens')
-      .set('cookie', cookie)
-      .set('host', 'relay.test')
-      .set('origin', 'https://evil.test')
-      .send({ name: 'x' })
-      .expect(403);
-    await pipeline.http
-      .post('/api/auth/tokens')
-      .set('cookie', cookie)
-      .set('host', 'relay.test')
-      .set('origin', 'http://relay.test')
-      .send({ name: 'x' })
-      .expect(201);
-    await pipeline.http
-      .post('/api/auth/tokens')
-      .set('cookie', cookie)
-      .set('sec-fetch-site', 'same-origin')
-      .send({ name: 'y' })
-      .expect(201);
+    // Which request headers prove a cookie-authenticated write comes from the relay's own pages.
+    const cases: Array<{ headers: Record<string, string>; status: number }> = [
+      { headers: { 'sec-fetch-site': 'cross-site' }, status: 403 },
+      { headers: { host: 'relay.test', origin: 'https://evil.test' }, status: 403 },
+      { headers: { host: 'relay.test', origin: 'http://relay.test' }, status: 201 },
+      { headers: { 'sec-fetch-site': 'same-origin' }, status: 201 },
+    ];
+    for (const { headers, status } of cases) {
+      const reply = await pipeline.http.post('/api/auth/tokens').set('cookie', cookie).set(headers).send({ name: 'x' });
+      expect({ headers, status: reply.status }).toEqual({ headers, status });
+    }
     const basic = `Basic ${Buffer.from('dana:dana-password-1').toString('base64')}`;
     await pipeline.http.post('/api/auth/tokens').set('authorization', basic).send({ name: 'z' }).expect(201);
     await pipeline.http
@@ -149,12 +122,7 @@ describe('session cookie over TLS, session TTL, and secrets kept out of logs', (
       },
       worker: false,
     });
-    await createUserRepository(pipeline.store.prisma).create(DEFAULT_ORGANIZATION_ID, {
-      username: 'tls',
-      email: 'tls@example.com',
-      role: 'admin',
-      passwordHash: await testPasswords.hash('tls-password-12'),
-    });
+    await seedUser(pipeline, { username: 'tls', role: 'admin', password: 'tls-password-12' });
   });
   afterAll(() => pipeline.close());
 

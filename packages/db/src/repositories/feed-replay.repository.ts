@@ -1,5 +1,9 @@
-import type { EventStatus, FeedMessage, OrgId } from '@relay/core';
+import type { FeedAttempt, FeedMessage, FeedStatus, OrgId } from '@relay/core';
 import type pg from 'pg';
+
+// Rows as pg returns them: the feed's wire shapes with timestamps still Dates.
+type AttemptRow = Omit<FeedAttempt, 'finished_at'> & { finished_at: Date };
+type StatusRow = FeedStatus & { updated_at: Date };
 
 const SINCE = "($2::timestamptz AT TIME ZONE 'UTC')";
 
@@ -16,28 +20,12 @@ export function createFeedReplayRepository(pool: pg.Pool) {
            WHERE organization_id = $1 AND created_at >= ${SINCE} ORDER BY created_at LIMIT $3`,
           params,
         ),
-        pool.query<{
-          event_id: string;
-          attempt_number: number;
-          kind: 'main' | 'hook';
-          hook_id: string | null;
-          target_url: string;
-          response_status: number | null;
-          error: string | null;
-          duration_ms: number;
-          finished_at: Date;
-        }>(
+        pool.query<AttemptRow>(
           `SELECT event_id, attempt_number, kind, hook_id, target_url, response_status, error, duration_ms, finished_at
            FROM delivery_attempts WHERE organization_id = $1 AND finished_at >= ${SINCE} ORDER BY finished_at LIMIT $3`,
           params,
         ),
-        pool.query<{
-          id: string;
-          status: EventStatus;
-          failure_reason: string | null;
-          acknowledged: boolean;
-          updated_at: Date;
-        }>(
+        pool.query<StatusRow>(
           `SELECT id, status, failure_reason, acknowledged_at IS NOT NULL AS acknowledged, updated_at
            FROM events WHERE organization_id = $1 AND updated_at >= ${SINCE} AND updated_at > created_at
            ORDER BY updated_at LIMIT $3`,

@@ -3,8 +3,11 @@ import pg from 'pg';
 
 export const BASE_DATABASE_URL =
   process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-export const TEMPLATE_DATABASE = 'relay_test_template';
-export const TEST_DATABASE_PREFIX = 'relay_t_';
+// Each jest run has its own template and database names (global setup picks the run id and its
+// workers inherit it), so two runs on one machine never drop each other's databases.
+const RUN_ID = process.env.RELAY_TEST_RUN_ID ?? String(process.pid);
+export const TEMPLATE_DATABASE = `relay_tpl_${RUN_ID}`;
+export const TEST_DATABASE_PREFIX = `relay_t_${RUN_ID}_`;
 
 export function databaseUrl(name: string): string {
   const url = new URL(BASE_DATABASE_URL);

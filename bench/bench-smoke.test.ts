@@ -40,3 +40,23 @@ describe('pnpm bench --smoke', () => {
     expect(result.ratios.ingestVsExpress).toBeGreaterThan(0);
   }, 240_000);
 });
+
+describe('pnpm bench --fair --smoke', () => {
+  it('measures a healthy target alone and beside a hanging one, delivering each event once', async () => {
+    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--fair', '--smoke'], {
+      cwd: ROOT,
+      maxBuffer: 10 * 1024 * 1024,
+    }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`bench --fair --smoke failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+    });
+    const result = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/fair-smoke.json'), 'utf8'));
+    for (const phase of [result.alone, result.beside]) {
+      expect(phase.deliveredPerSecond).toBeGreaterThan(0);
+      expect(phase.e2eP99).toBeGreaterThan(0);
+      expect(phase.openLoopDelivered).toBe(phase.openLoopOffered);
+      expect(phase.duplicates).toBe(0);
+    }
+    expect(result.beside.hangingStillQueued).toBe(100);
+    expect(result.ratios.throughput).toBeGreaterThan(0);
+  }, 240_000);
+});

@@ -1,4 +1,4 @@
-// pnpm bench [--smoke] [--runs N] [--workers N]
+// pnpm bench [--smoke] [--runs N] [--workers N] [--fair]
 // One run: baselines (bare Express, BullMQ no-op worker) and the relay (production build) measured
 // side by side on this machine; the median of the runs goes to bench/results/latest.json.
 import { execFileSync } from 'node:child_process';
@@ -8,9 +8,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import pg from 'pg';
+import { admin, dbUrl, deleteKeys, query, REDIS_URL } from './lib/database.mjs';
 import { openLoop, saturate } from './lib/load.mjs';
-import { ask, forkReady, freePort, peakRssMb, startNode, stop, waitForHttp } from './lib/processes.mjs';
+import {
+  ask,
+  forkReady,
+  freePort,
+  peakRssMb,
+  startNode,
+  stop,
+  waitForHttp,
+  waitForReceipts,
+} from './lib/processes.mjs';
 import { percentile, round, summarize } from './lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,47 +35,8 @@ const WORKERS = option('--workers', 2);
 const DURATION_S = smoke ? 1 : 10;
 const BACKLOG = smoke ? 500 : 20_000;
 const CONNECTIONS = 64;
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
 const log = (...parts) => console.error(`[bench] ${parts.join(' ')}`);
-
-function dbUrl(name) {
-  const url = new URL(DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function query(url, sql) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-async function deleteKeys(prefix) {
-  const redis = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  redis.disconnect();
-}
 
 async function expressBaseline() {
   const { child, msg } = await forkReady(path.join(here, 'express-baseline.mjs'));
@@ -105,21 +75,6 @@ async function bullmqBaseline(prefix, concurrency) {
   await queue.close();
   connection.disconnect();
   return { jobs: BACKLOG, seconds: ms / 1000, perSecond: BACKLOG / (ms / 1000) };
-}
-
-/** Waits until the target has `count` distinct events, or nothing new arrived for `idleMs`. */
-async function waitForReceipts(target, count, idleMs = 30_000) {
-  let last = -1;
-  let lastChange = Date.now();
-  for (;;) {
-    const stats = await ask(target, 'stats');
-    if (stats.unique >= count) return stats;
-    if (stats.unique !== last) {
-      last = stats.unique;
-      lastChange = Date.now();
-    } else if (Date.now() - lastChange > idleMs) return stats;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 async function relayRun(run) {
@@ -358,7 +313,11 @@ async function main() {
   if (!targets.lost.met) process.exitCode = 1;
 }
 
-main().catch((err) => {
+// pnpm bench --fair: the fair-delivery scenario (a healthy target alone, then beside a hanging one).
+const scenario = args.includes('--fair')
+  ? import('./fair-delivery.mjs').then((fair) => fair.runFairDelivery({ root, smoke, workers: WORKERS, log }))
+  : main();
+scenario.catch((err) => {
   console.error(err);
   process.exit(1);
 });

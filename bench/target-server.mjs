@@ -1,6 +1,9 @@
 // The benchmark's delivery target: answers 200 to everything and records, per event id, when it
 // first arrived and how often. Runs as its own process; the parent talks to it over IPC.
+// HANG=1 makes it a hanging target instead: it reads each request and never answers.
 import http from 'node:http';
+
+const hang = process.env.HANG === '1';
 
 const receipts = new Map();
 let total = 0;
@@ -16,7 +19,7 @@ const server = http.createServer((req, res) => {
       if (seen) seen[1]++;
       else receipts.set(id, [now(), 1]);
     }
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    if (!hang) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
 });
 server.keepAliveTimeout = 65_000;

@@ -1,7 +1,8 @@
 // Child processes of a benchmark run: started, waited for, measured (peak RSS) and stopped.
 import { fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -45,11 +46,16 @@ export const NODE_FLAGS = {
   worker: ['--max-semi-space-size=8', '--max-old-space-size=128'],
 };
 
+/** Starts a production bundle; its logs (stdout) are dropped unless BENCH_LOG_DIR names a folder for them. */
 export function startNode(entry, env) {
   const flags = entry.includes('delivery-worker') ? NODE_FLAGS.worker : NODE_FLAGS.api;
+  const logDir = process.env.BENCH_LOG_DIR;
+  const stdout = logDir
+    ? openSync(path.join(logDir, `${path.basename(path.dirname(path.dirname(entry)))}-${Date.now()}.log`), 'a')
+    : 'ignore';
   const child = spawn(process.execPath, [...flags, entry], {
     env: { ...process.env, NODE_ENV: 'production', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
   child.on('error', (err) => console.error(`${entry}: ${err.message}`));
   return child;
@@ -86,4 +92,19 @@ export async function stop(child, signal = 'SIGTERM', timeoutMs = 10_000) {
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   await exited;
   clearTimeout(timer);
+}
+
+/** Waits until the target has `count` distinct events, or nothing new arrived for `idleMs`. */
+export async function waitForReceipts(target, count, idleMs = 30_000) {
+  let last = -1;
+  let lastChange = Date.now();
+  for (;;) {
+    const stats = await ask(target, 'stats');
+    if (stats.unique >= count) return stats;
+    if (stats.unique !== last) {
+      last = stats.unique;
+      lastChange = Date.now();
+    } else if (Date.now() - lastChange > idleMs) return stats;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -107,6 +107,7 @@ describe('the authorization table, row by row', () => {
     'POST /{*path}',
     'POST /api/auth/login',
     'POST /api/auth/logout',
+    'GET /api/auth/me',
     'GET /config/endpoint',
     'GET /config/oauth',
     'GET /openapi.json',

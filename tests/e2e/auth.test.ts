@@ -47,11 +47,14 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
   });
   afterAll(() => pipeline.close());
 
-  it('answers 401 problem+json without credentials, and never challenges the browser', async () => {
-    const res = await pipeline.http.get('/api/auth/me').expect(401);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body.code).toBe('unauthenticated');
+  it('answers 200 without credentials saying none is in effect, and never challenges the browser', async () => {
+    const res = await pipeline.http.get('/api/auth/me').expect(200);
+    expect(res.body).toEqual({ mechanism: 'none', kind: null, user: null, organization: null, role: null, scopes: [] });
     expect(res.headers['www-authenticate']).toBeUndefined();
+    const guarded = await pipeline.http.get('/events').expect(401);
+    expect(guarded.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(guarded.body.code).toBe('unauthenticated');
+    expect(guarded.headers['www-authenticate']).toBeUndefined();
   });
 
   it('accepts Basic and reports the mechanism, user, organization, role and scopes', async () => {

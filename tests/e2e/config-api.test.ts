@@ -128,6 +128,7 @@ describe('GET /config/endpoint and /config/oauth', () => {
       base_url: 'https://relay.example.com',
       ingest_url: 'https://relay.example.com/',
       source_url_template: 'https://relay.example.com/{source}',
+      reserved_sources: expect.arrayContaining(['api', 'events', 'config', 'health']),
       organization: { id: '00000000-0000-7000-8000-000000000001', slug: expect.any(String) },
       ingest_urls: ['https://relay.example.com/'],
     });

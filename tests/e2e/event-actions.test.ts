@@ -202,8 +202,13 @@ describe('event actions', () => {
       .expect(200);
     expect(bulk.body.affected).toBe(0);
     expect(
-      (await pipeline.http.post('/events/bulk/retry').set('authorization', other).send({ filter: {} }).expect(200)).body
-        .affected,
+      (
+        await pipeline.http
+          .post('/events/bulk/retry')
+          .set('authorization', other)
+          .send({ filter: {}, all: true })
+          .expect(200)
+      ).body.affected,
     ).toBe(0);
     expect(await pipeline.eventById(id)).toMatchObject({
       status: 'failed',

@@ -19,6 +19,7 @@ import { createPasswordHasher } from '../../apps/api/src/auth/passwords';
 export type Env = Record<string, string | undefined>;
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const TEST_SECRET_KEYS = `test:${Buffer.alloc(32, 7).toString('base64')}`;
 
 /** Settings that keep tests fast: tiny backoff and sweep intervals. Tests override what they probe. */
 export const FAST_WORKER_ENV: Env = {
@@ -66,11 +67,15 @@ export async function startPipeline(
     QUEUE_PREFIX: prefix,
     LOG_LEVEL: 'silent',
     TARGET_ALLOW_PRIVATE: 'true',
+    // Signing secrets are stored sealed; both processes open them with this (test-only) key.
+    SECRET_ENCRYPTION_KEYS: TEST_SECRET_KEYS,
     DATABASE_POOL_SIZE: '4',
     // Every answer of every test is checked against its operation's declared schema.
     API_VALIDATE_RESPONSES: 'true',
   };
   const api = createApiRuntime(parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }), silent);
+  // As main.ts does: start-up work (the initial admin) before the api counts as ready.
+  await api.start();
   const store = createDatabase({ url: db.url, poolSize: 2 });
   const workers: WorkerRuntime[] = [];
   const pipeline: Pipeline = {

@@ -98,6 +98,7 @@ function bodyFor(route: string): object {
     'POST /rules/:id/hooks': { target_url: 'https://example.com/x', trigger: 'provider_failed' },
     'PATCH /rules/:id/hooks/:hookId': { active: false },
     'PATCH /api/users/:id/role': { role: 'viewer' },
+    'POST /rules/:id/secret/rotate': { signing_secret: 'taken-over-secret-0123456789' },
   };
   return bodies[route] ?? {};
 }

@@ -10,7 +10,7 @@ import {
   type Pipeline,
 } from './harness';
 
-const TOKEN = 'platform-admin-token-0123456789';
+const TOKEN = 'platform-admin-token-0123456789abcdef';
 const CANONICAL = 'relay.test';
 const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' };
 
@@ -49,6 +49,8 @@ beforeAll(async () => {
       INGEST_CANONICAL_HOST: CANONICAL,
       INGEST_HOST_CACHE_MS: '0',
       PUBLIC_BASE_URL: 'https://relay.test',
+      // supertest speaks plain http: the cookie https would make Secure by default is never set over it.
+      SESSION_COOKIE_SECURE: 'false',
     },
     worker: false,
   });

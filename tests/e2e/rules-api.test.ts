@@ -28,6 +28,8 @@ describe('rules (providers) and hooks API', () => {
       active: true,
       description: 'gh',
       has_signing_secret: true,
+      previous_secret_expires_at: null,
+      outbound_headers: { forward: [] },
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -2,10 +2,12 @@ import express, { type Express, type RequestHandler } from 'express';
 import { authenticate } from './auth/authenticate';
 import { csrfGuard } from './auth/csrf';
 import { sessionPrincipal } from './auth/sessions';
+import type { IdempotencyStore } from './http/idempotency-store';
 import { mountOperations } from './http/mount-operations';
 import type { AnyOperation } from './http/operation';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
+import { headerCountLimit, jsonDepthLimit } from './http/request-limits';
 import { API_OPERATIONS, API_PATHS, BOOTSTRAP_OPERATIONS, DOCS_OPERATIONS, PROBE_OPERATIONS } from './modules/catalog';
 import { docsAssets } from './modules/docs/docs-assets';
 import { INGEST_ROUTE } from './modules/ingest/ingest.operations';
@@ -16,9 +18,11 @@ export interface AppDeps {
   ctx: ModuleContext;
   services: ApiServices;
   sessionMiddleware: RequestHandler;
+  /** Keeps the answers of operations called with an Idempotency-Key. */
+  idempotency: IdempotencyStore;
 }
 
-export function createApp({ ctx, services, sessionMiddleware }: AppDeps): Express {
+export function createApp({ ctx, services, sessionMiddleware, idempotency }: AppDeps): Express {
   const { config } = ctx;
   const r = ctx.repositories;
   const app = express();
@@ -27,8 +31,9 @@ export function createApp({ ctx, services, sessionMiddleware }: AppDeps): Expres
   app.set('trust proxy', trustProxy === undefined ? false : /^\d+$/.test(trustProxy) ? Number(trustProxy) : trustProxy);
   app.set('etag', false);
   const mount = (operations: readonly AnyOperation<ApiServices>[]) =>
-    mountOperations(operations, services, { validateResponses: config.API_VALIDATE_RESPONSES });
+    mountOperations(operations, services, { validateResponses: config.API_VALIDATE_RESPONSES, idempotency });
   app.use(requestLogger(ctx.logger));
+  app.use(headerCountLimit(config.HTTP_MAX_HEADERS));
   app.use(mount(PROBE_OPERATIONS));
   // Swagger UI's files first: GET /docs only redirects to /docs/, which they serve.
   app.use(docsAssets());
@@ -43,12 +48,24 @@ export function createApp({ ctx, services, sessionMiddleware }: AppDeps): Expres
       credentials: r.credentials,
       operators: r.operators,
       passwords: ctx.passwords,
+      limiter: ctx.loginLimiter,
+      audit: r.audit,
     }),
   );
   app.use(API_PATHS, sessionMiddleware);
   app.use(API_PATHS, sessionPrincipal(r.users, r.operators));
   // Room for /api/send, whose body carries a webhook payload of up to the ingest limit.
-  app.use(API_PATHS, express.json({ limit: config.INGEST_MAX_BODY_BYTES + 64 * 1024 }));
+  // One level more than MAX_PAYLOAD_DEPTH: /api/send wraps the payload in its request object.
+  app.use(
+    API_PATHS,
+    express.json({
+      // Any JSON value parses; a body that is valid JSON but not an object (`null`, `3`) is then a
+      // 400 validation_failed from the operation's schema, not invalid_json.
+      strict: false,
+      limit: config.INGEST_MAX_BODY_BYTES + 64 * 1024,
+      verify: jsonDepthLimit(config.MAX_PAYLOAD_DEPTH + 1),
+    }),
+  );
   app.use(API_PATHS, csrfGuard);
   app.use(mount(API_OPERATIONS));
   // Ingest is registered last: any POST no API route claimed is a webhook.

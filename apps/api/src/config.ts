@@ -1,7 +1,16 @@
-import { flag, integer, LOG_LEVELS, optionalText, parseSettings, text } from '@relay/core';
+import {
+  flag,
+  integer,
+  isValidSource,
+  LOG_LEVELS,
+  optionalText,
+  parseSettings,
+  secretKeysSetting,
+  text,
+} from '@relay/core';
 import { z } from 'zod';
 
-const schema = z.object({
+const fields = z.object({
   DATABASE_URL: text('postgresql://postgres@127.0.0.1:5432/test'),
   REDIS_URL: text('redis://127.0.0.1:6379'),
   PORT: integer(3000, 0, 65_535),
@@ -15,11 +24,28 @@ const schema = z.object({
   OIDC_CLIENT_ID: optionalText(),
   ALLOW_PUBLIC_TARGET_OVERRIDE: flag(false),
   INGEST_MAX_BODY_BYTES: integer(1_048_576, 1, 100 * 1_048_576),
-  DEFAULT_SOURCE: text('default'),
+  // A valid source, or every webhook posted to `/` (the advertised ingest URL) would be refused.
+  DEFAULT_SOURCE: text('default').refine(isValidSource, {
+    message: 'must be a valid source: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  }),
   INGEST_BATCH_MAX: integer(100, 1, 1_000),
   INGEST_BATCH_WAIT_MS: integer(2, 0, 1_000),
+  // Deepest nesting of objects and arrays in a payload (ingest and /api/send). At most 1,000: the
+  // event view re-serialises payloads, and far deeper ones would overflow the stack there.
+  MAX_PAYLOAD_DEPTH: integer(128, 1, 1_000),
+  // HTTP server limits (ingest and API share the server): slow or oversized requests are cut off.
+  HTTP_HEADERS_TIMEOUT_MS: integer(15_000, 1, 600_000),
+  HTTP_REQUEST_TIMEOUT_MS: integer(30_000, 1, 3_600_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, 1, 600_000),
+  HTTP_CONNECTIONS_CHECK_INTERVAL_MS: integer(1_000, 10, 60_000),
+  HTTP_MAX_HEADERS: integer(100, 10, 1_000),
   TARGET_ALLOW_PRIVATE: flag(false),
   TARGET_ALLOWLIST: optionalText(),
+  // Ports targets may use (comma-separated ports and ranges); unset: 80,443,1024-65535.
+  TARGET_ALLOWED_PORTS: optionalText(),
+  // Keys sealing stored secrets (AES-256-GCM): `kid:base64key,...`, the first seals, all open. Shared with the
+  // worker. Unset: a signing secret cannot be stored (422 secrets_not_configured).
+  SECRET_ENCRYPTION_KEYS: secretKeysSetting(),
   DATABASE_POOL_SIZE: integer(20, 1, 500),
   SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
   // argon2id cost; OWASP's minimum by default. Lower only in tests.
@@ -33,7 +59,11 @@ const schema = z.object({
   // relay is served over TLS (then the cookie is Secure and named __Host-relay_session).
   SESSION_SECRET: optionalText(),
   SESSION_TTL_SECONDS: integer(28_800, 60, 2_592_000),
-  SESSION_COOKIE_SECURE: flag(false),
+  // Unset: true when PUBLIC_BASE_URL is https (see `schema` below).
+  SESSION_COOKIE_SECURE: z
+    .enum(['true', 'false', '1', '0', ''])
+    .optional()
+    .transform((value) => (value === undefined || value === '' ? undefined : value === 'true' || value === '1')),
   // Failed logins allowed per username + IP, and per IP, within the window (Redis, shared).
   LOGIN_MAX_FAILURES_PER_USER: integer(5, 1, 1_000),
   LOGIN_MAX_FAILURES_PER_IP: integer(50, 1, 100_000),
@@ -43,7 +73,10 @@ const schema = z.object({
   TRUST_PROXY: optionalText(),
   // Hosted organizations: the bootstrap token of the first platform operator (unset: bootstrap disabled),
   // the host whose subdomains are organizations' ingest hosts, and the DNS servers used to verify domains.
-  PLATFORM_ADMIN_TOKEN: optionalText(),
+  // At least 32 characters: it guards operator creation and is guessed at network speed otherwise.
+  PLATFORM_ADMIN_TOKEN: optionalText().refine((token) => token === undefined || token.length >= 32, {
+    message: 'must be at least 32 characters (for example `openssl rand -hex 32`); a short token can be guessed',
+  }),
   INGEST_CANONICAL_HOST: optionalText(),
   DNS_SERVERS: optionalText(),
   // How long ingest remembers which organization a host belongs to (suspensions and deleted domains
@@ -52,9 +85,17 @@ const schema = z.object({
   // Live stream (GET /events/stream): comment heartbeat interval, and most messages replayed on resume.
   STREAM_HEARTBEAT_MS: integer(15_000, 100, 300_000),
   STREAM_REPLAY_LIMIT: integer(1_000, 1, 100_000),
+  // How long an Idempotency-Key's first answer is replayed (creates, sends, retries, bulk actions).
+  IDEMPOTENCY_TTL_SECONDS: integer(86_400, 60, 604_800),
   // Check every JSON answer against the operation's declared response schema (tests; costs CPU).
   API_VALIDATE_RESPONSES: flag(false),
 });
+
+// Settings that default from others.
+const schema = fields.transform((settings) => ({
+  ...settings,
+  SESSION_COOKIE_SECURE: settings.SESSION_COOKIE_SECURE ?? settings.PUBLIC_BASE_URL.toLowerCase().startsWith('https:'),
+}));
 
 export type ApiConfig = z.output<typeof schema>;
 

@@ -5,7 +5,7 @@ import { createApiRuntime } from './runtime';
 const config = parseApiConfig(process.env);
 const logger = createLogger('api', config.LOG_LEVEL);
 const runtime = createApiRuntime(config, logger);
-const server = runtime.app.listen(config.PORT, config.HOST, () => {
+const server = runtime.createServer().listen(config.PORT, config.HOST, () => {
   logger.info({ port: config.PORT, host: config.HOST }, 'api listening');
 });
 // Start-up work runs beside listening: /ready already answers, and a failure stops the process.

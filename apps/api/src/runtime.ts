@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ORGANIZATION_ID, parseAllowlist, type TargetPolicy } from '@relay/core';
+import type { Server } from 'node:http';
+import { DEFAULT_ORGANIZATION_ID, parseAllowlist, parsePortPolicy, type TargetPolicy } from '@relay/core';
 import { createDatabase, createRepositories } from '@relay/db';
 import { createDeliveryQueue, createFeedPublisher, createFeedSubscriber, createRedisConnection } from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createClient, type RedisClientType } from 'redis';
 import { createApp } from './app';
+import { createHttpServer } from './http/http-server';
+import { createIdempotencyStore } from './http/idempotency-store';
 import { createLoginLimiter } from './auth/login-limiter';
 import { createPasswordHasher } from './auth/passwords';
 import { sessionMiddleware } from './auth/sessions';
@@ -15,11 +18,14 @@ import { createDnsVerifier, parseDnsServers } from './modules/domains/dns-verifi
 import type { ModuleContext } from './modules/module-context';
 import { createServices } from './modules/services';
 import { ensureInitialAdmin } from './modules/users/create-user';
+import { resealSecrets } from './modules/providers/reseal-secrets';
 import { createHostResolver } from './modules/platform/host-resolver';
 import { createEventStreams } from './modules/stream/event-stream';
 
 export interface ApiRuntime {
   app: Express;
+  /** An HTTP server for the app with the HTTP_* limits applied (not listening yet). */
+  createServer(): Server;
   /** Start-up work before serving: the initial admin, when configured. */
   start(): Promise<void>;
   /** Marks the process as shutting down (readiness turns 503). */
@@ -31,8 +37,13 @@ export interface ApiRuntime {
 export function targetPolicyOf(config: {
   TARGET_ALLOW_PRIVATE: boolean;
   TARGET_ALLOWLIST?: string | undefined;
+  TARGET_ALLOWED_PORTS?: string | undefined;
 }): TargetPolicy {
-  return { allowPrivate: config.TARGET_ALLOW_PRIVATE, allowlist: parseAllowlist(config.TARGET_ALLOWLIST) };
+  return {
+    allowPrivate: config.TARGET_ALLOW_PRIVATE,
+    allowlist: parseAllowlist(config.TARGET_ALLOWLIST),
+    allowedPorts: parsePortPolicy(config.TARGET_ALLOWED_PORTS),
+  };
 }
 
 /** Wires the api process from its settings: used by main.ts and by tests alike. */
@@ -63,6 +74,8 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     batch: { maxSize: config.INGEST_BATCH_MAX, maxWaitMs: config.INGEST_BATCH_WAIT_MS },
   });
   let shuttingDown = false;
+  // Set when start() has finished its work; /ready answers 503 until then.
+  let started = false;
   const passwords = createPasswordHasher({
     memoryKib: config.PASSWORD_HASH_MEMORY_KIB,
     timeCost: config.PASSWORD_HASH_TIME_COST,
@@ -80,6 +93,14 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   if (!config.SESSION_SECRET) {
     logger.warn(
       'SESSION_SECRET is not set: sessions end when this process restarts and are not shared between api processes',
+    );
+  }
+  // Behind a TLS-terminating proxy the api sees plain http unless the proxy is trusted: the Secure
+  // session cookie is then never set, and every client shares the proxy's IP for login limits.
+  if (config.PUBLIC_BASE_URL.toLowerCase().startsWith('https:') && !config.TRUST_PROXY) {
+    logger.warn(
+      'PUBLIC_BASE_URL is https but TRUST_PROXY is not set: set TRUST_PROXY to the proxy that terminates TLS, ' +
+        'or logins set no (Secure) session cookie and login limits count every client under the proxy IP',
     );
   }
   const streams = createEventStreams({
@@ -119,6 +140,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       : undefined,
     readiness: {
       checks: { database: () => db.ping(), redis: async () => void (await redis.ping()) },
+      isStarted: () => started,
       isShuttingDown: () => shuttingDown,
     },
     version: '0.0.0',
@@ -133,11 +155,27 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       secure: config.SESSION_COOKIE_SECURE,
       prefix: config.QUEUE_PREFIX,
     }),
+    idempotency: createIdempotencyStore({
+      client: sessionRedis,
+      prefix: config.QUEUE_PREFIX,
+      ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+      // Longer than any request may run: a duplicate must not act while the first still runs.
+      runningSeconds: 600,
+      onError: (err) => logger.warn({ err }, 'idempotency: could not store or free an answer'),
+    }),
   });
   const userDeps = { repositories, passwords };
   return {
     app,
+    createServer: () =>
+      createHttpServer(app, {
+        headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+        keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+        connectionsCheckIntervalMs: config.HTTP_CONNECTIONS_CHECK_INTERVAL_MS,
+      }),
     async start() {
+      await resealSecrets(repositories, config.SECRET_ENCRYPTION_KEYS, logger);
       if (config.INITIAL_ADMIN_USERNAME && config.INITIAL_ADMIN_PASSWORD) {
         const admin = await ensureInitialAdmin(userDeps, DEFAULT_ORGANIZATION_ID, {
           username: config.INITIAL_ADMIN_USERNAME,
@@ -146,6 +184,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
         });
         if (admin) logger.info({ username: admin.username }, 'created the initial admin of the default organization');
       }
+      started = true;
     },
     beginShutdown: () => {
       shuttingDown = true;

@@ -1,4 +1,4 @@
-import { flag, integer, LOG_LEVELS, optionalText, parseSettings, text } from '@relay/core';
+import { flag, integer, LOG_LEVELS, optionalText, parseSettings, secretKeysSetting, text } from '@relay/core';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -10,6 +10,9 @@ const schema = z.object({
   DEFAULT_SIGNING_SECRET: optionalText(),
   TARGET_ALLOW_PRIVATE: flag(false),
   TARGET_ALLOWLIST: optionalText(),
+  TARGET_ALLOWED_PORTS: optionalText(),
+  // Opens the sealed signing secrets; the same value as the api's.
+  SECRET_ENCRYPTION_KEYS: secretKeysSetting(),
   DELIVERY_CONCURRENCY: integer(32, 1, 1_000),
   HOOK_CONCURRENCY: integer(8, 1, 1_000),
   DELIVERY_MAX_ATTEMPTS: integer(10, 1, 100),
@@ -17,6 +20,12 @@ const schema = z.object({
   DELIVERY_BACKOFF_MAX_MS: integer(3_600_000, 0),
   RETRY_AFTER_MAX_MS: integer(3_600_000, 0),
   DELIVERY_TIMEOUT_MS: integer(15_000, 1),
+  DELIVERY_FAULT_MAX_DEFERS: integer(5, 0, 1_000),
+  DELIVERY_FAULT_DEFER_MS: integer(5_000, 0),
+  DELIVERY_TARGET_SHARE_PERCENT: integer(50, 1, 100),
+  DELIVERY_FAIR_RESERVE_PERCENT: integer(25, 0, 100),
+  DELIVERY_FAIR_WAIT_MS: integer(250, 0),
+  DELIVERY_FAIR_WAIT_MAX_MS: integer(10_000, 0),
   SWEEP_INTERVAL_MS: integer(15_000, 10),
   SWEEP_GRACE_MS: integer(30_000, 0),
   WORKER_LOCK_DURATION_MS: integer(30_000, 100),

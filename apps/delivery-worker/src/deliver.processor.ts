@@ -1,10 +1,20 @@
-import { decide, type AttemptOutcome, type OrgId, type RetryPolicy, type TargetPolicy } from '@relay/core';
+import {
+  decide,
+  isUuid,
+  targetOrigin,
+  type AttemptOutcome,
+  type OrgId,
+  type RetryPolicy,
+  type TargetPolicy,
+} from '@relay/core';
 import type { NewAttempt, ResolvedTarget, StoredEvent, TargetResolver } from '@relay/db';
 import type { DeliverJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { DeliveryStore } from './delivery-store';
+import type { FairGate } from './fair-gate';
 import type { HookDispatcher } from './hook-dispatch';
+import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorText, resetDefers, type FaultBound } from './relay-faults';
 import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
@@ -19,20 +29,32 @@ export interface DeliverDeps {
   retry: RetryPolicy;
   targetPolicy: TargetPolicy;
   logger: Logger;
-  /** How long to wait before trying again when the relay itself (not the target) failed. */
-  deferMs?: number;
+  /** What happens when the relay itself (not the target) fails: defer, and after a few defers, fail. */
+  faults?: FaultBound;
+  /** Shares the pool between target origins; without it, first come first served. */
+  fairGate?: FairGate;
   now?: () => number;
 }
 
 /** What the processor did with a job; returned for logs and tests. */
-export type DeliverResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' | 'rescheduled';
+export type DeliverResult =
+  | 'skipped'
+  | 'delivered'
+  | 'retry_scheduled'
+  | 'failed'
+  /** Arrived before its time (a duplicate enqueue): waits for it. */
+  | 'rescheduled'
+  /** Its target origin holds its share of the pool: waits its turn, no attempt counted. */
+  | 'waiting_turn'
+  /** The relay itself failed: tried again later, no attempt counted. */
+  | 'deferred';
 
 // One delivery attempt of one event. Every outcome is classified by the retry policy: deliver,
 // retry (the job is moved to delayed with the policy's delay) or fail. Anything that goes wrong in
-// the relay itself defers the job without counting an attempt.
+// the relay itself defers the job without counting an attempt, a bounded number of times in a row.
 export function createDeliverProcessor(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
-  const deferMs = deps.deferMs ?? 5_000;
+  const faults = deps.faults ?? DEFAULT_FAULT_BOUND;
 
   async function attemptDelivery(
     event: StoredEvent,
@@ -64,6 +86,11 @@ export function createDeliverProcessor(deps: DeliverDeps) {
   }
 
   async function deliver(orgId: OrgId, eventId: string): Promise<{ result: DeliverResult; delayMs?: number }> {
+    // A job that cannot name an event would fail every load it joins, forever: nothing to deliver.
+    if (!isUuid(orgId) || !isUuid(eventId)) {
+      deps.logger.error({ orgId, eventId }, 'delivery job without a valid event id dropped');
+      return { result: 'skipped' };
+    }
     const event = await deps.store.load({ orgId, id: eventId });
     if (!event || event.status !== 'queued') return { result: 'skipped' };
     // A job that arrives before the event's time (a duplicate enqueue) waits for it.
@@ -84,7 +111,20 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       });
       return { result: 'failed' };
     }
-    const { attempt, outcome } = await attemptDelivery(event, { ...target, targetUrl: target.targetUrl });
+    // A slow or hanging target holds at most its share of the pool while other targets wait.
+    const origin = targetOrigin(target.targetUrl);
+    if (deps.fairGate && !(await deps.fairGate.acquire(origin))) {
+      const delayMs = deps.fairGate.waitFor(origin);
+      deps.logger.debug({ eventId, origin, delayMs }, "delivery waits for its target's turn");
+      return { result: 'waiting_turn', delayMs };
+    }
+    let sent: Awaited<ReturnType<typeof attemptDelivery>>;
+    try {
+      sent = await attemptDelivery(event, { ...target, targetUrl: target.targetUrl });
+    } finally {
+      deps.fairGate?.release(origin);
+    }
+    const { attempt, outcome } = sent;
     // The policy counts the attempts of the current run: a retried event gets a full run again.
     const decision = decide(outcome, attempt.attemptNumber - event.runStartAttempt, deps.retry, Math.random, now());
     const hooksFor = (deliveryStatus: 'delivered' | 'failed') =>
@@ -122,18 +162,58 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     return { result: 'failed' };
   }
 
+  // Past the fault bound: a failed attempt that says why, so the event stops being redelivered.
+  async function giveUp(orgId: OrgId, eventId: string, cause: unknown): Promise<DeliverResult> {
+    const event = await deps.store.load({ orgId, id: eventId });
+    if (!event || event.status !== 'queued') return 'skipped';
+    const at = new Date(now());
+    const error = relayErrorText(cause);
+    const attempt: NewAttempt = {
+      attemptNumber: event.attemptCount + 1,
+      kind: 'main',
+      targetUrl: event.targetUrl ?? '',
+      responseStatus: null,
+      responseBody: null,
+      error,
+      durationMs: 0,
+      startedAt: at,
+      finishedAt: at,
+    };
+    await deps.store.record({
+      orgId,
+      id: eventId,
+      attempt,
+      update: { status: 'failed', reason: 'relay_error', error },
+    });
+    await deps.dispatchHooks({
+      orgId,
+      eventId,
+      providerId: event.providerId,
+      run: event.runStartAttempt,
+      deliveryStatus: 'failed',
+      responseStatus: null,
+    });
+    return 'failed';
+  }
+
   /** The BullMQ processor. */
   return async function process(job: Job<DeliverJobData>, token?: string): Promise<DeliverResult> {
+    const { orgId, eventId } = job.data;
     let outcome: { result: DeliverResult; delayMs?: number };
     try {
-      outcome = await deliver(job.data.orgId, job.data.eventId);
-    } catch (err) {
-      deps.logger.warn(
-        { err, eventId: job.data.eventId },
-        'delivery deferred: the relay could not complete the attempt',
-      );
-      outcome = { result: 'rescheduled', delayMs: deferMs };
+      outcome = await deliver(orgId, eventId);
+    } catch (cause) {
+      outcome = await deferOrGiveUp({
+        job,
+        cause,
+        bound: faults,
+        logger: deps.logger,
+        context: { eventId },
+        giveUp: () => giveUp(orgId, eventId, cause),
+      });
     }
+    // Only consecutive faults count: a retry (a real outcome) starts the count again; waits are not outcomes.
+    if (outcome.result === 'retry_scheduled') await resetDefers(job);
     if (outcome.delayMs !== undefined) {
       await job.moveToDelayed(now() + outcome.delayMs, token);
       throw new DelayedError();

@@ -1,4 +1,4 @@
-import { forwardableHeaders, relaySignature, standardWebhookHeaders } from '@relay/core';
+import { forwardableHeaders, relaySignature, standardWebhookHeaders, type OutboundHeaders } from '@relay/core';
 import type { StoredEvent } from '@relay/db';
 
 export const USER_AGENT = 'webhook-relay/0.1 (+https://github.com/webhook-relay)';
@@ -6,19 +6,26 @@ export const USER_AGENT = 'webhook-relay/0.1 (+https://github.com/webhook-relay)
 /**
  * Headers of a main delivery: the provider's own headers (so receivers can check the provider's
  * signature), then the relay's. `webhook-id` is the event id, stable across retries, so receivers
- * can deduplicate.
+ * can deduplicate. `secrets` is newest first: during a rotation window every one signs
+ * webhook-signature (receivers accept any), X-Relay-Signature only the newest; none: unsigned.
  */
-export function deliveryHeaders(event: StoredEvent, secret: string | null, nowSeconds: number): Record<string, string> {
+export function deliveryHeaders(
+  event: StoredEvent,
+  secrets: readonly string[],
+  nowSeconds: number,
+  outbound: OutboundHeaders = {},
+): Record<string, string> {
   const headers: Record<string, string> = {
-    ...forwardableHeaders(event.headers),
+    ...forwardableHeaders(event.headers, outbound),
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     'x-relay-event-id': event.id,
     'x-relay-source': event.source,
   };
-  if (secret !== null) {
-    headers['x-relay-signature'] = relaySignature(secret, event.body);
-    Object.assign(headers, standardWebhookHeaders(secret, event.id, nowSeconds, event.body));
+  const [newest] = secrets;
+  if (newest !== undefined) {
+    headers['x-relay-signature'] = relaySignature(newest, event.body);
+    Object.assign(headers, standardWebhookHeaders(secrets, event.id, nowSeconds, event.body));
   } else {
     headers['webhook-id'] = event.id;
     headers['webhook-timestamp'] = String(nowSeconds);

@@ -10,6 +10,32 @@ export interface DeliveryStore {
   drain(): Promise<void>;
 }
 
+type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
+
+// A batch that fails is retried one item at a time, so an item that cannot be written (or loaded)
+// fails alone: before, one unstorable outcome failed its whole batch and every healthy event in it
+// was delivered again.
+async function settleEach<T, R>(items: T[], all: (items: T[]) => Promise<R[]>): Promise<Settled<R>[]> {
+  try {
+    return (await all(items)).map((value): Settled<R> => ({ ok: true, value }));
+  } catch (error) {
+    if (items.length === 1) return [{ ok: false, error }];
+    return Promise.all(
+      items.map((item) =>
+        all([item]).then(
+          ([value]): Settled<R> => ({ ok: true, value: value as R }),
+          (err: unknown): Settled<R> => ({ ok: false, error: err }),
+        ),
+      ),
+    );
+  }
+}
+
+const unwrap = <R>(settled: Settled<R>): R => {
+  if (settled.ok) return settled.value;
+  throw settled.error;
+};
+
 // Deliveries in flight share their database round trips: loads made within a millisecond become one
 // query, and outcomes one statement. Each job still waits for its own outcome to be committed.
 // Committed outcomes are then told to the live feed (best effort; the database stays the truth).
@@ -18,28 +44,33 @@ export function createDeliveryStore(
   feed?: FeedPublisher,
   options = { maxSize: 200, maxWaitMs: 1 },
 ): DeliveryStore {
-  const loads = createGroupCommit<EventRef, StoredEvent | null>({
+  const loads = createGroupCommit<EventRef, Settled<StoredEvent | null>>({
     ...options,
-    flush: async (refs) => {
-      const found = new Map((await events.findMany(refs)).map((event) => [event.id, event]));
-      return refs.map((ref) => found.get(ref.id) ?? null);
-    },
+    flush: (refs) =>
+      settleEach(refs, async (batch) => {
+        const found = new Map((await events.findMany(batch)).map((event) => [event.id, event]));
+        return batch.map((ref) => found.get(ref.id) ?? null);
+      }),
   });
-  const writes = createGroupCommit<Outcome, void>({
+  const writes = createGroupCommit<Outcome, Settled<void>>({
     ...options,
     flush: async (outcomes) => {
-      await events.recordOutcomes(outcomes);
-      if (feed)
+      const settled = await settleEach(outcomes, async (batch) => {
+        await events.recordOutcomes(batch);
+        return batch.map(() => undefined);
+      });
+      const committed = outcomes.filter((_, i) => settled[i]!.ok);
+      if (feed && committed.length > 0)
         void publishGrouped(
           feed,
-          outcomes.flatMap((outcome) => outcomeMessages(outcome, Date.now())),
+          committed.flatMap((outcome) => outcomeMessages(outcome, Date.now())),
         );
-      return outcomes.map(() => undefined);
+      return settled;
     },
   });
   return {
-    load: (ref) => loads.submit(ref),
-    record: (outcome) => writes.submit(outcome),
+    load: async (ref) => unwrap(await loads.submit(ref)),
+    record: async (outcome) => unwrap(await writes.submit(outcome)),
     drain: async () => {
       await loads.drain();
       await writes.drain();

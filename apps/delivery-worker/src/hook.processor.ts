@@ -4,6 +4,7 @@ import type { FeedPublisher, HookJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { feedAttempt } from './feed-messages';
+import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorText, type FaultBound } from './relay-faults';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
 import type { SecretLookup } from './signing-secrets';
@@ -18,11 +19,11 @@ export interface HookDeps {
   retry: RetryPolicy;
   targetPolicy: TargetPolicy;
   logger: Logger;
-  deferMs?: number;
+  faults?: FaultBound;
   now?: () => number;
 }
 
-export type HookResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' | 'rescheduled';
+export type HookResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' | 'deferred';
 
 // One hook request: the original payload, signed like a main delivery, plus the provider's outcome
 // (X-Relay-Delivery-Status, and X-Relay-Response-Status when the provider answered over HTTP).
@@ -30,6 +31,7 @@ export type HookResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' 
 // stored and logged and goes no further: it never changes the event and never fires a hook.
 export function createHookProcessor(deps: HookDeps) {
   const now = deps.now ?? Date.now;
+  const faults = deps.faults ?? DEFAULT_FAULT_BOUND;
 
   async function attempt(data: HookJobData, attemptNumber: number): Promise<{ result: HookResult; delayMs?: number }> {
     const [event, hook] = await Promise.all([
@@ -76,18 +78,44 @@ export function createHookProcessor(deps: HookDeps) {
     return { result: 'failed' };
   }
 
+  // Past the fault bound the hook's attempt is recorded failed with the reason and goes no further.
+  async function giveUp(data: HookJobData, attemptNumber: number, cause: unknown): Promise<HookResult> {
+    const hook = await deps.hooks.findById(data.orgId, data.hookId);
+    if (!hook) return 'skipped';
+    const at = new Date(now());
+    const error = relayErrorText(cause);
+    await deps.attempts.recordHook(data.orgId, {
+      eventId: data.eventId,
+      hookId: hook.id,
+      attemptNumber,
+      targetUrl: hook.targetUrl,
+      responseStatus: null,
+      responseBody: null,
+      error,
+      durationMs: 0,
+      startedAt: at,
+      finishedAt: at,
+    });
+    return 'failed';
+  }
+
   return async function process(job: Job<HookJobData>, token?: string): Promise<HookResult> {
     const attemptNumber = (job.data.attempt ?? 0) + 1;
     let outcome: { result: HookResult; delayMs?: number };
     try {
       outcome = await attempt(job.data, attemptNumber);
-      if (outcome.result === 'retry_scheduled') await job.updateData({ ...job.data, attempt: attemptNumber });
-    } catch (err) {
-      deps.logger.warn(
-        { err, eventId: job.data.eventId, hookId: job.data.hookId },
-        'hook deferred: the relay could not complete the attempt',
-      );
-      outcome = { result: 'rescheduled', delayMs: deps.deferMs ?? 5_000 };
+      // A real outcome ends a run of faults: only consecutive defers count.
+      if (outcome.result === 'retry_scheduled')
+        await job.updateData({ ...job.data, attempt: attemptNumber, defers: undefined });
+    } catch (cause) {
+      outcome = await deferOrGiveUp({
+        job,
+        cause,
+        bound: faults,
+        logger: deps.logger,
+        context: { eventId: job.data.eventId, hookId: job.data.hookId },
+        giveUp: () => giveUp(job.data, attemptNumber, cause),
+      });
     }
     if (outcome.delayMs !== undefined) {
       await job.moveToDelayed(now() + outcome.delayMs, token);

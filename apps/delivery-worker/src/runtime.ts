@@ -1,4 +1,4 @@
-import { parseAllowlist } from '@relay/core';
+import { parseAllowlist, parsePortPolicy } from '@relay/core';
 import {
   createAttemptRepository,
   createDatabase,
@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
 import { createDeliverProcessor } from './deliver.processor';
 import { createDeliveryStore } from './delivery-store';
+import { createWorkerFairness } from './fair-gate';
 import { createHookDispatcher } from './hook-dispatch';
 import { createHookProcessor } from './hook.processor';
 import { createSecretLookup } from './signing-secrets';
@@ -45,11 +46,12 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const targetPolicy = {
     allowPrivate: config.TARGET_ALLOW_PRIVATE,
     allowlist: parseAllowlist(config.TARGET_ALLOWLIST),
+    allowedPorts: parsePortPolicy(config.TARGET_ALLOWED_PORTS),
   };
   const providers = createProviderRepository(db.prisma);
   const sender = createSender({ timeoutMs: config.DELIVERY_TIMEOUT_MS, policy: targetPolicy });
   const events = createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
-  const secretFor = createSecretLookup(providers, config.DEFAULT_SIGNING_SECRET);
+  const secretFor = createSecretLookup(providers, config.DEFAULT_SIGNING_SECRET, config.SECRET_ENCRYPTION_KEYS);
   const hooks = createHookRepository(db.prisma);
   const retry = {
     maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
@@ -65,6 +67,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     onError: (err) => logger.debug({ err }, 'live feed publish failed'),
   });
   const store = createDeliveryStore(events, feed);
+  const faults = { maxDefers: config.DELIVERY_FAULT_MAX_DEFERS, deferMs: config.DELIVERY_FAULT_DEFER_MS };
+  const fairness = createWorkerFairness(config);
   const processor = createDeliverProcessor({
     store,
     secretFor,
@@ -74,19 +78,23 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     retry,
     targetPolicy,
     logger,
+    faults,
+    fairGate: fairness.gate,
   });
 
   const workerRedis = createRedisConnection(config.REDIS_URL, 'worker');
   const worker = new Worker<DeliverJobData>(QUEUES.delivery, processor, {
     connection: workerRedis,
     prefix: config.QUEUE_PREFIX,
-    concurrency: config.DELIVERY_CONCURRENCY,
+    // The pool and the reserve through which other targets' events are seen (fair-share.ts).
+    concurrency: fairness.jobs,
     lockDuration: config.WORKER_LOCK_DURATION_MS,
     stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
     // A job whose worker died is handed to another worker instead of being failed.
     maxStalledCount: 1_000,
   });
   worker.on('error', (err) => logger.warn({ err }, 'worker connection error'));
+  fairness.attach(worker);
 
   // Hooks have their own queue and concurrency, so slow hook targets never hold delivery slots.
   const hookRedis = createRedisConnection(config.REDIS_URL, 'worker');
@@ -102,6 +110,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       retry,
       targetPolicy,
       logger,
+      faults,
     }),
     {
       connection: hookRedis,

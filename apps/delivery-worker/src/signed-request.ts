@@ -20,7 +20,8 @@ export interface SentRequest {
 
 // One outgoing request of an event, main delivery or hook alike: the URL is checked against the
 // target policy (the sender checks every address it dials), then the payload goes out signed with
-// the provider's secret or the default one, plus any headers of the caller's own.
+// the provider's secrets or the default one, with the inbound headers the rule forwards, plus any
+// headers of the caller's own.
 export async function sendSignedRequest(
   deps: SignedRequestDeps,
   event: StoredEvent,
@@ -34,16 +35,13 @@ export async function sendSignedRequest(
   let durationMs = 0;
   if (!check.ok) {
     outcome =
-      check.reason === 'blocked_address'
+      check.reason === 'blocked_address' || check.reason === 'blocked_host' || check.reason === 'blocked_port'
         ? { kind: 'blocked', message: check.message }
         : { kind: 'invalid_target', message: check.message };
   } else {
+    const { secrets, outbound } = await deps.secretFor(event.organizationId, request.providerId);
     const headers = {
-      ...deliveryHeaders(
-        event,
-        await deps.secretFor(event.organizationId, request.providerId),
-        Math.floor(now() / 1000),
-      ),
+      ...deliveryHeaders(event, secrets, Math.floor(now() / 1000), outbound),
       ...request.extraHeaders,
     };
     ({ outcome, responseBody, durationMs } = await deps.sender.send({

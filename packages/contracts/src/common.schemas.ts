@@ -2,12 +2,16 @@ import { z } from 'zod';
 
 export const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 200;
+/** The largest value of a Postgres `integer` column: integer inputs bound for one stay within it. */
+export const INT4_MAX = 2_147_483_647;
+/** The last page a list may ask for: its offset stays within a Postgres integer at any page size. */
+export const MAX_PAGE = 10_000_000;
 
 // Shapes shared by several operations' documentation and validation.
 export const uuidParam = z.object({ id: z.uuid() });
 
 export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1).describe('Page number, from 1.'),
+  page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1).describe(`Page number, from 1 to ${MAX_PAGE}.`),
   per_page: z.coerce
     .number()
     .int()
@@ -34,6 +38,22 @@ export function pageEnvelope<K extends string, T extends z.ZodType>(key: K, item
 }
 
 export const timestamp = z.string().describe('ISO 8601 UTC timestamp.');
+
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31);
+/**
+ * An ISO 8601 date-time input with a zone (`Z` or an offset), from 1970-01-01 to 9999-12-31 UTC:
+ * years outside that range (year 0, or past 9999 after the offset) cannot be stored or computed with.
+ */
+export const dateTimeInput = () =>
+  z.iso.datetime({ offset: true }).refine(
+    (value) => {
+      const at = Date.parse(value);
+      return at >= EARLIEST && at <= LATEST;
+    },
+    // Only a well-formed date-time is checked for its range: one problem per field.
+    { message: 'must lie between 1970-01-01 and 9999-12-31 (UTC)', when: (payload) => payload.issues.length === 0 },
+  );
 
 /** A webhook source: the first path segment of ingest, and a provider's key. */
 export const sourceSchema = z

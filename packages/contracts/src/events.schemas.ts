@@ -1,6 +1,6 @@
 import { EVENT_STATUSES } from '@relay/core';
 import { z } from 'zod';
-import { pageEnvelope, pageQuery, timestamp } from './common.schemas';
+import { dateTimeInput, pageEnvelope, pageQuery, timestamp } from './common.schemas';
 
 export const BULK_CAP = 1000;
 
@@ -14,18 +14,32 @@ const filterFields = {
     .describe('Case-insensitive text in source, payload and headers.'),
   status: z.enum(EVENT_STATUSES).optional(),
   source: z.string().max(64).optional(),
-  from: z.iso.datetime({ offset: true }).optional().describe('Created at or after (ISO 8601).'),
-  to: z.iso.datetime({ offset: true }).optional().describe('Created before (ISO 8601).'),
-  needs_attention: z.enum(['true', 'false']).optional().describe('true: failed and not acknowledged.'),
+  from: dateTimeInput().optional().describe('Created at or after (ISO 8601).'),
+  to: dateTimeInput().optional().describe('Created before (ISO 8601).'),
+  needs_attention: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('true: failed and not acknowledged; false: every other event.'),
 };
 export const eventFilterSchema = z.object(filterFields).strict();
 export const eventListQuery = pageQuery.extend(filterFields);
 export const bulkSelectionSchema = z
   .union([
     z.object({ ids: z.array(z.uuid()).min(1).max(BULK_CAP) }).strict(),
-    z.object({ filter: eventFilterSchema }).strict(),
+    z
+      .object({
+        filter: eventFilterSchema,
+        all: z
+          .literal(true)
+          .optional()
+          .describe('Required when `filter` is empty: says that every event of the organization is meant.'),
+      })
+      .strict(),
   ])
-  .describe(`Either explicit ids (at most ${BULK_CAP}) or the list filters (the oldest ${BULK_CAP} matches per call).`);
+  .describe(
+    `Either explicit ids (at most ${BULK_CAP}) or the list filters (the oldest ${BULK_CAP} matches per call); ` +
+      'an empty filter needs `"all": true` beside it (else 400 `bulk_all_required`).',
+  );
 
 export const eventSummarySchema = z.object({
   id: z.uuid(),
@@ -42,6 +56,10 @@ export const eventSummarySchema = z.object({
 });
 export const eventDetailSchema = eventSummarySchema.extend({
   payload: z.unknown().describe('The stored JSON payload.'),
+  payload_as_text: z
+    .literal(true)
+    .optional()
+    .describe('Present when `payload` is the stored text (a string): not JSON, or nested too deep to re-serialise.'),
   headers: z.record(z.string(), z.string()),
   last_error: z.string().nullable(),
   next_attempt_at: timestamp.nullable(),

@@ -1,12 +1,12 @@
 import { ROLES, SCOPES } from '@relay/core';
 import { z } from 'zod';
-import { pageEnvelope, timestamp } from './common.schemas';
+import { dateTimeInput, pageEnvelope, timestamp } from './common.schemas';
 
 // Requests and responses of the identity routes: sessions, me, tokens, API keys, users, audit.
 export const loginSchema = z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) });
 export const tokenCreateSchema = z.object({
   name: z.string().trim().min(1).max(100),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
+  expires_at: dateTimeInput().optional(),
 });
 export const apiKeyCreateSchema = tokenCreateSchema.extend({ scopes: z.array(z.enum(SCOPES)).min(1) });
 export const usernameSchema = z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, '3-64 letters, digits, ".", "_" or "-"');
@@ -46,18 +46,37 @@ export const tokenSchema = z.object({
   created_at: timestamp,
 });
 export const apiKeySchema = tokenSchema.extend({ scopes: z.array(z.enum(SCOPES)) });
-const shownOnce = { token: z.string().describe('The full token, shown only in this response.') };
+/** On an idempotent replay (header `Idempotent-Replayed: true`) the secret shown once is left out. */
+export const secretRedacted = z
+  .literal(true)
+  .optional()
+  .describe('Present, and the secret absent, when this is a replay of an answer under the same Idempotency-Key.');
+const shownOnce = {
+  token: z.string().optional().describe('The full token, shown only in this response (never in a replay).'),
+  secret_redacted: secretRedacted,
+};
 /** A token or key as created: the only answer that carries its secret. */
 export const tokenCreatedSchema = tokenSchema.extend(shownOnce);
 export const apiKeyCreatedSchema = apiKeySchema.extend(shownOnce);
 
 export const auditEntrySchema = z.object({
   id: z.uuid(),
-  actor_user_id: z.uuid().nullable(),
-  actor_email: z.string().nullable(),
+  actor_user_id: z
+    .uuid()
+    .describe(
+      "The acting user; for an API key's act its creator; for an operator the operator's id; otherwise the " +
+        'system actor 00000000-0000-7000-8000-000000000000.',
+    ),
+  actor_email: z
+    .string()
+    .describe(
+      "The actor's e-mail; `<username>@operator.invalid` for an operator, `system@relay.invalid` for the system.",
+    ),
   action: z.string(),
   resource_type: z.string(),
-  resource_id: z.string().nullable(),
+  resource_id: z
+    .uuid()
+    .describe('The resource acted on; for a bulk action a new id of the operation (affected ids in metadata.ids).'),
   metadata: z.record(z.string(), z.unknown()),
   created_at: z.string().describe('ISO 8601 UTC, no zone offset.'),
 });
@@ -72,13 +91,24 @@ export const meSchema = z.object({
   user: meUser.nullable(),
   organization: z.object({ id: z.uuid(), slug: z.string().optional(), name: z.string().optional() }),
   role: z.enum(ROLES),
-  scopes: z.array(z.enum(SCOPES)),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .describe('The scopes the principal can use on at least one route: allowed by its role and its API-key scopes.'),
 });
 /** A platform operator's session: no organization, role or scopes. */
 export const operatorMeSchema = z.object({
   mechanism: z.literal('session'),
   kind: z.literal('operator'),
   operator: operatorRef,
+  user: z.null(),
+  organization: z.null(),
+  role: z.null(),
+  scopes: z.array(z.never()),
+});
+/** `GET /api/auth/me` without credentials: no mechanism in effect, nothing else either. */
+export const anonymousMeSchema = z.object({
+  mechanism: z.literal('none').describe('No credentials were sent: nothing is in effect.'),
+  kind: z.null(),
   user: z.null(),
   organization: z.null(),
   role: z.null(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageEnvelope, pageQuery, timestamp } from './common.schemas';
-import { passwordSchema, usernameSchema } from './identity.schemas';
+import { dateTimeInput, INT4_MAX, pageEnvelope, pageQuery, timestamp } from './common.schemas';
+import { passwordSchema, secretRedacted, usernameSchema } from './identity.schemas';
 
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'suspended', 'canceled'] as const;
 /** Statuses whose organization may not ingest. */
@@ -17,10 +17,10 @@ export const organizationCreateSchema = z
       .regex(SLUG, '1-40 lowercase letters, digits and inner hyphens (it becomes <slug>.<INGEST_CANONICAL_HOST>)'),
     username: usernameSchema,
     password: passwordSchema,
-    email: z.email(),
+    email: z.email().max(254),
     subscriber_name: z.string().trim().min(1).max(200),
     billing_contact_name: z.string().trim().min(1).max(200),
-    billing_contact_email: z.email(),
+    billing_contact_email: z.email().max(254),
   })
   .strict();
 
@@ -28,8 +28,15 @@ export const subscriptionPatchSchema = z
   .object({
     plan: z.string().trim().min(1).max(64).optional(),
     status: z.enum(SUBSCRIPTION_STATUSES).optional(),
-    monthly_event_limit: z.number().int().min(0).nullable().optional().describe('null: unlimited.'),
-    current_period_end: z.iso.datetime({ offset: true }).nullable().optional(),
+    monthly_event_limit: z
+      .number()
+      .int()
+      .min(0)
+      .max(INT4_MAX)
+      .nullable()
+      .optional()
+      .describe(`null: unlimited; at most ${INT4_MAX}.`),
+    current_period_end: dateTimeInput().nullable().optional(),
   })
   .strict()
   .refine((v) => Object.keys(v).length > 0, 'give at least one field');
@@ -80,5 +87,6 @@ export const platformOverviewSchema = z.object({
 });
 export const operatorBootstrappedSchema = z.object({
   operator: z.object({ id: z.uuid(), username: z.string() }),
-  password: z.string().describe('Shown once.'),
+  password: z.string().optional().describe('Shown once (never in a replay).'),
+  secret_redacted: secretRedacted,
 });

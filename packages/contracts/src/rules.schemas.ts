@@ -1,3 +1,4 @@
+import { OPT_IN_HEADERS } from '@relay/core';
 import { z } from 'zod';
 import { sourceSchema, timestamp } from './common.schemas';
 
@@ -13,6 +14,18 @@ export const signingSecret = z
   .max(256)
   .describe('Write-only HMAC secret for X-Relay-Signature and webhook-signature; never returned.');
 
+// An object so the rule-options work can add headers to set and to remove beside `forward`.
+export const outboundHeadersSchema = z
+  .object({
+    forward: z
+      .array(z.enum(OPT_IN_HEADERS))
+      .max(OPT_IN_HEADERS.length)
+      .default([])
+      .describe("Inbound headers withheld by default that this rule forwards: `authorization` (the provider's own)."),
+  })
+  .strict()
+  .describe('Which inbound headers go out to the target beyond the default set.');
+
 export const ruleCreateSchema = z
   .object({
     source: sourceSchema,
@@ -20,6 +33,7 @@ export const ruleCreateSchema = z
     active: z.boolean().default(true),
     description: z.string().max(500).nullable().optional(),
     signing_secret: signingSecret.nullable().optional(),
+    outbound_headers: outboundHeadersSchema.optional(),
   })
   .strict();
 export const ruleUpdateSchema = ruleCreateSchema
@@ -27,6 +41,20 @@ export const ruleUpdateSchema = ruleCreateSchema
   .extend({ active: z.boolean().optional() })
   .strict()
   .refine((v) => Object.keys(v).length > 0, 'Nothing to change.');
+
+export const MAX_ROTATION_WINDOW_SECONDS = 30 * 86_400;
+export const ruleSecretRotateSchema = z
+  .object({
+    signing_secret: signingSecret.describe('The new secret: signs X-Relay-Signature and webhook-signature from now.'),
+    previous_secret_valid_for_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_WINDOW_SECONDS)
+      .default(86_400)
+      .describe('How long the replaced secret keeps signing too (a second webhook-signature); 0 retires it now.'),
+  })
+  .strict();
 
 export const HOOK_TRIGGER_VALUES = ['provider_succeeded', 'provider_failed'] as const;
 export const hookCreateSchema = z
@@ -56,6 +84,10 @@ export const ruleSchema = z.object({
   active: z.boolean(),
   description: z.string().nullable(),
   has_signing_secret: z.boolean(),
+  previous_secret_expires_at: timestamp
+    .nullable()
+    .describe('While set, the replaced secret also signs webhook-signature, until this time.'),
+  outbound_headers: z.object({ forward: z.array(z.enum(OPT_IN_HEADERS)) }),
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -20,8 +20,20 @@ export const defaultTargetStateSchema = z.object({
 });
 export const endpointSchema = z.object({
   base_url: z.string(),
-  ingest_url: z.string().describe('POST webhooks here (source from X-Webhook-Source or the default source).'),
-  source_url_template: z.string().describe('Or here, with the source as the first path segment.'),
+  ingest_url: z
+    .string()
+    .nullable()
+    .describe(
+      'POST webhooks here (source from X-Webhook-Source or the default source); null when no URL accepts ' +
+        "the organization's webhooks (no host of its own, or a suspended or canceled subscription).",
+    ),
+  source_url_template: z
+    .string()
+    .nullable()
+    .describe('Or here, with the source as the first path segment (never one of `reserved_sources`); null as above.'),
+  reserved_sources: z
+    .array(z.string())
+    .describe("First path segments of the relay's own routes: a webhook sent to one of them is refused."),
   organization: z
     .object({ id: z.uuid(), slug: z.string() })
     .nullable()

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp } from './common.schemas';
+import { dateTimeInput, timestamp } from './common.schemas';
 
 /** Bucket widths a chart may ask for, in seconds. */
 export const BUCKETS = { '1m': 60, '5m': 300, '15m': 900, '1h': 3600, '6h': 21_600, '1d': 86_400 } as const;
@@ -13,11 +13,8 @@ export const MAX_BUCKETS = 1500;
 
 export const statsQuery = z
   .object({
-    from: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .describe('Window start (inclusive), ISO 8601. Default: `to` minus 24 hours.'),
-    to: z.iso.datetime({ offset: true }).optional().describe('Window end (exclusive), ISO 8601. Default: now.'),
+    from: dateTimeInput().optional().describe('Window start (inclusive), ISO 8601. Default: `to` minus 24 hours.'),
+    to: dateTimeInput().optional().describe('Window end (exclusive), ISO 8601. Default: now.'),
     bucket: z
       .enum(Object.keys(BUCKETS) as [Bucket, ...Bucket[]])
       .optional()

@@ -1,5 +1,9 @@
 export const EVENT_STATUSES = ['queued', 'delivered', 'failed'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
-/** Why an event ended `failed`; stored as `failure_reason`. */
-export type FailureReason = 'no_target' | 'target_blocked' | 'http_status' | 'retries_exhausted' | 'invalid_target';
+/**
+ * Why an event ended `failed`; stored as `failure_reason`. `relay_error`: the relay itself could not
+ * complete or record an attempt several times in a row (DELIVERY_FAULT_MAX_DEFERS).
+ */
+export type FailureReason =
+  'no_target' | 'target_blocked' | 'http_status' | 'retries_exhausted' | 'invalid_target' | 'relay_error';

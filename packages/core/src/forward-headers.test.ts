@@ -1,4 +1,4 @@
-import { forwardableHeaders, storableHeaders } from './forward-headers';
+import { forwardableHeaders, maskedHeaders, storableHeaders } from './forward-headers';
 
 describe('header forwarding rule', () => {
   const incoming = {
@@ -41,5 +41,24 @@ describe('header forwarding rule', () => {
       'x-forwarded-for': '1.1.1.1, 2.2.2.2',
       'x-hub-signature-256': 'sha256=1',
     });
+  });
+
+  it("withholds the provider's Authorization unless the rule forwards it", () => {
+    const stored = storableHeaders({ Authorization: 'Bearer provider-token', 'X-Kept': '1' });
+    expect(forwardableHeaders(stored)).toEqual({ 'x-kept': '1' });
+    expect(forwardableHeaders(stored, { forward: [] })).toEqual({ 'x-kept': '1' });
+    expect(forwardableHeaders(stored, { forward: ['authorization'] })).toEqual({
+      authorization: 'Bearer provider-token',
+      'x-kept': '1',
+    });
+  });
+
+  it('masks credentials for viewers, keeping the scheme', () => {
+    expect(maskedHeaders({ authorization: 'Bearer abc.def', 'x-kept': '1' })).toEqual({
+      authorization: 'Bearer [masked]',
+      'x-kept': '1',
+    });
+    expect(maskedHeaders({ authorization: 'rawtoken' })).toEqual({ authorization: '[masked]' });
+    expect(maskedHeaders({ 'x-kept': '1' })).toEqual({ 'x-kept': '1' });
   });
 });

@@ -20,6 +20,16 @@ const NEVER_STORED = new Set([
   'x-target-url',
 ]);
 
+// Stored (the events API shows them, masked) but forwarded only when a rule lists them in its
+// outbound headers: the provider's credential for the relay is not the target's business.
+export const OPT_IN_HEADERS = ['authorization'] as const;
+export type OptInHeader = (typeof OPT_IN_HEADERS)[number];
+
+/** A rule's outbound header options; the rule-options work adds headers to set and to remove here. */
+export interface OutboundHeaders {
+  forward?: OptInHeader[];
+}
+
 const SET_BY_RELAY = new Set(['content-type', 'user-agent', 'accept-encoding', 'content-encoding']);
 const RELAY_PREFIXES = ['x-relay-', 'webhook-'];
 
@@ -45,11 +55,31 @@ export function storableHeaders(raw: Record<string, string | string[] | undefine
 }
 
 /** Stored headers that go out with a delivery, before the relay adds its own. */
-export function forwardableHeaders(stored: Record<string, string>): Record<string, string> {
+export function forwardableHeaders(
+  stored: Record<string, string>,
+  outbound: OutboundHeaders = {},
+): Record<string, string> {
   const out: Record<string, string> = {};
+  const optedIn = new Set<string>(outbound.forward ?? []);
   for (const [key, value] of Object.entries(storableHeaders(stored))) {
     if (SET_BY_RELAY.has(key) || RELAY_PREFIXES.some((prefix) => key.startsWith(prefix))) continue;
+    if ((OPT_IN_HEADERS as readonly string[]).includes(key) && !optedIn.has(key)) continue;
     out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Stored headers as the events API shows them: credentials (the opt-in headers) keep only their
+ * scheme, so a viewer can tell a Bearer token was sent without reading it.
+ */
+export function maskedHeaders(stored: Record<string, string>): Record<string, string> {
+  const out = { ...stored };
+  for (const name of OPT_IN_HEADERS) {
+    const value = out[name];
+    if (value === undefined) continue;
+    const scheme = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*) +\S/.exec(value)?.[1];
+    out[name] = scheme ? `${scheme} [masked]` : '[masked]';
   }
   return out;
 }

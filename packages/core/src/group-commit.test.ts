@@ -42,6 +42,42 @@ describe('group commit', () => {
     await expect(commit.submit(3)).resolves.toBe(3);
   });
 
+  it('retries a failed batch item by item, so one refused item fails alone', async () => {
+    const flushes: number[][] = [];
+    const commit = createGroupCommit<number, number>({
+      maxSize: 10,
+      maxWaitMs: 5,
+      flush: async (items) => {
+        flushes.push(items);
+        if (items.includes(13)) throw new Error('refused 13');
+        return items;
+      },
+    });
+    const results = await Promise.allSettled([1, 13, 2].map((n) => commit.submit(n)));
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      1,
+      'refused 13',
+      2,
+    ]);
+    expect(flushes).toEqual([[1, 13, 2], [1], [13], [2]]);
+  });
+
+  it('does not retry alone what retryAlone declines (an error every item shares)', async () => {
+    let calls = 0;
+    const commit = createGroupCommit<number, number>({
+      maxSize: 10,
+      maxWaitMs: 5,
+      retryAlone: () => false,
+      flush: async () => {
+        calls++;
+        throw new Error('db down');
+      },
+    });
+    const results = await Promise.allSettled([1, 2, 3].map((n) => commit.submit(n)));
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+    expect(calls).toBe(1);
+  });
+
   it('drain flushes what is pending', async () => {
     const seen: number[] = [];
     const commit = createGroupCommit<number, number>({

@@ -5,6 +5,12 @@ export interface GroupCommitOptions<T, R> {
   maxSize: number;
   maxWaitMs: number;
   flush: (items: T[]) => Promise<R[]>;
+  /**
+   * Whether a failed batch is retried item by item (default: always), so one item the store refuses
+   * fails alone instead of failing everyone beside it. Say no for errors every item would share
+   * (the database is down): retrying them alone only multiplies the wait.
+   */
+  retryAlone?: (err: unknown) => boolean;
 }
 
 interface Pending<T, R> {
@@ -38,11 +44,15 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     void run.finally(() => inFlight.delete(run));
   };
 
-  const runFlush = async (items: Pending<T, R>[]) => {
+  const runFlush = async (items: Pending<T, R>[]): Promise<void> => {
     try {
       const results = await options.flush(items.map((p) => p.item));
       items.forEach((p, i) => p.resolve(results[i] as R));
     } catch (err) {
+      if (items.length > 1 && (options.retryAlone?.(err) ?? true)) {
+        await Promise.all(items.map((p) => runFlush([p])));
+        return;
+      }
       for (const p of items) p.reject(err);
     }
   };

@@ -27,3 +27,25 @@ describe('signing', () => {
     expect(headers['webhook-signature']).toMatch(/^v1,/);
   });
 });
+
+describe('signing during a secret rotation', () => {
+  const body = Buffer.from('{"rotating":true}');
+  const ts = Math.floor(Date.now() / 1000);
+  const [newer, older] = ['the-new-secret-value-1', 'the-old-secret-value-0'];
+
+  it('lists one signature per secret, newest first, and either secret verifies', () => {
+    const headers = standardWebhookHeaders([newer, older], 'evt_rot', ts, body);
+    const parts = headers['webhook-signature'].split(' ');
+    expect(parts).toEqual([
+      standardWebhookHeaders(newer, 'evt_rot', ts, body)['webhook-signature'],
+      standardWebhookHeaders(older, 'evt_rot', ts, body)['webhook-signature'],
+    ]);
+    for (const secret of [newer, older])
+      expect(new Webhook(Buffer.from(secret).toString('base64')).verify(body.toString(), { ...headers })).toEqual({
+        rotating: true,
+      });
+    expect(() =>
+      new Webhook(Buffer.from('some-other-secret-x').toString('base64')).verify(body.toString(), { ...headers }),
+    ).toThrow();
+  });
+});

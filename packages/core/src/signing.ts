@@ -17,17 +17,23 @@ export interface StandardWebhookHeaders {
   'webhook-signature': string;
 }
 
+/**
+ * `secrets` is one secret, or several during a rotation window (newest first): the signature header
+ * then lists one `v1,` signature per secret, space-separated, and receivers accept any that verifies.
+ */
 export function standardWebhookHeaders(
-  secret: string,
+  secrets: string | readonly string[],
   messageId: string,
   timestampSeconds: number,
   body: Uint8Array,
 ): StandardWebhookHeaders {
   const signed = Buffer.concat([Buffer.from(`${messageId}.${timestampSeconds}.`), body]);
-  const signature = createHmac('sha256', standardWebhookKey(secret)).update(signed).digest('base64');
+  const signatures = [secrets]
+    .flat()
+    .map((secret) => `v1,${createHmac('sha256', standardWebhookKey(secret)).update(signed).digest('base64')}`);
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': `v1,${signature}`,
+    'webhook-signature': signatures.join(' '),
   };
 }

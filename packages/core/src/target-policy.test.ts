@@ -1,4 +1,4 @@
-import { checkAddress, checkTargetUrl, parseAllowlist, type TargetPolicy } from './target-policy';
+import { checkAddress, checkTargetUrl, parseAllowlist, parsePortPolicy, type TargetPolicy } from './target-policy';
 
 const strict: TargetPolicy = { allowPrivate: false, allowlist: [] };
 
@@ -159,5 +159,62 @@ describe('holes the operator opens', () => {
     expect(() => parseAllowlist('10.0.0.0/33')).toThrow(/not a valid CIDR/);
     expect(() => parseAllowlist('http://x')).toThrow(/not a valid CIDR/);
     expect(() => parseAllowlist('bad_host!')).toThrow(/neither a CIDR/);
+  });
+});
+
+describe('port policy (TARGET_ALLOWED_PORTS)', () => {
+  it('allows the web ports and unprivileged ones by default, never port 0', () => {
+    for (const url of [
+      'http://example.com/',
+      'https://example.com/',
+      'https://example.com:8443/',
+      'http://a.io:65535/',
+    ])
+      expect(checkTargetUrl(url, strict).ok).toBe(true);
+    for (const url of ['http://example.com:0/', 'http://example.com:22/', 'https://example.com:25/'])
+      expect(checkTargetUrl(url, strict)).toMatchObject({ ok: false, reason: 'blocked_port' });
+  });
+
+  it('follows the setting, even with TARGET_ALLOW_PRIVATE', () => {
+    const policy: TargetPolicy = { allowPrivate: true, allowlist: [], allowedPorts: parsePortPolicy('443, 8000-8999') };
+    expect(checkTargetUrl('https://example.com/', policy).ok).toBe(true);
+    expect(checkTargetUrl('http://127.0.0.1:8080/', policy).ok).toBe(true);
+    expect(checkTargetUrl('http://example.com/', policy)).toMatchObject({ ok: false, reason: 'blocked_port' });
+    expect(checkTargetUrl('https://example.com:9000/', policy)).toMatchObject({ ok: false, reason: 'blocked_port' });
+  });
+
+  it('refuses malformed settings', () => {
+    expect(parsePortPolicy(undefined)).toEqual([
+      [80, 80],
+      [443, 443],
+      [1024, 65535],
+    ]);
+    for (const bad of ['0', '70000', '10-5', 'http', '1-2-3']) expect(() => parsePortPolicy(bad)).toThrow(bad);
+  });
+});
+
+describe('names that can only be internal', () => {
+  it.each([
+    ['http://localhost:8080/'],
+    ['http://LOCALHOST./'],
+    ['http://api.localhost/'],
+    ['http://receiver/'],
+    ['http://printer.local/'],
+    ['http://vault.corp.internal/'],
+    ['http://nas.home.arpa/'],
+    ['http://home.arpa/'],
+  ])('refuses %s before any lookup', (url) => {
+    expect(checkTargetUrl(url, strict)).toMatchObject({ ok: false, reason: 'blocked_host' });
+  });
+
+  it('allows them through TARGET_ALLOW_PRIVATE or an allowlisted name', () => {
+    expect(checkTargetUrl('http://localhost:8080/', { allowPrivate: true, allowlist: [] }).ok).toBe(true);
+    const policy: TargetPolicy = { allowPrivate: false, allowlist: parseAllowlist('receiver,*.svc.local') };
+    expect(checkTargetUrl('http://receiver/', policy).ok).toBe(true);
+    expect(checkTargetUrl('http://api.svc.local/', policy).ok).toBe(true);
+    expect(checkTargetUrl('http://other.local/', policy)).toMatchObject({ ok: false, reason: 'blocked_host' });
+    // A CIDR hole is about addresses, not names.
+    const cidr: TargetPolicy = { allowPrivate: false, allowlist: parseAllowlist('127.0.0.0/8') };
+    expect(checkTargetUrl('http://localhost/', cidr)).toMatchObject({ ok: false, reason: 'blocked_host' });
   });
 });

@@ -6,13 +6,19 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 export type AllowlistEntry = { kind: 'cidr'; range: [Address, number]; text: string } | { kind: 'host'; host: string };
 
+/** Inclusive port range. */
+export type PortRange = readonly [number, number];
+
 export interface TargetPolicy {
   /** Allow every address (self-hosted relays that forward to internal services). */
   allowPrivate: boolean;
   allowlist: AllowlistEntry[];
+  /** Ports a target may use (TARGET_ALLOWED_PORTS); unset: DEFAULT_TARGET_PORTS. */
+  allowedPorts?: readonly PortRange[];
 }
 
-export type TargetRejection = 'invalid_url' | 'unsupported_scheme' | 'credentials_in_url' | 'blocked_address';
+export type TargetRejection =
+  'invalid_url' | 'unsupported_scheme' | 'credentials_in_url' | 'blocked_address' | 'blocked_host' | 'blocked_port';
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: TargetRejection; message: string };
 export type AddressCheck = { ok: true } | { ok: false; reason: 'blocked_address'; message: string };
 
@@ -25,6 +31,42 @@ const V4 = parsedRanges(BLOCKED_IPV4);
 const V6 = parsedRanges(BLOCKED_IPV6);
 
 const normalizeHost = (host: string) => host.toLowerCase().replace(/\.$/, '');
+
+// The web ports plus every unprivileged one: the privileged ports below 1024 are where internal
+// services (SSH, SMTP, databases' admin ports, ...) listen, and no webhook receiver needs them.
+export const DEFAULT_TARGET_PORTS = '80,443,1024-65535';
+
+/** `80,443,1024-65535`: comma-separated ports and inclusive ranges, 1–65535 (port 0 never dials anything sane). */
+export function parsePortPolicy(text: string | undefined): PortRange[] {
+  return (text ?? DEFAULT_TARGET_PORTS)
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry): PortRange => {
+      const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(entry);
+      const low = Number(match?.[1]);
+      const high = match?.[2] === undefined ? low : Number(match[2]);
+      if (!match || low < 1 || high > 65_535 || low > high)
+        throw new Error(`TARGET_ALLOWED_PORTS: "${entry}" is not a port or range within 1-65535`);
+      return [low, high];
+    });
+}
+
+const DEFAULT_PORT_RANGES = parsePortPolicy(DEFAULT_TARGET_PORTS);
+
+// Names that never leave the local host or network: RFC 6761 `localhost`, RFC 6762 `.local`
+// (mDNS), RFC 8375 `.home.arpa` and ICANN's reserved private `.internal`. Single-label names are
+// resolved through the search list, i.e. to internal hosts too.
+const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa'];
+const LOCAL_NAMES = new Set(['localhost', 'home.arpa']);
+
+function localNameLabel(name: string): string | undefined {
+  if (LOCAL_NAMES.has(name)) return name;
+  const suffix = LOCAL_SUFFIXES.find((s) => name.endsWith(s));
+  if (suffix) return `a ${suffix} name`;
+  if (!name.includes('.')) return 'a single-label name';
+  return undefined;
+}
 
 /** Comma-separated CIDRs, single IPs and host names (`*.suffix` matches any subdomain). */
 export function parseAllowlist(text: string | undefined): AllowlistEntry[] {
@@ -106,8 +148,9 @@ export function checkAddress(ip: string, host: string | undefined, policy: Targe
 }
 
 /**
- * String-level check of a target URL: scheme, credentials, and literal IP hosts (checked before any
- * lookup). Host names are checked later, on the address actually dialled.
+ * String-level check of a target URL: scheme, credentials, port, literal IP hosts and names that can
+ * only be internal (checked before any lookup, so at save time too). Other host names are checked
+ * later, on the address actually dialled.
  */
 export function checkTargetUrl(raw: string, policy: TargetPolicy): UrlCheck {
   if (raw.length > MAX_TARGET_URL_LENGTH)
@@ -129,10 +172,26 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): UrlCheck {
   if (url.username !== '' || url.password !== '') {
     return { ok: false, reason: 'credentials_in_url', message: 'The target URL must not contain credentials.' };
   }
+  // `new URL` drops the scheme's default port, so '' is 80 or 443.
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const ports = policy.allowedPorts ?? DEFAULT_PORT_RANGES;
+  if (port === 0 || !ports.some(([low, high]) => port >= low && port <= high)) {
+    return {
+      ok: false,
+      reason: 'blocked_port',
+      message: `Port ${port} is blocked by the target port policy (TARGET_ALLOWED_PORTS).`,
+    };
+  }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) {
     const check = checkAddress(host, undefined, policy);
     if (!check.ok) return check;
+    return { ok: true, url };
+  }
+  const local =
+    policy.allowPrivate || isHostAllowlisted(host, policy) ? undefined : localNameLabel(normalizeHost(host));
+  if (local !== undefined) {
+    return { ok: false, reason: 'blocked_host', message: `${host} is ${local}, blocked as internal; ${HOLE_HINT}` };
   }
   return { ok: true, url };
 }

@@ -9,6 +9,8 @@ export const JOBS = { deliver: 'deliver', hook: 'hook' } as const;
 export interface DeliverJobData {
   orgId: OrgId;
   eventId: string;
+  /** Consecutive defers for the relay's own faults; past DELIVERY_FAULT_MAX_DEFERS the event fails. */
+  defers?: number;
 }
 
 export interface DeliverJobRequest extends DeliverJobData {
@@ -31,4 +33,6 @@ export interface HookJobData {
   responseStatus: number | null;
   /** Hook attempts made so far in this job. */
   attempt?: number;
+  /** Consecutive defers for the relay's own faults, as for deliveries. */
+  defers?: number;
 }

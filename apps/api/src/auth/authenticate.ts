@@ -1,10 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { AppError, asOrgId, parseToken, secretMatches, userPrincipal, type Principal } from '@relay/core';
-import type { CredentialRepository, OperatorRecord, OperatorRepository, UserRepository } from '@relay/db';
+import { AppError, parseToken, secretMatches, userPrincipal, type Principal } from '@relay/core';
+import type { CredentialRepository, OperatorRecord } from '@relay/db';
+import { loginSchema } from '@relay/contracts';
 import type { RequestHandler } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
-import type { PasswordHasher } from './passwords';
+import { validate } from '../http/validate';
+import { checkPassword, type PasswordCheckDeps } from './password-check';
+import { retryAfter, tooManyAttempts } from './too-many-attempts';
 
 declare module 'http' {
   interface IncomingMessage {
@@ -21,24 +23,9 @@ type PassportAuthenticate = (
   callback: (err: unknown, principal: Principal | false) => void,
 ) => RequestHandler;
 
-export interface AuthenticateDeps {
-  users: UserRepository;
+export interface AuthenticateDeps extends PasswordCheckDeps {
   credentials: CredentialRepository;
-  passwords: PasswordHasher;
-  operators: OperatorRepository;
   now?: () => Date;
-}
-
-// A hash to verify against when the user does not exist, so an unknown user costs as much as a
-// wrong password and the two cannot be told apart by timing. Made once, with the configured cost.
-const dummyHashes = new WeakMap<PasswordHasher, Promise<string>>();
-function dummyHash(passwords: PasswordHasher): Promise<string> {
-  let hashed = dummyHashes.get(passwords);
-  if (!hashed) {
-    hashed = passwords.hash(randomUUID());
-    dummyHashes.set(passwords, hashed);
-  }
-  return hashed;
 }
 
 async function fromBearer(token: string, deps: AuthenticateDeps): Promise<Principal | null> {
@@ -66,35 +53,18 @@ async function fromBearer(token: string, deps: AuthenticateDeps): Promise<Princi
   return userPrincipal({ ...credential.user, organizationId: credential.organizationId }, 'token', credential.id);
 }
 
-/** HTTP Basic: a user's username and password (operators sign in with a session only); null for any failure. */
-export async function verifyPassword(
+/** HTTP Basic: a user's username and password, through the shared limit (operators sign in with a session only). */
+async function fromBasic(
   username: string,
   password: string,
+  ip: string | undefined,
   deps: AuthenticateDeps,
 ): Promise<Principal | null> {
-  const login = await verifyLogin(username, password, deps);
-  return login && 'user' in login ? { ...login.user, mechanism: 'basic' } : null;
-}
-
-/**
- * Password login: a user of an organization, or else a platform operator (usernames are unique
- * across both). One hash verification either way, so neither existence nor kind leaks by timing.
- */
-export async function verifyLogin(
-  username: string,
-  password: string,
-  deps: AuthenticateDeps,
-): Promise<{ user: Principal } | { operator: OperatorRecord } | null> {
-  const user = await deps.users.findByUsernameForLogin(username);
-  const operator = user ? null : await deps.operators.findByUsernameForLogin(username);
-  const ok = await deps.passwords.verify(
-    user?.passwordHash ?? operator?.passwordHash ?? (await dummyHash(deps.passwords)),
-    password,
-  );
-  if (!ok) return null;
-  if (user) return { user: userPrincipal({ ...user, organizationId: asOrgId(user.organizationId) }, 'session') };
-  if (operator) return { operator: { id: operator.id, username: operator.username, createdAt: operator.createdAt } };
-  return null;
+  // The same input rules as the login body (no NUL, bounded lengths): 400 validation_failed.
+  validate(loginSchema, { username, password });
+  const outcome = await checkPassword(deps, { username, password, ip, mechanism: 'basic' });
+  if ('limited' in outcome) throw tooManyAttempts(outcome.retryAfterSeconds);
+  return 'user' in outcome ? { ...outcome.user, mechanism: 'basic' } : null;
 }
 
 /**
@@ -103,8 +73,8 @@ export async function verifyLogin(
  * Basic never sends a WWW-Authenticate challenge, so browsers do not pop up a dialog.
  */
 export function authenticate(deps: AuthenticateDeps): RequestHandler {
-  const basic = new BasicStrategy((username, password, done) => {
-    verifyPassword(username, password, deps).then(
+  const basic = new BasicStrategy({ passReqToCallback: true }, (req, username, password, done) => {
+    fromBasic(username, password, req.ip, deps).then(
       (principal) => done(null, principal ?? false),
       (err: unknown) => done(err),
     );
@@ -131,7 +101,10 @@ export function authenticate(deps: AuthenticateDeps): RequestHandler {
         'relay-basic',
         { session: false },
         (err: unknown, principal: Principal | false) => {
-          if (err) return next(err);
+          if (err) {
+            retryAfter(res, err);
+            return next(err);
+          }
           if (!principal) return next(unauthenticated());
           req.principal = principal;
           next();

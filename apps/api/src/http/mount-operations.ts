@@ -2,12 +2,16 @@ import { AppError, type Principal } from '@relay/core';
 import type { OperatorRecord } from '@relay/db';
 import { Router, type RequestHandler } from 'express';
 import { guard, operatorOnly } from '../auth/guard';
+import type { IdempotencyStore } from './idempotency-store';
+import { runIdempotently } from './idempotency';
 import type { AnyOperation, Reply } from './operation';
-import { validate } from './validate';
+import { nulFields, validate } from './validate';
 
 export interface MountOptions {
   /** Check every JSON answer against its declared schema (tests): a mismatch fails the request. */
   validateResponses: boolean;
+  /** Where `idempotent` operations keep their answers; without it, Idempotency-Key is ignored. */
+  idempotency?: IdempotencyStore;
 }
 
 function guardOf(op: AnyOperation<unknown>): RequestHandler[] {
@@ -44,7 +48,8 @@ function checkReply(op: AnyOperation<unknown>, reply: Reply): void {
 /**
  * Registers operations on a router: the guard from the access rule, then params (a value that
  * cannot name a resource is a 404), query and body validated by the declared schemas, then the
- * handler, whose Reply is sent as JSON.
+ * handler (run under its Idempotency-Key where the operation is `idempotent`), whose Reply is sent
+ * as JSON.
  */
 export function mountOperations<Services>(
   operations: readonly AnyOperation<Services>[],
@@ -54,7 +59,7 @@ export function mountOperations<Services>(
   const router = Router();
   for (const op of operations) {
     router[op.method](op.path, ...(op.middleware ?? []), ...guardOf(op as AnyOperation<unknown>), async (req, res) => {
-      if (op.params && !op.params.safeParse(req.params).success) {
+      if (op.params && (!op.params.safeParse(req.params).success || nulFields(op.params, req.params).length > 0)) {
         throw new AppError('not_found', op.notFound ?? 'No such resource.');
       }
       const ctx = {
@@ -73,7 +78,8 @@ export function mountOperations<Services>(
           return req.operator;
         },
       };
-      const reply = await op.handler(ctx);
+      const input = [ctx.query, ctx.body];
+      const reply = await runIdempotently(options.idempotency, op, req, res, input, async () => op.handler(ctx));
       if (!reply) return;
       if (options.validateResponses) checkReply(op, reply);
       if (reply.body === undefined) res.status(reply.status).end();

@@ -67,6 +67,11 @@ export interface Operation<
    * on the calling user's own things (personal tokens). Refused before the request is validated.
    */
   refuseApiKeys?: string;
+  /**
+   * Honours an `Idempotency-Key` header (http/idempotency.ts): creates, sends, retries, bulk actions.
+   * `secretField` names a field of the answer shown only once: it is never stored and replays omit it.
+   */
+  idempotent?: true | { secretField: string };
   /** Handlers run before the guard: a body parser of its own (the bootstrap's small JSON limit). */
   middleware?: RequestHandler[];
   params?: P;

@@ -9,6 +9,9 @@ const STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   unsupported_content_encoding: 415,
   payload_too_large: 413,
+  invalid_encoding: 400,
+  payload_too_deep: 400,
+  too_many_headers: 431,
   target_override_disabled: 400,
   target_url_rejected: 422,
   invalid_source: 400,
@@ -25,9 +28,11 @@ const STATUS: Record<ErrorCode, number> = {
   domain_verification_failed: 422,
   ingest_host_unknown: 404,
   domains_not_configured: 422,
+  secrets_not_configured: 422,
   last_admin: 409,
   event_not_retryable: 409,
   event_not_failed: 409,
+  bulk_all_required: 400,
   active_provider_exists: 409,
   provider_inactive: 422,
   no_default_target: 422,
@@ -35,8 +40,20 @@ const STATUS: Record<ErrorCode, number> = {
   database_unavailable: 503,
   service_unavailable: 503,
   stream_unavailable: 503,
+  idempotency_key_reused: 422,
+  idempotency_in_progress: 409,
   internal_error: 500,
 };
+
+const BODY_PARSER_ERRORS: Record<string, ErrorCode> = {
+  'charset.unsupported': 'unsupported_media_type',
+  'encoding.unsupported': 'unsupported_content_encoding',
+  'request.aborted': 'validation_failed',
+  'request.size.invalid': 'validation_failed',
+};
+
+/** The HTTP status of an error code. */
+export const problemStatus = (code: ErrorCode): number => STATUS[code];
 
 export function sendProblem(res: Response, error: AppError): void {
   const status = STATUS[error.code];
@@ -71,6 +88,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if ((err as { type?: string }).type === 'entity.parse.failed')
       return sendProblem(res, new AppError('invalid_json'));
     if (status === 413) return sendProblem(res, new AppError('payload_too_large'));
+    // The body parser's other refusals (charset, content encoding, a malformed or aborted body) are
+    // the client's: a 4xx with a code, never a 500.
+    const parserError = BODY_PARSER_ERRORS[(err as { type?: string }).type ?? ''];
+    if (parserError) return sendProblem(res, new AppError(parserError, (err as Error).message));
+    // The router could not percent-decode a path segment: no resource has that name.
+    if (err instanceof URIError)
+      return sendProblem(res, new AppError('not_found', 'The path is not valid percent-encoding.'));
     logger.error({ err, requestId: req.id }, 'unhandled error');
     sendProblem(res, new AppError('internal_error', `Internal server error (request id ${String(req.id)}).`));
   };

@@ -28,8 +28,12 @@ export interface ModuleContext {
   organizationOf: HostResolver;
   /** Checks a custom domain's DNS records; undefined while INGEST_CANONICAL_HOST is unset. */
   verifyDomain: DomainVerifier | undefined;
-  /** Readiness: each dependency's check, and whether the process is shutting down. */
-  readiness: { checks: Record<string, () => Promise<void>>; isShuttingDown: () => boolean };
+  /** Readiness: each dependency's check, whether start-up work is done, and whether the process is shutting down. */
+  readiness: {
+    checks: Record<string, () => Promise<void>>;
+    isStarted: () => boolean;
+    isShuttingDown: () => boolean;
+  };
   /** Package version, shown in the OpenAPI document. */
   version: string;
 }

@@ -1,3 +1,4 @@
+import { ACCESS_TABLE } from '../auth/access-table';
 import { RESERVED_PATH_SEGMENTS } from './catalog';
 import { BULK_CAP } from '@relay/contracts';
 import { createAuditService } from './audit/audit.service';
@@ -27,12 +28,14 @@ export function createServices(ctx: ModuleContext) {
       repositories: ctx.repositories,
       passwords: ctx.passwords,
       adminToken: ctx.config.PLATFORM_ADMIN_TOKEN,
+      limiter: ctx.loginLimiter,
     }),
     platform: createPlatformService({ repositories: ctx.repositories, passwords: ctx.passwords, hosts: ctx.hosts }),
     webhooks: createWebhookService({
       ingest: ctx.ingest,
       organizationOf: ctx.organizationOf,
       maxBodyBytes: ctx.config.INGEST_MAX_BODY_BYTES,
+      maxPayloadDepth: ctx.config.MAX_PAYLOAD_DEPTH,
       defaultSource: ctx.config.DEFAULT_SOURCE,
       allowTargetOverride: ctx.config.ALLOW_PUBLIC_TARGET_OVERRIDE,
       targetPolicy: ctx.targetPolicy,
@@ -48,17 +51,23 @@ export function createServices(ctx: ModuleContext) {
       passwords: ctx.passwords,
       limiter: ctx.loginLimiter,
       secureCookie: ctx.config.SESSION_COOKIE_SECURE,
+      accessRules: Object.values(ACCESS_TABLE),
     }),
     credentials: createCredentialService({ repositories: ctx.repositories }),
     users: createUserService({ repositories: ctx.repositories, passwords: ctx.passwords }),
     audit: createAuditService({ repositories: ctx.repositories }),
-    providers: createProviderService({ repositories: ctx.repositories, targetPolicy: ctx.targetPolicy }),
+    providers: createProviderService({
+      repositories: ctx.repositories,
+      targetPolicy: ctx.targetPolicy,
+      secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
+    }),
     hooks: createHookService({ repositories: ctx.repositories, targetPolicy: ctx.targetPolicy }),
     send: createSendService({
       ingest: ctx.ingest,
       repositories: ctx.repositories,
       targetPolicy: ctx.targetPolicy,
       installDefaultTarget: ctx.config.DEFAULT_TARGET_URL,
+      maxPayloadDepth: ctx.config.MAX_PAYLOAD_DEPTH,
     }),
     settings: createSettingsService({
       repositories: ctx.repositories,
@@ -68,6 +77,7 @@ export function createServices(ctx: ModuleContext) {
       oidc: { issuer: ctx.config.OIDC_ISSUER_URL, clientId: ctx.config.OIDC_CLIENT_ID },
       hosts: ctx.hosts,
       organizationOf: ctx.organizationOf,
+      reservedSegments: RESERVED_PATH_SEGMENTS,
     }),
     events: createEventService({
       repositories: ctx.repositories,

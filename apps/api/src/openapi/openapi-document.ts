@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../http/idempotency';
 import type { AnyOperation } from '../http/operation';
 import { ALL_OPERATIONS } from '../modules/catalog';
 
@@ -45,7 +46,41 @@ function parameters(op: Operation): Json[] {
       });
     }
   }
+  if (op.idempotent) list.push(IDEMPOTENCY_KEY_PARAMETER);
   return list;
+}
+
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  description:
+    'Makes a retry of this request safe for 24 hours (IDEMPOTENCY_TTL_SECONDS), per credential: the same key and ' +
+    `request answer the first answer again, with \`${REPLAYED_HEADER}: true\`, without acting again. ` +
+    'Answers 2xx and 4xx are kept; after a 5xx the key may be retried. A secret shown once is left out of a replay, ' +
+    'which carries `secret_redacted: true` instead.',
+};
+
+/** A declared answer with one more sentence, or the problem alone when none is declared. */
+function withCase(declared: unknown, text: string): Json {
+  const spec = declared as { description: string } | undefined;
+  return spec ? { ...spec, description: `${spec.description} ${text}` } : problem(text);
+}
+
+function idempotencyResponses(out: Json): void {
+  for (const [status, spec] of Object.entries(out)) {
+    if (!status.startsWith('2')) continue;
+    const headers = {
+      [REPLAYED_HEADER]: { description: 'Present (`true`) on a replay.', schema: { type: 'string', enum: ['true'] } },
+    };
+    out[status] = { ...(spec as Json), headers };
+  }
+  out['409'] = withCase(
+    out['409'],
+    'A request with the same Idempotency-Key is still running (`idempotency_in_progress`).',
+  );
+  out['422'] = withCase(out['422'], 'The Idempotency-Key was used with another request (`idempotency_key_reused`).');
 }
 
 function responses(op: Operation): Json {
@@ -65,6 +100,7 @@ function responses(op: Operation): Json {
     out['403'] ??= problem('Wrong role or missing API-key scope (`forbidden`).');
   }
   if (op.params && !out['404']) out['404'] = problem("No such resource in the caller's organization (`not_found`).");
+  if (op.idempotent) idempotencyResponses(out);
   return out;
 }
 

@@ -1,4 +1,4 @@
-import type { OrgId } from '@relay/core';
+import { toStorableText, type OrgId } from '@relay/core';
 import type { DbClient } from '../client';
 import type { NewAttempt } from './event.repository';
 
@@ -16,7 +16,9 @@ export function createAttemptRepository(prisma: DbClient) {
 
     /** A hook's attempt: stored with the event's history, never touching the event itself. */
     async recordHook(orgId: OrgId, attempt: NewHookAttempt): Promise<void> {
-      await prisma.deliveryAttempt.create({ data: { ...attempt, organizationId: orgId, kind: 'hook' } });
+      // The hook target's text may hold bytes Postgres text cannot (NUL): stored as U+FFFD.
+      const text = { responseBody: toStorableText(attempt.responseBody), error: toStorableText(attempt.error) };
+      await prisma.deliveryAttempt.create({ data: { ...attempt, ...text, organizationId: orgId, kind: 'hook' } });
     },
   };
 }

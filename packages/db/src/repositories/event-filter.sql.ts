@@ -7,7 +7,7 @@ export interface EventFilter {
   source?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
-  /** Failed and not acknowledged. */
+  /** true: failed and not acknowledged; false: every other event; undefined: no filter. */
   needsAttention?: boolean | undefined;
 }
 
@@ -28,6 +28,8 @@ export function eventWhere(
   if (filter.from) clauses.push(`created_at >= (${add(filter.from)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.to) clauses.push(`created_at < (${add(filter.to)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.search) clauses.push(`search_text ILIKE '%' || ${add(escapeLike(filter.search))} || '%'`);
-  if (filter.needsAttention) clauses.push(`status = 'failed' AND acknowledged_at IS NULL`);
+  if (filter.needsAttention === true) clauses.push(`status = 'failed' AND acknowledged_at IS NULL`);
+  // false filters too: everything that does not need attention.
+  if (filter.needsAttention === false) clauses.push(`NOT (status = 'failed' AND acknowledged_at IS NULL)`);
   return { where: clauses.join(' AND '), params };
 }

@@ -1,4 +1,4 @@
-import type { EventStatus, FailureReason, OrgId } from '@relay/core';
+import { toStorableText, type EventStatus, type FailureReason, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { INSERT_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES, toStoredEvent, type EventRow } from './event.sql';
@@ -99,7 +99,10 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
       return rows.map(toStoredEvent);
     },
 
-    /** Stores attempts and new event states for a batch of deliveries, atomically, in one statement. */
+    /**
+     * Stores attempts and new event states for a batch of deliveries, atomically, in one statement.
+     * Text from the target (excerpt, error) is made storable first: one NUL would fail the batch.
+     */
     async recordOutcomes(outcomes: readonly Outcome[]): Promise<void> {
       if (outcomes.length === 0) return;
       const withAttempt = outcomes.filter((o): o is Outcome & { attempt: NewAttempt } => o.attempt !== null);
@@ -112,8 +115,8 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         a((o) => o.attempt.kind),
         a((o) => o.attempt.targetUrl),
         a((o) => o.attempt.responseStatus),
-        a((o) => o.attempt.responseBody),
-        a((o) => o.attempt.error),
+        a((o) => toStorableText(o.attempt.responseBody)),
+        a((o) => toStorableText(o.attempt.error)),
         a((o) => o.attempt.durationMs),
         a((o) => o.attempt.startedAt),
         a((o) => o.attempt.finishedAt),
@@ -123,7 +126,7 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         u((o) => (o.attempt?.kind === 'main' ? 1 : 0)),
         u((o) => (o.update.status === 'queued' ? o.update.nextAttemptAt : null)),
         u((o) => (o.update.status === 'failed' ? o.update.reason : null)),
-        u((o) => (o.update.status === 'delivered' ? null : o.update.error)),
+        u((o) => (o.update.status === 'delivered' ? null : toStorableText(o.update.error))),
         u((o) => (o.update.status === 'delivered' ? o.update.at : null)),
         a(() => uuidv7()),
       ]);

@@ -1,4 +1,4 @@
-import type { OrgId } from '@relay/core';
+import { OPT_IN_HEADERS, type OptInHeader, type OrgId, type OutboundHeaders } from '@relay/core';
 import { atomically, type DbClient, type TransactionClient } from '../client';
 
 export interface ProviderRecord {
@@ -8,7 +8,12 @@ export interface ProviderRecord {
   targetUrl: string;
   active: boolean;
   description: string | null;
+  /** Sealed (see secret-box in core); the service seals and the worker opens. */
   signingSecret: string | null;
+  /** The secret being rotated out, sealed; it still signs until previousSecretExpiresAt. */
+  previousSigningSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  outboundHeaders: OutboundHeaders;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -19,6 +24,9 @@ export interface NewProvider {
   active?: boolean;
   description?: string | null;
   signingSecret?: string | null;
+  previousSigningSecret?: string | null;
+  previousSecretExpiresAt?: Date | null;
+  outboundHeaders?: OutboundHeaders;
 }
 
 export type ProviderChanges = Partial<NewProvider>;
@@ -36,10 +44,27 @@ export type ProviderWrite =
 
 type Tx = TransactionClient;
 
-const toRecord = (row: Omit<ProviderRecord, 'organizationId'> & { organizationId: string }) => ({
+type Row = Omit<ProviderRecord, 'organizationId' | 'outboundHeaders'> & {
+  organizationId: string;
+  outboundHeaders: unknown;
+};
+
+// The column is JSON: only the known opt-in names are read back, whatever a row holds.
+function outboundOf(value: unknown): OutboundHeaders {
+  const forward = (value as { forward?: unknown } | null)?.forward;
+  if (!Array.isArray(forward)) return {};
+  return { forward: forward.filter((h): h is OptInHeader => (OPT_IN_HEADERS as readonly unknown[]).includes(h)) };
+}
+
+const toRecord = (row: Row): ProviderRecord => ({
   ...row,
   organizationId: row.organizationId as OrgId,
+  outboundHeaders: outboundOf(row.outboundHeaders),
 });
+
+function toData<T extends ProviderChanges>({ outboundHeaders, ...rest }: T) {
+  return { ...rest, ...(outboundHeaders !== undefined ? { outboundHeaders: { ...outboundHeaders } } : {}) };
+}
 
 // At most one active provider per (organization, source). Prisma's schema cannot declare the
 // partial unique index that would say so, so writes that may activate a provider serialize on a
@@ -61,7 +86,7 @@ export function createProviderRepository(prisma: DbClient) {
           return { ok: false, conflict: 'active_provider_exists' } as const;
         return {
           ok: true,
-          provider: toRecord(await tx.provider.create({ data: { ...data, organizationId: orgId } })),
+          provider: toRecord(await tx.provider.create({ data: { ...toData(data), organizationId: orgId } })),
         } as const;
       });
     },
@@ -74,7 +99,10 @@ export function createProviderRepository(prisma: DbClient) {
         const active = changes.active ?? current.active;
         if (active && (await activeConflict(tx, orgId, source, id)))
           return { ok: false, conflict: 'active_provider_exists' } as const;
-        return { ok: true, provider: toRecord(await tx.provider.update({ where: { id }, data: changes })) } as const;
+        return {
+          ok: true,
+          provider: toRecord(await tx.provider.update({ where: { id }, data: toData(changes) })),
+        } as const;
       });
     },
 
@@ -97,6 +125,30 @@ export function createProviderRepository(prisma: DbClient) {
     async findById(orgId: OrgId, id: string): Promise<ProviderRecord | null> {
       const row = await prisma.provider.findFirst({ where: { id, organizationId: orgId } });
       return row ? toRecord(row) : null;
+    },
+
+    /**
+     * Re-writes every stored secret for which `reseal` returns a new value (all organizations): used
+     * at start to encrypt rows from before encryption and re-seal rows under a retired key. Each row
+     * is compared-and-set, so two api processes starting together cannot overwrite a newer secret.
+     */
+    async resealSecrets(reseal: (stored: string) => string | undefined): Promise<number> {
+      const rows = await prisma.provider.findMany({
+        where: { OR: [{ signingSecret: { not: null } }, { previousSigningSecret: { not: null } }] },
+        select: { id: true, signingSecret: true, previousSigningSecret: true },
+      });
+      let changed = 0;
+      for (const row of rows) {
+        const next = (stored: string | null) => (stored === null ? stored : (reseal(stored) ?? stored));
+        const [signingSecret, previousSigningSecret] = [next(row.signingSecret), next(row.previousSigningSecret)];
+        if (signingSecret === row.signingSecret && previousSigningSecret === row.previousSigningSecret) continue;
+        const { count } = await prisma.provider.updateMany({
+          where: { id: row.id, signingSecret: row.signingSecret, previousSigningSecret: row.previousSigningSecret },
+          data: { signingSecret, previousSigningSecret },
+        });
+        changed += count;
+      }
+      return changed;
     },
   };
 }

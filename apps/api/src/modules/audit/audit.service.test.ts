@@ -1,4 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { insertAuditEntry, SYSTEM_ACTOR } from '@relay/db';
 import { createAuditService } from './audit.service';
 import { testPrincipal, useServiceDatabase } from '../service-test-kit';
 
@@ -52,5 +53,51 @@ describe('audit service', () => {
     });
     const last = await service().page(viewer, { page: 3, per_page: 2 });
     expect(last.entries.map((e) => e.resource_id)).toEqual(['r0']);
+  });
+
+  it("gives every entry the spec's types: the system actor, the key's creator, and an id of its own", async () => {
+    const repos = store.repositories();
+    const platformEntry = await store.db.prisma.auditEntry.findFirstOrThrow({ where: { organizationId: null } });
+    // No actor and no resource: the system actor, and the entry names itself.
+    expect(platformEntry).toMatchObject({
+      actorUserId: SYSTEM_ACTOR.id,
+      actorEmail: SYSTEM_ACTOR.email,
+      resourceId: platformEntry.id,
+    });
+    const creator = await repos.users.create(DEFAULT_ORGANIZATION_ID, {
+      username: 'key-maker',
+      email: 'maker@example.com',
+      role: 'admin',
+      passwordHash: 'x',
+    });
+    const key = await repos.credentials.createApiKey(DEFAULT_ORGANIZATION_ID, {
+      name: 'k',
+      prefix: 'auditprefix1',
+      secretHash: 'x',
+      scopes: ['rules:write'],
+      createdById: creator.id,
+      expiresAt: null,
+    });
+    const byKey = (resourceId: string) => ({
+      actorUserId: null,
+      actorEmail: null,
+      action: 'rule.updated',
+      resourceType: 'rule',
+      resourceId,
+      metadata: { api_key_id: key.id },
+    });
+    // Both ways an entry is written: Prisma, and raw SQL inside an event action's transaction.
+    await repos.audit.record(DEFAULT_ORGANIZATION_ID, byKey('00000000-0000-7000-8000-00000000c001'));
+    const client = await store.db.pool.connect();
+    try {
+      await insertAuditEntry(client, DEFAULT_ORGANIZATION_ID, byKey('00000000-0000-7000-8000-00000000c002'));
+    } finally {
+      client.release();
+    }
+    const entries = await store.db.prisma.auditEntry.findMany({ where: { action: 'rule.updated' } });
+    expect(entries.map((e) => [e.actorUserId, e.actorEmail])).toEqual([
+      [creator.id, 'maker@example.com'],
+      [creator.id, 'maker@example.com'],
+    ]);
   });
 });

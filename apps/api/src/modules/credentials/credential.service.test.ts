@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '@relay/db';
 import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
 import { createCredentialService } from './credential.service';
 import { testPrincipal, useServiceDatabase } from '../service-test-kit';
@@ -81,7 +82,8 @@ describe('credential service: API keys', () => {
     expect(entry).toMatchObject({
       action: 'api_key.created',
       resourceType: 'api_key',
-      actorUserId: null,
+      // The acting key is no stored key with a creator here: the system actor stands in.
+      actorUserId: SYSTEM_ACTOR.id,
       metadata: { name: 'deploy', scopes: ['events:read'], api_key_id: key.credentialId },
     });
     expect((await service().listApiKeys(ada)).map((k) => k.id)).toContain(created.id);

@@ -22,6 +22,7 @@ export const domainOperations = [
     ...common,
     method: 'post',
     path: '/api/domains',
+    idempotent: true,
     summary: 'Add a custom ingest domain (pending until verified)',
     body: domainCreateSchema,
     responses: {

@@ -48,6 +48,7 @@ export const eventOperations = [
     ...common,
     method: 'post',
     path: '/events/bulk/retry',
+    idempotent: true,
     access: send,
     summary: 'Retry failed or delivered events by ids or filter',
     body: bulkSelectionSchema,
@@ -61,6 +62,7 @@ export const eventOperations = [
     ...common,
     method: 'post',
     path: '/events/bulk/delete',
+    idempotent: true,
     access: manage,
     summary: 'Delete events by ids or filter',
     body: bulkSelectionSchema,
@@ -98,6 +100,7 @@ export const eventOperations = [
     ...one,
     method: 'post',
     path: '/events/:id/retry',
+    idempotent: true,
     access: send,
     summary: 'Start a new delivery run of a failed or delivered event',
     responses: {

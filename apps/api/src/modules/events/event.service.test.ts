@@ -101,8 +101,9 @@ describe('event service', () => {
     const entries = await store.db.prisma.auditEntry.findMany({ where: { action: 'events.bulk_retried' } });
     expect(entries).toHaveLength(before + 1);
     expect(entries.at(-1)).toMatchObject({
-      resourceId: null,
-      metadata: { by: 'ids', requested: 2, affected: 1, mechanism: 'session' },
+      // A new id of the bulk operation; the events it touched are in the metadata.
+      resourceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      metadata: { by: 'ids', requested: 2, affected: 1, ids: [failed], mechanism: 'session' },
     });
     expect(enqueued).toEqual([failed]);
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError, type OrgId, type Principal } from '@relay/core';
 import type { bulkSelectionSchema, eventListQuery } from '@relay/contracts';
 import type { EventSelection, Repositories } from '@relay/db';
@@ -29,16 +30,19 @@ const fact = (action: string, id: string) => ({ action, resourceType: 'event', r
 export function createEventService(deps: EventServiceDeps) {
   const { eventQueries: queries, eventActions: actions } = deps.repositories;
   const notices = createEventNotices(deps);
+  // A bulk action acts on many events: its entry's resource_id is a new id of the operation itself
+  // (a UUID, as the spec types it), and the ids it touched are in the metadata.
   const bulkAudit = (principal: Principal, action: string, selection: EventSelection) => (done: { ids: string[] }) =>
     auditEntry(principal, {
       action,
       resourceType: 'event',
-      resourceId: null,
+      resourceId: randomUUID(),
       metadata: {
         ...('ids' in selection
           ? { by: 'ids', requested: selection.ids.length }
           : { by: 'filter', filter: selection.filter }),
         affected: done.ids.length,
+        ids: done.ids,
       },
     });
   const bulkView = ({ ids, truncated }: { ids: string[]; truncated: boolean }) => ({
@@ -46,6 +50,12 @@ export function createEventService(deps: EventServiceDeps) {
     ids,
     truncated,
   });
+  // An empty filter matches every event: retrying or deleting them all must be said outright.
+  const selectionChecked = (body: BulkSelection): EventSelection => {
+    if ('filter' in body && body.all !== true && Object.values(body.filter).every((v) => v === undefined))
+      throw new AppError('bulk_all_required');
+    return selectionOf(body);
+  };
   const summaryOf = async (orgId: OrgId, id: string) => {
     const event = await queries.findById(orgId, id);
     if (!event) throw noSuchEvent();
@@ -101,7 +111,7 @@ export function createEventService(deps: EventServiceDeps) {
     },
 
     async bulkRetry(principal: Principal, body: BulkSelection) {
-      const selection = selectionOf(body);
+      const selection = selectionChecked(body);
       const audit = bulkAudit(principal, 'events.bulk_retried', selection);
       const result = await actions.bulkRetry(principal.orgId, selection, deps.bulkCap, audit);
       await notices.enqueue(principal.orgId, result.ids);
@@ -113,7 +123,7 @@ export function createEventService(deps: EventServiceDeps) {
     },
 
     async bulkDelete(principal: Principal, body: BulkSelection) {
-      const selection = selectionOf(body);
+      const selection = selectionChecked(body);
       const audit = bulkAudit(principal, 'events.bulk_deleted', selection);
       const result = await actions.bulkDelete(principal.orgId, selection, deps.bulkCap, audit);
       await notices.deleted(principal.orgId, result.ids);

@@ -1,5 +1,6 @@
 import type { bulkSelectionSchema, eventFilterSchema } from '@relay/contracts';
 import type { AttemptRecord, EventDetail, EventFilter, EventSelection, EventSummary } from '@relay/db';
+import { jsonTextDepth, maskedHeaders } from '@relay/core';
 import type { z } from 'zod';
 import { isoOrNull as iso } from '../../http/timestamps';
 
@@ -19,20 +20,29 @@ export function summaryView(e: EventSummary) {
   };
 }
 
-function payloadOf(body: Buffer): unknown {
-  // Ingest only stores valid JSON; anything else (a row written by hand) is shown as text.
+/** Deepest payload the view re-serialises; MAX_PAYLOAD_DEPTH cannot be set above it. */
+const VIEW_MAX_PAYLOAD_DEPTH = 1_000;
+
+// Reading a stored event must never fail. Ingest stores only valid JSON within MAX_PAYLOAD_DEPTH,
+// but rows stored before a limit (or written by hand) may be neither: such a payload is shown as its
+// stored text (`payload_as_text`), since re-serialising a deep one would overflow the stack.
+function payloadOf(body: Buffer): { payload: unknown; payload_as_text?: true } {
+  const text = body.toString('utf8');
+  if (jsonTextDepth(body, VIEW_MAX_PAYLOAD_DEPTH) > VIEW_MAX_PAYLOAD_DEPTH)
+    return { payload: text, payload_as_text: true };
   try {
-    return JSON.parse(body.toString('utf8'));
+    return { payload: JSON.parse(text) };
   } catch {
-    return body.toString('utf8');
+    return { payload: text, payload_as_text: true };
   }
 }
 
 export function detailView(e: EventDetail) {
   return {
     ...summaryView(e),
-    payload: payloadOf(e.body),
-    headers: e.headers,
+    ...payloadOf(e.body),
+    // The provider's credentials (Authorization) are stored for forwarding, never shown.
+    headers: maskedHeaders(e.headers),
     last_error: e.lastError,
     next_attempt_at: iso(e.nextAttemptAt),
     updated_at: e.updatedAt.toISOString(),
@@ -62,7 +72,7 @@ export function filterOf(query: z.output<typeof eventFilterSchema>): EventFilter
     source: query.source,
     from: query.from ? new Date(query.from) : undefined,
     to: query.to ? new Date(query.to) : undefined,
-    needsAttention: query.needs_attention === 'true',
+    needsAttention: query.needs_attention === undefined ? undefined : query.needs_attention === 'true',
   };
 }
 

@@ -5,6 +5,11 @@ import type { ApiServices } from '../services';
 
 const ingestResponses = {
   202: { description: 'Stored durably and queued for delivery.', schema: ingestAccepted },
+  400: {
+    description:
+      'Not JSON (`invalid_json`), not UTF-8 (`invalid_encoding`), nested deeper than MAX_PAYLOAD_DEPTH ' +
+      '(`payload_too_deep`), a bad source (`invalid_source`) or X-Target-Url while disabled (`target_override_disabled`).',
+  },
   413: { description: 'Body over INGEST_MAX_BODY_BYTES (`payload_too_large`).' },
   415: { description: 'Not JSON, or compressed (`unsupported_media_type`, `unsupported_content_encoding`).' },
   422: { description: 'X-Target-Url refused by the target policy (`target_url_rejected`).' },

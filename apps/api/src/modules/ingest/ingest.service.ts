@@ -82,7 +82,13 @@ export function createIngestService(deps: IngestServiceDeps) {
     return rows.map((row) => row.id);
   }
 
-  const commit = createGroupCommit<IncomingWebhook, string>({ ...deps.batch, flush });
+  // A batch the database refuses is retried row by row, so a row it cannot store fails alone; when
+  // the database is down every row would fail the same way, so the batch fails at once.
+  const commit = createGroupCommit<IncomingWebhook, string>({
+    ...deps.batch,
+    flush,
+    retryAlone: (err) => !(err instanceof AppError && err.code === 'database_unavailable'),
+  });
 
   return {
     /** Stores the webhook durably and returns the new event id; the enqueue follows. */

@@ -18,17 +18,22 @@ const service = (allowTargetOverride = false) =>
       return DEFAULT_ORGANIZATION_ID;
     },
     maxBodyBytes: 64,
+    maxPayloadDepth: 4,
     defaultSource: 'default',
     allowTargetOverride,
     targetPolicy: { allowPrivate: false, allowlist: [] },
     reservedSegments: RESERVED_PATH_SEGMENTS,
   });
-const message = (body: string, headers: Record<string, string> = {}) =>
+const message = (body: string | Buffer, headers: Record<string, string> = {}) =>
   Object.assign(Readable.from([Buffer.from(body)]), {
     headers: { 'content-type': 'application/json', ...headers },
   }) as unknown as IncomingMessage;
-const receive = (path: string, body = '{"n":1}', headers: Record<string, string> = {}, host = 'relay.example.com') =>
-  service().receive({ host, path, message: message(body, headers) });
+const receive = (
+  path: string,
+  body: string | Buffer = '{"n":1}',
+  headers: Record<string, string> = {},
+  host = 'relay.example.com',
+) => service().receive({ host, path, message: message(body, headers) });
 const events = () => store.db.prisma.event.count();
 
 beforeAll(async () => {
@@ -85,5 +90,42 @@ describe('webhook service', () => {
       code: 'unsupported_media_type',
     });
     expect(await events()).toBe(before);
+  });
+
+  it('refuses invalid UTF-8 and payloads nested deeper than the limit, storing nothing', async () => {
+    const before = await events();
+    await expect(receive('/a', Buffer.from('{"a":"\xff"}', 'latin1'))).rejects.toMatchObject({
+      code: 'invalid_encoding',
+    });
+    await expect(
+      receive('/a', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d])),
+    ).rejects.toMatchObject({ code: 'invalid_encoding' });
+    await expect(receive('/a', '[[[[[1]]]]]')).rejects.toMatchObject({ code: 'payload_too_deep' });
+    expect(await events()).toBe(before);
+    // At the limit, and brackets inside strings do not count.
+    await expect(receive('/a', '[[[{"a":"[[[[[["}]]]')).resolves.toMatchObject({ status: 'queued' });
+    await expect(receive('/a', '{"é":"\\u0000ü"}')).resolves.toMatchObject({ status: 'queued' });
+  });
+});
+
+describe('ingest group commit', () => {
+  it('stores every good row of a batch the database refuses because of one row', async () => {
+    const batched = createIngestService({
+      events: store.repositories().events,
+      queue: { enqueue: async () => {} } as unknown as DeliveryQueue,
+      logger: pino({ level: 'silent' }),
+      batch: { maxSize: 50, maxWaitMs: 20 },
+    });
+    const webhook = (body: Buffer) => ({ orgId: DEFAULT_ORGANIZATION_ID, source: 'batch', body, headers: {} });
+    // Bytes Postgres cannot read as text: only a caller that skips the decoder can submit them.
+    const poison = Buffer.from('{"a":"\xff"}', 'latin1');
+    const results = await Promise.allSettled(
+      Array.from({ length: 21 }, (_, i) => batched.accept(webhook(i === 10 ? poison : Buffer.from(`{"n":${i}}`)))),
+    );
+    await batched.drain();
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(results[10]!.status).toBe('rejected');
+    const ids = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(await store.db.prisma.event.count({ where: { id: { in: ids } } })).toBe(20);
   });
 });

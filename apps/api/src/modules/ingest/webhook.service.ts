@@ -16,6 +16,8 @@ export interface WebhookServiceDeps {
   /** The organization of the Host the webhook was sent to (refuses unknown hosts and suspended organizations). */
   organizationOf: HostResolver;
   maxBodyBytes: number;
+  /** MAX_PAYLOAD_DEPTH: deepest nesting of objects and arrays a payload may have. */
+  maxPayloadDepth: number;
   defaultSource: string;
   allowTargetOverride: boolean;
   targetPolicy: TargetPolicy;
@@ -76,7 +78,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const orgId = await deps.organizationOf(request.host);
       const source = sourceOf(request);
       const targetOverride = targetOverrideOf(request.message);
-      const body = await readJsonBody(request.message, deps.maxBodyBytes);
+      const body = await readJsonBody(request.message, { maxBytes: deps.maxBodyBytes, maxDepth: deps.maxPayloadDepth });
       const id = await deps.ingest.accept({
         orgId,
         source,

@@ -1,11 +1,26 @@
+import { SYSTEM_ACTOR } from '@relay/db';
+import { uniqueQueuePrefix } from '@relay/test-support';
+import { createClient, type RedisClientType } from 'redis';
+import { createLoginLimiter } from '../../auth/login-limiter';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createBootstrapService } from './bootstrap.service';
 import { useServiceDatabase } from '../service-test-kit';
 
-const TOKEN = 'platform-admin-token-0123456789';
+const TOKEN = 'platform-admin-token-0123456789abcdef';
 const request = (bearer: string | undefined, username = 'root') => ({ bearer, username, ip: '127.0.0.1' });
 
 const store = useServiceDatabase();
+const redis: RedisClientType = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
+// The real limiter, 3 wrong tokens per IP; each test uses IPs of its own.
+const limiter = createLoginLimiter({
+  client: redis,
+  prefix: uniqueQueuePrefix(),
+  maxPerUser: 3,
+  maxPerIp: 100,
+  windowSeconds: 60,
+});
+beforeAll(() => redis.connect());
+afterAll(() => redis.close());
 const service = (adminToken: string | undefined, auditFails = false) => {
   const repositories = store.repositories();
   return createBootstrapService({
@@ -20,6 +35,7 @@ const service = (adminToken: string | undefined, auditFails = false) => {
       : repositories,
     passwords: createPasswordHasher({ memoryKib: 1024, timeCost: 1 }),
     adminToken,
+    limiter,
   });
 };
 const actions = async () =>
@@ -43,6 +59,24 @@ describe('operator bootstrap service', () => {
     ]);
   });
 
+  it('answers too_many_attempts after 3 wrong tokens from one IP, before comparing even the right one', async () => {
+    const from = (bearer: string) => ({ ...request(bearer), ip: '10.9.9.9' });
+    for (let i = 0; i < 3; i++) {
+      await expect(service(TOKEN).bootstrapOperator(from(`wrong-${i}`))).rejects.toMatchObject({
+        code: 'unauthenticated',
+      });
+    }
+    await expect(service(TOKEN).bootstrapOperator(from(TOKEN))).rejects.toMatchObject({
+      code: 'too_many_attempts',
+      details: { retry_after_seconds: expect.any(Number) },
+    });
+    // Another IP is not affected.
+    await expect(service(TOKEN).bootstrapOperator({ ...request('wrong'), ip: '10.9.9.8' })).rejects.toMatchObject({
+      code: 'unauthenticated',
+    });
+    expect(await store.db.prisma.platformOperator.count()).toBe(0);
+  });
+
   it('creates no operator when its audit entry cannot be written', async () => {
     await expect(service(TOKEN, true).bootstrapOperator(request(TOKEN))).rejects.toThrow('audit down');
     expect(await store.db.prisma.platformOperator.count()).toBe(0);
@@ -54,7 +88,8 @@ describe('operator bootstrap service', () => {
     const entry = await store.db.prisma.auditEntry.findFirst({ where: { action: 'operator.bootstrapped' } });
     expect(entry).toMatchObject({
       organizationId: null,
-      actorUserId: null,
+      actorUserId: SYSTEM_ACTOR.id,
+      actorEmail: SYSTEM_ACTOR.email,
       resourceId: created.operator.id,
       metadata: { username: 'root', ip: '127.0.0.1' },
     });
@@ -64,6 +99,7 @@ describe('operator bootstrap service', () => {
     await expect(service(TOKEN).bootstrapOperator(request('wrong', 'again'))).rejects.toMatchObject({
       code: 'operator_exists',
     });
-    expect((await actions()).filter((a) => a === 'operator.bootstrap_refused')).toHaveLength(4);
+    // 2 + 4 refusals from the tests above (the limited attempt is not audited), and these 2.
+    expect((await actions()).filter((a) => a === 'operator.bootstrap_refused')).toHaveLength(8);
   });
 });

@@ -1,13 +1,17 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '@relay/core';
 import type { AuditInput, Repositories } from '@relay/db';
+import type { LoginLimiter } from '../../auth/login-limiter';
 import type { PasswordHasher } from '../../auth/passwords';
+import { tooManyAttempts } from '../../auth/too-many-attempts';
 
 export interface BootstrapServiceDeps {
   repositories: Repositories;
   passwords: PasswordHasher;
   /** PLATFORM_ADMIN_TOKEN; unset disables bootstrap. */
   adminToken: string | undefined;
+  /** The api's one limiter: wrong tokens count per IP like wrong passwords. */
+  limiter: LoginLimiter;
 }
 
 export interface BootstrapRequest {
@@ -54,10 +58,15 @@ export function createBootstrapService(deps: BootstrapServiceDeps) {
       if (!deps.adminToken) throw new AppError('not_found');
       // "Once any operator exists it answers 409 whatever the token."
       if (await r.operators.exists()) throw await refused(request, 'operator_exists', new AppError('operator_exists'));
+      // Counted before the comparison, like a password: the token cannot be guessed by volume.
+      const ip = request.ip ?? 'unknown';
+      const limit = await deps.limiter.attempt('bootstrap', 'operator', ip);
+      if (!limit.ok) throw tooManyAttempts(limit.retryAfterSeconds);
       if (!tokenMatches(request.bearer, deps.adminToken)) {
         const error = new AppError('unauthenticated', 'Missing or wrong PLATFORM_ADMIN_TOKEN.');
         throw await refused(request, 'bad_token', error);
       }
+      await deps.limiter.succeeded('bootstrap', 'operator', ip);
       const password = randomBytes(18).toString('base64url');
       const passwordHash = await deps.passwords.hash(password);
       const created = await r.transaction(async (tx) => {

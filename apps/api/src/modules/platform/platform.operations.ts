@@ -38,6 +38,7 @@ export const platformOperations = [
     ...common,
     method: 'post',
     path: '/api/platform/organizations',
+    idempotent: true,
     summary: 'Create an organization and its initial admin',
     body: organizationCreateSchema,
     responses: {

@@ -42,7 +42,7 @@ describe('platform service', () => {
       action: 'organization.created',
       resourceType: 'organization',
       actorUserId: operator.id,
-      actorEmail: null,
+      actorEmail: 'root@operator.invalid',
       metadata: { operator: 'root', slug: 'acme', admin_username: 'acme-admin' },
     });
     const [userEntry] = await store.auditOf(created.admin.id);

@@ -1,6 +1,12 @@
 import { AppError } from '@relay/core';
 import type { organizationCreateSchema, subscriptionPatchSchema } from '@relay/contracts';
-import type { AuditInput, OperatorRecord, Repositories, SubscriptionPatch } from '@relay/db';
+import {
+  operatorEmail,
+  type AuditInput,
+  type OperatorRecord,
+  type Repositories,
+  type SubscriptionPatch,
+} from '@relay/db';
 import type { z } from 'zod';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { AuditFact } from '../audit-entry';
@@ -18,10 +24,11 @@ type OrganizationInput = z.output<typeof organizationCreateSchema>;
 type SubscriptionInput = z.output<typeof subscriptionPatchSchema>;
 type Page = { page: number; per_page: number };
 
-// Platform audit entries name the operator in actor_user_id and metadata; operators have no email.
+// Platform audit entries name the operator in actor_user_id and metadata; operators have no email,
+// so actor_email is a `.invalid` address made from the username.
 const byOperator = (operator: OperatorRecord, fact: AuditFact): AuditInput => ({
   actorUserId: operator.id,
-  actorEmail: null,
+  actorEmail: operatorEmail(operator.username),
   ...fact,
   metadata: { operator: operator.username, ...fact.metadata },
 });

@@ -19,7 +19,7 @@ export const probeOperations = [
     ...common,
     method: 'get',
     path: '/ready',
-    summary: 'Readiness probe (Postgres, Redis, not shutting down)',
+    summary: 'Readiness probe (Postgres, Redis, start-up work done, not shutting down)',
     responses: {
       200: { description: 'Ready.', schema: readySchema },
       503: { description: 'Not ready (`service_unavailable`).' },

@@ -7,7 +7,11 @@ const down = async () => {
 
 describe('probe service', () => {
   it('is ready when every dependency answers', async () => {
-    const probes = createProbeService({ checks: { database: ok, redis: ok }, isShuttingDown: () => false });
+    const probes = createProbeService({
+      checks: { database: ok, redis: ok },
+      isStarted: () => true,
+      isShuttingDown: () => false,
+    });
     expect(await probes.readiness()).toEqual({
       ready: true,
       reason: null,
@@ -19,6 +23,7 @@ describe('probe service', () => {
     const never = () => new Promise<void>(() => {});
     const probes = createProbeService({
       checks: { database: down, redis: never },
+      isStarted: () => true,
       isShuttingDown: () => false,
       timeoutMs: 20,
     });
@@ -30,7 +35,23 @@ describe('probe service', () => {
   });
 
   it('is never ready while shutting down', async () => {
-    const probes = createProbeService({ checks: { database: ok }, isShuttingDown: () => true });
+    const probes = createProbeService({ checks: { database: ok }, isStarted: () => true, isShuttingDown: () => true });
     expect(await probes.readiness()).toMatchObject({ ready: false, reason: 'Shutting down.' });
+  });
+
+  it('is not ready before start-up work is done, though every dependency answers', async () => {
+    let started = false;
+    const probes = createProbeService({
+      checks: { database: ok },
+      isStarted: () => started,
+      isShuttingDown: () => false,
+    });
+    expect(await probes.readiness()).toEqual({
+      ready: false,
+      reason: 'Start-up work (the initial admin) is not done yet.',
+      checks: { database: 'ok' },
+    });
+    started = true;
+    expect(await probes.readiness()).toMatchObject({ ready: true });
   });
 });

@@ -26,6 +26,7 @@ export const hookOperations = [
     tag: 'rules',
     method: 'post',
     path: '/rules/:id/hooks',
+    idempotent: true,
     access: write,
     notFound: 'No such provider.',
     summary: 'Attach a hook to a provider',

@@ -21,6 +21,7 @@ let providerId: string;
 const deps = () => ({
   repositories: store.repositories(),
   targetPolicy: { allowPrivate: false, allowlist: [] },
+  secretKeys: undefined,
 });
 const service = () => createHookService(deps());
 const hookInput = { target_url: 'https://example.com/hook', trigger: 'provider_failed' as const, active: true };

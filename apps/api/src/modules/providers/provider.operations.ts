@@ -1,4 +1,4 @@
-import { ruleCreateSchema, ruleSchema, ruleUpdateSchema, uuidParam } from '@relay/contracts';
+import { ruleCreateSchema, ruleSchema, ruleSecretRotateSchema, ruleUpdateSchema, uuidParam } from '@relay/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../define-operation';
 
@@ -31,6 +31,7 @@ export const providerOperations = [
     ...common,
     method: 'post',
     path: '/rules',
+    idempotent: true,
     access: write,
     summary: 'Create a provider',
     body: ruleCreateSchema,
@@ -65,6 +66,23 @@ export const providerOperations = [
     handler: async ({ services, principal, params, body }) => ({
       status: 200,
       body: await services.providers.update(principal, params.id, body),
+    }),
+  }),
+  defineOperation({
+    ...common,
+    method: 'post',
+    path: '/rules/:id/secret/rotate',
+    access: write,
+    summary: 'Rotate the signing secret; the replaced one keeps signing until the window ends',
+    params: uuidParam,
+    body: ruleSecretRotateSchema,
+    responses: {
+      200: { description: 'Rotated.', schema: ruleSchema },
+      422: { description: 'SECRET_ENCRYPTION_KEYS is not set (`secrets_not_configured`).' },
+    },
+    handler: async ({ services, principal, params, body }) => ({
+      status: 200,
+      body: await services.providers.rotateSecret(principal, params.id, body),
     }),
   }),
   defineOperation({

@@ -1,5 +1,6 @@
-import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { createProviderService } from './provider.service';
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_ORGANIZATION_ID, openSecret, parseSecretKeys, sealedKeyId, type Principal } from '@relay/core';
+import { createProviderService, type ProviderServiceDeps } from './provider.service';
 import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
@@ -7,11 +8,15 @@ const admin = testPrincipal();
 const broken: Principal = unauditable(admin);
 
 const store = useServiceDatabase();
-const service = () =>
+const keys = parseSecretKeys(`k1:${randomBytes(32).toString('base64')}`);
+const service = (deps: Partial<ProviderServiceDeps> = {}) =>
   createProviderService({
     repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
+    secretKeys: keys,
+    ...deps,
   });
+const row = (id: string) => store.db.prisma.provider.findUniqueOrThrow({ where: { id } });
 const input = (source: string) => ({ source, target_url: 'https://example.com/in', active: true });
 
 describe('provider service', () => {
@@ -89,5 +94,70 @@ describe('provider service', () => {
     const outsider = { ...admin, orgId: org.id } as Principal;
     expect(await service().list(outsider)).toEqual([]);
     expect((await service().list(admin)).length).toBeGreaterThan(0);
+  });
+
+  it('stores signing secrets sealed with the current key, never in plaintext', async () => {
+    const created = await service().create(admin, { ...input('sealed'), signing_secret: 'plain-secret-value-1' });
+    const stored = await row(created.id);
+    expect(stored.signingSecret).not.toContain('plain-secret-value-1');
+    expect(sealedKeyId(stored.signingSecret!)).toBe('k1');
+    expect(openSecret(keys, stored.signingSecret!)).toBe('plain-secret-value-1');
+    await service().update(admin, created.id, { signing_secret: 'plain-secret-value-2' });
+    expect(openSecret(keys, (await row(created.id)).signingSecret!)).toBe('plain-secret-value-2');
+  });
+
+  it('refuses to store a secret without SECRET_ENCRYPTION_KEYS, writing nothing', async () => {
+    const keyless = service({ secretKeys: undefined });
+    await expect(
+      keyless.create(admin, { ...input('keyless'), signing_secret: 'plain-secret-value-1' }),
+    ).rejects.toMatchObject({ code: 'secrets_not_configured' });
+    expect(await store.db.prisma.provider.count({ where: { source: 'keyless' } })).toBe(0);
+    // Rules without a secret need no key.
+    expect(await keyless.create(admin, input('keyless'))).toMatchObject({ has_signing_secret: false });
+  });
+
+  it('rotates: the old secret keeps signing until the window ends, audited without secrets', async () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    const rotating = service({ now: () => now });
+    const created = await rotating.create(admin, { ...input('rotating'), signing_secret: 'first-secret-value-1' });
+    const rotated = await rotating.rotateSecret(admin, created.id, {
+      signing_secret: 'second-secret-value-2',
+      previous_secret_valid_for_seconds: 3600,
+    });
+    const stored = await row(created.id);
+    expect([openSecret(keys, stored.signingSecret!), openSecret(keys, stored.previousSigningSecret!)]).toEqual([
+      'second-secret-value-2',
+      'first-secret-value-1',
+    ]);
+    expect(stored.previousSecretExpiresAt).toEqual(new Date('2026-11-23T13:00:00Z'));
+    // The window lies in the past for the real clock of the view: it shows no active previous secret.
+    expect(rotated).toMatchObject({ has_signing_secret: true, previous_secret_expires_at: null });
+    const entry = (await store.auditOf(created.id)).at(-1)!;
+    expect(entry).toMatchObject({ action: 'rule.secret_rotated' });
+    expect(entry.metadata).toMatchObject({ previous_secret_expires_at: '2026-11-23T13:00:00.000Z' });
+    expect(JSON.stringify(entry)).not.toContain('secret-value');
+    // A window of 0 retires the replaced secret at once; a PATCH of the secret replaces both.
+    await rotating.rotateSecret(admin, created.id, {
+      signing_secret: 'third-secret-value-3',
+      previous_secret_valid_for_seconds: 0,
+    });
+    expect(await row(created.id)).toMatchObject({ previousSigningSecret: null, previousSecretExpiresAt: null });
+    await expect(
+      rotating.rotateSecret(admin, '00000000-0000-7000-8000-00000000dead', {
+        signing_secret: 'x-secret-value-12345',
+        previous_secret_valid_for_seconds: 60,
+      }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('keeps the outbound header list of a rule', async () => {
+    const created = await service().create(admin, {
+      ...input('outbound'),
+      outbound_headers: { forward: ['authorization'] },
+    });
+    expect(created.outbound_headers).toEqual({ forward: ['authorization'] });
+    const cleared = await service().update(admin, created.id, { outbound_headers: { forward: [] } });
+    expect(cleared.outbound_headers).toEqual({ forward: [] });
+    expect((await service().create(admin, input('no-outbound'))).outbound_headers).toEqual({ forward: [] });
   });
 });

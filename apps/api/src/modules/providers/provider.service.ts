@@ -1,5 +1,5 @@
-import { AppError, type Principal, type TargetPolicy } from '@relay/core';
-import type { ruleCreateSchema, ruleUpdateSchema } from '@relay/contracts';
+import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
+import type { ruleCreateSchema, ruleSecretRotateSchema, ruleUpdateSchema } from '@relay/contracts';
 import type { ProviderChanges, ProviderWrite, Repositories } from '@relay/db';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
@@ -9,10 +9,14 @@ import { providerView } from './provider.views';
 export interface ProviderServiceDeps {
   repositories: Repositories;
   targetPolicy: TargetPolicy;
+  /** SECRET_ENCRYPTION_KEYS: signing secrets are stored sealed, never in plaintext. */
+  secretKeys: SecretKeyring | undefined;
+  now?: () => Date;
 }
 
 export type ProviderInput = z.output<typeof ruleCreateSchema>;
 export type ProviderUpdate = z.output<typeof ruleUpdateSchema>;
+export type SecretRotation = z.output<typeof ruleSecretRotateSchema>;
 
 // Thrown inside the transaction, so a refused write leaves no audit entry behind.
 function written(result: ProviderWrite) {
@@ -27,12 +31,25 @@ const changedFields = (input: Record<string, unknown>) => Object.keys(input).fil
 // The organization's providers (the API's rules): source → target, at most one active per source.
 export function createProviderService(deps: ProviderServiceDeps) {
   const { repositories: repos, targetPolicy } = deps;
+  const now = deps.now ?? (() => new Date());
+  const seal = (secret: string) => {
+    if (!deps.secretKeys) throw new AppError('secrets_not_configured');
+    return sealSecret(deps.secretKeys, secret);
+  };
   const changesOf = (input: ProviderUpdate): ProviderChanges => ({
     ...(input.source !== undefined ? { source: input.source } : {}),
     ...(input.target_url !== undefined ? { targetUrl: allowedTarget(input.target_url, targetPolicy) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
-    ...(input.signing_secret !== undefined ? { signingSecret: input.signing_secret } : {}),
+    ...(input.outbound_headers !== undefined ? { outboundHeaders: input.outbound_headers } : {}),
+    // Setting the secret outright replaces both: a rotation window is what /secret/rotate is for.
+    ...(input.signing_secret !== undefined
+      ? {
+          signingSecret: input.signing_secret === null ? null : seal(input.signing_secret),
+          previousSigningSecret: null,
+          previousSecretExpiresAt: null,
+        }
+      : {}),
   });
 
   return {
@@ -55,7 +72,8 @@ export function createProviderService(deps: ProviderServiceDeps) {
             targetUrl,
             active: input.active,
             description: input.description ?? null,
-            signingSecret: input.signing_secret ?? null,
+            signingSecret: input.signing_secret ? seal(input.signing_secret) : null,
+            outboundHeaders: input.outbound_headers ?? {},
           }),
         );
         const metadata = { source: created.source, target_url: created.targetUrl, active: created.active };
@@ -74,6 +92,34 @@ export function createProviderService(deps: ProviderServiceDeps) {
         await tx.audit.record(
           principal.orgId,
           auditEntry(principal, { action: 'rule.updated', resourceType: 'rule', resourceId: id, metadata }),
+        );
+        return updated;
+      });
+      return providerView(provider);
+    },
+
+    /**
+     * The new secret signs from now on; the one it replaces keeps signing beside it (a second
+     * webhook-signature) until the window ends, so receivers can switch without dropping events.
+     */
+    async rotateSecret(principal: Principal, id: string, input: SecretRotation) {
+      const provider = await repos.transaction(async (tx) => {
+        const current = await tx.providers.findById(principal.orgId, id);
+        if (!current) throw new AppError('not_found', 'No such provider.');
+        const windowMs = input.previous_secret_valid_for_seconds * 1000;
+        const keepPrevious = current.signingSecret !== null && windowMs > 0;
+        const previousSecretExpiresAt = keepPrevious ? new Date(now().getTime() + windowMs) : null;
+        const updated = written(
+          await tx.providers.update(principal.orgId, id, {
+            signingSecret: seal(input.signing_secret),
+            previousSigningSecret: keepPrevious ? current.signingSecret : null,
+            previousSecretExpiresAt,
+          }),
+        );
+        const metadata = { previous_secret_expires_at: previousSecretExpiresAt?.toISOString() ?? null };
+        await tx.audit.record(
+          principal.orgId,
+          auditEntry(principal, { action: 'rule.secret_rotated', resourceType: 'rule', resourceId: id, metadata }),
         );
         return updated;
       });

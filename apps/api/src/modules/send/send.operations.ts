@@ -5,6 +5,7 @@ export const sendOperations = [
   defineOperation({
     method: 'post',
     path: '/api/send',
+    idempotent: true,
     tag: 'events',
     access: { role: 'admin', scope: 'webhooks:send' },
     summary: 'Send a webhook through the relay (provider mode or manual mode)',
@@ -15,6 +16,10 @@ export const sendOperations = [
     body: sendSchema,
     responses: {
       202: { description: 'Stored and queued; it is delivered like an ingested webhook.', schema: sentSchema },
+      400: {
+        description:
+          'Invalid input (`validation_failed`), or `body` nested deeper than MAX_PAYLOAD_DEPTH (`payload_too_deep`).',
+      },
       404: { description: "No such provider in the caller's organization (`not_found`)." },
       422: {
         description:

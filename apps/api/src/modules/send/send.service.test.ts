@@ -20,6 +20,7 @@ const service = (installDefaultTarget?: string) =>
     repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
     installDefaultTarget,
+    maxPayloadDepth: 3,
   });
 const provider = (source: string, active: boolean) =>
   store.db.prisma.provider.create({
@@ -87,5 +88,14 @@ describe('send service', () => {
     expect(await service('https://install.example.com/').send(admin, manual)).toMatchObject({
       target_url: 'https://own.example.com/',
     });
+  });
+
+  it('refuses a body nested deeper than MAX_PAYLOAD_DEPTH without sending', async () => {
+    const manual = { source: 'deep', target_url: 'https://example.com/d' };
+    await expect(service().send(admin, { ...manual, body: [[[[1]]]] })).rejects.toMatchObject({
+      code: 'payload_too_deep',
+    });
+    expect(accepted).toEqual([]);
+    await expect(service().send(admin, { ...manual, body: [[{ a: 1 }]] })).resolves.toMatchObject({ source: 'deep' });
   });
 });

@@ -1,4 +1,4 @@
-import { AppError, type Principal, type TargetPolicy } from '@relay/core';
+import { AppError, jsonValueDepth, type Principal, type TargetPolicy } from '@relay/core';
 import type { sendSchema } from '@relay/contracts';
 import type { Repositories } from '@relay/db';
 import type { z } from 'zod';
@@ -12,6 +12,8 @@ export interface SendServiceDeps {
   targetPolicy: TargetPolicy;
   /** DEFAULT_TARGET_URL, used when the organization has no default of its own. */
   installDefaultTarget: string | undefined;
+  /** MAX_PAYLOAD_DEPTH: as on ingest, so an event sent here is one ingest would have taken. */
+  maxPayloadDepth: number;
 }
 
 export type SendRequest = z.output<typeof sendSchema>;
@@ -40,6 +42,10 @@ export function createSendService(deps: SendServiceDeps) {
 
   return {
     async send(principal: Principal, request: SendRequest) {
+      const max = deps.maxPayloadDepth;
+      if (jsonValueDepth(request.body, max) > max) {
+        throw new AppError('payload_too_deep', `The body is nested deeper than ${max} levels.`, { limit_depth: max });
+      }
       const route = await routeOf(principal, request);
       // Ingest group-commits the event with other webhooks on its own connection, so the event and
       // its audit entry cannot share a transaction: the entry follows the committed event.

@@ -1,10 +1,11 @@
-import { loginResultSchema, loginSchema, meSchema, operatorMeSchema } from '@relay/contracts';
+import { anonymousMeSchema, loginResultSchema, loginSchema, meSchema, operatorMeSchema } from '@relay/contracts';
 import { AppError, type Principal } from '@relay/core';
 import type { OperatorRecord } from '@relay/db';
 import type { Request } from 'express';
 import { z } from 'zod';
+import { retryAfter, tooManyAttempts } from '../../auth/too-many-attempts';
 import { defineOperation } from '../define-operation';
-import { loginView, operatorMeView } from './session.views';
+import { anonymousMeView, loginView, operatorMeView } from './session.views';
 
 const promisify = (run: (done: (err?: Error) => void) => void) =>
   new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
@@ -41,8 +42,9 @@ export const sessionOperations = [
       if (req.get('sec-fetch-site') === 'cross-site') throw new AppError('csrf_rejected');
       const login = await services.sessions.login(body.username, body.password, req.ip);
       if ('limited' in login) {
-        res.setHeader('Retry-After', String(login.retryAfterSeconds));
-        throw new AppError('too_many_attempts', `Too many failed logins; try again in ${login.retryAfterSeconds} s.`);
+        const error = tooManyAttempts(login.retryAfterSeconds);
+        retryAfter(res, error);
+        throw error;
       }
       await startSession(req, login);
       return { status: 200, body: loginView(login) };
@@ -65,20 +67,24 @@ export const sessionOperations = [
     method: 'get',
     path: '/api/auth/me',
     tag: 'auth',
-    access: { role: 'viewer', scope: null },
-    allowOperator: true,
-    summary: 'The calling principal and the mechanism in effect',
+    // Public, as the spec lists it: a probe of which credentials are in effect, none included.
+    // Credentials that were sent and are wrong still answer 401 (they are resolved before routes).
+    access: 'public',
+    summary: 'The calling principal and the mechanism in effect (none without credentials)',
     responses: {
       200: {
         description:
-          "The principal; for a platform operator's session `kind: operator` with `operator` and no organization.",
-        schema: z.union([meSchema, operatorMeSchema]),
+          'The principal and the scopes it can actually use (its role and its API-key scopes both allow them); ' +
+          "for a platform operator's session `kind: operator` with `operator` and no organization; without " +
+          'credentials `mechanism: none` with `kind`, `user`, `organization` and `role` null and no scopes.',
+        schema: z.union([meSchema, operatorMeSchema, anonymousMeSchema]),
       },
+      401: { description: 'Credentials were sent and are invalid, expired or revoked.' },
     },
-    // An operator's session has no principal (so `ctx.principal` is read only for the others).
-    handler: async (ctx) => ({
-      status: 200,
-      body: ctx.req.operator ? operatorMeView(ctx.req.operator) : await ctx.services.sessions.me(ctx.principal),
-    }),
+    handler: async ({ services, req }) => {
+      if (req.operator) return { status: 200, body: operatorMeView(req.operator) };
+      if (!req.principal) return { status: 200, body: anonymousMeView() };
+      return { status: 200, body: await services.sessions.me(req.principal) };
+    },
   }),
 ];

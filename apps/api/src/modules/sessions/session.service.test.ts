@@ -1,18 +1,23 @@
+import { SYSTEM_ACTOR } from '@relay/db';
 import { DEFAULT_ORGANIZATION_ID, SCOPES, type Principal } from '@relay/core';
-import type { LoginLimiter } from '../../auth/login-limiter';
+import { uniqueQueuePrefix } from '@relay/test-support';
+import { createClient, type RedisClientType } from 'redis';
+import { ACCESS_TABLE } from '../../auth/access-table';
+import { createLoginLimiter } from '../../auth/login-limiter';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createSessionService } from './session.service';
 import { useServiceDatabase } from '../service-test-kit';
 
 const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
-// The limiter's counting lives in Redis and is tested end to end; here only its answers matter.
-const failures = new Map<string, number>();
-const limiter: LoginLimiter = {
-  check: async (username) => ((failures.get(username) ?? 0) >= 3 ? { ok: false, retryAfterSeconds: 42 } : { ok: true }),
-  recordFailure: async (username) => void failures.set(username, (failures.get(username) ?? 0) + 1),
-  reset: async (username) => void failures.delete(username),
-};
-
+// The real limiter on the machine's Redis, under a prefix of this file's own: three attempts per username + IP.
+const redis: RedisClientType = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
+const limiter = createLoginLimiter({
+  client: redis,
+  prefix: uniqueQueuePrefix(),
+  maxPerUser: 3,
+  maxPerIp: 100,
+  windowSeconds: 60,
+});
 const store = useServiceDatabase();
 let userId: string;
 const service = () =>
@@ -21,10 +26,12 @@ const service = () =>
     passwords,
     limiter,
     secureCookie: true,
+    accessRules: Object.values(ACCESS_TABLE),
   });
 const failuresAudited = () => store.db.prisma.auditEntry.findMany({ where: { action: 'auth.login_failed' } });
 
 beforeAll(async () => {
+  await redis.connect();
   const repos = store.repositories();
   const passwordHash = await passwords.hash('dana-password-1');
   userId = (
@@ -38,17 +45,19 @@ beforeAll(async () => {
   await store.db.prisma.platformOperator.create({ data: { username: 'otto', passwordHash } });
 });
 
+afterAll(() => redis.close());
+
 describe('session service', () => {
-  it('logs a user or an operator in, and resets the failure count', async () => {
-    failures.set('dana', 2);
+  it('logs a user or an operator in, and a success starts the count over', async () => {
+    for (let i = 0; i < 2; i++) await expect(service().login('dana', 'wrong', '10.0.0.1')).rejects.toThrow();
     const login = await service().login('dana', 'dana-password-1', '10.0.0.1');
     expect(login).toMatchObject({ user: { userId, orgId: DEFAULT_ORGANIZATION_ID, mechanism: 'session' } });
-    expect(failures.has('dana')).toBe(false);
+    // Without the reset the third failure would be followed by a refusal.
+    for (let i = 0; i < 3; i++) await expect(service().login('dana', 'wrong', '10.0.0.1')).rejects.toThrow();
     expect(await service().login('otto', 'dana-password-1', undefined)).toMatchObject({
       operator: { username: 'otto' },
     });
   });
-
   it('audits a failure under the organization of a known username, platform-level otherwise', async () => {
     await expect(service().login('dana', 'wrong', '10.0.0.2')).rejects.toMatchObject({ code: 'unauthenticated' });
     await expect(service().login('nobody', 'wrong', '10.0.0.2')).rejects.toMatchObject({ code: 'unauthenticated' });
@@ -58,26 +67,26 @@ describe('session service', () => {
           organizationId: DEFAULT_ORGANIZATION_ID,
           actorUserId: userId,
           resourceId: userId,
-          metadata: { username: 'dana', ip: '10.0.0.2' },
+          metadata: { username: 'dana', ip: '10.0.0.2', mechanism: 'session' },
         }),
         expect.objectContaining({
           organizationId: null,
-          actorUserId: null,
-          metadata: { username: 'nobody', ip: '10.0.0.2' },
+          actorUserId: SYSTEM_ACTOR.id,
+          actorEmail: SYSTEM_ACTOR.email,
+          metadata: { username: 'nobody', ip: '10.0.0.2', mechanism: 'session' },
         }),
       ]),
     );
   });
 
   it('answers a limited login without checking the password or auditing', async () => {
-    failures.set('dana', 3);
+    for (let i = 0; i < 3; i++) await expect(service().login('dana', 'wrong', '10.0.0.3')).rejects.toThrow();
     const before = (await failuresAudited()).length;
     expect(await service().login('dana', 'dana-password-1', '10.0.0.3')).toEqual({
       limited: true,
-      retryAfterSeconds: 42,
+      retryAfterSeconds: expect.any(Number),
     });
     expect(await failuresAudited()).toHaveLength(before);
-    failures.clear();
   });
 
   it('says who is calling, with every scope spelled out for a session', async () => {
@@ -101,5 +110,32 @@ describe('session service', () => {
       scopes: [...SCOPES],
     });
     expect(service().cookie.name).toBe('__Host-relay_session');
+  });
+
+  it('lists only the scopes a principal can actually use: its role and its key both allow them', async () => {
+    const viewer: Principal = {
+      kind: 'user',
+      mechanism: 'basic',
+      orgId: DEFAULT_ORGANIZATION_ID,
+      role: 'viewer',
+      scopes: 'all',
+      userId,
+      username: 'dana',
+      email: 'd@x.io',
+      credentialId: null,
+    };
+    expect((await service().me(viewer)).scopes).toEqual(['events:read', 'rules:read']);
+    const key: Principal = {
+      ...viewer,
+      kind: 'api_key',
+      mechanism: 'token',
+      role: 'admin',
+      scopes: ['rules:write', 'events:read'],
+      userId: null,
+      username: null,
+      email: null,
+      credentialId: userId,
+    };
+    expect((await service().me(key)).scopes).toEqual(['events:read', 'rules:write']);
   });
 });

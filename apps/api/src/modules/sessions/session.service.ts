@@ -1,6 +1,6 @@
-import { AppError, type Principal } from '@relay/core';
+import { AppError, type AccessRule, type Principal } from '@relay/core';
 import type { OperatorRecord, Repositories } from '@relay/db';
-import { verifyLogin } from '../../auth/authenticate';
+import { checkPassword } from '../../auth/password-check';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import type { PasswordHasher } from '../../auth/passwords';
 import { sessionCookieName } from '../../auth/sessions';
@@ -11,35 +11,25 @@ export interface SessionServiceDeps {
   passwords: PasswordHasher;
   limiter: LoginLimiter;
   secureCookie: boolean;
+  /** Every guarded route's access rule: which scopes a principal can actually use. */
+  accessRules: readonly AccessRule[];
 }
 
 export type LoginOutcome =
   { user: Principal } | { operator: OperatorRecord } | { limited: true; retryAfterSeconds: number };
 
-// Password login (rate-limited per username + IP and per IP; failures audited, under the user's
-// organization when the username exists), and who the caller is. The session itself is the
+// Password login (through the one password limit HTTP Basic shares: per username + IP and per IP,
+// counted before the hash is verified; failures audited), and who the caller is. The session itself is the
 // request's: the operations start and end it.
 export function createSessionService(deps: SessionServiceDeps) {
   const repos = deps.repositories;
-  const authDeps = {
+  const checkDeps = {
     users: repos.users,
-    credentials: repos.credentials,
     operators: repos.operators,
+    audit: repos.audit,
     passwords: deps.passwords,
+    limiter: deps.limiter,
   };
-
-  async function recordFailure(username: string, ip: string | undefined) {
-    const known = await repos.users.findByUsernameForLogin(username);
-    await repos.audit.record(known?.organizationId ?? null, {
-      actorUserId: known?.id ?? null,
-      actorEmail: known?.email ?? null,
-      action: 'auth.login_failed',
-      resourceType: 'user',
-      resourceId: known?.id ?? null,
-      metadata: { username, ip },
-    });
-  }
-
   return {
     /** The session cookie, as logout clears it (the options must match those it was set with). */
     cookie: {
@@ -49,21 +39,12 @@ export function createSessionService(deps: SessionServiceDeps) {
 
     /** Throws `unauthenticated` for a wrong username or password, alike. */
     async login(username: string, password: string, ip: string | undefined): Promise<LoginOutcome> {
-      const source = ip ?? 'unknown';
-      const limit = await deps.limiter.check(username, source);
-      if (!limit.ok) return { limited: true, retryAfterSeconds: limit.retryAfterSeconds };
-      const login = await verifyLogin(username, password, authDeps);
-      if (!login) {
-        await deps.limiter.recordFailure(username, source);
-        await recordFailure(username, ip);
-        throw new AppError('unauthenticated', 'Wrong username or password.');
-      }
-      await deps.limiter.reset(username, source);
-      return login;
+      const outcome = await checkPassword(checkDeps, { username, password, ip, mechanism: 'session' });
+      if ('failed' in outcome) throw new AppError('unauthenticated', 'Wrong username or password.');
+      return outcome;
     },
-
     async me(principal: Principal) {
-      return meView(principal, await repos.organizations.findById(principal.orgId));
+      return meView(principal, await repos.organizations.findById(principal.orgId), deps.accessRules);
     },
   };
 }

@@ -17,6 +17,7 @@ const service = (overrides: Partial<SettingsServiceDeps> = {}) =>
     organizationOf: async () => {
       throw new AppError('not_found');
     },
+    reservedSegments: new Set(['api', 'events']),
     ...overrides,
   });
 const ownTarget = async () =>
@@ -63,7 +64,7 @@ describe('settings service', () => {
     expect(await auditEntries()).toHaveLength(before.length);
   });
 
-  it("answers the caller's ingest URLs, and only the base URL for an unknown Host", async () => {
+  it("answers the caller's ingest URLs, and none that would refuse webhooks for an unknown Host", async () => {
     expect(await service().endpoint(DEFAULT_ORGANIZATION_ID, 'ignored')).toMatchObject({
       base_url: 'https://relay.example.com',
       ingest_url: 'https://relay.example.com/',
@@ -71,10 +72,12 @@ describe('settings service', () => {
       organization: { id: DEFAULT_ORGANIZATION_ID },
       ingest_urls: ['https://relay.example.com/'],
     });
+    // Before, the base URL was advertised here, though its host may refuse webhooks (ingest_host_unknown).
     expect(await service().endpoint(undefined, 'unknown.example.org')).toEqual({
       base_url: 'https://relay.example.com',
-      ingest_url: 'https://relay.example.com/',
-      source_url_template: 'https://relay.example.com/{source}',
+      ingest_url: null,
+      source_url_template: null,
+      reserved_sources: ['api', 'events'],
       organization: null,
       ingest_urls: [],
     });
@@ -82,6 +85,26 @@ describe('settings service', () => {
     expect(await resolved.endpoint(undefined, 'relay.example.com')).toMatchObject({
       organization: { slug: 'default' },
     });
+  });
+
+  it('advertises no URL for an organization whose subscription refuses webhooks', async () => {
+    await store.db.prisma.organization.update({
+      where: { id: DEFAULT_ORGANIZATION_ID },
+      data: { subscriptionStatus: 'suspended' },
+    });
+    try {
+      expect(await service().endpoint(DEFAULT_ORGANIZATION_ID, 'ignored')).toMatchObject({
+        organization: { id: DEFAULT_ORGANIZATION_ID },
+        ingest_url: null,
+        source_url_template: null,
+        ingest_urls: [],
+      });
+    } finally {
+      await store.db.prisma.organization.update({
+        where: { id: DEFAULT_ORGANIZATION_ID },
+        data: { subscriptionStatus: 'active' },
+      });
+    }
   });
 
   it('says whether identity-provider login is configured', () => {

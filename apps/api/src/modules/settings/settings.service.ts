@@ -1,4 +1,5 @@
 import type { OrgId, Principal, TargetPolicy } from '@relay/core';
+import { INGEST_BLOCKED } from '@relay/contracts';
 import type { Repositories } from '@relay/db';
 import type { HostResolver } from '../platform/host-resolver';
 import { ingestUrlsOf, type IngestHostSettings } from '../platform/ingest-hosts';
@@ -16,6 +17,8 @@ export interface SettingsServiceDeps {
   oidc: { issuer: string | undefined; clientId: string | undefined };
   hosts: IngestHostSettings;
   organizationOf: HostResolver;
+  /** First path segments of the relay's own routes: never a source (modules/catalog.ts). */
+  reservedSegments: ReadonlySet<string>;
 }
 
 // `/config/*`: the organization's default target (admin) and two public discovery answers.
@@ -42,13 +45,20 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       return defaultTargetView(url, deps.installDefaultTarget);
     },
 
-    /** The caller's organization when credentials were sent, else the organization of the Host asked. */
+    /**
+     * The caller's organization when credentials were sent, else the organization of the Host asked.
+     * Only URLs that accept webhooks: none without an organization (an unknown host, where
+     * PUBLIC_BASE_URL's own host may refuse them) or while its subscription blocks ingest.
+     */
     async endpoint(callerOrg: OrgId | undefined, host: string) {
       const orgId = callerOrg ?? (await deps.organizationOf(host).catch(() => null));
       const org = orgId ? await repos.organizations.findById(orgId) : null;
-      if (!org) return endpointView(base, null, []);
+      const reserved = deps.reservedSegments;
+      if (!org) return endpointView(base, null, [], reserved);
+      const status = await repos.organizations.subscriptionStatus(org.id);
+      if (status === null || INGEST_BLOCKED.includes(status)) return endpointView(base, org, [], reserved);
       const active = (await repos.domains.list(org.id)).filter((d) => d.status === 'active').map((d) => d.domain);
-      return endpointView(base, org, ingestUrlsOf(deps.hosts, org, active));
+      return endpointView(base, org, ingestUrlsOf(deps.hosts, org, active), reserved);
     },
 
     oauth() {

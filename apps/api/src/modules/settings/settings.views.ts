@@ -9,13 +9,22 @@ export function defaultTargetView(own: string | null, installDefault: string | u
   };
 }
 
-/** Where providers send webhooks; without an organization, the base URL alone. */
-export function endpointView(base: string, org: OrganizationRecord | null, urls: string[]) {
-  const ingestUrl = urls[0] ?? `${base}/`;
+/**
+ * Where providers send webhooks: only URLs that accept them (`urls`, possibly none), and the path
+ * segments a source cannot take.
+ */
+export function endpointView(
+  base: string,
+  org: OrganizationRecord | null,
+  urls: string[],
+  reservedSources: ReadonlySet<string>,
+) {
+  const ingestUrl = urls[0] ?? null;
   return {
     base_url: base,
     ingest_url: ingestUrl,
-    source_url_template: `${ingestUrl}{source}`,
+    source_url_template: ingestUrl === null ? null : `${ingestUrl}{source}`,
+    reserved_sources: [...reservedSources].filter((segment) => segment !== '').sort(),
     organization: org ? { id: org.id, slug: org.slug } : null,
     ingest_urls: urls,
   };

@@ -21,6 +21,7 @@ export const userOperations = [
     ...common,
     method: 'post',
     path: '/api/users',
+    idempotent: true,
     summary: 'Add a user',
     body: newUserSchema,
     responses: {

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '@relay/db';
 import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createUser, ensureInitialAdmin } from './create-user';
@@ -25,8 +26,8 @@ describe('user service', () => {
     expect(await store.auditOf(first!.id)).toMatchObject([
       {
         action: 'user.created',
-        actorUserId: null,
-        actorEmail: null,
+        actorUserId: SYSTEM_ACTOR.id,
+        actorEmail: SYSTEM_ACTOR.email,
         metadata: { username: 'root', role: 'admin', source: 'INITIAL_ADMIN_USERNAME' },
       },
     ]);

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { DeliveryStore } from './delivery-store';
 import type { FairGate } from './fair-gate';
 import type { HookDispatcher } from './hook-dispatch';
-import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorText, resetDefers, type FaultBound } from './relay-faults';
+import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorAttempt, resetDefers, type FaultBound } from './relay-faults';
 import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
@@ -166,24 +166,18 @@ export function createDeliverProcessor(deps: DeliverDeps) {
   async function giveUp(orgId: OrgId, eventId: string, cause: unknown): Promise<DeliverResult> {
     const event = await deps.store.load({ orgId, id: eventId });
     if (!event || event.status !== 'queued') return 'skipped';
-    const at = new Date(now());
-    const error = relayErrorText(cause);
+    const fault = relayErrorAttempt(cause, new Date(now()));
     const attempt: NewAttempt = {
       attemptNumber: event.attemptCount + 1,
       kind: 'main',
       targetUrl: event.targetUrl ?? '',
-      responseStatus: null,
-      responseBody: null,
-      error,
-      durationMs: 0,
-      startedAt: at,
-      finishedAt: at,
+      ...fault,
     };
     await deps.store.record({
       orgId,
       id: eventId,
       attempt,
-      update: { status: 'failed', reason: 'relay_error', error },
+      update: { status: 'failed', reason: 'relay_error', error: fault.error },
     });
     await deps.dispatchHooks({
       orgId,

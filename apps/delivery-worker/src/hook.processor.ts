@@ -4,7 +4,7 @@ import type { FeedPublisher, HookJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { feedAttempt } from './feed-messages';
-import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorText, type FaultBound } from './relay-faults';
+import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorAttempt, type FaultBound } from './relay-faults';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
 import type { SecretLookup } from './signing-secrets';
@@ -82,19 +82,12 @@ export function createHookProcessor(deps: HookDeps) {
   async function giveUp(data: HookJobData, attemptNumber: number, cause: unknown): Promise<HookResult> {
     const hook = await deps.hooks.findById(data.orgId, data.hookId);
     if (!hook) return 'skipped';
-    const at = new Date(now());
-    const error = relayErrorText(cause);
     await deps.attempts.recordHook(data.orgId, {
       eventId: data.eventId,
       hookId: hook.id,
       attemptNumber,
       targetUrl: hook.targetUrl,
-      responseStatus: null,
-      responseBody: null,
-      error,
-      durationMs: 0,
-      startedAt: at,
-      finishedAt: at,
+      ...relayErrorAttempt(cause, new Date(now())),
     });
     return 'failed';
   }

@@ -17,6 +17,18 @@ export function relayErrorText(cause: unknown): string {
   return `relay_error: ${message.length > 500 ? `${message.slice(0, 500)}…` : message}`;
 }
 
+/** The fields of a give-up attempt: no response, the fault as its error, no time spent. */
+export function relayErrorAttempt(cause: unknown, at: Date) {
+  return {
+    responseStatus: null,
+    responseBody: null,
+    error: relayErrorText(cause),
+    durationMs: 0,
+    startedAt: at,
+    finishedAt: at,
+  } as const;
+}
+
 // A fault defers the job without counting an attempt, as before, but no longer forever: the job's
 // own data counts consecutive defers (it lives where the job lives, so it survives worker restarts),
 // and past the bound `giveUp` records a failed attempt with the reason, logged at error level. If

@@ -6,6 +6,9 @@ export const BASE_DATABASE_URL =
 // Each jest run has its own template and database names (global setup picks the run id and its
 // workers inherit it), so two runs on one machine never drop each other's databases.
 const RUN_ID = process.env.RELAY_TEST_RUN_ID ?? String(process.pid);
+/** The Redis the tests share (each file keys under a prefix of its own). */
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
 export const TEMPLATE_DATABASE = `relay_tpl_${RUN_ID}`;
 export const TEST_DATABASE_PREFIX = `relay_t_${RUN_ID}_`;
 

@@ -3,7 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type EventStatus, type Principal } from '@relay/core';
 import { createDatabase, createRepositories, type Database, type Repositories } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix, type TestDatabase } from '@relay/test-support';
+import { createClient, type RedisClientType } from 'redis';
+import { createLoginLimiter, type LoginLimiter } from '../auth/login-limiter';
 
 /** An admin of the default organization signed in with a session, unless overridden. */
 export function testPrincipal(overrides: Partial<Principal> = {}): Principal {
@@ -65,4 +67,21 @@ export function useServiceDatabase(): ServiceDatabase {
     auditOf: (resourceId) =>
       opened().prisma.auditEntry.findMany({ where: { resourceId }, orderBy: { createdAt: 'asc' } }),
   };
+}
+
+/**
+ * The real password limiter on the machine's Redis, under a prefix of the test file's own:
+ * `maxPerUser` attempts per username + IP (per IP for the bootstrap token), 100 per IP.
+ */
+export function useTestLimiter(maxPerUser = 3): LoginLimiter {
+  const redis: RedisClientType = createClient({ url: TEST_REDIS_URL });
+  beforeAll(() => redis.connect());
+  afterAll(() => redis.close());
+  return createLoginLimiter({
+    client: redis,
+    prefix: uniqueQueuePrefix(),
+    maxPerUser,
+    maxPerIp: 100,
+    windowSeconds: 60,
+  });
 }

@@ -1,26 +1,14 @@
 import { SYSTEM_ACTOR } from '@relay/db';
-import { uniqueQueuePrefix } from '@relay/test-support';
-import { createClient, type RedisClientType } from 'redis';
-import { createLoginLimiter } from '../../auth/login-limiter';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createBootstrapService } from './bootstrap.service';
-import { useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase, useTestLimiter } from '../service-test-kit';
 
 const TOKEN = 'platform-admin-token-0123456789abcdef';
 const request = (bearer: string | undefined, username = 'root') => ({ bearer, username, ip: '127.0.0.1' });
 
 const store = useServiceDatabase();
-const redis: RedisClientType = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
 // The real limiter, 3 wrong tokens per IP; each test uses IPs of its own.
-const limiter = createLoginLimiter({
-  client: redis,
-  prefix: uniqueQueuePrefix(),
-  maxPerUser: 3,
-  maxPerIp: 100,
-  windowSeconds: 60,
-});
-beforeAll(() => redis.connect());
-afterAll(() => redis.close());
+const limiter = useTestLimiter(3);
 const service = (adminToken: string | undefined, auditFails = false) => {
   const repositories = store.repositories();
   return createBootstrapService({

@@ -1,23 +1,13 @@
 import { SYSTEM_ACTOR } from '@relay/db';
 import { DEFAULT_ORGANIZATION_ID, SCOPES, type Principal } from '@relay/core';
-import { uniqueQueuePrefix } from '@relay/test-support';
-import { createClient, type RedisClientType } from 'redis';
 import { ACCESS_TABLE } from '../../auth/access-table';
-import { createLoginLimiter } from '../../auth/login-limiter';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createSessionService } from './session.service';
-import { useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase, useTestLimiter } from '../service-test-kit';
 
 const passwords = createPasswordHasher({ memoryKib: 1024, timeCost: 1 });
-// The real limiter on the machine's Redis, under a prefix of this file's own: three attempts per username + IP.
-const redis: RedisClientType = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
-const limiter = createLoginLimiter({
-  client: redis,
-  prefix: uniqueQueuePrefix(),
-  maxPerUser: 3,
-  maxPerIp: 100,
-  windowSeconds: 60,
-});
+// The real limiter on the machine's Redis: three attempts per username + IP.
+const limiter = useTestLimiter(3);
 const store = useServiceDatabase();
 let userId: string;
 const service = () =>
@@ -31,7 +21,6 @@ const service = () =>
 const failuresAudited = () => store.db.prisma.auditEntry.findMany({ where: { action: 'auth.login_failed' } });
 
 beforeAll(async () => {
-  await redis.connect();
   const repos = store.repositories();
   const passwordHash = await passwords.hash('dana-password-1');
   userId = (
@@ -44,8 +33,6 @@ beforeAll(async () => {
   ).id;
   await store.db.prisma.platformOperator.create({ data: { username: 'otto', passwordHash } });
 });
-
-afterAll(() => redis.close());
 
 describe('session service', () => {
   it('logs a user or an operator in, and a success starts the count over', async () => {

@@ -66,6 +66,7 @@ const fields = z.object({
     .transform((value) => (value === undefined || value === '' ? undefined : value === 'true' || value === '1')),
   // Failed logins allowed per username + IP, and per IP, within the window (Redis, shared).
   LOGIN_MAX_FAILURES_PER_USER: integer(5, 1, 1_000),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: integer(20, 1, 100_000),
   LOGIN_MAX_FAILURES_PER_IP: integer(50, 1, 100_000),
   LOGIN_WINDOW_SECONDS: integer(900, 1, 86_400),
   // Proxies whose X-Forwarded-For/-Proto are believed (Express 'trust proxy': 'loopback', a hop

@@ -124,6 +124,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       client: sessionRedis,
       prefix: config.QUEUE_PREFIX,
       maxPerUser: config.LOGIN_MAX_FAILURES_PER_USER,
+      maxPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
       windowSeconds: config.LOGIN_WINDOW_SECONDS,
     }),

@@ -81,6 +81,7 @@ export function useTestLimiter(maxPerUser = 3): LoginLimiter {
     client: redis,
     prefix: uniqueQueuePrefix(),
     maxPerUser,
+    maxPerAccount: 100,
     maxPerIp: 100,
     windowSeconds: 60,
   });

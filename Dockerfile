@@ -15,6 +15,8 @@ RUN npm install -g pnpm@10.34.8
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY apps/api/package.json apps/api/
 COPY apps/delivery-worker/package.json apps/delivery-worker/
+COPY apps/dashboard/package.json apps/dashboard/
+COPY packages/client/package.json packages/client/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/

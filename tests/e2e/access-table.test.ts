@@ -113,6 +113,10 @@ describe('the authorization table, row by row', () => {
     'GET /openapi.json',
     'GET /docs',
     'GET /docs/swagger-initializer.js',
+    // The dashboard: the front door and the single-page app's files (it calls the API with the session).
+    'GET /',
+    'GET /app',
+    'GET /app/{*path}',
     // Checks PLATFORM_ADMIN_TOKEN itself.
     'POST /api/platform/bootstrap/operator',
   ];

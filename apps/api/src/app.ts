@@ -8,7 +8,15 @@ import type { AnyOperation } from './http/operation';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
 import { headerCountLimit, jsonDepthLimit } from './http/request-limits';
-import { API_OPERATIONS, API_PATHS, BOOTSTRAP_OPERATIONS, DOCS_OPERATIONS, PROBE_OPERATIONS } from './modules/catalog';
+import {
+  API_OPERATIONS,
+  API_PATHS,
+  BOOTSTRAP_OPERATIONS,
+  DASHBOARD_OPERATIONS,
+  DOCS_OPERATIONS,
+  PROBE_OPERATIONS,
+} from './modules/catalog';
+import { dashboardAssets } from './modules/dashboard/dashboard-assets';
 import { docsAssets } from './modules/docs/docs-assets';
 import { INGEST_ROUTE } from './modules/ingest/ingest.operations';
 import type { ModuleContext } from './modules/module-context';
@@ -38,6 +46,9 @@ export function createApp({ ctx, services, sessionMiddleware, idempotency }: App
   // Swagger UI's files first: GET /docs only redirects to /docs/, which they serve.
   app.use(docsAssets());
   app.use(mount(DOCS_OPERATIONS));
+  // The dashboard talks to the API with the session cookie like any browser client: its files need none.
+  app.use(dashboardAssets({ dir: config.DASHBOARD_DIR }));
+  app.use(mount(DASHBOARD_OPERATIONS));
   // The operator bootstrap carries PLATFORM_ADMIN_TOKEN, not a relay credential: it comes before
   // credentials are resolved, like the other routes that need none.
   app.use(mount(BOOTSTRAP_OPERATIONS));

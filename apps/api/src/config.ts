@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {
   flag,
   integer,
@@ -9,6 +10,10 @@ import {
   text,
 } from '@relay/core';
 import { z } from 'zod';
+
+// apps/dashboard/dist of this checkout: `../package.json` is apps/api's manifest from src/config.ts (tests) and from
+// dist/main.mjs alike (the bundle's `require` is createRequire(import.meta.url)), whatever the working directory.
+const DEFAULT_DASHBOARD_DIR = path.resolve(path.dirname(require.resolve('../package.json')), '../dashboard/dist');
 
 const fields = z.object({
   DATABASE_URL: text('postgresql://postgres@127.0.0.1:5432/test'),
@@ -64,7 +69,7 @@ const fields = z.object({
     .enum(['true', 'false', '1', '0', ''])
     .optional()
     .transform((value) => (value === undefined || value === '' ? undefined : value === 'true' || value === '1')),
-  // Failed logins allowed per username + IP, and per IP, within the window (Redis, shared).
+  // Failed logins allowed per username + IP, per username, and per IP, within the window (Redis, shared).
   LOGIN_MAX_FAILURES_PER_USER: integer(5, 1, 1_000),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: integer(20, 1, 100_000),
   LOGIN_MAX_FAILURES_PER_IP: integer(50, 1, 100_000),
@@ -88,6 +93,8 @@ const fields = z.object({
   STREAM_REPLAY_LIMIT: integer(1_000, 1, 100_000),
   // How long an Idempotency-Key's first answer is replayed (creates, sends, retries, bulk actions).
   IDEMPOTENCY_TTL_SECONDS: integer(86_400, 60, 604_800),
+  // The dashboard's built files (index.html, assets/), served under /app/; relative to the working directory.
+  DASHBOARD_DIR: text(DEFAULT_DASHBOARD_DIR),
   // Check every JSON answer against the operation's declared response schema (tests; costs CPU).
   API_VALIDATE_RESPONSES: flag(false),
 });

@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   database_unavailable: 'The event store is unavailable; the webhook was not accepted.',
   service_unavailable: 'The service is shutting down or not ready.',
   stream_unavailable: 'The live feed is unavailable (Redis cannot be reached); try again shortly.',
+  dashboard_not_built: 'The dashboard is not built on this install: run `pnpm build`, then restart the api.',
   idempotency_key_reused: 'This Idempotency-Key was used with a different request; use a new key.',
   idempotency_in_progress: 'A request with this Idempotency-Key is still being processed; retry shortly.',
   internal_error: 'Internal server error.',

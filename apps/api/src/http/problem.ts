@@ -40,6 +40,7 @@ const STATUS: Record<ErrorCode, number> = {
   database_unavailable: 503,
   service_unavailable: 503,
   stream_unavailable: 503,
+  dashboard_not_built: 503,
   idempotency_key_reused: 422,
   idempotency_in_progress: 409,
   internal_error: 500,

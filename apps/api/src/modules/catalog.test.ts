@@ -5,7 +5,7 @@ import { API_PATHS, RESERVED_PATH_SEGMENTS } from './catalog';
 describe('paths derived from the operation catalog', () => {
   it('reserves the first segment of every route of the relay itself as a non-source', () => {
     expect([...RESERVED_PATH_SEGMENTS].sort()).toEqual(
-      ['api', 'config', 'docs', 'events', 'health', 'openapi.json', 'ready', 'rules', 'stats'].sort(),
+      ['api', 'app', 'config', 'docs', 'events', 'health', 'openapi.json', 'ready', 'rules', 'stats'].sort(),
     );
   });
 

@@ -1,5 +1,6 @@
 import type { AnyOperation } from '../http/operation';
 import { bootstrapOperations } from './platform/bootstrap.operations';
+import { dashboardOperations } from './dashboard/dashboard.operations';
 import { docsOperations } from './docs/docs.operations';
 import { ingestOperations } from './ingest/ingest.operations';
 import { platformOperations } from './platform/platform.operations';
@@ -24,6 +25,8 @@ type Operations = readonly AnyOperation<ApiServices>[];
 // bootstrap before credentials are resolved, then the API, then ingest (one catch-all) last.
 export const PROBE_OPERATIONS: Operations = probeOperations;
 export const DOCS_OPERATIONS: Operations = docsOperations;
+/** `GET /` and `GET /app`; the dashboard's files under /app/ are served beside them (dashboard-assets.ts). */
+export const DASHBOARD_OPERATIONS: Operations = dashboardOperations;
 export const BOOTSTRAP_OPERATIONS: Operations = bootstrapOperations;
 
 // The operations behind credential resolution, in mounting order: Express matches in order, so
@@ -54,15 +57,16 @@ export const API_PATHS = [...new Set(API_OPERATIONS.map((op) => `/${firstSegment
 
 /** First path segments that belong to the relay itself: ingest refuses them as webhook sources. */
 export const RESERVED_PATH_SEGMENTS: ReadonlySet<string> = new Set(
-  [...PROBE_OPERATIONS, ...DOCS_OPERATIONS, ...BOOTSTRAP_OPERATIONS, ...API_OPERATIONS].map((op) =>
-    firstSegment(op.path),
-  ),
+  [...PROBE_OPERATIONS, ...DOCS_OPERATIONS, ...DASHBOARD_OPERATIONS, ...BOOTSTRAP_OPERATIONS, ...API_OPERATIONS]
+    .map((op) => firstSegment(op.path))
+    .filter((segment) => segment !== ''),
 );
 
 /** Every operation of the API: the OpenAPI document and the authorization table are built from it. */
 export const ALL_OPERATIONS: Operations = [
   ...PROBE_OPERATIONS,
   ...DOCS_OPERATIONS,
+  ...DASHBOARD_OPERATIONS,
   ...BOOTSTRAP_OPERATIONS,
   ...API_OPERATIONS,
   ...INGEST_OPERATIONS,

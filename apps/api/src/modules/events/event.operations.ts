@@ -10,6 +10,7 @@ import {
   retryQueuedSchema,
   uuidParam,
 } from '@relay/contracts';
+import { z } from 'zod';
 import { defineOperation } from '../define-operation';
 
 // Reading needs events:read; re-sending needs webhooks:send; deleting stored data is an
@@ -95,6 +96,38 @@ export const eventOperations = [
       status: 200,
       body: await services.events.attempts(principal, params.id),
     }),
+  }),
+  defineOperation({
+    ...one,
+    method: 'get',
+    path: '/events/:id/body',
+    access: read,
+    summary: 'The payload exactly as received, with its original content type',
+    description:
+      'The stored bytes, unparsed, under the Content-Type the webhook was sent with (a JSON media type; ' +
+      '`application/json` when none was stored). Served as an attachment that no browser renders in place.',
+    responses: {
+      200: {
+        description: 'The payload bytes.',
+        contentType: 'application/json',
+        schema: z.unknown().describe('Any JSON value, byte for byte as received.'),
+      },
+    },
+    handler: async ({ services, principal, params, res }) => {
+      const { contentType, bytes } = await services.events.body(principal, params.id);
+      // setHeader, not res.set: Express would append a charset the sender never declared.
+      res.setHeader('Content-Type', contentType);
+      res
+        .status(200)
+        .set({
+          'Content-Disposition': `attachment; filename="event-${params.id}.json"`,
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+          'Cache-Control': 'private, no-store',
+        })
+        .end(bytes);
+      return undefined;
+    },
   }),
   defineOperation({
     ...one,

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { auditEntry } from '../audit-entry';
 import { createEventNotices } from './event-notices';
-import { attemptView, detailView, filterOf, selectionOf, summaryView } from './event.views';
+import { attemptView, detailView, filterOf, selectionOf, storedBodyView, summaryView } from './event.views';
 
 export interface EventServiceDeps {
   repositories: Pick<Repositories, 'eventQueries' | 'eventActions'>;
@@ -77,6 +77,13 @@ export function createEventService(deps: EventServiceDeps) {
       const event = await queries.findById(principal.orgId, id);
       if (!event) throw noSuchEvent();
       return detailView(event);
+    },
+
+    /** The payload exactly as it was received, with the content type it was sent with. */
+    async body(principal: Principal, id: string) {
+      const event = await queries.findById(principal.orgId, id);
+      if (!event) throw noSuchEvent();
+      return storedBodyView(event);
     },
 
     async attempts(principal: Principal, id: string) {

@@ -49,6 +49,18 @@ export function detailView(e: EventDetail) {
   };
 }
 
+// Ingest accepts only JSON media types (application/json, */*+json), so a stored type is one of them; a row
+// without one (sent through the API, or older) was JSON too.
+const JSON_MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/i;
+
+/** The stored bytes and the content type they arrived with (GET /events/:id/body). */
+export function storedBodyView(e: EventDetail): { contentType: string; bytes: Buffer } {
+  const sent = e.headers['content-type'];
+  const mediaType = sent?.split(';')[0]?.trim() ?? '';
+  // Anything else is not shown under its own type: a stored text/html must never render on the relay's origin.
+  return { contentType: sent && JSON_MEDIA_TYPE.test(mediaType) ? sent : 'application/json', bytes: e.body };
+}
+
 export function attemptView(a: AttemptRecord) {
   return {
     id: a.id,

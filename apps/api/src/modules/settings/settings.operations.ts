@@ -3,6 +3,19 @@ import { defineOperation } from '../define-operation';
 
 export const settingsOperations = [
   defineOperation({
+    method: 'get',
+    path: '/config/default-target',
+    tag: 'config',
+    // Read by everyone who reads the rules: it is where events without a provider go.
+    access: { role: 'viewer', scope: 'rules:read' },
+    summary: "The organization's default target and the one in effect",
+    responses: { 200: { description: 'The stored and effective default.', schema: defaultTargetStateSchema } },
+    handler: async ({ services, principal }) => ({
+      status: 200,
+      body: await services.settings.defaultTarget(principal),
+    }),
+  }),
+  defineOperation({
     method: 'post',
     path: '/config/default-target',
     tag: 'config',

@@ -27,6 +27,10 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
 
   return {
+    async defaultTarget(principal: Principal) {
+      return defaultTargetView(await repos.organizations.defaultTarget(principal.orgId), deps.installDefaultTarget);
+    },
+
     async setDefaultTarget(principal: Principal, targetUrl: string | null) {
       const url = targetUrl === null ? null : allowedTarget(targetUrl, deps.targetPolicy);
       await repos.transaction(async (tx) => {

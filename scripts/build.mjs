@@ -1,10 +1,11 @@
 // Production build: each app becomes one ESM file with the workspace packages bundled in and
 // node_modules left external (installed in the image). The Prisma client is generated CommonJS,
-// so the bundle gets a real `require` for it.
+// so the bundle gets a real `require` for it. The dashboard is built by Vite into apps/dashboard/dist,
+// which the api serves under /app/ (DASHBOARD_DIR).
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const apps = ['api', 'delivery-worker'];
@@ -27,8 +28,16 @@ function assertResolvable(app, metafile) {
   if (missing.size) throw new Error(`apps/${app}: add to its package.json dependencies: ${[...missing].join(', ')}`);
 }
 
-await Promise.all(
-  apps.map(async (app) => {
+// Vite is the dashboard's own dependency: loaded from there, with the app's vite.config.ts.
+async function buildDashboard() {
+  const dashboard = path.join(root, 'apps', 'dashboard');
+  const vite = await import(pathToFileURL(createRequire(path.join(dashboard, 'package.json')).resolve('vite')).href);
+  await vite.build({ root: dashboard, configFile: path.join(dashboard, 'vite.config.ts'), logLevel: 'warn' });
+}
+
+await Promise.all([
+  buildDashboard(),
+  ...apps.map(async (app) => {
     const result = await build({
       entryPoints: [path.join(root, 'apps', app, 'src/main.ts')],
       outfile: path.join(root, 'apps', app, 'dist/main.mjs'),
@@ -59,5 +68,5 @@ await Promise.all(
     });
     assertResolvable(app, result.metafile);
   }),
-);
-console.log(`built ${apps.map((a) => `apps/${a}/dist/main.mjs`).join(', ')}`);
+]);
+console.log(`built ${apps.map((a) => `apps/${a}/dist/main.mjs`).join(', ')}, apps/dashboard/dist`);

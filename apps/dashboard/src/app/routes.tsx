@@ -1,0 +1,136 @@
+import {
+  createRootRouteWithContext,
+  createRoute,
+  lazyRouteComponent,
+  Outlet,
+  redirect,
+  type RouteComponent,
+} from '@tanstack/react-router';
+import type { QueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { AppLayout } from './app-layout';
+import { isOperator, isSignedIn, meQuery } from './session';
+import { eventsSearch } from '../pages/events/events-search';
+
+export interface RouterContext {
+  queryClient: QueryClient;
+}
+
+// Route tree. Pages load lazily (one chunk each) so the first load carries only the shell.
+// Helpers adding a page: one `createRoute` under `authedRoute` + an entry in `authedRoute.addChildren` + nav-items.ts.
+// The explicit return type keeps the route tree's type independent of the pages' modules: pages use typed
+// links into this tree, and inferring through their imports would be circular.
+const lazyPage = <K extends string>(load: () => Promise<Record<K, RouteComponent>>, name: K): RouteComponent =>
+  lazyRouteComponent(load, name);
+
+const rootRoute = createRootRouteWithContext<RouterContext>()({ component: Outlet });
+
+const loginRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'login',
+  validateSearch: z.object({ redirect: z.string().max(2000).optional().catch(undefined) }),
+  component: lazyPage(() => import('../pages/login/login.page'), 'LoginPage'),
+});
+
+// Every page but the sign-in needs a session: anonymous visitors go to the sign-in, remembering the page.
+export const authedRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'authed',
+  beforeLoad: async ({ context, location }) => {
+    const me = await context.queryClient.ensureQueryData(meQuery);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router redirects are thrown by design
+    if (!isSignedIn(me)) throw redirect({ to: '/login', search: { redirect: location.href } });
+  },
+  component: AppLayout,
+});
+
+const overviewRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: '/',
+  // A platform operator has no organization to give an overview of: the platform console is theirs.
+  beforeLoad: async ({ context }) => {
+    const me = await context.queryClient.ensureQueryData(meQuery);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router redirects are thrown by design
+    if (isOperator(me)) throw redirect({ to: '/platform' });
+  },
+  validateSearch: z.object({ window: z.enum(['1h', '24h', '7d', '30d']).default('24h').catch('24h') }),
+  component: lazyPage(() => import('../pages/overview/overview.page'), 'OverviewPage'),
+});
+
+const eventsRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'events',
+  validateSearch: eventsSearch,
+  component: lazyPage(() => import('../pages/events/events.page'), 'EventsPage'),
+});
+
+const eventDetailRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'events/$id',
+  component: lazyPage(() => import('../pages/events/event-detail.page'), 'EventDetailPage'),
+});
+
+// Configuration pages: rules, send, settings, access, domains, and the operators' platform console.
+const rulesRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'rules',
+  component: lazyRouteComponent(() => import('../pages/rules/rules.page'), 'RulesPage'),
+});
+
+const ruleDetailRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'rules/$id',
+  component: lazyRouteComponent(() => import('../pages/rules/rule-detail.page'), 'RuleDetailPage'),
+});
+
+const sendRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'send',
+  component: lazyRouteComponent(() => import('../pages/send/send.page'), 'SendPage'),
+});
+
+const settingsRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'settings',
+  component: lazyRouteComponent(() => import('../pages/settings/settings.page'), 'SettingsPage'),
+});
+
+const accessRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'access',
+  component: lazyRouteComponent(() => import('../pages/access/access.page'), 'AccessPage'),
+});
+
+const domainsRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'domains',
+  component: lazyRouteComponent(() => import('../pages/domains/domains.page'), 'DomainsPage'),
+});
+
+const platformRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'platform',
+  component: lazyRouteComponent(() => import('../pages/platform/platform.page'), 'PlatformPage'),
+});
+
+const organizationRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'platform/organizations/$id',
+  component: lazyRouteComponent(() => import('../pages/platform/organization-detail.page'), 'OrganizationDetailPage'),
+});
+
+const configPages = [
+  rulesRoute,
+  ruleDetailRoute,
+  sendRoute,
+  settingsRoute,
+  accessRoute,
+  domainsRoute,
+  platformRoute,
+  organizationRoute,
+];
+
+export const routeTree = rootRoute.addChildren([
+  loginRoute,
+  authedRoute.addChildren([overviewRoute, eventsRoute, eventDetailRoute, ...configPages]),
+]);

@@ -1,0 +1,46 @@
+import { Button, Group, Modal, Text, type ButtonProps } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import type { ReactNode } from 'react';
+
+interface ConfirmButtonProps extends ButtonProps {
+  /** What the dialog asks, e.g. "Delete 3 events? This cannot be undone." */
+  message: ReactNode;
+  confirmLabel?: string;
+  onConfirm: () => void;
+  children: ReactNode;
+}
+
+/** A destructive action: the click opens a dialog and only its confirm button acts. */
+export function ConfirmButton({
+  message,
+  confirmLabel = 'Confirm',
+  onConfirm,
+  children,
+  ...props
+}: ConfirmButtonProps) {
+  const [opened, { open, close }] = useDisclosure(false);
+  return (
+    <>
+      <Button color="red" variant="light" {...props} onClick={open}>
+        {children}
+      </Button>
+      <Modal opened={opened} onClose={close} title="Please confirm" centered>
+        <Text mb="md">{message}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={close}>
+            Cancel
+          </Button>
+          <Button
+            color="red"
+            onClick={() => {
+              close();
+              onConfirm();
+            }}
+          >
+            {confirmLabel}
+          </Button>
+        </Group>
+      </Modal>
+    </>
+  );
+}

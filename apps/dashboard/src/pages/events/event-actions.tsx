@@ -1,0 +1,61 @@
+import { Button, Group } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from '@tanstack/react-router';
+import { api } from '../../app/api-client';
+import { useSession } from '../../app/session';
+import { ConfirmButton } from '../../components/confirm-button';
+import { ProblemAlert } from '../../components/problem-alert';
+import type { EventDetail } from './event-types';
+
+/** Retry, acknowledge and delete one event; nothing for a caller who may not write. */
+export function EventActions({ event }: { event: EventDetail }) {
+  const { me, canWrite } = useSession();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['events'] });
+  const retry = useMutation({
+    mutationFn: () => api.post(`/events/${event.id}/retry`),
+    onSuccess: async () => {
+      notifications.show({ message: 'Retry queued.' });
+      await refresh();
+    },
+  });
+  const ack = useMutation({ mutationFn: () => api.post(`/events/${event.id}/ack`), onSuccess: refresh });
+  const remove = useMutation({
+    mutationFn: () => api.delete(`/events/${event.id}`),
+    onSuccess: async () => {
+      notifications.show({ message: 'Event deleted.' });
+      queryClient.removeQueries({ queryKey: ['events', event.id] });
+      await navigate({ to: '/events' });
+    },
+  });
+  if (!canWrite) return null;
+  const can = (scope: string) => me.scopes.includes(scope);
+  return (
+    <div>
+      <Group gap="sm">
+        {can('webhooks:send') && event.status !== 'queued' ? (
+          <Button onClick={() => retry.mutate()} loading={retry.isPending}>
+            Retry
+          </Button>
+        ) : null}
+        {event.status === 'failed' && !event.acknowledged ? (
+          <Button variant="default" onClick={() => ack.mutate()} loading={ack.isPending}>
+            Acknowledge
+          </Button>
+        ) : null}
+        {can('organization:manage') ? (
+          <ConfirmButton
+            message="Delete this event and its attempts? This cannot be undone."
+            confirmLabel="Delete"
+            onConfirm={() => remove.mutate()}
+          >
+            Delete
+          </ConfirmButton>
+        ) : null}
+      </Group>
+      <ProblemAlert error={retry.error ?? ack.error ?? remove.error} />
+    </div>
+  );
+}

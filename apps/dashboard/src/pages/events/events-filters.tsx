@@ -1,0 +1,103 @@
+import { Button, Group, Select, Switch, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { api } from '../../app/api-client';
+import { EVENT_STATUSES, type EventsSearch } from './events-search';
+
+const PER_PAGE_OPTIONS = ['25', '50', '100', '200'];
+
+// datetime-local inputs hold local wall time without zone; the URL holds ISO instants.
+const toInput = (iso?: string) =>
+  iso ? new Date(new Date(iso).getTime() - new Date(iso).getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
+const fromInput = (value: string) => (value ? new Date(value).toISOString() : undefined);
+
+interface Props {
+  search: EventsSearch;
+  /** Replaces some filters; every filter change starts again at page 1. */
+  onChange: (patch: Partial<EventsSearch>) => void;
+}
+
+/** The Events page's filters; each one is a search param of the URL. */
+export function EventsFilters({ search, onChange }: Props) {
+  const [text, setText] = useState(search.search ?? '');
+  useEffect(() => setText(search.search ?? ''), [search.search]);
+  const sources = useQuery({
+    queryKey: ['events', 'sources'],
+    queryFn: () => api.get<{ sources: { source: string; count: number }[] }>('/events/sources'),
+  });
+  return (
+    <Group align="flex-end" gap="sm" wrap="wrap">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onChange({ search: text.trim() || undefined });
+        }}
+      >
+        <TextInput
+          label="Search"
+          placeholder="source, payload, headers"
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+        />
+      </form>
+      <Select
+        label="Status"
+        placeholder="any"
+        clearable
+        data={[...EVENT_STATUSES]}
+        value={search.status ?? null}
+        onChange={(v) => onChange({ status: (v as EventsSearch['status']) ?? undefined })}
+      />
+      <Select
+        label="Source"
+        placeholder="any"
+        clearable
+        searchable
+        data={sources.data?.sources.map((s) => s.source) ?? (search.source ? [search.source] : [])}
+        value={search.source ?? null}
+        onChange={(v) => onChange({ source: v ?? undefined })}
+      />
+      <TextInput
+        label="From"
+        type="datetime-local"
+        value={toInput(search.from)}
+        onChange={(e) => onChange({ from: fromInput(e.currentTarget.value) })}
+      />
+      <TextInput
+        label="To"
+        type="datetime-local"
+        value={toInput(search.to)}
+        onChange={(e) => onChange({ to: fromInput(e.currentTarget.value) })}
+      />
+      <Select
+        label="Per page"
+        w={100}
+        data={PER_PAGE_OPTIONS}
+        value={String(search.per_page)}
+        onChange={(v) => onChange({ per_page: Number(v ?? 50) })}
+        allowDeselect={false}
+      />
+      <Switch
+        label="Needs attention"
+        checked={search.needs_attention === true}
+        onChange={(e) => onChange({ needs_attention: e.currentTarget.checked ? true : undefined })}
+        mb={8}
+      />
+      <Button
+        variant="subtle"
+        onClick={() =>
+          onChange({
+            search: undefined,
+            status: undefined,
+            source: undefined,
+            from: undefined,
+            to: undefined,
+            needs_attention: undefined,
+          })
+        }
+      >
+        Clear
+      </Button>
+    </Group>
+  );
+}

@@ -1,0 +1,78 @@
+import { Checkbox, Table, Text } from '@mantine/core';
+import { AnchorLink } from '../../components/links';
+import { RelativeTime } from '../../components/relative-time';
+import { StatusBadge } from '../../components/status-badge';
+import type { EventSummary } from './event-types';
+
+interface Props {
+  events: Pick<
+    EventSummary,
+    'id' | 'source' | 'status' | 'created_at' | 'attempt_count' | 'failure_reason' | 'acknowledged'
+  >[];
+  /** Live statuses that arrived after the page was fetched. */
+  statuses: Record<string, EventSummary['status']>;
+  selectable: boolean;
+  selected: Set<string>;
+  onToggle: (id: string) => void;
+  onToggleAll: (ids: string[]) => void;
+}
+
+export function EventsTable({ events, statuses, selectable, selected, onToggle, onToggleAll }: Props) {
+  const ids = events.map((e) => e.id);
+  const all = ids.length > 0 && ids.every((id) => selected.has(id));
+  return (
+    <Table striped highlightOnHover verticalSpacing="xs" data-testid="events-table">
+      <Table.Thead>
+        <Table.Tr>
+          {selectable ? (
+            <Table.Th w={40}>
+              <Checkbox
+                aria-label="Select all rows"
+                checked={all}
+                indeterminate={!all && ids.some((id) => selected.has(id))}
+                onChange={() => onToggleAll(all ? [] : ids)}
+              />
+            </Table.Th>
+          ) : null}
+          <Table.Th>Source</Table.Th>
+          <Table.Th>Status</Table.Th>
+          <Table.Th>Attempts</Table.Th>
+          <Table.Th>Reason</Table.Th>
+          <Table.Th>Received</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {events.map((e) => (
+          <Table.Tr key={e.id} data-testid="event-row">
+            {selectable ? (
+              <Table.Td>
+                <Checkbox
+                  aria-label={`Select event ${e.id}`}
+                  checked={selected.has(e.id)}
+                  onChange={() => onToggle(e.id)}
+                />
+              </Table.Td>
+            ) : null}
+            <Table.Td>
+              <AnchorLink to="/events/$id" params={{ id: e.id }}>
+                {e.source}
+              </AnchorLink>
+            </Table.Td>
+            <Table.Td>
+              <StatusBadge status={statuses[e.id] ?? e.status} acknowledged={e.acknowledged} />
+            </Table.Td>
+            <Table.Td>{e.attempt_count}</Table.Td>
+            <Table.Td>
+              <Text size="sm" c="dimmed" lineClamp={1}>
+                {e.failure_reason ?? ''}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <RelativeTime iso={e.created_at} />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}

@@ -1,0 +1,66 @@
+import { useEffect, useRef, useState } from 'react';
+import { api } from '../../app/api-client';
+import type { EventSummary } from './event-types';
+
+type LiveEvent = Pick<EventSummary, 'id' | 'source' | 'status' | 'created_at'>;
+
+const MAX_LIVE = 200;
+
+/**
+ * New events from `GET /events/stream` while `enabled`. While `paused`, arrivals are counted but held back
+ * (the "n new events" marker) so the rows under the reader's eyes do not move; `release` shows them.
+ * Rows are batched per animation frame so a burst of messages renders once.
+ */
+export function useLiveEvents(enabled: boolean, paused: boolean) {
+  const [live, setLive] = useState<LiveEvent[]>([]);
+  const [held, setHeld] = useState<LiveEvent[]>([]);
+  const [statuses, setStatuses] = useState<Record<string, EventSummary['status']>>({});
+  const [deleted, setDeleted] = useState<ReadonlySet<string>>(new Set());
+  const pausedRef = useRef(paused);
+  pausedRef.current = paused;
+
+  useEffect(() => {
+    // Without EventSource (old browsers, tests) the page still works, just without live rows.
+    if (!enabled || typeof EventSource === 'undefined') return undefined;
+    const source = new EventSource(api.url('/events/stream'), { withCredentials: true });
+    let pending: LiveEvent[] = [];
+    let frame: number | undefined;
+    const flush = () => {
+      frame = undefined;
+      const batch = pending.reverse();
+      pending = [];
+      if (pausedRef.current) setHeld((h) => [...batch, ...h].slice(0, MAX_LIVE));
+      else setLive((l) => [...batch, ...l].slice(0, MAX_LIVE));
+    };
+    const onCreated = (m: MessageEvent<string>) => {
+      pending.push(JSON.parse(m.data) as LiveEvent);
+      frame ??= requestAnimationFrame(flush);
+    };
+    const onStatus = (m: MessageEvent<string>) => {
+      const s = JSON.parse(m.data) as { id: string; status: EventSummary['status'] };
+      setStatuses((all) => ({ ...all, [s.id]: s.status }));
+    };
+    source.addEventListener('event.created', onCreated);
+    // Deleted elsewhere (another tab, a bulk delete, the API): the row goes.
+    const onDeleted = (m: MessageEvent<string>) => {
+      const { id } = JSON.parse(m.data) as { id: string };
+      setDeleted((all) => new Set(all).add(id));
+    };
+    source.addEventListener('event.status', onStatus);
+    source.addEventListener('event.deleted', onDeleted);
+    return () => {
+      if (frame !== undefined) cancelAnimationFrame(frame);
+      source.close();
+    };
+  }, [enabled]);
+
+  const release = () => {
+    setLive((l) => [...held, ...l].slice(0, MAX_LIVE));
+    setHeld([]);
+  };
+  const reset = () => {
+    setLive([]);
+    setHeld([]);
+  };
+  return { live, heldCount: held.length, statuses, deleted, release, reset };
+}

@@ -1,0 +1,18 @@
+import { ApiError } from '../../app/api-client';
+
+// Codes whose problem concerns one field without an `errors` list: shown under that field too.
+const FIELD_OF_CODE: Record<string, string> = {
+  target_url_rejected: 'target_url',
+  slug_taken: 'slug',
+  username_taken: 'username',
+  domain_taken: 'domain',
+};
+
+/** The message a failed request's problem document gives for one form field, shown under that field. */
+export function fieldError(error: unknown, field: string): string | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  const { problem } = error;
+  const listed = problem.errors?.find((e) => e.field === field);
+  if (listed) return listed.message;
+  return problem.code && FIELD_OF_CODE[problem.code] === field ? (problem.detail ?? problem.title) : undefined;
+}

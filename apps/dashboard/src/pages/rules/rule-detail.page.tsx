@@ -1,0 +1,94 @@
+import { Badge, Card, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useParams } from '@tanstack/react-router';
+import { AnchorLink } from '../../components/links';
+import { dataOf } from '@relay/client';
+import { client } from '../../app/api-client';
+import { useSession } from '../../app/session';
+import { ConfirmButton } from '../../components/confirm-button';
+import { PageLoader } from '../../components/page-loader';
+import { ProblemAlert } from '../../components/problem-alert';
+import { HookForm } from './hook-form';
+import { RotateSecret } from './rotate-secret';
+import type { Hook, Rule } from './rule-types';
+
+/** /app/rules/$id: one provider and the hooks that follow its deliveries. */
+export function RuleDetailPage() {
+  const { id = '' } = useParams({ strict: false });
+  const { canWrite } = useSession();
+  const queryClient = useQueryClient();
+  const rule = useQuery({
+    queryKey: ['rules', id],
+    queryFn: async (): Promise<Rule> => dataOf(client.GET('/rules/{id}', { params: { path: { id } } })),
+  });
+  const hooks = useQuery({
+    queryKey: ['rules', id, 'hooks'],
+    queryFn: async (): Promise<{ hooks: Hook[] }> =>
+      dataOf(client.GET('/rules/{id}/hooks', { params: { path: { id } } })),
+  });
+  const remove = useMutation({
+    mutationFn: async (hookId: string) =>
+      dataOf(client.DELETE('/rules/{id}/hooks/{hookId}', { params: { path: { id, hookId } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['rules', id, 'hooks'] }),
+  });
+
+  if (rule.isPending) return <PageLoader />;
+  if (rule.error) return <ProblemAlert error={rule.error} />;
+  const r = rule.data;
+  return (
+    <Stack>
+      <AnchorLink to="/rules" size="sm">
+        ← Rules
+      </AnchorLink>
+      <Group>
+        <Title order={2}>Provider {r.source}</Title>
+        <Badge color={r.active ? 'green' : 'gray'}>{r.active ? 'active' : 'inactive'}</Badge>
+      </Group>
+      <Card withBorder>
+        <Text>Target: {r.target_url}</Text>
+        <Text>Signing secret: {r.has_signing_secret ? 'set' : 'none'}</Text>
+        {r.description ? <Text c="dimmed">{r.description}</Text> : null}
+      </Card>
+      {canWrite ? <RotateSecret rule={r} /> : null}
+      <Title order={3}>Hooks</Title>
+      <ProblemAlert error={hooks.error ?? remove.error} />
+      {hooks.data?.hooks.length === 0 ? (
+        <Text c="dimmed">No hooks: nothing follows this provider&apos;s deliveries.</Text>
+      ) : null}
+      {hooks.data?.hooks.length ? (
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Target</Table.Th>
+              <Table.Th>Trigger</Table.Th>
+              <Table.Th>Status</Table.Th>
+              {canWrite ? <Table.Th>Actions</Table.Th> : null}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {hooks.data.hooks.map((hook) => (
+              <Table.Tr key={hook.id}>
+                <Table.Td>{hook.target_url}</Table.Td>
+                <Table.Td>{hook.trigger}</Table.Td>
+                <Table.Td>{hook.active ? 'active' : 'inactive'}</Table.Td>
+                {canWrite ? (
+                  <Table.Td>
+                    <ConfirmButton
+                      size="xs"
+                      message={`Delete the hook to ${hook.target_url}?`}
+                      confirmLabel="Delete"
+                      onConfirm={() => remove.mutate(hook.id)}
+                    >
+                      Delete
+                    </ConfirmButton>
+                  </Table.Td>
+                ) : null}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      ) : null}
+      {canWrite ? <HookForm ruleId={id} /> : null}
+    </Stack>
+  );
+}

@@ -1,0 +1,26 @@
+import type { Hook, Rule } from './rule-types';
+
+// Test data shared by the rules and rule-detail page tests.
+export const RULE_ID = '0190a0a0-0000-7000-8000-000000000001';
+export const rule: Rule = {
+  id: RULE_ID,
+  source: 'stripe',
+  target_url: 'https://example.com/stripe',
+  active: true,
+  description: null,
+  has_signing_secret: true,
+  previous_secret_expires_at: null,
+  outbound_headers: { forward: [] },
+  created_at: '2026-11-01T00:00:00Z',
+  updated_at: '2026-11-01T00:00:00Z',
+};
+export const hook: Hook = {
+  id: '0190a0a0-0000-7000-8000-000000000002',
+  rule_id: RULE_ID,
+  target_url: 'https://example.com/alert',
+  trigger: 'provider_failed',
+  active: true,
+  description: null,
+  created_at: '2026-11-01T00:00:00Z',
+  updated_at: '2026-11-01T00:00:00Z',
+};

@@ -1,0 +1,100 @@
+import { Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { AnchorLink } from '../../components/links';
+import { dataOf } from '@relay/client';
+import { client } from '../../app/api-client';
+import { useSession } from '../../app/session';
+import { ConfirmButton } from '../../components/confirm-button';
+import { PageLoader } from '../../components/page-loader';
+import { ProblemAlert } from '../../components/problem-alert';
+import { RuleForm } from './rule-form';
+import { rulesQuery } from './rules-query';
+import type { Rule } from './rule-types';
+
+/** /app/rules: the providers (the API's rules) that route each source to its target. */
+export function RulesPage() {
+  const { canWrite } = useSession();
+  const queryClient = useQueryClient();
+  const rules = useQuery(rulesQuery);
+  const [editing, setEditing] = useState<Rule | 'new' | null>(null);
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: ['rules'] });
+  const toggle = useMutation({
+    mutationFn: async (rule: Rule): Promise<Rule> =>
+      dataOf(client.PATCH('/rules/{id}', { params: { path: { id: rule.id } }, body: { active: !rule.active } })),
+    onSuccess: invalidate,
+  });
+  const remove = useMutation({
+    mutationFn: async (id: string) => dataOf(client.DELETE('/rules/{id}', { params: { path: { id } } })),
+    onSuccess: invalidate,
+  });
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>Rules</Title>
+        {canWrite ? (
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')}>
+            New provider
+          </Button>
+        ) : null}
+      </Group>
+      <ProblemAlert error={rules.error ?? toggle.error ?? remove.error} />
+      {rules.isPending ? <PageLoader /> : null}
+      {rules.data?.rules.length === 0 ? (
+        <Text c="dimmed">No providers yet: webhooks of every source go to the default target.</Text>
+      ) : null}
+      {rules.data?.rules.length ? (
+        <Table striped highlightOnHover>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Source</Table.Th>
+              <Table.Th>Target</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Signing</Table.Th>
+              {canWrite ? <Table.Th>Actions</Table.Th> : null}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rules.data.rules.map((rule) => (
+              <Table.Tr key={rule.id}>
+                <Table.Td>
+                  <AnchorLink to="/rules/$id" params={{ id: rule.id }}>
+                    {rule.source}
+                  </AnchorLink>
+                </Table.Td>
+                <Table.Td>{rule.target_url}</Table.Td>
+                <Table.Td>
+                  <Badge color={rule.active ? 'green' : 'gray'}>{rule.active ? 'active' : 'inactive'}</Badge>
+                </Table.Td>
+                <Table.Td>{rule.has_signing_secret ? 'signed' : 'unsigned'}</Table.Td>
+                {canWrite ? (
+                  <Table.Td>
+                    <Group gap="xs" wrap="nowrap">
+                      <Button size="xs" variant="default" onClick={() => setEditing(rule)}>
+                        Edit
+                      </Button>
+                      <Button size="xs" variant="default" onClick={() => toggle.mutate(rule)}>
+                        {rule.active ? 'Deactivate' : 'Activate'}
+                      </Button>
+                      <ConfirmButton
+                        size="xs"
+                        message={`Delete the provider ${rule.source} and its hooks? This cannot be undone.`}
+                        confirmLabel="Delete"
+                        onConfirm={() => remove.mutate(rule.id)}
+                      >
+                        Delete
+                      </ConfirmButton>
+                    </Group>
+                  </Table.Td>
+                ) : null}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      ) : null}
+      {editing ? <RuleForm rule={editing === 'new' ? undefined : editing} onClose={() => setEditing(null)} /> : null}
+    </Stack>
+  );
+}

@@ -1,0 +1,106 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { admin, fakeApi, renderApp, viewer } from '../../../test/render-app';
+import { rule, RULE_ID } from './rule-fixtures';
+
+describe('rules page', () => {
+  it('lists providers and creates one, showing a refused field under that field', async () => {
+    let attempt = 0;
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      'GET /rules': { body: { rules: [rule] } },
+      'POST /rules': () =>
+        ++attempt === 1
+          ? {
+              status: 400,
+              body: {
+                title: 'Bad Request',
+                status: 400,
+                code: 'validation_failed',
+                detail: 'The request is not valid.',
+                errors: [{ field: 'source', message: '1-64 letters, digits' }],
+              },
+            }
+          : { status: 201, body: { ...rule, id: 'new', source: 'github' } },
+    });
+    renderApp('/app/rules');
+    expect(await screen.findByRole('link', { name: 'stripe' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getByText('signed')).toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'New provider' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.type(within(dialog).getByLabelText(/Source/), 'git hub');
+    await user.type(within(dialog).getByLabelText(/Target URL/), 'https://example.com/gh');
+    await user.type(within(dialog).getByLabelText(/Signing secret/), 'a-secret-of-16-chars');
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    // The message sits on the field: Mantine links it as the input's description of the error.
+    expect(await within(dialog).findByText('1-64 letters, digits')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText(/Source/)).toHaveAttribute('aria-invalid', 'true');
+    await user.clear(within(dialog).getByLabelText(/Source/));
+    await user.type(within(dialog).getByLabelText(/Source/), 'github');
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    const posts = api.calls.filter((c) => c.method === 'POST');
+    expect(posts.at(-1)?.body).toEqual({
+      source: 'github',
+      target_url: 'https://example.com/gh',
+      description: null,
+      active: true,
+      signing_secret: 'a-secret-of-16-chars',
+    });
+    // The list is read again after the change.
+    await waitFor(() =>
+      expect(api.calls.filter((c) => c.method === 'GET' && c.url.pathname === '/rules')).toHaveLength(2),
+    );
+  });
+
+  it('deactivates and deletes a provider, deleting only after confirmation', async () => {
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      'GET /rules': { body: { rules: [rule] } },
+      [`PATCH /rules/${RULE_ID}`]: { body: { ...rule, active: false } },
+      [`DELETE /rules/${RULE_ID}`]: { status: 204 },
+    });
+    renderApp('/app/rules');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Deactivate' }));
+    await waitFor(() => expect(api.calls.find((c) => c.method === 'PATCH')?.body).toEqual({ active: false }));
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    expect(api.calls.some((c) => c.method === 'DELETE')).toBe(false);
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent('Delete the provider stripe');
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(api.calls.some((c) => c.method === 'DELETE')).toBe(true));
+  });
+
+  it('edits a provider sending only what changed, and never shows the stored secret', async () => {
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      'GET /rules': { body: { rules: [rule] } },
+      [`PATCH /rules/${RULE_ID}`]: { body: { ...rule, target_url: 'https://example.com/v2' } },
+    });
+    renderApp('/app/rules');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Edit' }, { timeout: 5000 }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByLabelText(/Signing secret/)).toHaveValue('');
+    expect(within(dialog).getByText('A secret is set; type a new one to replace it')).toBeInTheDocument();
+    const target = within(dialog).getByLabelText(/Target URL/);
+    await user.clear(target);
+    await user.type(target, 'https://example.com/v2');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() =>
+      expect(api.calls.find((c) => c.method === 'PATCH')?.body).toEqual({ target_url: 'https://example.com/v2' }),
+    );
+  });
+
+  it('shows a viewer no write controls', async () => {
+    fakeApi({ 'GET /api/auth/me': { body: viewer }, 'GET /rules': { body: { rules: [rule] } } });
+    renderApp('/app/rules');
+    expect(await screen.findByRole('link', { name: 'stripe' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'New provider' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Delete' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Edit' })).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,69 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { admin, fakeApi, renderApp, viewer } from '../../../test/render-app';
+
+const endpoint = {
+  base_url: 'https://relay.example.com',
+  ingest_url: 'https://acme.hooks.example.com/',
+  source_url_template: 'https://acme.hooks.example.com/{source}',
+  reserved_sources: ['api', 'app'],
+  organization: { id: 'o1', slug: 'acme' },
+  ingest_urls: ['https://acme.hooks.example.com/', 'https://hooks.acme.com/'],
+};
+const target = { target_url: null, effective_target_url: 'https://install.example.com', effective_from: 'install' };
+const routes = {
+  'GET /config/endpoint': { body: endpoint },
+  'GET /config/default-target': { body: target },
+  'GET /api/organization': { body: { id: 'o1', slug: 'acme', name: 'Acme Inc' } },
+};
+
+describe('settings page', () => {
+  it('shows the ingest URLs with copy buttons, the default target in effect and the organization', async () => {
+    fakeApi({ 'GET /api/auth/me': { body: viewer }, ...routes });
+    renderApp('/app/settings');
+    expect(
+      await screen.findByText('https://acme.hooks.example.com/{source}', {}, { timeout: 5000 }),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Copy ingest URL' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Copy https://hooks.acme.com/' })).toBeInTheDocument();
+    expect(
+      await screen.findByText(/In effect: https:\/\/install.example.com \(the install default\)/),
+    ).toBeInTheDocument();
+    expect(await screen.findByText('Name: Acme Inc')).toBeInTheDocument();
+    // A viewer reads the default target but cannot change it.
+    expect(screen.queryByRole('button', { name: 'Save' })).not.toBeInTheDocument();
+  });
+
+  it('lets an admin set the default target, showing a refused URL under the field', async () => {
+    let attempt = 0;
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      ...routes,
+      'POST /config/default-target': () => {
+        attempt += 1;
+        if (attempt === 1)
+          return {
+            status: 422,
+            body: { title: 'Target refused', status: 422, code: 'target_url_rejected', detail: 'private network' },
+          };
+        const { target_url } = api.calls.at(-1)?.body as { target_url: string };
+        return { body: { target_url, effective_target_url: target_url, effective_from: 'organization' } };
+      },
+    });
+    renderApp('/app/settings');
+    const user = userEvent.setup();
+    const input = await screen.findByLabelText('Organization default target', {}, { timeout: 5000 });
+    await user.type(input, 'http://10.0.0.1/');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(input).toHaveAttribute('aria-invalid', 'true'));
+    expect(screen.getAllByText('private network').length).toBeGreaterThan(0);
+    await user.clear(input);
+    await user.type(input, 'https://example.com/hooks');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText(/In effect: https:\/\/example.com\/hooks/)).toBeInTheDocument();
+    expect(api.calls.filter((c) => c.method === 'POST').at(-1)?.body).toEqual({
+      target_url: 'https://example.com/hooks',
+    });
+  });
+});

@@ -1,0 +1,13 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// The api serves the built app under /app/; in development Vite forwards the API's paths to a local api.
+const api = 'http://127.0.0.1:3000';
+const proxied = ['/api', '/events', '/rules', '/config', '/stats', '/openapi.json', '/health', '/ready'];
+
+export default defineConfig({
+  base: '/app/',
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true },
+  server: { proxy: Object.fromEntries(proxied.map((path) => [path, { target: api, changeOrigin: false }])) },
+});

@@ -98,4 +98,22 @@ export default tseslint.config(
     files: ['apps/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['@relay/api', '@relay/delivery-worker', '**/apps/**'] }] },
   },
+  // The typed client runs in browsers and in Node, under any UI (dashboard, CLI, TUI, MCP server): no
+  // Node built-ins, workspace packages or UI frameworks. Its generator (codegen/) runs in Node only.
+  {
+    files: ['packages/client/src/**'],
+    ignores: ['packages/client/src/codegen/**', '**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['node:*', '@relay/*', 'react', 'react-dom', '@mantine/*', '@tanstack/*', 'ink', 'express'] },
+      ],
+    },
+  },
+  // The dashboard is a client of the REST API: of the workspace it imports only the typed client.
+  {
+    files: ['apps/dashboard/**'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { 'no-restricted-imports': ['error', { patterns: ['@relay/*', '!@relay/client', '**/apps/**'] }] },
+  },
 );

@@ -1,5 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID, issueToken, parseToken } from '@relay/core';
 import { createCredentialRepository, createUserRepository } from '@relay/db';
+import { waitFor } from '@relay/test-support';
 import { basicAuth, FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
 
 describe('GET /api/auth/me with Basic and Bearer credentials', () => {
@@ -85,8 +86,12 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
   it('accepts an organization API key with its scopes', async () => {
     const res = await pipeline.http.get('/api/auth/me').set('authorization', `Bearer ${apiKey}`).expect(200);
     expect(res.body).toMatchObject({ mechanism: 'token', kind: 'api_key', user: null, scopes: ['events:read'] });
-    const row = await pipeline.store.prisma.apiKey.findFirst();
-    expect(row?.lastUsedAt).not.toBeNull();
+    // last_used_at is written after the answer (it never delays a request): wait for it.
+    await waitFor(
+      async () => (await pipeline.store.prisma.apiKey.findFirst())?.lastUsedAt != null,
+      5_000,
+      'the key to be marked used',
+    );
   });
 
   it('accepts a personal token, acting with its owner role', async () => {

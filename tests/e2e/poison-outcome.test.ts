@@ -3,6 +3,9 @@ import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { REDIS_URL, startPipeline, userCredential, type Pipeline } from './harness';
 
+// Each case delivers hundreds of events and waits up to a minute for them on a loaded machine.
+jest.setTimeout(120_000);
+
 // Issue 11, item 1: an outcome the relay cannot store must not poison its batch, and an event the
 // relay cannot finish for its own fault must end `failed` with the reason instead of looping.
 let pipeline: Pipeline;

@@ -8,5 +8,7 @@ export default defineConfig({
     include: ['src/**/*.test.tsx', 'test/**/*.test.tsx'],
     setupFiles: ['./test/setup.ts'],
     css: false,
+    // Component tests render Mantine pages in jsdom: seconds each on a loaded 2-core machine, not vitest's 5 s default.
+    testTimeout: 20_000,
   },
 });

@@ -44,14 +44,19 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 }
 
-/** Screenshots go to a temporary folder (printed once), one file per page visited. */
+/**
+ * Screenshots go to a temporary folder (printed once), one full-page file per page visited. With
+ * DOCS_SCREENSHOTS_DIR set (pnpm docs:screenshots) they replace the documentation's images there instead:
+ * the viewport only, so each image keeps the 1280x800 size docs/dashboard.md is laid out for.
+ */
 export function screenshotter(): { dir: string; take(page: Page, name: string): Promise<void> } {
-  const dir = path.join(tmpdir(), `relay-dashboard-screens-${Date.now()}`);
+  const docsDir = process.env.DOCS_SCREENSHOTS_DIR;
+  const dir = docsDir ? path.resolve(docsDir) : path.join(tmpdir(), `relay-dashboard-screens-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
   return {
     dir,
     take: async (page, name) => {
-      await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: !docsDir, animations: 'disabled' });
     },
   };
 }

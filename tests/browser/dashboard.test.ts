@@ -1,34 +1,24 @@
-import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
-import { FAST_HASH_ENV, seedUser, startPipeline, userCredential, type Pipeline } from '../e2e/harness';
-import { listen } from '../e2e/sse-client';
-import { buildDashboard, launchBrowser, screenshotter } from './browser-harness';
+import { seedUser, userCredential, type Pipeline } from '../e2e/harness';
+import { screenshotter } from './browser-harness';
+import { newContext, startRelaySession, type RelaySession } from './relay-session';
 
 // The dashboard in a real browser against the real api, worker, Postgres and Redis.
 jest.setTimeout(120_000);
 
+let relay: RelaySession;
 let pipeline: Pipeline;
-let served: { url: string; close(): Promise<void> };
 let target: TargetServer;
 let browser: Browser;
-let dashboardDir: string;
 const shots = screenshotter();
 const PASSWORD = 'browser-password-1';
 const OPERATOR_TOKEN = 'browser-operator-bootstrap-token';
 
 beforeAll(async () => {
-  dashboardDir = buildDashboard();
   target = await startTargetServer();
-  pipeline = await startPipeline({
-    api: {
-      ...FAST_HASH_ENV,
-      SESSION_SECRET: 'browser-test',
-      DASHBOARD_DIR: dashboardDir,
-      PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
-    },
-  });
-  served = await listen(pipeline.api.app);
+  relay = await startRelaySession({ PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN });
+  ({ pipeline, browser } = relay);
   await seedUser(pipeline, { username: 'ada', role: 'admin', password: PASSWORD });
   await seedUser(pipeline, { username: 'vic', role: 'viewer', password: PASSWORD });
   const { authorization } = await userCredential(pipeline, 'admin');
@@ -37,21 +27,17 @@ beforeAll(async () => {
     .set('authorization', authorization)
     .send({ source: 'live', target_url: `${target.url}/ok` })
     .expect(201);
-  browser = await launchBrowser();
   console.log(`dashboard screenshots: ${shots.dir}`);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await served?.close();
-  await pipeline?.close();
+  await relay?.close();
   await target?.close();
-  if (dashboardDir) rmSync(dashboardDir, { recursive: true, force: true });
 });
 
 async function signIn(context: BrowserContext, username: string, path = '/app/events'): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`${served.url}${path}`);
+  await page.goto(`${relay.url}${path}`);
   await page.waitForURL(/\/app\/login\?redirect=/);
   await page.getByRole('textbox', { name: 'Username' }).fill(username);
   await page.locator('input[type=password]').fill(PASSWORD);
@@ -63,7 +49,7 @@ describe('the dashboard in a browser', () => {
   let context: BrowserContext;
   let page: Page;
   beforeAll(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context = await newContext(browser);
   });
   afterAll(async () => context.close());
 
@@ -71,14 +57,14 @@ describe('the dashboard in a browser', () => {
     page = await signIn(context, 'ada');
     // The live feed answers once it is subscribed: from then on no new event can be missed.
     const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === '/events/stream');
-    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.getByRole('heading', { name: 'Events', exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/app/events');
     expect((await streamOpen).status()).toBe(200);
     await shots.take(page, '01-events-empty');
   });
 
   it('shows an ingested webhook live, without a reload', async () => {
-    const res = await fetch(`${served.url}/live`, {
+    const res = await fetch(`${relay.url}/live`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ hello: 'browser' }),
@@ -100,7 +86,7 @@ describe('the dashboard in a browser', () => {
 
   it('retries a failed event from the UI once the target is fixed, and sees it delivered', async () => {
     target.replyWith(500);
-    const res = await fetch(`${served.url}/live`, {
+    const res = await fetch(`${relay.url}/live`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ hello: 'retry' }),
@@ -108,7 +94,7 @@ describe('the dashboard in a browser', () => {
     const { id } = (await res.json()) as { id: string };
     await pipeline.waitForStatus(id, 'failed', 20_000);
     target.replyWith(200);
-    await page.goto(`${served.url}/app/events/${id}`);
+    await page.goto(`${relay.url}/app/events/${id}`);
     await page.getByText('failed', { exact: true }).first().waitFor();
     await page.getByRole('button', { name: 'Retry' }).click();
     await pipeline.waitForStatus(id, 'delivered', 20_000);
@@ -154,7 +140,7 @@ describe('the dashboard in a browser', () => {
   it('signs out', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await page.goto(`${served.url}/app/events`);
+    await page.goto(`${relay.url}/app/events`);
     await page.waitForURL(/\/app\/login/);
     await shots.take(page, '06-login');
   });
@@ -162,7 +148,7 @@ describe('the dashboard in a browser', () => {
 
 describe('a viewer', () => {
   it('sees no write controls', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await newContext(browser);
     try {
       const page = await signIn(context, 'vic');
       await page.getByRole('link', { name: 'live' }).first().waitFor();
@@ -185,10 +171,10 @@ describe('a platform operator', () => {
       .set('authorization', `Bearer ${OPERATOR_TOKEN}`)
       .send({ username: 'root' })
       .expect(201);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await newContext(browser);
     try {
       const page = await context.newPage();
-      await page.goto(`${served.url}/app/login`);
+      await page.goto(`${relay.url}/app/login`);
       await page.getByRole('textbox', { name: 'Username' }).fill('root');
       await page.locator('input[type=password]').fill(created.body.password);
       await page.getByRole('button', { name: 'Sign in' }).click();

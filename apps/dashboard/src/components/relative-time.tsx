@@ -1,4 +1,4 @@
-import { Text, Tooltip } from '@mantine/core';
+import { Text } from '@mantine/core';
 
 const units: [Intl.RelativeTimeFormatUnit, number][] = [
   ['day', 86_400_000],
@@ -16,7 +16,10 @@ export function relativeTime(iso: string, now = Date.now()): string {
   return iso;
 }
 
-/** A relative time with the absolute timestamp on hover (and in the `datetime` attribute). */
+/**
+ * A relative time with the absolute timestamp on hover (the native `title`, and in the `datetime` attribute). Not a
+ * Mantine Tooltip: the events page shows 200 of these, and a floating tooltip per row cost most of its render time.
+ */
 export function RelativeTime({ iso }: { iso: string | null }) {
   if (!iso)
     return (
@@ -26,10 +29,8 @@ export function RelativeTime({ iso }: { iso: string | null }) {
     );
   const absolute = new Date(iso).toLocaleString();
   return (
-    <Tooltip label={absolute}>
-      <time dateTime={iso} title={absolute}>
-        {relativeTime(iso)}
-      </time>
-    </Tooltip>
+    <time dateTime={iso} title={absolute}>
+      {relativeTime(iso)}
+    </time>
   );
 }

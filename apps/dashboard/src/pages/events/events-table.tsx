@@ -1,4 +1,5 @@
 import { Checkbox, Table, Text } from '@mantine/core';
+import { memo } from 'react';
 import { AnchorLink } from '../../components/links';
 import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
@@ -43,36 +44,66 @@ export function EventsTable({ events, statuses, selectable, selected, onToggle, 
       </Table.Thead>
       <Table.Tbody>
         {events.map((e) => (
-          <Table.Tr key={e.id} data-testid="event-row">
-            {selectable ? (
-              <Table.Td>
-                <Checkbox
-                  aria-label={`Select event ${e.id}`}
-                  checked={selected.has(e.id)}
-                  onChange={() => onToggle(e.id)}
-                />
-              </Table.Td>
-            ) : null}
-            <Table.Td>
-              <AnchorLink to="/events/$id" params={{ id: e.id }}>
-                {e.source}
-              </AnchorLink>
-            </Table.Td>
-            <Table.Td>
-              <StatusBadge status={statuses[e.id] ?? e.status} acknowledged={e.acknowledged} />
-            </Table.Td>
-            <Table.Td>{e.attempt_count}</Table.Td>
-            <Table.Td>
-              <Text size="sm" c="dimmed" lineClamp={1}>
-                {e.failure_reason ?? ''}
-              </Text>
-            </Table.Td>
-            <Table.Td>
-              <RelativeTime iso={e.created_at} />
-            </Table.Td>
-          </Table.Tr>
+          <EventRow
+            key={e.id}
+            event={e}
+            status={statuses[e.id] ?? e.status}
+            selectable={selectable}
+            selected={selected.has(e.id)}
+            onToggle={onToggle}
+          />
         ))}
       </Table.Tbody>
     </Table>
   );
 }
+
+type Row = Props['events'][number];
+interface RowProps {
+  event: Row;
+  status: EventSummary['status'];
+  selectable: boolean;
+  selected: boolean;
+  onToggle: (id: string) => void;
+}
+
+// Memoised by value: a live message or a selection re-renders the rows it changes, not all 200 (live rows arrive
+// as new objects each batch, so identity alone would not do).
+const EventRow = memo(
+  function EventRow({ event: e, status, selectable, selected, onToggle }: RowProps) {
+    return (
+      <Table.Tr data-testid="event-row">
+        {selectable ? (
+          <Table.Td>
+            <Checkbox aria-label={`Select event ${e.id}`} checked={selected} onChange={() => onToggle(e.id)} />
+          </Table.Td>
+        ) : null}
+        <Table.Td>
+          <AnchorLink to="/events/$id" params={{ id: e.id }}>
+            {e.source}
+          </AnchorLink>
+        </Table.Td>
+        <Table.Td>
+          <StatusBadge status={status} acknowledged={e.acknowledged} />
+        </Table.Td>
+        <Table.Td>{e.attempt_count}</Table.Td>
+        <Table.Td>
+          <Text size="sm" c="dimmed" lineClamp={1}>
+            {e.failure_reason ?? ''}
+          </Text>
+        </Table.Td>
+        <Table.Td>
+          <RelativeTime iso={e.created_at} />
+        </Table.Td>
+      </Table.Tr>
+    );
+  },
+  (a, b) =>
+    a.status === b.status &&
+    a.selectable === b.selectable &&
+    a.selected === b.selected &&
+    a.onToggle === b.onToggle &&
+    (['id', 'source', 'created_at', 'attempt_count', 'failure_reason', 'acknowledged'] as const).every(
+      (k) => a.event[k] === b.event[k],
+    ),
+);

@@ -1,7 +1,7 @@
 import { Button, Group, Pagination, Stack, Switch, Text, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
 import { useSession } from '../../app/session';
@@ -52,12 +52,16 @@ export function EventsPage() {
     live.reset();
     void navigate({ search: (prev) => ({ ...prev, ...patch, page: 'page' in patch ? (patch.page ?? 1) : 1 }) });
   };
-  const toggle = (id: string) =>
-    setSelected((s) => {
-      const next = new Set(s);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
+  // Stable, so memoised rows do not re-render when the page does.
+  const toggle = useCallback(
+    (id: string) =>
+      setSelected((s) => {
+        const next = new Set(s);
+        if (!next.delete(id)) next.add(id);
+        return next;
+      }),
+    [],
+  );
   const canSelect = canWrite && me.scopes.some((s) => s === 'webhooks:send' || s === 'organization:manage');
   return (
     <Stack>

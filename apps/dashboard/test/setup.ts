@@ -1,7 +1,11 @@
 import '@testing-library/jest-dom/vitest';
 import { notifications } from '@mantine/notifications';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+
+// findBy*/waitFor give up after 1 s by default: a lazy route rendering Mantine in jsdom takes longer than that on
+// a loaded 2-core machine (tests failed at random there). Waiting longer only slows a test that fails anyway.
+configure({ asyncUtilTimeout: 8_000 });
 
 // jsdom lacks the layout APIs Mantine asks for.
 Object.defineProperty(window, 'matchMedia', {

@@ -1,4 +1,4 @@
-import { Button, Group, Modal, Text, type ButtonProps } from '@mantine/core';
+import { Button, Group, Modal, Table, Text, type ButtonProps } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 
@@ -42,5 +42,24 @@ export function ConfirmButton({
         </Group>
       </Modal>
     </>
+  );
+}
+
+/** A table cell holding one small destructive action (delete, revoke) behind its confirmation. */
+export function ConfirmCell({
+  message,
+  label,
+  onConfirm,
+}: {
+  message: ReactNode;
+  label: string;
+  onConfirm: () => void;
+}) {
+  return (
+    <Table.Td>
+      <ConfirmButton size="xs" message={message} confirmLabel={label} onConfirm={onConfirm}>
+        {label}
+      </ConfirmButton>
+    </Table.Td>
   );
 }

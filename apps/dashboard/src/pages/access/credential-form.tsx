@@ -1,7 +1,8 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { dataOf } from '@relay/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from '../rules/field-error';
@@ -86,14 +87,7 @@ export function CredentialForm({ kind, onClose }: CredentialFormProps) {
               onChange={(e) => setExpiresAt(e.currentTarget.value)}
               error={fieldError(create.error, 'expires_at')}
             />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={create.isPending}>
-                Create
-              </Button>
-            </Group>
+            <FormActions onCancel={onClose} pending={create.isPending} />
           </Stack>
         </form>
       )}

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
-import { ConfirmButton } from '../../components/confirm-button';
+import { ConfirmCell } from '../../components/confirm-button';
 import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
 import type { Token } from './access-types';
@@ -76,16 +76,11 @@ export function CredentialsPanel({ kind, canWrite }: { kind: 'api-key' | 'token'
                 <Table.Td>{when(t.expires_at)}</Table.Td>
                 <Table.Td>{when(t.last_used_at)}</Table.Td>
                 {canWrite ? (
-                  <Table.Td>
-                    <ConfirmButton
-                      size="xs"
-                      message={`Revoke the ${noun} ${t.name}? Clients using it stop working at once.`}
-                      confirmLabel="Revoke"
-                      onConfirm={() => remove.mutate(t.id)}
-                    >
-                      Revoke
-                    </ConfirmButton>
-                  </Table.Td>
+                  <ConfirmCell
+                    message={`Revoke the ${noun} ${t.name}? Clients using it stop working at once.`}
+                    label="Revoke"
+                    onConfirm={() => remove.mutate(t.id)}
+                  />
                 ) : null}
               </Table.Tr>
             ))}

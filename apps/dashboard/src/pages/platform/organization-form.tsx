@@ -1,7 +1,8 @@
-import { Alert, Button, Group, Modal, PasswordInput, SimpleGrid, Stack, TextInput } from '@mantine/core';
+import { Alert, Button, Modal, PasswordInput, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { dataOf } from '@relay/client';
+import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from '../rules/field-error';
@@ -76,14 +77,7 @@ export function OrganizationForm({ onClose }: { onClose: () => void }) {
                 );
               })}
             </SimpleGrid>
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={create.isPending}>
-                Create
-              </Button>
-            </Group>
+            <FormActions onCancel={onClose} pending={create.isPending} />
           </Stack>
         </form>
       )}

@@ -5,7 +5,7 @@ import { AnchorLink } from '../../components/links';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
 import { useSession } from '../../app/session';
-import { ConfirmButton } from '../../components/confirm-button';
+import { ConfirmCell } from '../../components/confirm-button';
 import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
 import { HookForm } from './hook-form';
@@ -72,16 +72,11 @@ export function RuleDetailPage() {
                 <Table.Td>{hook.trigger}</Table.Td>
                 <Table.Td>{hook.active ? 'active' : 'inactive'}</Table.Td>
                 {canWrite ? (
-                  <Table.Td>
-                    <ConfirmButton
-                      size="xs"
-                      message={`Delete the hook to ${hook.target_url}?`}
-                      confirmLabel="Delete"
-                      onConfirm={() => remove.mutate(hook.id)}
-                    >
-                      Delete
-                    </ConfirmButton>
-                  </Table.Td>
+                  <ConfirmCell
+                    message={`Delete the hook to ${hook.target_url}?`}
+                    label="Delete"
+                    onConfirm={() => remove.mutate(hook.id)}
+                  />
                 ) : null}
               </Table.Tr>
             ))}

@@ -1,8 +1,9 @@
-import { Button, Checkbox, Group, Modal, PasswordInput, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { Checkbox, Modal, PasswordInput, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import type { paths } from '@relay/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { dataOf } from '@relay/client';
+import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from './field-error';
@@ -96,14 +97,7 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
             />
           ) : null}
           <Switch label="Active" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={save.isPending}>
-              {rule ? 'Save' : 'Create'}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} pending={save.isPending} submitLabel={rule ? 'Save' : 'Create'} />
         </Stack>
       </form>
     </Modal>

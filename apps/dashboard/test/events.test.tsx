@@ -145,6 +145,14 @@ describe('events page', () => {
     await waitFor(() => expect(FakeEventSource.last?.url).toBe('/events/stream'));
     act(() => FakeEventSource.last!.emit('event.created', { ...event(id(2), 'queued') }));
     expect(await screen.findByText('src-2')).toBeInTheDocument();
+    // Its delivery arrives as an attempt and a status: the row says delivered after one attempt, not zero.
+    act(() => {
+      FakeEventSource.last!.emit('attempt', { event_id: id(2), attempt_number: 1, kind: 'main' });
+      FakeEventSource.last!.emit('event.status', { id: id(2), status: 'delivered' });
+    });
+    const row2 = screen.getByRole('link', { name: 'src-2' }).closest('tr')!;
+    await waitFor(() => expect(within(row2).getByText('delivered')).toBeInTheDocument());
+    expect(within(row2).getAllByRole('cell')[3]).toHaveTextContent('1');
     const user = userEvent.setup();
     await user.click(screen.getByRole('switch', { name: 'Pause live updates' }));
     act(() => FakeEventSource.last!.emit('event.created', { ...event(id(3), 'queued') }));

@@ -12,13 +12,15 @@ interface Props {
   >[];
   /** Live statuses that arrived after the page was fetched. */
   statuses: Record<string, EventSummary['status']>;
+  /** Live main-attempt counts, likewise (never below the fetched count). */
+  attempts: Record<string, number>;
   selectable: boolean;
   selected: Set<string>;
   onToggle: (id: string) => void;
   onToggleAll: (ids: string[]) => void;
 }
 
-export function EventsTable({ events, statuses, selectable, selected, onToggle, onToggleAll }: Props) {
+export function EventsTable({ events, statuses, attempts, selectable, selected, onToggle, onToggleAll }: Props) {
   const ids = events.map((e) => e.id);
   const all = ids.length > 0 && ids.every((id) => selected.has(id));
   return (
@@ -48,6 +50,7 @@ export function EventsTable({ events, statuses, selectable, selected, onToggle, 
             key={e.id}
             event={e}
             status={statuses[e.id] ?? e.status}
+            attempts={Math.max(attempts[e.id] ?? 0, e.attempt_count)}
             selectable={selectable}
             selected={selected.has(e.id)}
             onToggle={onToggle}
@@ -62,6 +65,7 @@ type Row = Props['events'][number];
 interface RowProps {
   event: Row;
   status: EventSummary['status'];
+  attempts: number;
   selectable: boolean;
   selected: boolean;
   onToggle: (id: string) => void;
@@ -70,7 +74,7 @@ interface RowProps {
 // Memoised by value: a live message or a selection re-renders the rows it changes, not all 200 (live rows arrive
 // as new objects each batch, so identity alone would not do).
 const EventRow = memo(
-  function EventRow({ event: e, status, selectable, selected, onToggle }: RowProps) {
+  function EventRow({ event: e, status, attempts, selectable, selected, onToggle }: RowProps) {
     return (
       <Table.Tr data-testid="event-row">
         {selectable ? (
@@ -86,7 +90,7 @@ const EventRow = memo(
         <Table.Td>
           <StatusBadge status={status} acknowledged={e.acknowledged} />
         </Table.Td>
-        <Table.Td>{e.attempt_count}</Table.Td>
+        <Table.Td>{attempts}</Table.Td>
         <Table.Td>
           <Text size="sm" c="dimmed" lineClamp={1}>
             {e.failure_reason ?? ''}
@@ -100,10 +104,9 @@ const EventRow = memo(
   },
   (a, b) =>
     a.status === b.status &&
+    a.attempts === b.attempts &&
     a.selectable === b.selectable &&
     a.selected === b.selected &&
     a.onToggle === b.onToggle &&
-    (['id', 'source', 'created_at', 'attempt_count', 'failure_reason', 'acknowledged'] as const).every(
-      (k) => a.event[k] === b.event[k],
-    ),
+    (['id', 'source', 'created_at', 'failure_reason', 'acknowledged'] as const).every((k) => a.event[k] === b.event[k]),
 );

@@ -103,6 +103,7 @@ export function EventsPage() {
         <EventsTable
           events={rows}
           statuses={live.statuses}
+          attempts={live.attempts}
           selectable={canSelect}
           selected={selected}
           onToggle={toggle}

@@ -15,6 +15,8 @@ export function useLiveEvents(enabled: boolean, paused: boolean) {
   const [live, setLive] = useState<LiveEvent[]>([]);
   const [held, setHeld] = useState<LiveEvent[]>([]);
   const [statuses, setStatuses] = useState<Record<string, EventSummary['status']>>({});
+  // Main delivery attempts finished since the page was fetched: a row turning `delivered` shows its attempt too.
+  const [attempts, setAttempts] = useState<Record<string, number>>({});
   const [deleted, setDeleted] = useState<ReadonlySet<string>>(new Set());
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
@@ -46,7 +48,13 @@ export function useLiveEvents(enabled: boolean, paused: boolean) {
       const { id } = JSON.parse(m.data) as { id: string };
       setDeleted((all) => new Set(all).add(id));
     };
+    const onAttempt = (m: MessageEvent<string>) => {
+      const a = JSON.parse(m.data) as { event_id: string; attempt_number: number; kind: 'main' | 'hook' };
+      if (a.kind !== 'main') return;
+      setAttempts((all) => ({ ...all, [a.event_id]: Math.max(all[a.event_id] ?? 0, a.attempt_number) }));
+    };
     source.addEventListener('event.status', onStatus);
+    source.addEventListener('attempt', onAttempt);
     source.addEventListener('event.deleted', onDeleted);
     return () => {
       if (frame !== undefined) cancelAnimationFrame(frame);
@@ -62,5 +70,5 @@ export function useLiveEvents(enabled: boolean, paused: boolean) {
     setLive([]);
     setHeld([]);
   };
-  return { live, heldCount: held.length, statuses, deleted, release, reset };
+  return { live, heldCount: held.length, statuses, attempts, deleted, release, reset };
 }

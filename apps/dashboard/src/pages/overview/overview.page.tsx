@@ -50,6 +50,13 @@ const bucketLabel = (iso: string, window: keyof typeof WINDOWS) =>
 const ms = (v: number | null) => (v === null ? '—' : `${Math.round(v)} ms`);
 
 /** Events by status over a window, success rate, latency percentiles, busiest sources, needs attention. */
+// One colour per event status, the same in both charts (and in the status badges).
+const STATUS_SERIES = [
+  { name: 'delivered', color: 'green.6' },
+  { name: 'failed', color: 'red.6' },
+  { name: 'queued', color: 'blue.6' },
+];
+
 export function OverviewPage() {
   const { window } = route.useSearch();
   const navigate = route.useNavigate();
@@ -97,11 +104,8 @@ export function OverviewPage() {
               data={s.series.map((p) => ({ ...p, start: bucketLabel(p.start, window) }))}
               dataKey="start"
               type="stacked"
-              series={[
-                { name: 'delivered', color: 'green.6' },
-                { name: 'failed', color: 'red.6' },
-                { name: 'queued', color: 'blue.6' },
-              ]}
+              series={STATUS_SERIES}
+              withLegend
             />
           </Card>
           <Card withBorder>
@@ -114,11 +118,8 @@ export function OverviewPage() {
               dataKey="source"
               orientation="vertical"
               type="stacked"
-              series={[
-                { name: 'delivered', color: 'green.6' },
-                { name: 'failed', color: 'red.6' },
-                { name: 'queued', color: 'blue.6' },
-              ]}
+              series={STATUS_SERIES}
+              withLegend
             />
           </Card>
           <NeedsAttention count={s.needs_attention} />

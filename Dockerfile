@@ -14,11 +14,13 @@ RUN npm install -g pnpm@10.34.8
 # Manifests first: the install layer is reused until one of them changes.
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY apps/api/package.json apps/api/
+COPY apps/cli/package.json apps/cli/
 COPY apps/delivery-worker/package.json apps/delivery-worker/
 COPY apps/dashboard/package.json apps/dashboard/
 COPY packages/client/package.json packages/client/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/core/package.json packages/core/
+COPY packages/mcp/package.json packages/mcp/
 COPY packages/db/package.json packages/db/
 COPY packages/queue/package.json packages/queue/
 COPY packages/service-kit/package.json packages/service-kit/

@@ -116,4 +116,16 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
     rules: { 'no-restricted-imports': ['error', { patterns: ['@relay/*', '!@relay/client', '**/apps/**'] }] },
   },
+  // So is the CLI (and its TUI, and its stdio MCP server): the typed client over HTTP, never a server package.
+  {
+    files: ['apps/cli/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@relay/*', '!@relay/client', '!@relay/mcp', '**/apps/**'] }],
+    },
+  },
+  // The MCP server is a client of the REST API too: the typed client, the MCP SDK and zod.
+  {
+    files: ['packages/mcp/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['@relay/*', '!@relay/client', '**/apps/**'] }] },
+  },
 );

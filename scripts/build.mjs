@@ -1,11 +1,12 @@
 // Production build: each app becomes one ESM file with the workspace packages bundled in and
 // node_modules left external (installed in the image). The Prisma client is generated CommonJS,
 // so the bundle gets a real `require` for it. The dashboard is built by Vite into apps/dashboard/dist,
-// which the api serves under /app/ (DASHBOARD_DIR).
+// which the api serves under /app/ (DASHBOARD_DIR); the `relay` CLI into apps/cli/dist (scripts/build-cli.mjs).
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildCli } from './build-cli.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const apps = ['api', 'delivery-worker'];
@@ -37,6 +38,7 @@ async function buildDashboard() {
 
 await Promise.all([
   buildDashboard(),
+  buildCli(),
   ...apps.map(async (app) => {
     const result = await build({
       entryPoints: [path.join(root, 'apps', app, 'src/main.ts')],
@@ -69,4 +71,6 @@ await Promise.all([
     assertResolvable(app, result.metafile);
   }),
 ]);
-console.log(`built ${apps.map((a) => `apps/${a}/dist/main.mjs`).join(', ')}, apps/dashboard/dist`);
+console.log(
+  `built ${apps.map((a) => `apps/${a}/dist/main.mjs`).join(', ')}, apps/dashboard/dist, apps/cli/dist/relay.mjs`,
+);

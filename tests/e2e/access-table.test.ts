@@ -110,6 +110,9 @@ describe('the authorization table, row by row', () => {
     'GET /api/auth/me',
     'GET /config/endpoint',
     'GET /config/oauth',
+    // The identity-provider login: its redirect and the provider's callback (tests/e2e/oidc-login.test.ts).
+    'GET /api/auth/idp',
+    'GET /api/auth/callback/idp',
     'GET /openapi.json',
     'GET /docs',
     'GET /docs/swagger-initializer.js',
@@ -119,6 +122,8 @@ describe('the authorization table, row by row', () => {
     'GET /app/{*path}',
     // Checks PLATFORM_ADMIN_TOKEN itself.
     'POST /api/platform/bootstrap/operator',
+    // Checks the one-time set-password code itself (limited like the login).
+    'POST /api/auth/password-reset',
   ];
   // Platform operators' routes: a session of an operator, nobody else (tests/e2e/platform.test.ts).
   const OPERATOR_ONLY = [
@@ -128,6 +133,10 @@ describe('the authorization table, row by row', () => {
     'GET /api/platform/organizations/:id',
     'PATCH /api/platform/organizations/:id/subscription',
     'GET /api/platform/audit',
+    'POST /api/platform/password',
+    'GET /api/platform/operators',
+    'POST /api/platform/operators',
+    'DELETE /api/platform/operators/:id',
   ];
 
   it('has a row for every route the app registers, except the public ones', () => {
@@ -175,8 +184,13 @@ describe('the authorization table, row by row', () => {
           rule,
         );
         // Personal tokens belong to users: an API key passes the guard but has none.
-        const ownTokens = template.startsWith('/api/auth/tokens') && caller.principal.kind === 'api_key';
-        expected = decision.ok && !ownTokens ? 'allowed' : 'forbidden';
+        // Nor a password to change.
+        const ownTokens =
+          (template.startsWith('/api/auth/tokens') || template === '/api/auth/password') &&
+          caller.principal.kind === 'api_key';
+        // The MCP endpoint takes bearer tokens only: a session or Basic is no credential there.
+        const bearerOnly = template === '/mcp' && !/token|API key/.test(caller.name);
+        expected = bearerOnly ? 'unauthenticated' : decision.ok && !ownTokens ? 'allowed' : 'forbidden';
       }
       const outcome = res.status === 401 ? 'unauthenticated' : res.status === 403 ? 'forbidden' : 'allowed';
       expect({ caller: caller.name, outcome }).toEqual({ caller: caller.name, outcome: expected });

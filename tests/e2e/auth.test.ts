@@ -124,7 +124,7 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
     const dump = JSON.stringify({ keys, users });
     expect(dump).not.toContain(parseToken(apiKey)!.secret);
     expect(dump).not.toContain('correct horse');
-    expect(users.every((u) => u.passwordHash.startsWith('$argon2id$'))).toBe(true);
+    expect(users.every((u) => u.passwordHash?.startsWith('$argon2id$'))).toBe(true);
   });
 
   it('ignores Authorization on public ingest', async () => {

@@ -72,6 +72,10 @@ const STRING_SAMPLES = () => [
   'walk@example.com',
   randomUUID(),
   new Date(Date.now() + 86_400_000).toISOString(),
+  // A path on the relay (return_to).
+  '/app/walk',
+  // An e-mail domain (an identity provider's allowed_domains).
+  'example.com',
 ];
 
 /** A valid value for a schema: required fields only, plus the fields on `include`. */

@@ -140,12 +140,16 @@ describe('GET /config/endpoint and /config/oauth', () => {
       provider: null,
       issuer: null,
       login_url: null,
+      button_label: null,
     });
     expect((await oidc.http.get('/config/oauth').expect(200)).body).toEqual({
       enabled: true,
       provider: 'oidc',
       issuer: 'https://id.example.com/realms/x',
       login_url: '/api/auth/idp',
+      button_label: 'Sign in with your identity provider',
     });
+    // Without a provider the login itself says so.
+    expect((await plain.http.get('/api/auth/idp').expect(404)).body).toMatchObject({ code: 'idp_not_configured' });
   });
 });

@@ -98,6 +98,11 @@ function bodyFor(route: string): object {
     'POST /rules/:id/hooks': { target_url: 'https://example.com/x', trigger: 'provider_failed' },
     'PATCH /rules/:id/hooks/:hookId': { active: false },
     'PATCH /api/users/:id/role': { role: 'viewer' },
+    // The walker's own organization's provider (no :id): valid, so only isolation could refuse it.
+    'PUT /api/organization/identity-provider': { issuer_url: 'https://id.example.com', client_id: 'walk' },
+    // A wrong current password (403): the right one would end the walk's own sessions and tokens.
+    'POST /api/auth/password': { current_password: 'not-the-password', new_password: 'Walk-new-password-1' },
+    'POST /api/auth/password-reset': { code: 'no-such-code', new_password: 'Walk-new-password-1' },
     'POST /rules/:id/secret/rotate': { signing_secret: 'taken-over-secret-0123456789' },
   };
   return bodies[route] ?? {};
@@ -225,11 +230,17 @@ describe('tenant isolation', () => {
       const bulk = route.startsWith('POST /events/bulk/');
       const allowed = targetsB
         ? [403, 404]
-        : route === 'POST /api/send'
-          ? [404]
-          : bulk
-            ? [200]
-            : [200, 201, 202, 400, 403, 409, 422];
+        : route.endsWith(' /mcp')
+          ? // Bearer tokens only; a JSON-RPC body it cannot take is a 4xx of the MCP transport.
+            [400, 401, 405, 406]
+          : route.endsWith(' /api/organization/identity-provider')
+            ? // A's own provider (no id to aim at B): 404 while A has none, 204 when a DELETE removed it.
+              [200, 204, 403, 404]
+            : route === 'POST /api/send'
+              ? [404]
+              : bulk
+                ? [200]
+                : [200, 201, 202, 400, 403, 409, 422];
       expect({ ...outcome, ok: allowed.includes(outcome.status) }).toEqual({ ...outcome, ok: true, leaked: [] });
     }
     expect(outcomes.filter((o) => o.route.startsWith('POST /events/bulk/')).every((o) => o.status === 200)).toBe(true);

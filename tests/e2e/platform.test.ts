@@ -48,6 +48,10 @@ beforeAll(async () => {
       PLATFORM_ADMIN_TOKEN: TOKEN,
       INGEST_CANONICAL_HOST: CANONICAL,
       INGEST_HOST_CACHE_MS: '0',
+      // The bootstrap race below makes 1 wrong and 5 concurrent attempts; with the default 5 per user, a loaded
+      // machine could count them all before the winner's refund and answer one 429 (tests/e2e/brute-force.test.ts
+      // covers the limit itself).
+      LOGIN_MAX_FAILURES_PER_USER: '20',
       PUBLIC_BASE_URL: 'https://relay.test',
       // supertest speaks plain http: the cookie https would make Secure by default is never set over it.
       SESSION_COOKIE_SECURE: 'false',

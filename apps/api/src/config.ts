@@ -10,6 +10,7 @@ import {
   text,
 } from '@relay/core';
 import { z } from 'zod';
+import { issuerAllowed } from './modules/idp/issuer-url';
 
 // apps/dashboard/dist of this checkout: `../package.json` is apps/api's manifest from src/config.ts (tests) and from
 // dist/main.mjs alike (the bundle's `require` is createRequire(import.meta.url)), whatever the working directory.
@@ -24,9 +25,24 @@ const fields = z.object({
   QUEUE_PREFIX: text('relay'),
   PUBLIC_BASE_URL: text('http://localhost:3000'),
   DEFAULT_TARGET_URL: optionalText(),
-  // Identity-provider login (OIDC): reported by GET /config/oauth; the login flow is a later issue.
-  OIDC_ISSUER_URL: optionalText(),
+  // Identity-provider login (OIDC) for the default organization: GET /api/auth/idp and its callback. The issuer
+  // must be https, except on a loopback address (a local provider, tests).
+  OIDC_ISSUER_URL: optionalText().refine((url) => url === undefined || issuerAllowed(url), {
+    message: 'must be an https:// URL (http:// only on a loopback address such as 127.0.0.1 or localhost)',
+  }),
   OIDC_CLIENT_ID: optionalText(),
+  // Unset: a public client (PKCE only, no client authentication).
+  OIDC_CLIENT_SECRET: optionalText(),
+  // Unset: ${PUBLIC_BASE_URL}/api/auth/callback/idp (see `schema` below).
+  OIDC_REDIRECT_URL: optionalText(),
+  OIDC_SCOPES: text('openid email profile'),
+  // Who gets a user at first login: nobody (`off`), any verified e-mail, or verified e-mails of OIDC_ALLOWED_DOMAINS.
+  OIDC_PROVISIONING: z.enum(['off', 'verified_email', 'domains']).default('off'),
+  OIDC_ALLOWED_DOMAINS: optionalText(),
+  // A claim (e.g. `groups`) whose value containing one of OIDC_ADMIN_VALUES makes an admin, else a viewer.
+  OIDC_ROLE_CLAIM: optionalText(),
+  OIDC_ADMIN_VALUES: optionalText(),
+  OIDC_BUTTON_LABEL: text('Sign in with your identity provider'),
   ALLOW_PUBLIC_TARGET_OVERRIDE: flag(false),
   INGEST_MAX_BODY_BYTES: integer(1_048_576, 1, 100 * 1_048_576),
   // A valid source, or every webhook posted to `/` (the advertised ingest URL) would be refused.
@@ -102,6 +118,8 @@ const fields = z.object({
 // Settings that default from others.
 const schema = fields.transform((settings) => ({
   ...settings,
+  OIDC_REDIRECT_URL:
+    settings.OIDC_REDIRECT_URL ?? `${settings.PUBLIC_BASE_URL.replace(/\/+$/, '')}/api/auth/callback/idp`,
   SESSION_COOKIE_SECURE: settings.SESSION_COOKIE_SECURE ?? settings.PUBLIC_BASE_URL.toLowerCase().startsWith('https:'),
 }));
 

@@ -73,6 +73,24 @@ describe('events page', () => {
     );
   });
 
+  it("fetches the page's events while its code loads (the route's loader), and only once", async () => {
+    const api = fakeApi({
+      ...common,
+      'GET /api/auth/me': { body: admin },
+      'GET /events': { body: page([event(id(1))]) },
+    });
+    const { router } = renderApp('/app/');
+    await screen.findByRole('heading', { name: 'Overview' });
+    // Preloading the route (what a hover over its link does) runs the loader without rendering the page.
+    await router.preloadRoute({ to: '/events', search: { status: 'failed', page: 1, per_page: 50 } });
+    const listCalls = () => api.calls.filter((c) => c.url.pathname === '/events');
+    await waitFor(() => expect(listCalls()).toHaveLength(1));
+    expect(listCalls()[0]!.url.searchParams.get('status')).toBe('failed');
+    await act(() => router.navigate({ to: '/events', search: { status: 'failed', page: 1, per_page: 50 } }));
+    expect(await screen.findByRole('link', { name: 'src-1' })).toBeInTheDocument();
+    expect(listCalls()).toHaveLength(1);
+  });
+
   it('ignores a per_page above 200 in a hand-edited link', async () => {
     const api = fakeApi({ ...common, 'GET /api/auth/me': { body: admin }, 'GET /events': { body: page([]) } });
     renderApp('/app/events?per_page=5000');

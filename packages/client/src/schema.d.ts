@@ -214,6 +214,58 @@ export interface paths {
     patch: operations['patchApiPlatformOrganizationsIdSubscription'];
     trace?: never;
   };
+  '/api/platform/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change the operator's password; their other sessions end */
+    post: operations['postApiPlatformPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/platform/operators': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Platform operators */
+    get: operations['getApiPlatformOperators'];
+    put?: never;
+    /** Add a platform operator */
+    post: operations['postApiPlatformOperators'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/platform/operators/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove a platform operator (never the last) */
+    delete: operations['deleteApiPlatformOperatorsId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/domains': {
     parameters: {
       query?: never;
@@ -312,6 +364,71 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/idp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Redirect to the identity provider's login
+     * @description Starts an OpenID Connect login (Authorization Code with PKCE, state and nonce kept in the session) and redirects to the provider. After the callback the browser lands on `return_to` (a path on this relay) or /app/. The organization: `organization` (a slug), else the one of the host; the callback is on the same host. With `link=1` (signed in with a session only) the identity is linked to the signed-in user.
+     */
+    get: operations['getApiAuthIdp'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/callback/idp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Login callback from the identity provider
+     * @description Completes the login started by GET /api/auth/idp: the provider's answer is checked (state, PKCE, the ID token's signature, issuer, audience, expiry and nonce), the user found by (issuer, subject) or provisioned, and a session started (`login_method: idp`) in the organization the login started for. A link (`?link=1` at the start) adds the identity to the signed-in user instead (`409 identity_taken` when another user has it).
+     */
+    get: operations['getApiAuthCallbackIdp'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/organization/identity-provider': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The organization's identity provider (never its client secret) */
+    get: operations['getApiOrganizationIdentityProvider'];
+    /**
+     * Set the organization's identity provider (OpenID Connect)
+     * @description Replaces the whole configuration. `client_secret` is write-only and stored sealed with SECRET_ENCRYPTION_KEYS; omitted, the stored one stays. The issuer must be https:// (http:// only on a loopback address). The provider must allow the callback `https://<host>/api/auth/callback/idp` of every host people sign in on.
+     */
+    put: operations['putApiOrganizationIdentityProvider'];
+    post?: never;
+    /**
+     * Remove the organization's identity provider
+     * @description The default organization falls back to the OIDC_* settings, if any.
+     */
+    delete: operations['deleteApiOrganizationIdentityProvider'];
     options?: never;
     head?: never;
     patch?: never;
@@ -434,6 +551,108 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change your password; your other sessions and your personal tokens end */
+    post: operations['postApiAuthPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/password-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set a password with a one-time code from an admin */
+    post: operations['postApiAuthPasswordReset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{id}/password-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Issue a one-time code (valid 24 h) that sets a user's password */
+    post: operations['postApiUsersIdPasswordReset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{id}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Disable a user: sessions, tokens and Basic access are refused at once */
+    post: operations['postApiUsersIdDisable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{id}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Re-enable a disabled user */
+    post: operations['postApiUsersIdEnable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a user (their audit entries are kept) */
+    delete: operations['deleteApiUsersId'];
     options?: never;
     head?: never;
     patch?: never;
@@ -810,6 +1029,28 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Not used by this stateless MCP endpoint (GET answers 405) */
+    get: operations['getMcp'];
+    put?: never;
+    /**
+     * Model Context Protocol (Streamable HTTP, stateless): tools over this API for assistants
+     * @description JSON-RPC messages of MCP (initialize, tools/list, tools/call, resources/*, prompts/*). Needs `Authorization: Bearer ts_…` (an API key or a personal token); the tools offered are those the credential's role and scopes allow. Clients send `Accept: application/json, text/event-stream`. See docs/mcp.md.
+     */
+    post: operations['postMcp'];
+    /** Not used by this stateless MCP endpoint (DELETE answers 405) */
+    delete: operations['deleteMcp'];
     options?: never;
     head?: never;
     patch?: never;
@@ -1643,6 +1884,238 @@ export interface operations {
       };
     };
   };
+  postApiPlatformPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The password in use now. */
+          current_password: string;
+          new_password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Changed; this session continues with a new cookie. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The current password is wrong (`wrong_password`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Too many wrong passwords (Retry-After). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiPlatformOperators: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Operators. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            operators: {
+              /** Format: uuid */
+              id: string;
+              username: string;
+              /** @description ISO 8601 UTC timestamp. */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postApiPlatformOperators: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          username: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            /** @description ISO 8601 UTC timestamp. */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Username in use by an operator or a user (`username_taken`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  deleteApiPlatformOperatorsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed; their sessions end. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such operator. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The last operator (`last_operator`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   getApiDomains: {
     parameters: {
       query?: never;
@@ -2064,6 +2537,11 @@ export interface operations {
             | {
                 /** @enum {string} */
                 mechanism: 'session' | 'token' | 'basic';
+                /**
+                 * @description For a session: how it was started, with a password or through the identity provider.
+                 * @enum {string}
+                 */
+                login_method?: 'password' | 'idp';
                 /** @enum {string} */
                 kind: 'user' | 'api_key';
                 user: {
@@ -2116,6 +2594,331 @@ export interface operations {
       };
       /** @description Credentials were sent and are invalid, expired or revoked. */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiAuthIdp: {
+    parameters: {
+      query?: {
+        /** @description Where the browser lands after signing in (default `/app/`). */
+        return_to?: string;
+        /** @description The organization's slug; unset: the organization of the host the request is sent to. */
+        organization?: string;
+        /** @description Signed in only: link the provider's identity to the signed-in user instead of signing in. */
+        link?: '1' | 'true';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To the provider's authorization endpoint. */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A `return_to` that is not a path on this relay. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `idp_login_failed` with a `reason` (state_mismatch, provider_error, code_rejected, id_token_invalid, provider_unreachable, not_provisioned, email_not_verified, domain_not_allowed, user_disabled, …); no session is started and the failure is audited. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `idp_not_configured`: no identity provider for this organization (or no such organization). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiAuthCallbackIdp: {
+    parameters: {
+      query?: {
+        code?: string;
+        state?: string;
+        iss?: string;
+        error?: string;
+        error_description?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed in (or the identity linked): to `return_to` or /app/. */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A `return_to` that is not a path on this relay. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `idp_login_failed` with a `reason` (state_mismatch, provider_error, code_rejected, id_token_invalid, provider_unreachable, not_provisioned, email_not_verified, domain_not_allowed, user_disabled, …); no session is started and the failure is audited. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `idp_not_configured`: no identity provider for this organization (or no such organization). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A link of an identity another user has already (`identity_taken`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiOrganizationIdentityProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The provider; `has_client_secret` instead of the secret. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @description The organization's own provider, or (default organization only) the OIDC_* settings.
+             * @enum {string}
+             */
+            source: 'organization' | 'settings';
+            issuer_url: string;
+            client_id: string;
+            /** @description The secret itself is never shown. */
+            has_client_secret: boolean;
+            scopes: string;
+            button_label: string;
+            /**
+             * @description Who gets a user at first login: nobody, any verified e-mail, or verified e-mails of allowed_domains.
+             * @enum {string}
+             */
+            provisioning: 'off' | 'verified_email' | 'domains';
+            allowed_domains: string[];
+            role_mapping: {
+              /** @description e.g. `groups` */
+              claim: string;
+              /** @description Values of the claim that make an admin. */
+              admin: string[];
+            } | null;
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No provider for this organization (`idp_not_configured`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  putApiOrganizationIdentityProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The issuer exactly as its discovery document names it; https (http only on a loopback address). */
+          issuer_url: string;
+          client_id: string;
+          /** @description Write-only, stored sealed. Omitted: the stored secret stays; null: none (a public client, PKCE). */
+          client_secret?: string | null;
+          /**
+           * @description Space-separated; `openid` is always asked for.
+           * @default openid email profile
+           */
+          scopes?: string;
+          /** @default null */
+          button_label?: string | null;
+          /**
+           * @description Who gets a user at first login: nobody, any verified e-mail, or verified e-mails of allowed_domains.
+           * @default off
+           * @enum {string}
+           */
+          provisioning?: 'off' | 'verified_email' | 'domains';
+          /** @default [] */
+          allowed_domains?: string[];
+          /**
+           * @description With a mapping the role follows the provider at each login and is read-only in the users API.
+           * @default null
+           */
+          role_mapping?: {
+            /** @description e.g. `groups` */
+            claim: string;
+            /** @description Values of the claim that make an admin. */
+            admin: string[];
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Saved. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @description The organization's own provider, or (default organization only) the OIDC_* settings.
+             * @enum {string}
+             */
+            source: 'organization' | 'settings';
+            issuer_url: string;
+            client_id: string;
+            /** @description The secret itself is never shown. */
+            has_client_secret: boolean;
+            scopes: string;
+            button_label: string;
+            /**
+             * @description Who gets a user at first login: nobody, any verified e-mail, or verified e-mails of allowed_domains.
+             * @enum {string}
+             */
+            provisioning: 'off' | 'verified_email' | 'domains';
+            allowed_domains: string[];
+            role_mapping: {
+              /** @description e.g. `groups` */
+              claim: string;
+              /** @description Values of the claim that make an admin. */
+              admin: string[];
+            } | null;
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A client secret without SECRET_ENCRYPTION_KEYS on this install (`secrets_not_configured`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  deleteApiOrganizationIdentityProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The organization has no provider of its own (`not_found`). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -2547,6 +3350,8 @@ export interface operations {
               email: string;
               /** @enum {string} */
               role: 'viewer' | 'admin';
+              /** @description A disabled user cannot sign in; their sessions, tokens and Basic access are refused. */
+              disabled: boolean;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
             }[];
@@ -2614,6 +3419,8 @@ export interface operations {
             email: string;
             /** @enum {string} */
             role: 'viewer' | 'admin';
+            /** @description A disabled user cannot sign in; their sessions, tokens and Basic access are refused. */
+            disabled: boolean;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
           };
@@ -2695,6 +3502,8 @@ export interface operations {
             email: string;
             /** @enum {string} */
             role: 'viewer' | 'admin';
+            /** @description A disabled user cannot sign in; their sessions, tokens and Basic access are refused. */
+            disabled: boolean;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
           };
@@ -2736,7 +3545,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The last admin cannot be demoted (`last_admin`). */
+      /** @description The last admin cannot be demoted (`last_admin`), or the role follows the identity provider (`role_managed_by_idp`). */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2785,6 +3594,376 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
+      };
+    };
+  };
+  postApiAuthPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The password in use now. */
+          current_password: string;
+          new_password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Changed. A session caller gets a new session cookie; Basic callers use the new password. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The current password is wrong (`wrong_password`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Too many wrong passwords (Retry-After). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiAuthPasswordReset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The one-time code an admin issued. */
+          code: string;
+          new_password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Set; every session and personal token of the user ended. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The code is unknown, used or expired (`reset_code_invalid`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Too many attempts (Retry-After). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiUsersIdPasswordReset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The code and link, shown only here. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The one-time code, shown only in this response. */
+            code: string;
+            /** @description `<PUBLIC_BASE_URL>/app/set-password?code=…`: where the user sets a password. */
+            link: string;
+            /** @description ISO 8601 UTC timestamp. */
+            expires_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such user. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiUsersIdDisable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Disabled. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            email: string;
+            /** @enum {string} */
+            role: 'viewer' | 'admin';
+            /** @description A disabled user cannot sign in; their sessions, tokens and Basic access are refused. */
+            disabled: boolean;
+            /** @description ISO 8601 UTC timestamp. */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such user. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Your own account (`own_account`), or the last active admin (`last_admin`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiUsersIdEnable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Enabled. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            email: string;
+            /** @enum {string} */
+            role: 'viewer' | 'admin';
+            /** @description A disabled user cannot sign in; their sessions, tokens and Basic access are refused. */
+            disabled: boolean;
+            /** @description ISO 8601 UTC timestamp. */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such user. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Your own account (`own_account`), or the last active admin (`last_admin`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  deleteApiUsersId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such user. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Your own account (`own_account`), or the last active admin (`last_admin`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };
@@ -4883,7 +6062,10 @@ export interface operations {
   };
   getConfigOauth: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description The organization's slug; unset: the organization of the host the request is sent to. */
+        organization?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -4901,8 +6083,155 @@ export interface operations {
             provider: 'oidc' | null;
             issuer: string | null;
             login_url: string | null;
+            /** @description The text of the sign-in button; null when not enabled. */
+            button_label?: string | null;
           };
         };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getMcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The MCP endpoint is stateless Streamable HTTP: send JSON-RPC messages with POST. */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postMcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A JSON-RPC request, notification or batch. */
+    requestBody: {
+      content: {
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC response. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': unknown;
+        };
+      };
+      /** @description A notification or response was accepted. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No bearer token, or one that is invalid, expired or revoked. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The Accept header does not allow application/json and text/event-stream. */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  deleteMcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The MCP endpoint is stateless Streamable HTTP: send JSON-RPC messages with POST. */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

@@ -34,6 +34,9 @@ export const userSchema = z.object({
   username: z.string(),
   email: z.string(),
   role: z.enum(ROLES),
+  disabled: z
+    .boolean()
+    .describe('A disabled user cannot sign in; their sessions, tokens and Basic access are refused.'),
   created_at: timestamp,
 });
 export const organizationSchema = z.object({ id: z.uuid(), slug: z.string(), name: z.string() });
@@ -87,6 +90,10 @@ const operatorRef = z.object({ id: z.uuid(), username: z.string() });
 /** The calling user or API key, and the mechanism in effect. */
 export const meSchema = z.object({
   mechanism: z.enum(['session', 'token', 'basic']),
+  login_method: z
+    .enum(['password', 'idp'])
+    .optional()
+    .describe('For a session: how it was started, with a password or through the identity provider.'),
   kind: z.enum(['user', 'api_key']),
   user: meUser.nullable(),
   organization: z.object({ id: z.uuid(), slug: z.string().optional(), name: z.string().optional() }),

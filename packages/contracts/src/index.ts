@@ -1,9 +1,12 @@
 // The API's request and response schemas (zod), with no Express or database in sight: the api
 // validates and documents with them, and the MCP server reuses them as tool schemas.
+export * from './account.schemas';
 export * from './common.schemas';
 export * from './domains.schemas';
 export * from './events.schemas';
 export * from './identity.schemas';
+export * from './idp.schemas';
+export * from './identity-provider.schemas';
 export * from './platform.schemas';
 export * from './public.schemas';
 export * from './rules.schemas';

@@ -50,4 +50,5 @@ export const oauthSchema = z.object({
   provider: z.literal('oidc').nullable(),
   issuer: z.string().nullable(),
   login_url: z.string().nullable(),
+  button_label: z.string().nullable().optional().describe('The text of the sign-in button; null when not enabled.'),
 });

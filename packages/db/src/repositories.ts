@@ -1,5 +1,6 @@
 import type { TransactionClient } from './client';
 import type { Database } from './database';
+import { createAccountRepository } from './repositories/account.repository';
 import { createAttemptRepository } from './repositories/attempt.repository';
 import { createAuditRepository } from './repositories/audit.repository';
 import { createCredentialRepository } from './repositories/credential.repository';
@@ -10,6 +11,8 @@ import { createEventSweepRepository } from './repositories/event-sweep.repositor
 import { createEventRepository, type EventRepositoryOptions } from './repositories/event.repository';
 import { createFeedReplayRepository } from './repositories/feed-replay.repository';
 import { createHookRepository } from './repositories/hook.repository';
+import { createIdentityRepository } from './repositories/identity.repository';
+import { createIdentityProviderRepository } from './repositories/identity-provider.repository';
 import { createOperatorRepository } from './repositories/operator.repository';
 import { createOrganizationRepository } from './repositories/organization.repository';
 import { createPlatformRepository } from './repositories/platform.repository';
@@ -20,12 +23,15 @@ import { createUserRepository } from './repositories/user.repository';
 /** The repositories written with Prisma; they run on the client or inside a service's transaction. */
 function prismaRepositories(client: Database['prisma'] | TransactionClient) {
   return {
+    accounts: createAccountRepository(client),
     attempts: createAttemptRepository(client),
     audit: createAuditRepository(client),
     credentials: createCredentialRepository(client),
     domains: createDomainRepository(client),
     sweep: createEventSweepRepository(client),
     hooks: createHookRepository(client),
+    identities: createIdentityRepository(client),
+    identityProviders: createIdentityProviderRepository(client),
     operators: createOperatorRepository(client),
     organizations: createOrganizationRepository(client),
     platform: createPlatformRepository(client),

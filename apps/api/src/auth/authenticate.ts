@@ -35,6 +35,8 @@ async function fromBearer(token: string, deps: AuthenticateDeps): Promise<Princi
   if (!credential || !secretMatches(parsed.secret, credential.secretHash)) return null;
   const now = deps.now?.() ?? new Date();
   if (credential.expiresAt !== null && credential.expiresAt <= now) return null;
+  // A disabled user's personal tokens are refused at once (and work again if the user is re-enabled).
+  if (credential.kind === 'personal_token' && credential.user.disabledAt !== null) return null;
   void deps.credentials.touch(credential, now).catch(() => {});
   if (credential.kind === 'api_key') {
     // API keys are created by admins and act as admins, narrowed to their scopes.

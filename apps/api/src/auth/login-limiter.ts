@@ -13,8 +13,8 @@ export interface LoginLimiterOptions {
 
 export type LimitCheck = { ok: true } | { ok: false; retryAfterSeconds: number };
 
-/** What a secret guards: a user's password (session login and HTTP Basic share it) or the bootstrap token. */
-export type SecretKind = 'password' | 'bootstrap';
+/** What a secret guards: a password (login and Basic share it), the bootstrap token, a set-password code. */
+export type SecretKind = 'password' | 'bootstrap' | 'reset_code';
 
 // INCR every counter and set its window in one round trip; answers the counts after this attempt, then their TTLs.
 const COUNT_ATTEMPT = `

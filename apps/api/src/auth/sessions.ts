@@ -5,11 +5,31 @@ import type { RequestHandler } from 'express';
 import session from 'express-session';
 import type { RedisClientType } from 'redis';
 
+/** What the session keeps between the redirect to the identity provider and the callback. */
+export interface PendingIdpLogin {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  /** The organization the login is for: the callback signs in to this one only. */
+  organizationId: string;
+  redirectUri: string;
+  returnTo: string;
+  startedAt: number;
+  /** Set when a signed-in user links an identity: the callback links it to this user, signing nobody in. */
+  linkUserId?: string;
+}
+
 declare module 'express-session' {
   interface SessionData {
     userId?: string;
     orgId?: string;
     operatorId?: string;
+    /** When the login happened (ms): a session older than the user's `sessions_valid_after` is over. */
+    startedAt?: number;
+    /** How the session was started: a password, or the identity provider. */
+    loginMethod?: 'password' | 'idp';
+    /** An identity-provider login under way: what the callback must find again (state, nonce, PKCE). */
+    idpLogin?: PendingIdpLogin;
   }
 }
 
@@ -38,20 +58,32 @@ export function sessionMiddleware(options: SessionOptions): RequestHandler {
   });
 }
 
+/**
+ * Whether a session started after the account's cut (a password change, reset or disable): the
+ * session must have started after it; one without a start time predates the cut.
+ */
+export const sessionStillValid = (startedAt: number | undefined, validAfter: Date | null) =>
+  validAfter === null || (startedAt !== undefined && startedAt > validAfter.getTime());
+
 /** A logged-in session becomes the principal, unless the request already carries a token or Basic. */
 export function sessionPrincipal(users: UserRepository, operators: OperatorRepository): RequestHandler {
   return (req, _res, next) => {
-    const { userId, orgId, operatorId } = req.session ?? {};
+    const { userId, orgId, operatorId, startedAt } = req.session ?? {};
     if (!req.principal && !req.headers.authorization && operatorId) {
-      operators.findById(operatorId).then((operator) => {
-        if (operator) req.operator = operator;
+      operators.findForSession(operatorId).then((found) => {
+        if (found && sessionStillValid(startedAt, found.sessionsValidAfter)) {
+          req.operator = { id: found.id, username: found.username, createdAt: found.createdAt };
+        }
         next();
       }, next);
       return;
     }
     if (req.principal || !userId || !orgId) return next();
     users.findById(asOrgId(orgId), userId).then((user) => {
-      if (user) req.principal = userPrincipal(user, 'session');
+      // A disabled user's sessions end at once; so do those started before a password change.
+      if (user && user.disabledAt === null && sessionStillValid(startedAt, user.sessionsValidAfter)) {
+        req.principal = userPrincipal(user, 'session');
+      }
       next();
     }, next);
   };

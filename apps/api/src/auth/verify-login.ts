@@ -31,7 +31,8 @@ export async function verifyLogin(
     user?.passwordHash ?? operator?.passwordHash ?? (await dummyHash(deps.passwords)),
     password,
   );
-  if (!ok) return null;
+  // A disabled user fails exactly like a wrong password (after the same hash work): no enumeration.
+  if (!ok || user?.disabledAt) return null;
   if (user) return { user: userPrincipal({ ...user, organizationId: asOrgId(user.organizationId) }, 'session') };
   if (operator) return { operator: { id: operator.id, username: operator.username, createdAt: operator.createdAt } };
   return null;

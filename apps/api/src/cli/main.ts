@@ -1,4 +1,4 @@
-// `pnpm relay admin create --username NAME --email ADDRESS [--role admin|viewer] [--password-stdin]`
+// `pnpm relay-server admin create --username NAME --email ADDRESS [--role admin|viewer] [--password-stdin]`
 // Works on the database directly, for installs that have no admin yet (or lost access).
 // Without --password-stdin the password is read from RELAY_ADMIN_PASSWORD.
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
@@ -9,7 +9,8 @@ import { parseApiConfig } from '../config';
 import { createPasswordHasher } from '../auth/passwords';
 import { createUser } from '../modules/users/create-user';
 
-const usage = 'usage: relay admin create --username NAME --email ADDRESS [--role admin|viewer] [--password-stdin]';
+const usage =
+  'usage: relay-server admin create --username NAME --email ADDRESS [--role admin|viewer] [--password-stdin]';
 
 async function readStdin(): Promise<string> {
   let text = '';

@@ -21,6 +21,12 @@ function guardOf(op: AnyOperation<unknown>): RequestHandler[] {
   const handlers: RequestHandler[] = [
     op.allowOperator ? (req, res, next) => (req.operator ? next() : check(req, res, next)) : check,
   ];
+  const bearer = op.bearerOnly;
+  if (bearer) {
+    handlers.push((req, _res, next) =>
+      next(req.principal && req.principal.mechanism !== 'token' ? new AppError('unauthenticated', bearer) : undefined),
+    );
+  }
   const refusal = op.refuseApiKeys;
   if (refusal) {
     handlers.push((req, _res, next) =>

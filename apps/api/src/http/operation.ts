@@ -68,6 +68,11 @@ export interface Operation<
    */
   refuseApiKeys?: string;
   /**
+   * The 401 detail for a session or Basic credential: the operation takes only `Authorization: Bearer` tokens
+   * (API keys, personal tokens) — the MCP endpoint, whose clients hold a key given to them on purpose.
+   */
+  bearerOnly?: string;
+  /**
    * Honours an `Idempotency-Key` header (http/idempotency.ts): creates, sends, retries, bulk actions.
    * `secretField` names a field of the answer shown only once: it is never stored and replays omit it.
    */

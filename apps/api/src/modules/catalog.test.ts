@@ -5,11 +5,11 @@ import { API_PATHS, RESERVED_PATH_SEGMENTS } from './catalog';
 describe('paths derived from the operation catalog', () => {
   it('reserves the first segment of every route of the relay itself as a non-source', () => {
     expect([...RESERVED_PATH_SEGMENTS].sort()).toEqual(
-      ['api', 'app', 'config', 'docs', 'events', 'health', 'openapi.json', 'ready', 'rules', 'stats'].sort(),
+      ['api', 'app', 'config', 'docs', 'events', 'health', 'mcp', 'openapi.json', 'ready', 'rules', 'stats'].sort(),
     );
   });
 
   it('resolves credentials under the API paths only', () => {
-    expect([...API_PATHS].sort()).toEqual(['/api', '/config', '/events', '/rules', '/stats']);
+    expect([...API_PATHS].sort()).toEqual(['/api', '/config', '/events', '/mcp', '/rules', '/stats']);
   });
 });

@@ -3,12 +3,17 @@ import { bootstrapOperations } from './platform/bootstrap.operations';
 import { dashboardOperations } from './dashboard/dashboard.operations';
 import { docsOperations } from './docs/docs.operations';
 import { ingestOperations } from './ingest/ingest.operations';
+import { mcpOperations } from './mcp/mcp.operations';
 import { platformOperations } from './platform/platform.operations';
+import { operatorOperations } from './platform/operator.operations';
+import { accountOperations } from './account/account.operations';
 import { probeOperations } from './probes/probe.operations';
 import { domainOperations } from './domains/domain.operations';
 import { auditOperations } from './audit/audit.operations';
 import { credentialOperations } from './credentials/credential.operations';
 import { sessionOperations } from './sessions/session.operations';
+import { idpOperations } from './idp/idp.operations';
+import { organizationIdpOperations } from './idp/organization-idp.operations';
 import { userOperations } from './users/user.operations';
 import { hookOperations } from './providers/hook.operations';
 import { providerOperations } from './providers/provider.operations';
@@ -33,10 +38,14 @@ export const BOOTSTRAP_OPERATIONS: Operations = bootstrapOperations;
 // fixed paths come before parameterised ones.
 export const API_OPERATIONS: Operations = [
   ...platformOperations,
+  ...operatorOperations,
   ...domainOperations,
   ...sessionOperations,
+  ...idpOperations,
+  ...organizationIdpOperations,
   ...credentialOperations,
   ...userOperations,
+  ...accountOperations,
   ...auditOperations,
   ...streamOperations,
   ...eventOperations,
@@ -45,6 +54,7 @@ export const API_OPERATIONS: Operations = [
   ...hookOperations,
   ...sendOperations,
   ...settingsOperations,
+  ...mcpOperations,
 ];
 
 /** Documented here; served by the one catch-all route app.ts mounts last (INGEST_ROUTE). */

@@ -8,10 +8,19 @@ import { createDocsService } from './docs/docs.service';
 import { createWebhookService } from './ingest/webhook.service';
 import { createBootstrapService } from './platform/bootstrap.service';
 import { createPlatformService } from './platform/platform.service';
+import { createOperatorService } from './platform/operator.service';
+import { createPasswordService } from './account/password.service';
+import { createUserLifecycleService } from './account/user-lifecycle.service';
 import { createProbeService } from './probes/probe.service';
 import { createEventService } from './events/event.service';
+import { createMcpService } from './mcp/mcp.service';
 import type { ModuleContext } from './module-context';
 import { createSessionService } from './sessions/session.service';
+import { identityProviderFor as identityProviderLookup } from './idp/identity-provider';
+import { loginOrganizationResolver } from './idp/login-organization';
+import { createOrganizationIdpService } from './idp/organization-idp.service';
+import { createIdpLoginService } from './idp/idp-login.service';
+import { createOidcConfigurations } from './idp/oidc-configurations';
 import { createHookService } from './providers/hook.service';
 import { createProviderService } from './providers/provider.service';
 import { createSendService } from './send/send.service';
@@ -21,9 +30,12 @@ import { createUserService } from './users/user.service';
 
 /** Every module's service, as operation handlers receive them. */
 export function createServices(ctx: ModuleContext) {
+  // The one source of identity-provider configurations (login, callback and /config/oauth).
+  const identityProviderFor = identityProviderLookup(ctx.config, ctx.repositories.identityProviders);
   return {
     probes: createProbeService(ctx.readiness),
     docs: createDocsService({ version: ctx.version, serverUrl: ctx.config.PUBLIC_BASE_URL }),
+    mcp: createMcpService({ version: ctx.version }),
     operatorBootstrap: createBootstrapService({
       repositories: ctx.repositories,
       passwords: ctx.passwords,
@@ -53,8 +65,34 @@ export function createServices(ctx: ModuleContext) {
       secureCookie: ctx.config.SESSION_COOKIE_SECURE,
       accessRules: Object.values(ACCESS_TABLE),
     }),
+    idpLogin: createIdpLoginService({
+      repositories: ctx.repositories,
+      identityProviderFor,
+      configurations: createOidcConfigurations({ timeoutSeconds: 10 }),
+      organizationFor: loginOrganizationResolver({
+        organizations: ctx.repositories.organizations,
+        organizationOf: ctx.organizationOf,
+      }),
+    }),
+    organizationIdp: createOrganizationIdpService({
+      repositories: ctx.repositories,
+      config: ctx.config,
+      targetPolicy: ctx.targetPolicy,
+    }),
     credentials: createCredentialService({ repositories: ctx.repositories }),
     users: createUserService({ repositories: ctx.repositories, passwords: ctx.passwords }),
+    passwords: createPasswordService({
+      repositories: ctx.repositories,
+      passwords: ctx.passwords,
+      limiter: ctx.loginLimiter,
+      publicBaseUrl: ctx.config.PUBLIC_BASE_URL,
+    }),
+    userLifecycle: createUserLifecycleService({ repositories: ctx.repositories }),
+    operators: createOperatorService({
+      repositories: ctx.repositories,
+      passwords: ctx.passwords,
+      limiter: ctx.loginLimiter,
+    }),
     audit: createAuditService({ repositories: ctx.repositories }),
     providers: createProviderService({
       repositories: ctx.repositories,
@@ -74,7 +112,7 @@ export function createServices(ctx: ModuleContext) {
       targetPolicy: ctx.targetPolicy,
       installDefaultTarget: ctx.config.DEFAULT_TARGET_URL,
       publicBaseUrl: ctx.config.PUBLIC_BASE_URL,
-      oidc: { issuer: ctx.config.OIDC_ISSUER_URL, clientId: ctx.config.OIDC_CLIENT_ID },
+      identityProviderFor,
       hosts: ctx.hosts,
       organizationOf: ctx.organizationOf,
       reservedSegments: RESERVED_PATH_SEGMENTS,

@@ -6,6 +6,7 @@ import {
   IconRoute,
   IconSend,
   IconSettings,
+  IconUserCircle,
   IconWorld,
   type Icon,
 } from '@tabler/icons-react';
@@ -22,6 +23,8 @@ export interface NavItem {
 const member = (me: Me) => me.kind !== 'operator';
 const admin = (me: Me) => me.role === 'admin';
 const operator = (me: Me) => me.kind === 'operator';
+/** A person signed in (user or operator): an API key has no password to change. */
+const person = (me: Me) => me.kind === 'user' || me.kind === 'operator';
 
 // Every page reachable from the navigation bar. Pages not yet routed are still listed, so adding a route is enough.
 export const navItems: NavItem[] = [
@@ -33,4 +36,5 @@ export const navItems: NavItem[] = [
   { label: 'Access', to: '/access', icon: IconKey, visible: member },
   { label: 'Settings', to: '/settings', icon: IconSettings, visible: member },
   { label: 'Platform', to: '/platform', icon: IconBuildingSkyscraper, visible: operator },
+  { label: 'Account', to: '/account', icon: IconUserCircle, visible: person },
 ];

@@ -10,6 +10,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { AppLayout } from './app-layout';
 import { isOperator, isSignedIn, meQuery } from './session';
+import { eventsListQuery } from '../pages/events/events-query';
 import { eventsSearch } from '../pages/events/events-search';
 
 export interface RouterContext {
@@ -28,8 +29,20 @@ const rootRoute = createRootRouteWithContext<RouterContext>()({ component: Outle
 const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: 'login',
-  validateSearch: z.object({ redirect: z.string().max(2000).optional().catch(undefined) }),
+  validateSearch: z.object({
+    redirect: z.string().max(2000).optional().catch(undefined),
+    // A notice to show above the form, e.g. after a password was set with an admin's code.
+    notice: z.enum(['password-set']).optional().catch(undefined),
+  }),
   component: lazyPage(() => import('../pages/login/login.page'), 'LoginPage'),
+});
+
+// Public like the sign-in: a user sets a password with the one-time code an admin issued (the link carries it).
+const setPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'set-password',
+  validateSearch: z.object({ code: z.string().max(200).optional().catch(undefined) }),
+  component: lazyPage(() => import('../pages/account/set-password.page'), 'SetPasswordPage'),
 });
 
 // Every page but the sign-in needs a session: anonymous visitors go to the sign-in, remembering the page.
@@ -61,6 +74,10 @@ const eventsRoute = createRoute({
   getParentRoute: () => authedRoute,
   path: 'events',
   validateSearch: eventsSearch,
+  // Starts the page's fetch beside the download of its code rather than after it (not awaited: the page shows
+  // its own loader).
+  loaderDeps: ({ search }) => search,
+  loader: ({ context, deps }) => void context.queryClient.prefetchQuery(eventsListQuery(deps)),
   component: lazyPage(() => import('../pages/events/events.page'), 'EventsPage'),
 });
 
@@ -119,6 +136,13 @@ const organizationRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/platform/organization-detail.page'), 'OrganizationDetailPage'),
 });
 
+// The caller's own account: the password change.
+const accountRoute = createRoute({
+  getParentRoute: () => authedRoute,
+  path: 'account',
+  component: lazyRouteComponent(() => import('../pages/account/account.page'), 'AccountPage'),
+});
+
 const configPages = [
   rulesRoute,
   ruleDetailRoute,
@@ -128,9 +152,11 @@ const configPages = [
   domainsRoute,
   platformRoute,
   organizationRoute,
+  accountRoute,
 ];
 
 export const routeTree = rootRoute.addChildren([
   loginRoute,
+  setPasswordRoute,
   authedRoute.addChildren([overviewRoute, eventsRoute, eventDetailRoute, ...configPages]),
 ]);

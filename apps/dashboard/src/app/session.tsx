@@ -9,6 +9,8 @@ import { client } from './api-client';
 export interface Me {
   /** 'none' (anonymous), 'session', or a token mechanism. */
   mechanism: string;
+  /** For a session: 'password' or 'idp' (signed in through the identity provider). */
+  login_method?: 'password' | 'idp';
   /** 'operator' for a platform operator; null when anonymous. */
   kind?: string | null;
   user?: { id: string; username: string; email: string; role: string } | null;

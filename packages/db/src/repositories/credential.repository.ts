@@ -16,7 +16,7 @@ export interface PersonalTokenCredential {
   organizationId: OrgId;
   secretHash: string;
   expiresAt: Date | null;
-  user: { id: string; username: string; email: string; role: Role };
+  user: { id: string; username: string; email: string; role: Role; disabledAt: Date | null };
 }
 
 // Bearer tokens are looked up by their visible prefix; the caller compares the secret in constant
@@ -37,7 +37,7 @@ export function createCredentialRepository(prisma: DbClient) {
       }
       const token = await prisma.personalToken.findUnique({
         where: { prefix },
-        include: { user: { select: { id: true, username: true, email: true, role: true } } },
+        include: { user: { select: { id: true, username: true, email: true, role: true, disabledAt: true } } },
       });
       if (!token) return null;
       return {

@@ -8,21 +8,31 @@ export interface UserRecord {
   email: string;
   role: Role;
   createdAt: Date;
+  /** Set while the user is disabled: no login, session, token or Basic access works. */
+  disabledAt: Date | null;
+}
+
+export interface UserWithSessionCut extends UserRecord {
+  /** Sessions started before this moment are over (a password change, a reset, a disable). */
+  sessionsValidAfter: Date | null;
 }
 
 export interface UserWithHash extends UserRecord {
-  passwordHash: string;
+  // Null for a user who signs in only through the identity provider (never matches a password).
+  passwordHash: string | null;
 }
 
-const publicFields = {
+/** The columns of a UserRecord (a select shape other repositories of users extend). */
+export const publicFields = {
   id: true,
   organizationId: true,
   username: true,
   email: true,
   role: true,
   createdAt: true,
+  disabledAt: true,
 } as const;
-const asRecord = <T extends { organizationId: string }>(row: T) => ({
+export const asRecord = <T extends { organizationId: string }>(row: T) => ({
   ...row,
   organizationId: row.organizationId as OrgId,
 });
@@ -45,8 +55,11 @@ export function createUserRepository(prisma: DbClient) {
       return row ? asRecord(row) : null;
     },
 
-    async findById(orgId: OrgId, id: string): Promise<UserRecord | null> {
-      const row = await prisma.user.findFirst({ where: { id, organizationId: orgId }, select: publicFields });
+    async findById(orgId: OrgId, id: string): Promise<UserWithSessionCut | null> {
+      const row = await prisma.user.findFirst({
+        where: { id, organizationId: orgId },
+        select: { ...publicFields, sessionsValidAfter: true },
+      });
       return row ? asRecord(row) : null;
     },
 
@@ -68,11 +81,12 @@ export function createUserRepository(prisma: DbClient) {
       return atomically(prisma, async (tx) => {
         const user = await tx.user.findFirst({ where: { id, organizationId: orgId }, select: publicFields });
         if (!user) return 'not_found' as const;
-        if (user.role === 'admin' && role !== 'admin') {
-          const admins = await tx.$queryRaw<
-            { id: string }[]
-          >`SELECT id FROM users WHERE organization_id = ${orgId}::uuid AND role = 'admin' FOR UPDATE`;
-          if (admins.length <= 1) return 'last_admin' as const;
+        if (user.role === 'admin' && role !== 'admin' && user.disabledAt === null) {
+          // Disabled admins do not count: the organization must keep an admin who can sign in.
+          const admins = await tx.$queryRaw<{ id: string }[]>`
+            SELECT id FROM users
+            WHERE organization_id = ${orgId}::uuid AND role = 'admin' AND disabled_at IS NULL FOR UPDATE`;
+          if (admins.filter((a) => a.id !== id).length === 0) return 'last_admin' as const;
         }
         const updated = await tx.user.update({ where: { id }, data: { role }, select: publicFields });
         return { user: asRecord(updated), previous: user.role };

@@ -1,25 +1,10 @@
 import { anonymousMeSchema, loginResultSchema, loginSchema, meSchema, operatorMeSchema } from '@relay/contracts';
-import { AppError, type Principal } from '@relay/core';
-import type { OperatorRecord } from '@relay/db';
-import type { Request } from 'express';
+import { AppError } from '@relay/core';
 import { z } from 'zod';
+import { promisify, startSession } from '../../auth/session-start';
 import { retryAfter, tooManyAttempts } from '../../auth/too-many-attempts';
 import { defineOperation } from '../define-operation';
 import { anonymousMeView, loginView, operatorMeView } from './session.views';
-
-const promisify = (run: (done: (err?: Error) => void) => void) =>
-  new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
-
-// A new session id at login: a session id planted before login is worthless after it.
-async function startSession(req: Request, login: { user: Principal } | { operator: OperatorRecord }) {
-  await promisify((done) => req.session.regenerate(done));
-  if ('operator' in login) req.session.operatorId = login.operator.id;
-  else {
-    req.session.userId = login.user.userId!;
-    req.session.orgId = login.user.orgId;
-  }
-  await promisify((done) => req.session.save(done));
-}
 
 export const sessionOperations = [
   defineOperation({
@@ -46,7 +31,13 @@ export const sessionOperations = [
         retryAfter(res, error);
         throw error;
       }
-      await startSession(req, login);
+      await startSession(
+        req,
+        'operator' in login
+          ? { operatorId: login.operator.id }
+          : { userId: login.user.userId!, orgId: login.user.orgId },
+        'password',
+      );
       return { status: 200, body: loginView(login) };
     },
   }),
@@ -84,7 +75,10 @@ export const sessionOperations = [
     handler: async ({ services, req }) => {
       if (req.operator) return { status: 200, body: operatorMeView(req.operator) };
       if (!req.principal) return { status: 200, body: anonymousMeView() };
-      return { status: 200, body: await services.sessions.me(req.principal) };
+      const me = await services.sessions.me(req.principal);
+      // Sessions say how they were started (sessions from before login methods were recorded: a password).
+      if (req.principal.mechanism !== 'session') return { status: 200, body: me };
+      return { status: 200, body: { ...me, login_method: req.session.loginMethod ?? 'password' } };
     },
   }),
 ];

@@ -1,4 +1,10 @@
-import { defaultTargetSchema, defaultTargetStateSchema, endpointSchema, oauthSchema } from '@relay/contracts';
+import {
+  defaultTargetSchema,
+  defaultTargetStateSchema,
+  endpointSchema,
+  oauthQuerySchema,
+  oauthSchema,
+} from '@relay/contracts';
 import { defineOperation } from '../define-operation';
 
 export const settingsOperations = [
@@ -50,7 +56,14 @@ export const settingsOperations = [
     tag: 'config',
     access: 'public',
     summary: 'Whether identity-provider login is configured',
+    query: oauthQuerySchema,
     responses: { 200: { description: 'Login options.', schema: oauthSchema } },
-    handler: ({ services }) => ({ status: 200, body: services.settings.oauth() }),
+    // Credentials that were sent pick the organization; without them `?organization=`, else the Host's.
+    handler: async ({ services, req, query }) => {
+      const orgId =
+        req.principal?.orgId ??
+        (await services.idpLogin.organizationFor(req.hostname, query.organization).catch(() => null));
+      return { status: 200, body: await services.settings.oauth(orgId) };
+    },
   }),
 ];

@@ -1,4 +1,6 @@
 import { AppError, DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { parseApiConfig } from '../../config';
+import { identityProvidersFromSettings } from '../idp/identity-provider';
 import { createSettingsService, type SettingsServiceDeps } from './settings.service';
 import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
 
@@ -11,7 +13,7 @@ const service = (overrides: Partial<SettingsServiceDeps> = {}) =>
     targetPolicy: { allowPrivate: false, allowlist: [] },
     installDefaultTarget: 'https://install.example.com/',
     publicBaseUrl: 'https://relay.example.com/',
-    oidc: { issuer: undefined, clientId: undefined },
+    identityProviderFor: async () => null,
     hosts: { canonicalHost: undefined, publicBaseUrl: 'https://relay.example.com/' },
     // Hosts are resolved elsewhere (tested with the platform); here every Host is unknown.
     organizationOf: async () => {
@@ -107,14 +109,29 @@ describe('settings service', () => {
     }
   });
 
-  it('says whether identity-provider login is configured', () => {
-    expect(service().oauth()).toEqual({ enabled: false, provider: null, issuer: null, login_url: null });
-    const oidc = { issuer: 'https://idp.example.com', clientId: 'relay' };
-    expect(service({ oidc }).oauth()).toEqual({
+  it('says whether identity-provider login is configured, with the button label and no secret', async () => {
+    expect(await service().oauth(DEFAULT_ORGANIZATION_ID)).toEqual({
+      enabled: false,
+      provider: null,
+      issuer: null,
+      login_url: null,
+      button_label: null,
+    });
+    const config = parseApiConfig({
+      OIDC_ISSUER_URL: 'https://idp.example.com',
+      OIDC_CLIENT_ID: 'relay',
+      OIDC_CLIENT_SECRET: 'never-shown',
+      OIDC_BUTTON_LABEL: 'Sign in with Example',
+    });
+    const configured = service({ identityProviderFor: identityProvidersFromSettings(config) });
+    const answer = await configured.oauth(DEFAULT_ORGANIZATION_ID);
+    expect(answer).toEqual({
       enabled: true,
       provider: 'oidc',
       issuer: 'https://idp.example.com',
       login_url: '/api/auth/idp',
+      button_label: 'Sign in with Example',
     });
+    expect(JSON.stringify(answer)).not.toContain('never-shown');
   });
 });

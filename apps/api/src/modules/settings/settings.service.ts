@@ -1,6 +1,7 @@
-import type { OrgId, Principal, TargetPolicy } from '@relay/core';
+import { DEFAULT_ORGANIZATION_ID, type OrgId, type Principal, type TargetPolicy } from '@relay/core';
 import { INGEST_BLOCKED } from '@relay/contracts';
 import type { Repositories } from '@relay/db';
+import type { IdentityProviderLookup } from '../idp/identity-provider';
 import type { HostResolver } from '../platform/host-resolver';
 import { ingestUrlsOf, type IngestHostSettings } from '../platform/ingest-hosts';
 import { allowedTarget } from '../allowed-target';
@@ -14,7 +15,8 @@ export interface SettingsServiceDeps {
   installDefaultTarget: string | undefined;
   /** PUBLIC_BASE_URL. */
   publicBaseUrl: string;
-  oidc: { issuer: string | undefined; clientId: string | undefined };
+  /** The organization's identity provider, if any (modules/idp/identity-provider.ts). */
+  identityProviderFor: IdentityProviderLookup;
   hosts: IngestHostSettings;
   organizationOf: HostResolver;
   /** First path segments of the relay's own routes: never a source (modules/catalog.ts). */
@@ -65,13 +67,18 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       return endpointView(base, org, ingestUrlsOf(deps.hosts, org, active), reserved);
     },
 
-    oauth() {
-      const enabled = Boolean(deps.oidc.issuer && deps.oidc.clientId);
+    /** Whether the organization (null: none here) can sign in through a provider; never a secret. */
+    async oauth(orgId: OrgId | null) {
+      const provider = orgId ? await deps.identityProviderFor(orgId) : null;
+      // Another organization's login names it, so the login works from any host (the default one's is plain).
+      const org = provider && orgId !== DEFAULT_ORGANIZATION_ID ? await repos.organizations.findById(orgId!) : null;
+      const loginUrl = org ? `/api/auth/idp?organization=${encodeURIComponent(org.slug)}` : '/api/auth/idp';
       return {
-        enabled,
-        provider: enabled ? ('oidc' as const) : null,
-        issuer: enabled ? (deps.oidc.issuer ?? null) : null,
-        login_url: enabled ? '/api/auth/idp' : null,
+        enabled: provider !== null,
+        provider: provider ? ('oidc' as const) : null,
+        issuer: provider?.issuer ?? null,
+        login_url: provider ? loginUrl : null,
+        button_label: provider?.buttonLabel ?? null,
       };
     },
   };

@@ -42,7 +42,11 @@ export const userOperations = [
     body: roleChangeSchema,
     responses: {
       200: { description: 'Updated.', schema: userSchema },
-      409: { description: 'The last admin cannot be demoted (`last_admin`).' },
+      409: {
+        description:
+          'The last admin cannot be demoted (`last_admin`), or the role follows the identity provider ' +
+          '(`role_managed_by_idp`).',
+      },
     },
     handler: async ({ services, principal, params, body }) => ({
       status: 200,

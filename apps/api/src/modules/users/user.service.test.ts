@@ -38,7 +38,7 @@ describe('user service', () => {
     const created = await service().create(admin, newUser('carol'));
     expect(created).toMatchObject({ username: 'carol', email: 'carol@example.com', role: 'viewer' });
     const stored = await store.db.prisma.user.findUnique({ where: { id: created.id } });
-    expect(await passwords.verify(stored!.passwordHash, 'a-long-password-1')).toBe(true);
+    expect(await passwords.verify(stored!.passwordHash!, 'a-long-password-1')).toBe(true);
     expect(await store.auditOf(created.id)).toMatchObject([
       {
         action: 'user.created',

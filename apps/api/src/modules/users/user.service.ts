@@ -25,6 +25,8 @@ export function createUserService(deps: UserServiceDeps) {
 
     async changeRole(principal: Principal, id: string, role: Role) {
       const user = await repos.transaction(async (tx) => {
+        // With a claim mapping the provider decides the role at each login: a change here would not last.
+        if (await tx.identities.roleManaged(principal.orgId, id)) throw new AppError('role_managed_by_idp');
         const result = await tx.users.updateRole(principal.orgId, id, role);
         if (result === 'not_found') throw new AppError('not_found', 'No such user.');
         if (result === 'last_admin') throw new AppError('last_admin');

@@ -5,6 +5,7 @@ export const userView = (u: UserRecord) => ({
   username: u.username,
   email: u.email,
   role: u.role,
+  disabled: u.disabledAt !== null,
   created_at: u.createdAt.toISOString(),
 });
 

@@ -1,4 +1,4 @@
-import { Button, Group, NativeSelect, PasswordInput, Stack, Table, TextInput } from '@mantine/core';
+import { Badge, Button, Group, NativeSelect, PasswordInput, Stack, Table, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { dataOf } from '@relay/client';
@@ -7,10 +7,11 @@ import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from '../rules/field-error';
 import { ROLES, type Role, type User } from './access-types';
+import { UserActions } from './user-actions';
 
 const roleOptions = ROLES.map((r) => ({ value: r, label: r }));
 
-/** The organization's users (admins only): add one, change a role. */
+/** The organization's users (admins only): add one, change a role, disable, reset a password, delete. */
 export function UsersPanel() {
   const queryClient = useQueryClient();
   const users = useQuery({
@@ -46,6 +47,8 @@ export function UsersPanel() {
             <Table.Th>Username</Table.Th>
             <Table.Th>E-mail</Table.Th>
             <Table.Th>Role</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Actions</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -60,6 +63,20 @@ export function UsersPanel() {
                   value={u.role}
                   onChange={(e) => changeRole.mutate({ id: u.id, role: e.currentTarget.value as Role })}
                 />
+              </Table.Td>
+              <Table.Td>
+                {u.disabled ? (
+                  <Badge color="red" variant="light">
+                    disabled
+                  </Badge>
+                ) : (
+                  <Badge color="green" variant="light">
+                    active
+                  </Badge>
+                )}
+              </Table.Td>
+              <Table.Td>
+                <UserActions user={u} />
               </Table.Td>
             </Table.Tr>
           ))}

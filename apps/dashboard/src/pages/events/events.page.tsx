@@ -2,16 +2,14 @@ import { Button, Group, Pagination, Stack, Switch, Text, Title } from '@mantine/
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { useCallback, useMemo, useState } from 'react';
-import { dataOf } from '@relay/client';
-import { client } from '../../app/api-client';
 import { useSession } from '../../app/session';
 import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
-import type { EventPage } from './event-types';
 import { EventsBulkBar } from './events-bulk-bar';
 import { EventsEmpty } from './events-empty';
 import { EventsFilters } from './events-filters';
-import { apiFilterOf, hasFilter, type EventsSearch } from './events-search';
+import { eventsListQuery } from './events-query';
+import { hasFilter, type EventsSearch } from './events-search';
 import { EventsTable } from './events-table';
 import { useLiveEvents } from './use-live-events';
 
@@ -24,16 +22,7 @@ export function EventsPage() {
   const { me, canWrite } = useSession();
   const [paused, setPaused] = useState(false);
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const events = useQuery({
-    queryKey: ['events', 'list', search],
-    queryFn: async (): Promise<EventPage> =>
-      dataOf(
-        client.GET('/events', {
-          params: { query: { ...apiFilterOf(search), page: search.page, per_page: search.per_page } },
-        }),
-      ),
-    placeholderData: keepPreviousData,
-  });
+  const events = useQuery({ ...eventsListQuery(search), placeholderData: keepPreviousData });
   // Live rows make sense only where new events would show: the first page without filters.
   const liveEnabled = search.page === 1 && !hasFilter(search);
   const live = useLiveEvents(liveEnabled, paused);

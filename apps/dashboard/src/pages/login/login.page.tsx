@@ -1,16 +1,50 @@
-import { Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useRouter } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
-import { api } from '../../app/api-client';
+import { dataOf } from '@relay/client';
+import { api, client } from '../../app/api-client';
 import { APP_BASE, homeOf, meQuery, safeRedirect } from '../../app/session';
 import { ProblemAlert } from '../../components/problem-alert';
 
 const route = getRouteApi('/login');
 
+const NOTICES = { 'password-set': 'Your password is set: sign in with it.' } as const;
+
+/**
+ * Where the identity-provider button leads: the API's `login_url` with `return_to`, the dashboard page to come back
+ * to (a path on this origin only; the API checks it again). A same-origin URL stays a path.
+ */
+export function idpHref(loginUrl: string, back: string | undefined): string {
+  const here = globalThis.location?.origin ?? 'http://localhost';
+  const target = new URL(loginUrl, here);
+  if (back) target.searchParams.set('return_to', `${APP_BASE}${back}`);
+  return target.origin === here ? `${target.pathname}${target.search}` : target.href;
+}
+
+/** The identity-provider sign-in, when the organization has one (`GET /config/oauth`); nothing otherwise. */
+function IdpButton({ back }: { back: string | undefined }) {
+  const oauth = useQuery({
+    queryKey: ['config', 'oauth'],
+    queryFn: async () => dataOf(client.GET('/config/oauth')),
+    staleTime: 60_000,
+  });
+  const config = oauth.data;
+  if (!config?.enabled || !config.login_url) return null;
+  return (
+    <>
+      <Divider label="or" labelPosition="center" />
+      {/* A full page load: the API answers with a redirect to the provider, which comes back to the API. */}
+      <Button component="a" href={idpHref(config.login_url, back)} variant="default">
+        {config.button_label ?? 'Sign in with your identity provider'}
+      </Button>
+    </>
+  );
+}
+
 /** Password sign-in; afterwards back to the page that asked for it, else the caller's home. */
 export function LoginPage() {
-  const { redirect } = route.useSearch();
+  const { redirect, notice } = route.useSearch();
   const router = useRouter();
   const queryClient = useQueryClient();
   const [username, setUsername] = useState('');
@@ -35,6 +69,11 @@ export function LoginPage() {
       <Paper withBorder shadow="sm" p="xl" w={380} component="form" onSubmit={submit}>
         <Stack>
           <Title order={2}>Sign in</Title>
+          {notice ? (
+            <Alert color="green" role="status">
+              {NOTICES[notice]}
+            </Alert>
+          ) : null}
           <ProblemAlert error={login.error} />
           <TextInput
             label="Username"
@@ -53,6 +92,7 @@ export function LoginPage() {
           <Button type="submit" loading={login.isPending}>
             Sign in
           </Button>
+          <IdpButton back={safeRedirect(redirect)} />
         </Stack>
       </Paper>
     </Center>

@@ -6,6 +6,8 @@ const FIELD_OF_CODE: Record<string, string> = {
   slug_taken: 'slug',
   username_taken: 'username',
   domain_taken: 'domain',
+  wrong_password: 'current_password',
+  reset_code_invalid: 'code',
 };
 
 /** The message a failed request's problem document gives for one form field, shown under that field. */

@@ -1,0 +1,12 @@
+import type { Command } from 'commander';
+import type { CommandContext } from '../context';
+import { registerKeysCommands } from './keys-commands';
+import { registerTokensCommands } from './tokens-commands';
+import { registerUsersCommands } from './users-commands';
+
+/** Who may call the relay: API keys, personal tokens and users. */
+export function registerAccessCommands(program: Command, ctx: CommandContext): void {
+  registerKeysCommands(program, ctx);
+  registerTokensCommands(program, ctx);
+  registerUsersCommands(program, ctx);
+}

@@ -1,0 +1,130 @@
+// A small stand-in for the relay's HTTP API on a loopback port, for the TUI's component tests: the API is the
+// UI's outside world, so the tests talk real HTTP through the typed client instead of mocking fetch.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRelayClient } from '@relay/client';
+import type { Connection } from '../context';
+import type { EventStream, EventStreamOptions } from '../stream/event-stream';
+import type { EventRow } from './tui-model';
+
+export const eventRow = (n: number, patch: Partial<EventRow> = {}): EventRow => ({
+  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  source: n % 2 ? 'github' : 'stripe',
+  status: n % 3 === 0 ? 'failed' : 'delivered',
+  provider_id: null,
+  target_url: 'http://127.0.0.1:9/hook',
+  attempt_count: 1,
+  failure_reason: null,
+  acknowledged: false,
+  acknowledged_at: null,
+  created_at: new Date(Date.now() - n * 60_000).toISOString(),
+  delivered_at: null,
+  ...patch,
+});
+
+export interface FakeApi {
+  connection: Connection;
+  /** Every request, as "METHOD /path?query". */
+  requests: string[];
+  events: EventRow[];
+  /** Answer this problem (status, code, detail) to the next write instead of acting. */
+  failWrites?: { status: number; code: string; detail: string };
+  close(): Promise<void>;
+}
+
+const send = (res: ServerResponse, status: number, body?: unknown, type = 'application/json') => {
+  res.writeHead(status, body === undefined ? {} : { 'content-type': type });
+  res.end(body === undefined ? undefined : JSON.stringify(body));
+};
+
+export async function startFakeApi(events: EventRow[]): Promise<FakeApi> {
+  const api = { requests: [] as string[], events } as FakeApi;
+  const route = (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    api.requests.push(`${req.method} ${url.pathname}${url.search}`);
+    const one = /^\/events\/([^/]+)(\/attempts|\/retry|\/ack)?$/.exec(url.pathname);
+    const event = one ? api.events.find((e) => e.id === one[1]) : undefined;
+    if (req.method !== 'GET' && api.failWrites) {
+      const { status, code, detail } = api.failWrites;
+      return send(res, status, { title: 'Refused', status, code, detail }, 'application/problem+json');
+    }
+    if (url.pathname === '/api/auth/me')
+      return send(res, 200, { mechanism: 'token', kind: 'user', organization: { id: 'o1', slug: 'acme' } });
+    if (url.pathname === '/events') {
+      const search = url.searchParams.get('search') ?? '';
+      const matching = api.events.filter((e) => e.source.includes(search) || e.id.includes(search));
+      return send(res, 200, { events: matching, total: matching.length, page: 1, per_page: 100, pages: 1 });
+    }
+    if (url.pathname === '/stats')
+      return send(res, 200, {
+        from: '2026-01-01T00:00:00.000Z',
+        to: '2026-01-02T00:00:00.000Z',
+        bucket: '1h',
+        bucket_seconds: 3600,
+        total: 7,
+        by_status: { queued: 1, delivered: 4, failed: 2 },
+        needs_attention: 2,
+        success_rate: 4 / 6,
+        latency_ms: { p50: 12, p95: 80, p99: 95 },
+        by_source: [{ source: 'github', total: 7, queued: 1, delivered: 4, failed: 2 }],
+        series: [],
+      });
+    if (!one || !event) return send(res, 404, { title: 'Not found', status: 404, code: 'not_found' });
+    if (req.method === 'DELETE') {
+      api.events = api.events.filter((e) => e !== event);
+      return send(res, 204);
+    }
+    if (one[2] === '/retry') return send(res, 202, { id: event.id, status: 'queued' });
+    if (one[2] === '/ack') return send(res, 200, { ...event, acknowledged: true });
+    if (one[2] === '/attempts')
+      return send(res, 200, {
+        attempts: [
+          {
+            id: 'a1',
+            attempt_number: 1,
+            kind: 'main',
+            hook_id: null,
+            target_url: 'http://127.0.0.1:9/hook',
+            response_status: 500,
+            response_body: 'boom',
+            error: null,
+            duration_ms: 42,
+            started_at: event.created_at,
+            finished_at: event.created_at,
+          },
+        ],
+      });
+    return send(res, 200, {
+      ...event,
+      payload: { action: 'opened', repository: { full_name: 'octo/hello' } },
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push' },
+      last_error: null,
+      next_attempt_at: null,
+      updated_at: event.created_at,
+    });
+  };
+  const server = createServer(route);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const headers = { authorization: 'Bearer ts_test' };
+  api.connection = {
+    baseUrl,
+    headers,
+    client: createRelayClient({ baseUrl, headers }),
+    profileName: 'default',
+    profile: undefined,
+    fetch: globalThis.fetch,
+  };
+  api.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return api;
+}
+
+/** A live stream the test drives: it keeps the options the UI opened it with. */
+export function fakeStream() {
+  const control = { options: undefined as EventStreamOptions | undefined, closed: false };
+  const open = (options: EventStreamOptions): EventStream => {
+    control.options = options;
+    return { lastEventId: undefined, close: () => (control.closed = true), done: new Promise(() => {}) };
+  };
+  return { control, open };
+}

@@ -1,0 +1,73 @@
+import { dataOf } from '@relay/client';
+import { z } from 'zod';
+import { defineTool, type AnyRelayTool } from '../tool-kit';
+import { BULK_RETRY_EVENTS } from './bulk-retry-tool';
+import { eventSummaryOf, eventSummaryShape } from './event-views';
+
+// The api's authorization table: re-sending needs webhooks:send, deleting stored data organization:manage.
+const send = { role: 'admin', scope: 'webhooks:send' } as const;
+const manage = { role: 'admin', scope: 'organization:manage' } as const;
+const eventId = z.uuid().describe('The event id, from list_events.');
+
+const retryEvent = defineTool({
+  name: 'retry_event',
+  title: 'Retry an event',
+  description:
+    'Starts a new delivery run of one failed or delivered event: it is queued again and sent to its target with ' +
+    'a fresh set of attempts (same webhook-id, so receivers can de-duplicate). Use it after the cause of a ' +
+    'failure is fixed; confirm with the user first, since a delivered event is delivered again. A queued event ' +
+    'cannot be retried (event_not_retryable). Returns at once: check the outcome later with get_event.',
+  access: send,
+  input: { id: eventId },
+  output: {
+    id: z.string(),
+    status: z.literal('queued'),
+    link: z.string(),
+  },
+  // Not idempotent: each call starts another run and sends the webhook again.
+  annotations: { destructiveHint: false, idempotentHint: false },
+  async run({ id }, { client, link }) {
+    const queued = await dataOf(client.POST('/events/{id}/retry', { params: { path: { id } } }));
+    return { id: queued.id, status: queued.status, link: link(`/events/${id}`) };
+  },
+});
+
+const acknowledgeEvent = defineTool({
+  name: 'acknowledge_event',
+  title: 'Acknowledge a failed event',
+  description:
+    'Marks a failed event as seen, so it no longer needs attention (needs_attention false) without being ' +
+    'retried; it stays failed. Use it when a failure is understood and no retry is wanted. Only failed events ' +
+    'can be acknowledged (event_not_failed); acknowledging one again changes nothing. Returns the event.',
+  access: send,
+  input: { id: eventId },
+  output: eventSummaryShape,
+  // A second acknowledgement keeps the first one's time: the api sets it only when unset.
+  annotations: { destructiveHint: false, idempotentHint: true },
+  async run({ id }, { client, link }) {
+    return eventSummaryOf(await dataOf(client.POST('/events/{id}/ack', { params: { path: { id } } })), link);
+  },
+});
+
+const deleteEvent = defineTool({
+  name: 'delete_event',
+  title: 'Delete an event',
+  description:
+    'Deletes one event with its payload and attempts, for good (e.g. a payload that must not be kept). It ' +
+    'cannot be undone: confirm with the user first. Returns the deleted id.',
+  access: manage,
+  input: { id: eventId },
+  output: { id: z.string(), deleted: z.literal(true) },
+  annotations: { destructiveHint: true, idempotentHint: true },
+  async run({ id }, { client }) {
+    await dataOf(client.DELETE('/events/{id}', { params: { path: { id } } }));
+    return { id, deleted: true as const };
+  },
+});
+
+export const EVENT_ACTION_TOOLS: readonly AnyRelayTool[] = [
+  retryEvent,
+  acknowledgeEvent,
+  deleteEvent,
+  BULK_RETRY_EVENTS,
+];

@@ -1,0 +1,122 @@
+import { dataOf } from '@relay/client';
+import { z } from 'zod';
+import { defineTool, type AnyRelayTool } from '../tool-kit';
+import {
+  descriptionInput,
+  FORWARDABLE_HEADERS,
+  ruleIdInput,
+  ruleSummary,
+  ruleView,
+  targetUrlInput,
+} from './rule-views';
+
+// Rules (the API's providers, `/rules`): which source is delivered to which target, signed with which secret.
+const read = { role: 'viewer', scope: 'rules:read' } as const;
+const write = { role: 'admin', scope: 'rules:write' } as const;
+
+const sourceInput = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit')
+  .describe('The source this rule serves: webhooks posted to /<source> (e.g. "stripe"). One active rule per source.');
+const signingSecretInput = z
+  .string()
+  .min(16)
+  .max(256)
+  .describe('HMAC secret (16-256 characters) signing each delivery; write-only: results only say whether one is set.');
+const forwardHeadersInput = z
+  .array(z.enum(FORWARDABLE_HEADERS))
+  .max(FORWARDABLE_HEADERS.length)
+  .describe('Inbound headers withheld by default that this rule forwards to its target, e.g. ["authorization"].');
+
+const listRules = defineTool({
+  name: 'list_rules',
+  title: 'List rules',
+  description:
+    'Every rule (provider) of the organization: which source is delivered to which target URL, whether it is ' +
+    'active and signs its deliveries. Events of a source without an active rule go to the default target. Use it ' +
+    'to find a rule id for update_rule, delete_rule, list_hooks or send_webhook.',
+  access: read,
+  input: {},
+  output: { rules: z.array(ruleSummary) },
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(_args, { client, link }) {
+    const { rules } = await dataOf(client.GET('/rules'));
+    return { rules: rules.map((rule) => ruleView(rule, link)) };
+  },
+});
+
+const createRule = defineTool({
+  name: 'create_rule',
+  title: 'Create a rule',
+  description:
+    'Creates a rule: webhooks ingested for `source` are delivered to `target_url` from now on (with retries). ' +
+    'Refused when another active rule serves the source (active_provider_exists) or the target is not allowed ' +
+    '(target_url_rejected). The signing secret is never shown again.',
+  access: write,
+  input: {
+    source: sourceInput,
+    target_url: targetUrlInput,
+    active: z.boolean().optional().describe('Default true; false stores the rule without delivering by it.'),
+    description: descriptionInput.optional(),
+    signing_secret: signingSecretInput.optional(),
+    forward_headers: forwardHeadersInput.optional(),
+  },
+  output: { rule: ruleSummary },
+  annotations: { destructiveHint: false },
+  async run({ forward_headers, ...fields }, { client, link }) {
+    const body = { ...fields, ...(forward_headers ? { outbound_headers: { forward: forward_headers } } : {}) };
+    return { rule: ruleView(await dataOf(client.POST('/rules', { body })), link) };
+  },
+});
+
+const updateRule = defineTool({
+  name: 'update_rule',
+  title: 'Update a rule',
+  description:
+    'Changes a rule: only the fields given change. `description: null` and `signing_secret: null` clear them ' +
+    '(null clearing the secret stops signing). Setting `active: false` pauses the rule: its source then goes to ' +
+    'the default target. To rotate a secret without a gap, use the dashboard (rotation keeps the old one valid).',
+  access: write,
+  input: {
+    id: ruleIdInput,
+    source: sourceInput.optional(),
+    target_url: targetUrlInput.optional(),
+    active: z.boolean().optional(),
+    description: descriptionInput.nullable().optional(),
+    signing_secret: signingSecretInput.nullable().optional(),
+    forward_headers: forwardHeadersInput.optional().describe('Replaces the forwarded headers; [] forwards none.'),
+  },
+  output: { rule: ruleSummary },
+  annotations: { idempotentHint: true },
+  async run({ id, forward_headers, ...fields }, { client, link }) {
+    // Only what the caller named goes to the API: an absent field is left as it is, a null clears it.
+    const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+    const body = { ...changes, ...(forward_headers ? { outbound_headers: { forward: forward_headers } } : {}) };
+    if (Object.keys(body).length === 0) {
+      throw new Error(
+        'Nothing to change: give at least one of source, target_url, active, description, ' +
+          'signing_secret or forward_headers.',
+      );
+    }
+    const rule = await dataOf(client.PATCH('/rules/{id}', { params: { path: { id } }, body }));
+    return { rule: ruleView(rule, link) };
+  },
+});
+
+const deleteRule = defineTool({
+  name: 'delete_rule',
+  title: 'Delete a rule',
+  description:
+    'Deletes a rule and its hooks, at once and for good. Events of its source are then delivered to the default ' +
+    'target (or fail without one); stored events stay. To pause instead, use update_rule with active: false.',
+  access: write,
+  input: { id: ruleIdInput },
+  output: { id: z.string(), deleted: z.literal(true), link: z.string().describe('The rules page.') },
+  annotations: { destructiveHint: true },
+  async run({ id }, { client, link }) {
+    await dataOf(client.DELETE('/rules/{id}', { params: { path: { id } } }));
+    return { id, deleted: true as const, link: link('/rules') };
+  },
+});
+
+export const RULE_TOOLS: readonly AnyRelayTool[] = [listRules, createRule, updateRule, deleteRule];

@@ -1,0 +1,70 @@
+import type { AnswerOf } from '@relay/client';
+import { z } from 'zod';
+
+// Rules (the API's providers) and their hooks as tool results show them: everything an assistant needs to reason
+// about where events go, never a signing secret (the API returns none either, only whether one is set).
+
+type Rule = AnswerOf<'/rules/{id}', 'get'>;
+type Hook = AnswerOf<'/rules/{id}/hooks', 'get'>['hooks'][number];
+
+/** Inbound headers a rule may forward beyond the default set (the API's OPT_IN_HEADERS). */
+export const FORWARDABLE_HEADERS = ['authorization'] as const;
+
+export const ruleIdInput = z.uuid().describe('The rule id (from list_rules).');
+export const targetUrlInput = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2048)
+  .describe('http(s) URL the relay POSTs to; checked against the network policy (refused: target_url_rejected).');
+export const descriptionInput = z.string().max(500).describe('A note for humans, up to 500 characters.');
+
+export const ruleSummary = z.object({
+  id: z.string(),
+  source: z.string().describe('Events ingested at /<source> (or with X-Webhook-Source) are delivered by this rule.'),
+  target_url: z.string(),
+  active: z.boolean().describe('An inactive rule delivers nothing; its events go to the default target.'),
+  description: z.string().nullable(),
+  has_signing_secret: z.boolean().describe('Deliveries carry X-Relay-Signature and webhook-signature.'),
+  previous_secret_expires_at: z.string().nullable(),
+  forward_headers: z.array(z.string()).describe('Inbound headers forwarded beyond the default set.'),
+  created_at: z.string(),
+  updated_at: z.string(),
+  link: z.string(),
+});
+
+export const hookSummary = z.object({
+  id: z.string(),
+  rule_id: z.string(),
+  trigger: z.enum(['provider_succeeded', 'provider_failed']),
+  target_url: z.string(),
+  active: z.boolean(),
+  description: z.string().nullable(),
+  created_at: z.string(),
+  link: z.string().describe("The rule's dashboard page, where its hooks are listed."),
+});
+
+export const ruleView = (rule: Rule, link: (path: string) => string): z.infer<typeof ruleSummary> => ({
+  id: rule.id,
+  source: rule.source,
+  target_url: rule.target_url,
+  active: rule.active,
+  description: rule.description,
+  has_signing_secret: rule.has_signing_secret,
+  previous_secret_expires_at: rule.previous_secret_expires_at,
+  forward_headers: rule.outbound_headers.forward,
+  created_at: rule.created_at,
+  updated_at: rule.updated_at,
+  link: link(`/rules/${rule.id}`),
+});
+
+export const hookView = (hook: Hook, link: (path: string) => string): z.infer<typeof hookSummary> => ({
+  id: hook.id,
+  rule_id: hook.rule_id,
+  trigger: hook.trigger,
+  target_url: hook.target_url,
+  active: hook.active,
+  description: hook.description,
+  created_at: hook.created_at,
+  link: link(`/rules/${hook.rule_id}`),
+});

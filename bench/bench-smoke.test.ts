@@ -22,6 +22,12 @@ describe('pnpm bench --smoke', () => {
     for (const metric of [
       'expressPerSecond',
       'bullmqNoopPerSecond',
+      'ingestFloorPerSecond',
+      'deliveryFloorPerSecond',
+      'trickleE2eP50',
+      'ingestApiCpuMs',
+      'drainWorkerCpuMs',
+      'drainRedisCommands',
       'ingestPerSecond',
       'deliveredPerSecond',
       'e2eP50',
@@ -38,6 +44,29 @@ describe('pnpm bench --smoke', () => {
     expect(only.backlog).toBeGreaterThanOrEqual(500);
     expect(result.targets.lost.met).toBe(true);
     expect(result.ratios.ingestVsExpress).toBeGreaterThan(0);
+    expect(result.ratios.sameRun.ingestVsFloor).toBeGreaterThan(0);
+    expect(result.ratios.sameRun.deliveredVsFloor).toBeGreaterThan(0);
+  }, 240_000);
+});
+
+// --profile on its own throw-away cluster: statements per event from pg_stat_statements, Redis commands,
+// and a summary of each process's CPU profile.
+describe('pnpm bench --smoke --profile', () => {
+  it('reports where the time goes', async () => {
+    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--smoke', '--profile'], {
+      cwd: ROOT,
+      maxBuffer: 10 * 1024 * 1024,
+    }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`bench --smoke --profile failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+    });
+    const report = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/profile-smoke.json'), 'utf8'));
+    const [usage] = report.usage;
+    expect(usage.ingest.pgTop.map((s: { query: string }) => s.query).join('\n')).toMatch(/INSERT INTO events/);
+    expect(usage.drain.pgStatementsPerEvent).toBeGreaterThan(0);
+    expect(usage.drain.redisCommandsPerEvent).toBeGreaterThan(0);
+    const names = Object.keys(report.cpuProfiles);
+    expect(names.some((n) => n.startsWith('api-'))).toBe(true);
+    expect(names.some((n) => n.startsWith('worker1-'))).toBe(true);
   }, 240_000);
 });
 

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
-export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+export let DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+
+/** Points every later run at another server (the profile's own cluster, bench/lib/pg-cluster.mjs). */
+export function useDatabaseServer(url) {
+  DATABASE_URL = url;
+}
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export function dbUrl(name) {

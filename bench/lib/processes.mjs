@@ -47,8 +47,8 @@ export const NODE_FLAGS = {
 };
 
 /** Starts a production bundle; its logs (stdout) are dropped unless BENCH_LOG_DIR names a folder for them. */
-export function startNode(entry, env) {
-  const flags = entry.includes('delivery-worker') ? NODE_FLAGS.worker : NODE_FLAGS.api;
+export function startNode(entry, env, extraFlags = []) {
+  const flags = [...(entry.includes('delivery-worker') ? NODE_FLAGS.worker : NODE_FLAGS.api), ...extraFlags];
   const logDir = process.env.BENCH_LOG_DIR;
   const stdout = logDir
     ? openSync(path.join(logDir, `${path.basename(path.dirname(path.dirname(entry)))}-${Date.now()}.log`), 'a')

@@ -1,0 +1,102 @@
+// What one phase of a run costs, per event: CPU time of each process (from /proc, so waiting is
+// told from working), Redis commands (INFO commandstats) and, on the profile's own cluster,
+// Postgres statements with their time (pg_stat_statements).
+import { readdirSync, readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { query, REDIS_URL } from './database.mjs';
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+function stat(pid) {
+  try {
+    const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const comm = raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')'));
+    const f = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+    // fields after the name: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14)
+    return { comm, ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU milliseconds used so far by one process. */
+export const cpuMsOf = (pid) => (stat(pid)?.own ?? 0) * TICK_MS;
+
+/** CPU milliseconds of every process with this name, with the exited children of the top ones. */
+export function cpuMsByName(name) {
+  const procs = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map((pid) => ({ pid: Number(pid), ...stat(pid) }))
+    .filter((p) => p.comm === name);
+  const pids = new Set(procs.map((p) => p.pid));
+  return procs.reduce((sum, p) => sum + (p.own + (pids.has(p.ppid) ? 0 : p.children)) * TICK_MS, 0);
+}
+
+async function redisCommandStats() {
+  const redis = new Redis(REDIS_URL);
+  try {
+    const info = await redis.info('commandstats');
+    const stats = {};
+    for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm))
+      stats[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+    return stats;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Starts measuring a phase; `end(events)` returns its costs per event. */
+export async function startPhase({ pids, databaseUrl, pgStats }) {
+  const cpu0 = { ...Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMsOf(p)])) };
+  const pg0 = cpuMsByName('postgres');
+  const redisCpu0 = cpuMsByName('redis-server');
+  const redis0 = await redisCommandStats();
+  if (pgStats) await query(databaseUrl, 'SELECT pg_stat_statements_reset()');
+  const t0 = performance.now();
+  return {
+    async end(events) {
+      const wallMs = performance.now() - t0;
+      const per = (v) => Math.round((v / events) * 1000) / 1000;
+      const cpu = Object.fromEntries(
+        Object.entries(pids).map(([k, p]) => [
+          k,
+          { msPerEvent: per(cpuMsOf(p) - cpu0[k]), busy: (cpuMsOf(p) - cpu0[k]) / wallMs },
+        ]),
+      );
+      cpu.postgres = { msPerEvent: per(cpuMsByName('postgres') - pg0), busy: (cpuMsByName('postgres') - pg0) / wallMs };
+      cpu.redis = {
+        msPerEvent: per(cpuMsByName('redis-server') - redisCpu0),
+        busy: (cpuMsByName('redis-server') - redisCpu0) / wallMs,
+      };
+      const redis1 = await redisCommandStats();
+      const redisCommands = Object.entries(redis1)
+        .map(([cmd, s]) => ({
+          cmd,
+          calls: s.calls - (redis0[cmd]?.calls ?? 0),
+          usec: s.usec - (redis0[cmd]?.usec ?? 0),
+        }))
+        .filter((c) => c.calls > 0)
+        .sort((a, b) => b.usec - a.usec);
+      const result = {
+        events,
+        wallMs: Math.round(wallMs),
+        cpu,
+        redisCommandsPerEvent: per(redisCommands.reduce((s, c) => s + c.calls, 0)),
+        redisTop: redisCommands.slice(0, 8).map((c) => ({ ...c, perEvent: per(c.calls) })),
+      };
+      if (pgStats) {
+        const rows = await query(
+          databaseUrl,
+          `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query, calls::int, rows::int,
+             round(total_exec_time::numeric, 1)::float AS ms
+           FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+           ORDER BY total_exec_time DESC`,
+        );
+        result.pgStatementsPerEvent = per(rows.reduce((s, r) => s + r.calls, 0));
+        result.pgExecMsPerEvent = per(rows.reduce((s, r) => s + r.ms, 0));
+        result.pgTop = rows.slice(0, 8).map((r) => ({ ...r, msPerEvent: per(r.ms) }));
+      }
+      return result;
+    },
+  };
+}

@@ -14,9 +14,13 @@ async function seed(
     const body = JSON.stringify(row.body ?? { n: ids.length });
     const headers = JSON.stringify(row.headers ?? { 'content-type': 'application/json' });
     await pipeline.store.pool.query(
-      `INSERT INTO events (id, organization_id, source, body, headers, status, search_text, created_at, updated_at)
-       VALUES ($1, $2, $3, convert_to($4, 'UTF8'), $5::jsonb, $6::"EventStatus", $3 || ' ' || $4 || ' ' || $5,
-         now() AT TIME ZONE 'UTC' - make_interval(mins => $7), now() AT TIME ZONE 'UTC')`,
+      `WITH e AS (
+         INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
+         VALUES ($1, $2, $3, convert_to($4, 'UTF8'), $5::jsonb, $6::"EventStatus",
+           now() AT TIME ZONE 'UTC' - make_interval(mins => $7), now() AT TIME ZONE 'UTC')
+         RETURNING id, organization_id)
+       INSERT INTO event_search (event_id, organization_id, search_text)
+       SELECT id, organization_id, $3 || ' ' || $4 || ' ' || $5 FROM e`,
       [id, orgId, row.source, body, headers, row.status ?? 'delivered', row.minutesAgo],
     );
     ids.push(id);

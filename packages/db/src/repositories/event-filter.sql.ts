@@ -14,20 +14,25 @@ export interface EventFilter {
 const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // Builds the WHERE clause for one organization. `search` is a case-insensitive substring of
-// source, payload and headers (events.search_text, served by a trigram index, so a term of three or
-// more characters stays fast at millions of rows).
+// source, payload and headers (event_search.search_text, served by a trigram index, so a term of three
+// or more characters stays fast at millions of rows).
 export function eventWhere(
   orgId: OrgId,
   filter: EventFilter,
   params: unknown[] = [],
 ): { where: string; params: unknown[] } {
   const add = (value: unknown) => `$${params.push(value)}`;
-  const clauses = [`organization_id = ${add(orgId)}`];
+  const org = add(orgId);
+  const clauses = [`organization_id = ${org}`];
   if (filter.status) clauses.push(`status = ${add(filter.status)}::"EventStatus"`);
   if (filter.source) clauses.push(`source = ${add(filter.source)}`);
   if (filter.from) clauses.push(`created_at >= (${add(filter.from)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.to) clauses.push(`created_at < (${add(filter.to)}::timestamptz AT TIME ZONE 'UTC')`);
-  if (filter.search) clauses.push(`search_text ILIKE '%' || ${add(escapeLike(filter.search))} || '%'`);
+  if (filter.search)
+    clauses.push(
+      `id IN (SELECT event_id FROM event_search WHERE organization_id = ${org}
+        AND search_text ILIKE '%' || ${add(escapeLike(filter.search))} || '%')`,
+    );
   if (filter.needsAttention === true) clauses.push(`status = 'failed' AND acknowledged_at IS NULL`);
   // false filters too: everything that does not need attention.
   if (filter.needsAttention === false) clauses.push(`NOT (status = 'failed' AND acknowledged_at IS NULL)`);

@@ -10,18 +10,24 @@ export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_u
   attempt_count,
   next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt`;
 
-// An X-Target-Url override wins; otherwise the target is selected in the same statement.
+// An X-Target-Url override wins; otherwise the target is selected in the same statement. The search
+// text goes to event_search in the same statement (one round trip, one transaction).
 export const INSERT_EVENTS = `
-INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, search_text,
-  next_attempt_at, status, attempt_count, created_at, updated_at)
-SELECT u.id, u.organization_id, u.source,
-  coalesce(u.provider_id, CASE WHEN u.target_override IS NULL THEN p.id END),
-  coalesce(u.target_override, p.target_url, org.default_target_url, $8),
-  u.body, u.headers, u.source || ' ' || convert_from(u.body, 'UTF8') || ' ' || u.headers::text,
-  u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
-  AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
-${ACTIVE_PROVIDER_JOIN}`;
+WITH stored AS (
+  INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers,
+    next_attempt_at, status, attempt_count, created_at, updated_at)
+  SELECT u.id, u.organization_id, u.source,
+    coalesce(u.provider_id, CASE WHEN u.target_override IS NULL THEN p.id END),
+    coalesce(u.target_override, p.target_url, org.default_target_url, $8),
+    u.body, u.headers,
+    u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
+    AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
+  ${ACTIVE_PROVIDER_JOIN}
+  RETURNING id, organization_id, source, body, headers
+)
+INSERT INTO event_search (event_id, organization_id, search_text)
+SELECT id, organization_id, source || ' ' || convert_from(body, 'UTF8') || ' ' || headers::text FROM stored`;
 
 export const LOAD_EVENTS = `
 SELECT ${EVENT_COLUMNS} FROM events

@@ -14,7 +14,9 @@ import {
   BOOTSTRAP_OPERATIONS,
   DASHBOARD_OPERATIONS,
   DOCS_OPERATIONS,
+  firstPathSegment,
   PROBE_OPERATIONS,
+  RESERVED_PATH_SEGMENTS,
 } from './modules/catalog';
 import { dashboardAssets } from './modules/dashboard/dashboard-assets';
 import { docsAssets } from './modules/docs/docs-assets';
@@ -42,6 +44,15 @@ export function createApp({ ctx, services, sessionMiddleware, idempotency }: App
     mountOperations(operations, services, { validateResponses: config.API_VALIDATE_RESPONSES, idempotency });
   app.use(requestLogger(ctx.logger));
   app.use(headerCountLimit(config.HTTP_MAX_HEADERS));
+  // A POST whose first path segment belongs to no route of the relay's can only be a webhook: it goes
+  // straight to ingest instead of being matched against every API route first (which cost more CPU
+  // per webhook than storing it: bench, docs/performance.md). The ingest service still refuses
+  // reserved sources, whichever way a request arrives.
+  const ingest = mount([INGEST_ROUTE]);
+  app.use((req, res, next) => {
+    if (req.method === 'POST' && !RESERVED_PATH_SEGMENTS.has(firstPathSegment(req.path))) ingest(req, res, next);
+    else next();
+  });
   app.use(mount(PROBE_OPERATIONS));
   // Swagger UI's files first: GET /docs only redirects to /docs/, which they serve.
   app.use(docsAssets());
@@ -79,8 +90,9 @@ export function createApp({ ctx, services, sessionMiddleware, idempotency }: App
   );
   app.use(API_PATHS, csrfGuard);
   app.use(mount(API_OPERATIONS));
-  // Ingest is registered last: any POST no API route claimed is a webhook.
-  app.use(mount([INGEST_ROUTE]));
+  // Ingest is registered last too: any other POST no API route claimed is a webhook (a reserved
+  // source, refused as not_found).
+  app.use(ingest);
   app.use(notFound);
   app.use(errorHandler(ctx.logger));
   return app;

@@ -60,15 +60,16 @@ export const API_OPERATIONS: Operations = [
 /** Documented here; served by the one catch-all route app.ts mounts last (INGEST_ROUTE). */
 export const INGEST_OPERATIONS: Operations = ingestOperations;
 
-const firstSegment = (path: string) => (path.split('/')[1] ?? '').toLowerCase();
+/** The first segment of a request path, lower-cased (routes match case-insensitively). */
+export const firstPathSegment = (path: string) => (path.split('/')[1] ?? '').toLowerCase();
 
 /** First path segments of the API: credentials are resolved for these paths only, never for ingest. */
-export const API_PATHS = [...new Set(API_OPERATIONS.map((op) => `/${firstSegment(op.path)}`))];
+export const API_PATHS = [...new Set(API_OPERATIONS.map((op) => `/${firstPathSegment(op.path)}`))];
 
 /** First path segments that belong to the relay itself: ingest refuses them as webhook sources. */
 export const RESERVED_PATH_SEGMENTS: ReadonlySet<string> = new Set(
   [...PROBE_OPERATIONS, ...DOCS_OPERATIONS, ...DASHBOARD_OPERATIONS, ...BOOTSTRAP_OPERATIONS, ...API_OPERATIONS]
-    .map((op) => firstSegment(op.path))
+    .map((op) => firstPathSegment(op.path))
     .filter((segment) => segment !== ''),
 );
 

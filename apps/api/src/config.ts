@@ -50,7 +50,9 @@ const fields = z.object({
     message: 'must be a valid source: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
   }),
   INGEST_BATCH_MAX: integer(100, 1, 1_000),
-  INGEST_BATCH_WAIT_MS: integer(2, 0, 1_000),
+  // 0: a batch closes as soon as a flush slot is free (the store's speed sets the batch size).
+  INGEST_BATCH_WAIT_MS: integer(0, 0, 1_000),
+  INGEST_FLUSH_CONCURRENCY: integer(4, 1, 100),
   // Deepest nesting of objects and arrays in a payload (ingest and /api/send). At most 1,000: the
   // event view re-serialises payloads, and far deeper ones would overflow the stack there.
   MAX_PAYLOAD_DEPTH: integer(128, 1, 1_000),

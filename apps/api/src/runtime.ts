@@ -71,7 +71,11 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     queue,
     feed,
     logger,
-    batch: { maxSize: config.INGEST_BATCH_MAX, maxWaitMs: config.INGEST_BATCH_WAIT_MS },
+    batch: {
+      maxSize: config.INGEST_BATCH_MAX,
+      maxWaitMs: config.INGEST_BATCH_WAIT_MS,
+      maxInFlight: config.INGEST_FLUSH_CONCURRENCY,
+    },
   });
   let shuttingDown = false;
   // Set when start() has finished its work; /ready answers 503 until then.

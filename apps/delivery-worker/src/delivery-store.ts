@@ -36,13 +36,15 @@ const unwrap = <R>(settled: Settled<R>): R => {
   throw settled.error;
 };
 
-// Deliveries in flight share their database round trips: loads made within a millisecond become one
-// query, and outcomes one statement. Each job still waits for its own outcome to be committed.
+// Deliveries in flight share their database round trips: loads made while the previous load runs become
+// one query, and outcomes one statement. Each job still waits for its own outcome to be committed.
 // Committed outcomes are then told to the live feed (best effort; the database stays the truth).
 export function createDeliveryStore(
   events: EventRepository,
   feed?: FeedPublisher,
-  options = { maxSize: 200, maxWaitMs: 1 },
+  // Loads and outcomes go out at once when the database is idle; while two statements of a kind run,
+  // what arrives meanwhile gathers into the next one (group-commit.ts, maxInFlight).
+  options = { maxSize: 200, maxWaitMs: 0, maxInFlight: 2 },
 ): DeliveryStore {
   const loads = createGroupCommit<EventRef, Settled<StoredEvent | null>>({
     ...options,

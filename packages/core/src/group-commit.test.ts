@@ -91,3 +91,81 @@ describe('group commit', () => {
     await expect(pending).resolves.toBe(7);
   });
 });
+
+describe('group commit with maxInFlight', () => {
+  const deferred = () => {
+    let release!: () => void;
+    const done = new Promise<void>((r) => (release = r));
+    return { done, release };
+  };
+
+  it('flushes a lone item in the same turn of the event loop, without waiting for company', async () => {
+    const commit = createGroupCommit<number, number>({
+      maxSize: 100,
+      maxWaitMs: 0,
+      maxInFlight: 1,
+      flush: async (i) => i,
+    });
+    let settled = false;
+    const result = commit.submit(7).then((v) => ((settled = true), v));
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(true);
+    await expect(result).resolves.toBe(7);
+  });
+
+  it('gathers what arrives while every slot is busy into the next batch', async () => {
+    const flushes: number[][] = [];
+    const gates: ReturnType<typeof deferred>[] = [];
+    const commit = createGroupCommit<number, number>({
+      maxSize: 100,
+      maxWaitMs: 0,
+      maxInFlight: 1,
+      flush: async (items) => {
+        flushes.push(items);
+        const gate = deferred();
+        gates.push(gate);
+        await gate.done;
+        return items;
+      },
+    });
+    const first = commit.submit(1);
+    await new Promise((r) => setImmediate(r));
+    expect(flushes).toEqual([[1]]);
+    // The slot is busy: these wait, together.
+    const rest = [2, 3, 4].map((n) => commit.submit(n));
+    await new Promise((r) => setImmediate(r));
+    expect(flushes).toEqual([[1]]);
+    gates[0]!.release();
+    await first;
+    for (let turn = 0; turn < 5 && flushes.length < 2; turn++) await new Promise((r) => setImmediate(r));
+    expect(flushes).toEqual([[1], [2, 3, 4]]);
+    gates[1]!.release();
+    await expect(Promise.all(rest)).resolves.toEqual([2, 3, 4]);
+  });
+
+  it('splits a backlog into batches of maxSize and drains everything', async () => {
+    const sizes: number[] = [];
+    let running = 0;
+    let most = 0;
+    const commit = createGroupCommit<number, number>({
+      maxSize: 3,
+      maxWaitMs: 0,
+      maxInFlight: 2,
+      flush: async (items) => {
+        running++;
+        most = Math.max(most, running);
+        sizes.push(items.length);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+        return items;
+      },
+    });
+    const all = Array.from({ length: 10 }, (_, i) => commit.submit(i));
+    await commit.drain();
+    await expect(Promise.all(all)).resolves.toHaveLength(10);
+    expect(most).toBe(2);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(3);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(10);
+  });
+});

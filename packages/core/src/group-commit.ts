@@ -1,6 +1,7 @@
 // Group commit: concurrent callers share one flush (one multi-row insert, one bulk enqueue). A batch
-// closes when it reaches maxSize or maxWaitMs after its first item; each caller's promise settles
-// when its batch has been flushed, so nobody is answered before their data is durable.
+// closes when it reaches maxSize or maxWaitMs after its first item, and with maxInFlight only when a
+// flush slot is free; each caller's promise settles when its batch has been flushed, so nobody is
+// answered before their data is durable.
 export interface GroupCommitOptions<T, R> {
   maxSize: number;
   maxWaitMs: number;
@@ -11,6 +12,13 @@ export interface GroupCommitOptions<T, R> {
    * (the database is down): retrying them alone only multiplies the wait.
    */
   retryAlone?: (err: unknown) => boolean;
+  /**
+   * At most this many flushes at once (default: no limit). With a limit, the store's own speed sets the
+   * batch size: alone, an item is flushed at once (after maxWaitMs, 0 = the current turn of the event
+   * loop); while every slot is busy, arrivals gather into the next batch. Low latency when quiet, big
+   * batches (fewer statements and commits per item) under load, without a timer to tune.
+   */
+  maxInFlight?: number;
 }
 
 interface Pending<T, R> {
@@ -26,23 +34,34 @@ export interface GroupCommit<T, R> {
 }
 
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T, R> {
-  let batch: Pending<T, R>[] = [];
+  const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+  const batch: Pending<T, R>[] = [];
   let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   const inFlight = new Set<Promise<void>>();
 
-  const close = () => {
-    if (timer !== undefined) {
-      if (options.maxWaitMs > 0) clearTimeout(timer as NodeJS.Timeout);
-      else clearImmediate(timer as NodeJS.Immediate);
-      timer = undefined;
-    }
-    const items = batch;
-    batch = [];
-    if (items.length === 0) return;
-    const run = runFlush(items);
-    inFlight.add(run);
-    void run.finally(() => inFlight.delete(run));
+  const clearTimer = () => {
+    if (timer === undefined) return;
+    if (options.maxWaitMs > 0) clearTimeout(timer as NodeJS.Timeout);
+    else clearImmediate(timer as NodeJS.Immediate);
+    timer = undefined;
   };
+  const schedule = () => {
+    if (timer !== undefined) return;
+    timer = options.maxWaitMs > 0 ? setTimeout(pump, options.maxWaitMs) : setImmediate(pump);
+  };
+  const start = (items: Pending<T, R>[]) => {
+    const run = runFlush(items).finally(() => {
+      inFlight.delete(run);
+      // What arrived while every slot was busy is the next batch.
+      if (batch.length > 0) schedule();
+    });
+    inFlight.add(run);
+  };
+  // Starts a batch in every free flush slot.
+  function pump() {
+    clearTimer();
+    while (batch.length > 0 && inFlight.size < maxInFlight) start(batch.splice(0, options.maxSize));
+  }
 
   const runFlush = async (items: Pending<T, R>[]): Promise<void> => {
     try {
@@ -61,14 +80,16 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     submit(item) {
       return new Promise<R>((resolve, reject) => {
         batch.push({ item, resolve, reject });
-        if (batch.length >= options.maxSize) close();
-        else if (timer === undefined)
-          timer = options.maxWaitMs > 0 ? setTimeout(close, options.maxWaitMs) : setImmediate(close);
+        if (inFlight.size >= maxInFlight) return;
+        if (batch.length >= options.maxSize) pump();
+        else schedule();
       });
     },
     async drain() {
-      close();
-      await Promise.all([...inFlight]);
+      while (batch.length > 0 || inFlight.size > 0) {
+        pump();
+        await Promise.race([...inFlight]);
+      }
     },
   };
 }

@@ -21,7 +21,7 @@ export interface IngestServiceDeps {
   /** The live feed hears of each stored event. */
   feed?: FeedPublisher;
   logger: Logger;
-  batch: { maxSize: number; maxWaitMs: number };
+  batch: { maxSize: number; maxWaitMs: number; maxInFlight?: number };
   now?: () => Date;
 }
 

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { admin, freshDatabase, query, REDIS_URL } from './database.mjs';
 import { saturate } from './load.mjs';
 import { forkReady, startNode, stop, waitForReceipts } from './processes.mjs';
+import { cpuMsOf } from './usage.mjs';
 
 export const SIGNING_SECRET = 'whsec_YmVuY2gtc2lnbmluZy1zZWNyZXQtMzItYnl0ZXMhIQ==';
 
@@ -63,7 +64,10 @@ export async function deliveryFloor({ entry, here, prefix, jobs, workers, concur
   const children = Array.from({ length: workers }, () => startNode(entry, env));
   try {
     const stats = await waitForReceipts(target, jobs);
-    return { perSecond: stats.unique / ((performance.now() - started) / 1000), delivered: stats.unique };
+    const seconds = (performance.now() - started) / 1000;
+    // CPU per job of the floor's processes, to set beside the relay worker's (bench/lib/usage.mjs).
+    const cpuMs = children.reduce((sum, c) => sum + cpuMsOf(c.pid), 0);
+    return { perSecond: stats.unique / seconds, delivered: stats.unique, cpuMsPerJob: cpuMs / stats.unique };
   } finally {
     await Promise.all(children.map((c) => stop(c)));
     await stop(target);
@@ -92,7 +96,9 @@ export async function ingestFloor({ root, here, name, prefix, body, connections,
     try {
       const target = `http://127.0.0.1:${msg.port}/github`;
       await saturate({ url: target, body, connections, durationS: 1 });
-      return await saturate({ url: target, body, connections, durationS });
+      const cpu0 = cpuMsOf(child.pid);
+      const result = await saturate({ url: target, body, connections, durationS });
+      return { ...result, cpuMsPerRequest: (cpuMsOf(child.pid) - cpu0) / result.ok };
     } finally {
       await stop(child);
     }

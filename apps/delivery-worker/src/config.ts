@@ -28,6 +28,10 @@ const schema = z.object({
   DELIVERY_FAIR_WAIT_MAX_MS: integer(10_000, 0),
   SWEEP_INTERVAL_MS: integer(15_000, 10),
   SWEEP_GRACE_MS: integer(30_000, 0),
+  // Background search indexing (search-indexer.ts): how often pending events are indexed, and how many
+  // per statement.
+  SEARCH_INDEX_INTERVAL_MS: integer(1_000, 10),
+  SEARCH_INDEX_BATCH: integer(1_000, 1, 100_000),
   WORKER_LOCK_DURATION_MS: integer(30_000, 100),
   WORKER_STALLED_INTERVAL_MS: integer(30_000, 100),
   WORKER_HEALTH_PORT: integer(3001, 0, 65_535),

@@ -3,6 +3,7 @@ import {
   createAttemptRepository,
   createDatabase,
   createEventRepository,
+  createEventSearchRepository,
   createEventSweepRepository,
   createHookRepository,
   createProviderRepository,
@@ -27,11 +28,14 @@ import { createHookDispatcher } from './hook-dispatch';
 import { createHookProcessor } from './hook.processor';
 import { createSecretLookup } from './signing-secrets';
 import { createSender } from './sender';
+import { createSearchIndexer } from './search-indexer';
 import { createSweeper } from './sweeper';
 
 export interface WorkerRuntime {
   health: { checks: Record<string, () => Promise<void>>; isShuttingDown: () => boolean };
   sweepNow(): Promise<{ full: boolean; enqueued: number }>;
+  /** Indexes every event still pending search indexing; resolves with how many. */
+  indexSearchNow(): Promise<number>;
   /** Stops taking jobs, lets in-flight deliveries finish, closes every connection. */
   close(): Promise<void>;
 }
@@ -142,6 +146,13 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   if (producerRedis.status === 'ready') void sweep();
   else producerRedis.once('ready', () => void sweep());
 
+  const indexer = createSearchIndexer({
+    search: createEventSearchRepository(db.pool),
+    logger,
+    batchSize: config.SEARCH_INDEX_BATCH,
+  });
+  const stopIndexer = indexer.start(config.SEARCH_INDEX_INTERVAL_MS);
+
   let shuttingDown = false;
   return {
     health: {
@@ -149,12 +160,14 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       isShuttingDown: () => shuttingDown,
     },
     sweepNow: () => sweeper.runOnce(),
+    indexSearchNow: () => indexer.runOnce(),
     async close() {
       shuttingDown = true;
       clearInterval(timer);
       await Promise.all([worker.close(), hookWorker.close()]);
       await store.drain();
       await sweeping;
+      await stopIndexer();
       await queue.close().catch(() => {});
       await hookQueue.close().catch(() => {});
       sender.close();

@@ -10,8 +10,8 @@ export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_u
   attempt_count,
   next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt`;
 
-// An X-Target-Url override wins; otherwise the target is selected in the same statement. The search
-// text goes to event_search in the same statement (one round trip, one transaction).
+// An X-Target-Url override wins; otherwise the target is selected in the same statement. Each event is
+// marked for the search indexer in the same statement (one round trip, one transaction).
 export const INSERT_EVENTS = `
 WITH stored AS (
   INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers,
@@ -24,10 +24,13 @@ WITH stored AS (
   FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
     AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
   ${ACTIVE_PROVIDER_JOIN}
-  RETURNING id, organization_id, source, body, headers
+  RETURNING id, organization_id
 )
-INSERT INTO event_search (event_id, organization_id, search_text)
-SELECT id, organization_id, source || ' ' || convert_from(body, 'UTF8') || ' ' || headers::text FROM stored`;
+INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored`;
+
+/** An event's searchable text: source, payload and headers (written by the search indexer). */
+export const SEARCH_TEXT = (e: string) =>
+  `${e}.source || ' ' || convert_from(${e}.body, 'UTF8') || ' ' || ${e}.headers::text`;
 
 export const LOAD_EVENTS = `
 SELECT ${EVENT_COLUMNS} FROM events

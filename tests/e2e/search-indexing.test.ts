@@ -1,0 +1,100 @@
+import { createEventSearchRepository } from '@relay/db';
+import { startPipeline, userCredential, type Pipeline } from './harness';
+
+// Ingest only marks new events pending; the workers' indexer moves them into event_search in batches.
+// Search must find an event in either state, once, and nothing may be indexed twice or left behind.
+describe('background search indexing', () => {
+  let pipeline: Pipeline;
+  let admin: string;
+  const count = async (table: 'event_search' | 'event_search_pending', id?: string) =>
+    (
+      await pipeline.store.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${table}${id ? ' WHERE event_id = $1' : ''}`,
+        id ? [id] : [],
+      )
+    ).rows[0]!.n;
+  const ingest = async (term: string) =>
+    (
+      await pipeline.http
+        .post('/github')
+        .set('content-type', 'application/json')
+        .send({ note: term })
+        .expect(202)
+    ).body.id as string;
+  const search = async (term: string) =>
+    (await pipeline.http.get(`/events?search=${term}`).set('authorization', admin).expect(200)).body;
+
+  beforeAll(async () => {
+    // No worker: indexing happens only when a test asks for it.
+    pipeline = await startPipeline({ worker: false });
+    admin = (await userCredential(pipeline, 'admin')).authorization;
+  });
+  afterAll(() => pipeline.close());
+
+  it('finds a new event before it is indexed, and once after', async () => {
+    const id = await ingest('needle-before-index');
+    expect(await count('event_search_pending', id)).toBe(1);
+    expect(await count('event_search', id)).toBe(0);
+    const before = await search('needle-before-index');
+    expect(before.events.map((e: { id: string }) => e.id)).toEqual([id]);
+
+    const indexed = await createEventSearchRepository(pipeline.store.pool).indexPending(1_000);
+    expect(indexed).toBeGreaterThanOrEqual(1);
+    expect(await count('event_search_pending', id)).toBe(0);
+    expect(await count('event_search', id)).toBe(1);
+    const after = await search('needle-before-index');
+    expect(after.events.map((e: { id: string }) => e.id)).toEqual([id]);
+    expect(after.total).toBe(1);
+  });
+
+  it('lets several indexers share a backlog without indexing an event twice', async () => {
+    const ids = await Promise.all(Array.from({ length: 60 }, (_, i) => ingest(`shared-backlog-${i}`)));
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    const drain = async () => {
+      let total = 0;
+      for (;;) {
+        const n = await repo.indexPending(7);
+        total += n;
+        if (n < 7) return total;
+      }
+    };
+    const [a, b, c] = await Promise.all([drain(), drain(), drain()]);
+    expect(a + b + c).toBe(60);
+    expect(await count('event_search_pending')).toBe(0);
+    const { rows } = await pipeline.store.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM event_search WHERE event_id = ANY($1::uuid[])',
+      [ids],
+    );
+    expect(rows[0]!.n).toBe(60);
+    expect((await search('shared-backlog')).total).toBe(60);
+  });
+
+  it('deletes the search rows with the event, pending or indexed', async () => {
+    const pending = await ingest('deleted-while-pending');
+    const indexedId = await ingest('deleted-after-index');
+    await createEventSearchRepository(pipeline.store.pool).indexPending(1_000);
+    const late = await ingest('deleted-while-pending-2');
+    for (const id of [pending, indexedId, late])
+      await pipeline.http.delete(`/events/${id}`).set('authorization', admin).expect(204);
+    for (const id of [pending, indexedId, late]) {
+      expect(await count('event_search', id)).toBe(0);
+      expect(await count('event_search_pending', id)).toBe(0);
+    }
+  });
+
+  it('a running worker indexes new events by itself', async () => {
+    const worker = pipeline.startWorker({ SEARCH_INDEX_INTERVAL_MS: '50' });
+    try {
+      const id = await ingest('worker-indexes-me');
+      const deadline = Date.now() + 10_000;
+      while ((await count('event_search', id)) === 0) {
+        if (Date.now() > deadline) throw new Error('the worker did not index the event');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(await count('event_search_pending', id)).toBe(0);
+      expect(await worker.indexSearchNow()).toBe(0);
+    } finally {
+      await worker.close();
+    }
+  });
+});

@@ -14,13 +14,8 @@ describe('background search indexing', () => {
       )
     ).rows[0]!.n;
   const ingest = async (term: string) =>
-    (
-      await pipeline.http
-        .post('/github')
-        .set('content-type', 'application/json')
-        .send({ note: term })
-        .expect(202)
-    ).body.id as string;
+    (await pipeline.http.post('/github').set('content-type', 'application/json').send({ note: term }).expect(202)).body
+      .id as string;
   const search = async (term: string) =>
     (await pipeline.http.get(`/events?search=${term}`).set('authorization', admin).expect(200)).body;
 

@@ -4155,6 +4155,8 @@ export interface operations {
             page: number;
             per_page: number;
             pages: number;
+            /** @description false: more than 10,000 events match, and `total` (and `pages`) is the database planner's estimate rather than a count (counting millions of rows on every page would be slow). */
+            total_exact: boolean;
           };
         };
       };

@@ -83,7 +83,14 @@ export const bulkResultSchema = z.object({
   ids: z.array(z.uuid()),
   truncated: z.boolean().describe('More events matched than the cap: call again.'),
 });
-export const eventPageSchema = pageEnvelope('events', eventSummarySchema);
+export const eventPageSchema = pageEnvelope('events', eventSummarySchema).extend({
+  total_exact: z
+    .boolean()
+    .describe(
+      "false: more than 10,000 events match, and `total` (and `pages`) is the database planner's estimate " +
+        'rather than a count (counting millions of rows on every page would be slow).',
+    ),
+});
 export const eventSourcesSchema = z.object({
   sources: z.array(z.object({ source: z.string(), count: z.number().int() })),
 });

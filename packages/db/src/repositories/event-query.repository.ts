@@ -31,6 +31,9 @@ const SUMMARY = `id, source, status, provider_id AS "providerId", target_url AS 
   attempt_count AS "attemptCount", failure_reason AS "failureReason", created_at AS "createdAt",
   delivered_at AS "deliveredAt", acknowledged_at AS "acknowledgedAt"`;
 
+/** Up to this many matches, a page's `total` is an exact count; above, the planner's estimate. */
+export const EXACT_COUNT_CAP = 10_000;
+
 // Reads for the event history API. Every statement is scoped to one organization.
 export function createEventQueryRepository(pool: pg.Pool) {
   return {
@@ -39,7 +42,7 @@ export function createEventQueryRepository(pool: pg.Pool) {
       filter: EventFilter,
       page: number,
       perPage: number,
-    ): Promise<{ events: EventSummary[]; total: number }> {
+    ): Promise<{ events: EventSummary[]; total: number; totalExact: boolean }> {
       const { where, params } = eventWhere(orgId, filter);
       const [rows, count] = await Promise.all([
         pool.query<EventSummary>(
@@ -47,9 +50,22 @@ export function createEventQueryRepository(pool: pg.Pool) {
            ORDER BY created_at DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
           params,
         ),
-        pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE ${where}`, params),
+        // Counted up to the cap only: past it, the exact number is not worth a scan of every match.
+        pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM (SELECT 1 FROM events WHERE ${where} LIMIT ${EXACT_COUNT_CAP + 1}) capped`,
+          params,
+        ),
       ]);
-      return { events: rows.rows, total: count.rows[0]!.n };
+      const counted = count.rows[0]!.n;
+      if (counted <= EXACT_COUNT_CAP) return { events: rows.rows, total: counted, totalExact: true };
+      const { rows: plan } = await pool.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+        `EXPLAIN (FORMAT JSON) SELECT 1 FROM events WHERE ${where}`,
+        params,
+      );
+      const estimate = Math.round(plan[0]!['QUERY PLAN'][0].Plan['Plan Rows']);
+      // Never below what is known to exist, nor below the pages already seen.
+      const seen = (page - 1) * perPage + rows.rows.length;
+      return { events: rows.rows, total: Math.max(estimate, EXACT_COUNT_CAP + 1, seen), totalExact: false };
     },
 
     async findById(orgId: OrgId, id: string): Promise<EventDetail | null> {

@@ -54,7 +54,8 @@ const listEvents = defineTool({
   },
   output: {
     events: z.array(eventSummarySchema),
-    total: z.number().describe('Events matching the filters, over all pages.'),
+    total: z.number().describe('Events matching the filters, over all pages (an estimate when total_exact is false).'),
+    total_exact: z.boolean().describe('false: over 10,000 matches, total is an estimate.'),
     page: z.number(),
     per_page: z.number(),
     pages: z.number(),
@@ -67,6 +68,7 @@ const listEvents = defineTool({
     return {
       events: page.events.map((e) => eventSummaryOf(e, link)),
       total: page.total,
+      total_exact: page.total_exact,
       page: page.page,
       per_page: page.per_page,
       pages: page.pages,

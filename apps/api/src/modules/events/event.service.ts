@@ -65,8 +65,15 @@ export function createEventService(deps: EventServiceDeps) {
   return {
     async list(principal: Principal, query: z.output<typeof eventListQuery>) {
       const { page, per_page } = query;
-      const { events, total } = await queries.page(principal.orgId, filterOf(query), page, per_page);
-      return { events: events.map(summaryView), total, page, per_page, pages: Math.ceil(total / per_page) };
+      const { events, total, totalExact } = await queries.page(principal.orgId, filterOf(query), page, per_page);
+      return {
+        events: events.map(summaryView),
+        total,
+        total_exact: totalExact,
+        page,
+        per_page,
+        pages: Math.ceil(total / per_page),
+      };
     },
 
     async sources(principal: Principal) {

@@ -102,7 +102,8 @@ export function EventsPage() {
       {events.data && events.data.pages > 1 ? (
         <Group justify="space-between">
           <Text size="sm" c="dimmed">
-            {events.data.total} events
+            {events.data.total_exact ? '' : 'about '}
+            {events.data.total.toLocaleString('en')} events
           </Text>
           <Pagination total={events.data.pages} value={search.page} onChange={(page) => update({ page })} />
         </Group>

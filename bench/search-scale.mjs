@@ -1,0 +1,144 @@
+// pnpm bench --search [--search-events N]: event search over a large organization (default 1,000,000
+// events, filled with generate_series; minutes, never run in CI). Times GET /events?search= for a rare
+// term, a term in every payload and a term with no match, and the plain list, through the production
+// api. Budget: a page in ≤ 50 ms each. The result goes to bench/results/search.json.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { admin, deleteKeys, freshDatabase, REDIS_URL } from './lib/database.mjs';
+import { freePort, startNode, stop, waitForHttp } from './lib/processes.mjs';
+import { percentile } from './lib/stats.mjs';
+
+const DEFAULT_ORG = '00000000-0000-7000-8000-000000000001';
+// One payload shaped like a GitHub push (~1.3 KB): every event has "octo-common"; one in RARE_EVERY has
+// a rare word; no event has the no-match word.
+const RARE_EVERY = 100_000;
+const payloadSql = `json_build_object(
+  'ref', 'refs/heads/main', 'before', md5(n::text), 'after', md5((n + 1)::text),
+  'repository', json_build_object('full_name', 'octo-common/repo-' || (n % 500), 'private', false,
+    'description', 'A repository of the octo-common organization used by the search benchmark', 'size', n % 9000),
+  'pusher', json_build_object('name', 'user' || (n % 3000), 'email', 'user' || (n % 3000) || '@example.com'),
+  'head_commit', json_build_object('id', md5(n::text || 'c'), 'message',
+    CASE WHEN n % ${RARE_EVERY} = 0 THEN 'fix: handle the quetzalcoatl edge case' ELSE 'chore: routine update ' || n END,
+    'timestamp', '2026-11-23T10:00:00Z', 'url', 'https://github.com/octo-common/repo/commit/' || md5(n::text)),
+  'commits', json_build_array(json_build_object('id', md5(n::text || 'x'), 'distinct', true,
+    'added', json_build_array('src/file' || (n % 77) || '.ts'), 'removed', json_build_array(),
+    'modified', json_build_array('README.md', 'package.json', 'src/index.ts'))),
+  'padding', repeat('lorem ipsum dolor sit amet ', 20)
+)::text`;
+
+export async function runSearchScale({ root, events, log }) {
+  const dbName = `relay_bench_search_${process.pid}`;
+  const prefix = `benchsearch${process.pid}`;
+  const url = await freshDatabase(root, dbName);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  let api;
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const query = (_url, sql) => db.query(sql);
+  try {
+    log(`filling ${events} events`);
+    const t0 = performance.now();
+    // The trigram index is built once after the rows are in (as a restore would), not row by row.
+    await query(url, 'DROP INDEX event_search_search_text_trgm_idx');
+    for (let from = 1; from <= events; from += 250_000) {
+      const to = Math.min(events, from + 249_999);
+      await query(
+        url,
+        `WITH stored AS (
+           INSERT INTO events (id, organization_id, source, body, headers, status, attempt_count, created_at,
+             updated_at, delivered_at)
+           SELECT gen_random_uuid(), '${DEFAULT_ORG}', 'github', convert_to(${payloadSql}, 'UTF8'),
+             '{"content-type": "application/json", "x-github-event": "push"}'::jsonb, 'delivered', 1,
+             now() AT TIME ZONE 'UTC' - make_interval(secs => ${events} - n),
+             now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+           FROM generate_series(${from}, ${to}) AS n
+           RETURNING id, organization_id, source, body, headers)
+         INSERT INTO event_search (event_id, organization_id, search_text)
+         SELECT id, organization_id, source || ' ' || convert_from(body, 'UTF8') || ' ' || headers::text FROM stored`,
+      );
+      log(`  ${to} rows`);
+    }
+    await query(url, `SET maintenance_work_mem = '512MB'`);
+    await query(
+      url,
+      'CREATE INDEX event_search_search_text_trgm_idx ON event_search USING GIN (search_text gin_trgm_ops)',
+    );
+    await query(url, 'VACUUM ANALYZE events');
+    await query(url, 'VACUUM ANALYZE event_search');
+    const fillSeconds = (performance.now() - t0) / 1000;
+    log(`filled and indexed in ${fillSeconds.toFixed(0)} s`);
+
+    api = startNode(path.join(root, 'apps/api/dist/main.mjs'), {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: url,
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      INITIAL_ADMIN_USERNAME: 'bench',
+      INITIAL_ADMIN_PASSWORD: 'bench-search-password',
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      PASSWORD_HASH_TIME_COST: '1',
+    });
+    await waitForHttp(`${base}/ready`, 30_000);
+    const authorization = `Basic ${Buffer.from('bench:bench-search-password').toString('base64')}`;
+    const timeQuery = async (qs, repeat = 15) => {
+      const times = [];
+      let last;
+      for (let i = 0; i < repeat + 2; i++) {
+        const start = performance.now();
+        const res = await fetch(`${base}/events?${qs}`, { headers: { authorization } });
+        last = await res.json();
+        if (!res.ok) throw new Error(`GET /events?${qs}: ${res.status} ${JSON.stringify(last)}`);
+        if (i >= 2) times.push(performance.now() - start);
+      }
+      return {
+        query: qs,
+        p50Ms: percentile(times, 50),
+        p95Ms: percentile(times, 95),
+        rows: last.events.length,
+        total: last.total,
+        totalExact: last.total_exact,
+      };
+    };
+    const scenarios = [
+      await timeQuery('per_page=50'),
+      await timeQuery('search=quetzalcoatl&per_page=50'),
+      await timeQuery('search=octo-common&per_page=50'),
+      await timeQuery('search=zebra-quokka-nomatch&per_page=50'),
+    ];
+    for (const s of scenarios)
+      log(`  ${s.query}: p50 ${s.p50Ms.toFixed(1)} ms, p95 ${s.p95Ms.toFixed(1)} ms, total ${s.total}`);
+    const result = {
+      date: new Date().toISOString(),
+      events,
+      fillSeconds,
+      budgetMs: 50,
+      scenarios,
+      met: scenarios.every((s) => s.p50Ms <= 50),
+    };
+    writeFileSync(
+      path.join(root, 'bench/results', events >= 1_000_000 ? 'search.json' : 'search-smoke.json'),
+      `${JSON.stringify(result, null, 2)}\n`,
+    );
+    console.log(
+      [
+        `| GET /events over ${events} events | p50 (ms) | p95 (ms) | rows | total |`,
+        '|---|---|---|---|---|',
+        ...scenarios.map(
+          (s) =>
+            `| ${s.query} | ${s.p50Ms.toFixed(1)} | ${s.p95Ms.toFixed(1)} | ${s.rows} | ` +
+            `${s.total}${s.totalExact === false ? ' (estimate)' : ''} |`,
+        ),
+      ].join('\n'),
+    );
+    return result;
+  } finally {
+    await db.end();
+    await stop(api);
+    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await deleteKeys(prefix);
+  }
+}

@@ -1,4 +1,6 @@
 import { createEventSearchRepository } from '@relay/db';
+import { pino } from 'pino';
+import { createSearchIndexer } from '../../apps/delivery-worker/src/search-indexer';
 import { startPipeline, userCredential, type Pipeline } from './harness';
 
 // Ingest only marks new events pending; the workers' indexer moves them into event_search in batches.
@@ -75,6 +77,30 @@ describe('background search indexing', () => {
       expect(await count('event_search', id)).toBe(0);
       expect(await count('event_search_pending', id)).toBe(0);
     }
+  });
+
+  it('yields to busy deliveries until the pending events reach the bound, then indexes a batch per round', async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    await repo.indexPending(10_000);
+    let busy = true;
+    const indexer = createSearchIndexer({
+      search: repo,
+      logger: pino({ level: 'silent' }),
+      batchSize: 2,
+      busy: () => busy,
+      maxPendingWhileBusy: 5,
+    });
+    for (let i = 0; i < 3; i++) await ingest(`yield-${i}`);
+    expect(await indexer.runOnce()).toBe(0);
+    expect(await count('event_search_pending')).toBe(3);
+    for (let i = 3; i < 8; i++) await ingest(`yield-${i}`);
+    expect(await indexer.runOnce()).toBe(2);
+    expect(await count('event_search_pending')).toBe(6);
+    // Pending events are found all the same.
+    expect((await search('yield-')).total).toBe(8);
+    busy = false;
+    expect(await indexer.runOnce()).toBe(6);
+    expect(await count('event_search_pending')).toBe(0);
   });
 
   it('a running worker indexes new events by itself', async () => {

@@ -32,6 +32,7 @@ const schema = z.object({
   // per statement.
   SEARCH_INDEX_INTERVAL_MS: integer(1_000, 10),
   SEARCH_INDEX_BATCH: integer(1_000, 1, 100_000),
+  SEARCH_INDEX_MAX_PENDING: integer(10_000, 0, 10_000_000),
   WORKER_LOCK_DURATION_MS: integer(30_000, 100),
   WORKER_STALLED_INTERVAL_MS: integer(30_000, 100),
   WORKER_HEALTH_PORT: integer(3001, 0, 65_535),

@@ -73,7 +73,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const store = createDeliveryStore(events, feed);
   const faults = { maxDefers: config.DELIVERY_FAULT_MAX_DEFERS, deferMs: config.DELIVERY_FAULT_DEFER_MS };
   const fairness = createWorkerFairness(config);
-  const processor = createDeliverProcessor({
+  const deliver = createDeliverProcessor({
     store,
     secretFor,
     targets: createTargetResolver(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
@@ -85,6 +85,16 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     faults,
     fairGate: fairness.gate,
   });
+  // Deliveries in progress: background search indexing yields while a quarter of the slots are busy.
+  let activeDeliveries = 0;
+  const processor: typeof deliver = async (job, token) => {
+    activeDeliveries++;
+    try {
+      return await deliver(job, token);
+    } finally {
+      activeDeliveries--;
+    }
+  };
 
   const workerRedis = createRedisConnection(config.REDIS_URL, 'worker');
   const worker = new Worker<DeliverJobData>(QUEUES.delivery, processor, {
@@ -150,6 +160,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     search: createEventSearchRepository(db.pool),
     logger,
     batchSize: config.SEARCH_INDEX_BATCH,
+    busy: () => activeDeliveries >= Math.max(1, config.DELIVERY_CONCURRENCY / 4),
+    maxPendingWhileBusy: config.SEARCH_INDEX_MAX_PENDING,
   });
   const stopIndexer = indexer.start(config.SEARCH_INDEX_INTERVAL_MS);
 

@@ -4,17 +4,31 @@ import type { Logger } from 'pino';
 export interface SearchIndexerDeps {
   search: EventSearchRepository;
   logger: Logger;
-  /** Events per statement: large batches are what make background indexing cheaper than per-ingest. */
+  /** Events per statement. */
   batchSize: number;
+  /** True while this worker's deliveries are busy: indexing then yields to them (see maxPendingWhileBusy). */
+  busy?: () => boolean;
+  /**
+   * While busy, indexing waits until this many events are pending, then indexes one batch per round:
+   * searches scan pending events directly, so this bounds what a search costs during a backlog.
+   */
+  maxPendingWhileBusy?: number;
 }
 
 // Ingest leaves the trigram index alone (it records pending event ids); the indexer moves pending
 // events into event_search, a batch per statement, until none are left. Searches match pending events
-// directly, so the index only has to catch up, not keep up.
+// directly, so the index only has to catch up, not keep up. Indexing costs Postgres about as much as
+// storing and delivering the event (the trigrams of the whole payload, docs/performance.md), so it
+// yields to deliveries: while they are busy it waits, up to a bound on the pending events.
 export function createSearchIndexer(deps: SearchIndexerDeps) {
   let running: Promise<number> | undefined;
 
   async function drainPending(): Promise<number> {
+    if (deps.busy?.()) {
+      const pending = await deps.search.countPending(deps.maxPendingWhileBusy);
+      if (pending < (deps.maxPendingWhileBusy ?? 0)) return 0;
+      return deps.search.indexPending(deps.batchSize);
+    }
     let total = 0;
     for (;;) {
       const indexed = await deps.search.indexPending(deps.batchSize);
@@ -24,7 +38,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
   }
 
   return {
-    /** Indexes everything pending; a call while a run is going joins that run. */
+    /** Indexes what is pending (everything, unless deliveries are busy); a call during a run joins it. */
     runOnce(): Promise<number> {
       running ??= drainPending().finally(() => (running = undefined));
       return running;

@@ -21,8 +21,14 @@ export function createEventSearchRepository(pool: pg.Pool) {
       const result = await pool.query(INDEX_PENDING, [limit]);
       return result.rowCount ?? 0;
     },
-    async countPending(): Promise<number> {
-      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_search_pending');
+    /** Pending events, counted up to `cap` (all of them when no cap is given). */
+    async countPending(cap?: number): Promise<number> {
+      const { rows } = await pool.query<{ n: number }>(
+        cap === undefined
+          ? 'SELECT count(*)::int AS n FROM event_search_pending'
+          : 'SELECT count(*)::int AS n FROM (SELECT 1 FROM event_search_pending LIMIT $1) capped',
+        cap === undefined ? [] : [cap],
+      );
       return rows[0]!.n;
     },
   };

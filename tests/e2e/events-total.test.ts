@@ -11,13 +11,18 @@ describe('event list totals', () => {
     const orgId = await createOrganization(pipeline, 'many-events');
     viewer = (await userCredential(pipeline, 'viewer', orgId)).authorization;
     await pipeline.store.pool.query(
-      `INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
-       SELECT gen_random_uuid(), $1, CASE WHEN n <= 5 THEN 'rare' ELSE 'github' END, convert_to('{}', 'UTF8'),
-         '{}'::jsonb, 'delivered', now() AT TIME ZONE 'UTC' - make_interval(secs => n), now() AT TIME ZONE 'UTC'
-       FROM generate_series(1, 10050) AS n`,
+      `WITH e AS (
+         INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, CASE WHEN n <= 5 THEN 'rare' ELSE 'github' END, convert_to('{}', 'UTF8'),
+           '{}'::jsonb, 'delivered', now() AT TIME ZONE 'UTC' - make_interval(secs => n), now() AT TIME ZONE 'UTC'
+         FROM generate_series(1, 10050) AS n
+         RETURNING id, organization_id, source)
+       INSERT INTO event_search (event_id, organization_id, search_text)
+       SELECT id, organization_id, source || ' {} {}' FROM e`,
       [orgId],
     );
     await pipeline.store.pool.query('ANALYZE events');
+    await pipeline.store.pool.query('ANALYZE event_search');
   }, 60_000);
   afterAll(() => pipeline.close());
 
@@ -30,6 +35,26 @@ describe('event list totals', () => {
     expect(page.total).toBeGreaterThan(10_000);
     expect(page.pages).toBe(Math.ceil(page.total / 50));
     expect(page.events).toHaveLength(50);
+  });
+
+  // A term in most events is answered from the newest events, with an estimated total; a rare one by the
+  // trigram index, counted exactly.
+  it('estimates the total of a search found in most events, and counts a rare one', async () => {
+    const common = await list('search=github&per_page=50');
+    expect(common.total_exact).toBe(false);
+    expect(common.total).toBeGreaterThan(2_000);
+    expect(common.events).toHaveLength(50);
+    expect(common.events.every((e: { source: string }) => e.source === 'github')).toBe(true);
+    const times = common.events.map((e: { created_at: string }) => e.created_at);
+    expect([...times].sort().reverse()).toEqual(times);
+
+    const second = await list('search=github&per_page=50&page=2');
+    expect(second.events).toHaveLength(50);
+    expect(second.events[0].created_at < common.events[49].created_at).toBe(true);
+
+    const rare = await list('search=rare&per_page=50');
+    expect(rare).toMatchObject({ total: 5, total_exact: true });
+    expect(rare.events).toHaveLength(5);
   });
 
   it('counts exactly below the cap', async () => {

@@ -14,6 +14,11 @@ export interface EventFilter {
 
 const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** The ILIKE pattern of a search term, as a parameter added to `params`. */
+export function searchPattern(term: string, params: unknown[]): string {
+  return `'%' || $${params.push(escapeLike(term))} || '%'`;
+}
+
 // Builds the WHERE clause for one organization. `search` is a case-insensitive substring of
 // source, payload and headers (event_search.search_text, served by a trigram index, so a term of three
 // or more characters stays fast at millions of rows, plus the events still pending indexing).
@@ -30,7 +35,7 @@ export function eventWhere(
   if (filter.from) clauses.push(`created_at >= (${add(filter.from)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.to) clauses.push(`created_at < (${add(filter.to)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.search) {
-    const pattern = `'%' || ${add(escapeLike(filter.search))} || '%'`;
+    const pattern = searchPattern(filter.search, params);
     // Indexed events through the trigram index; events the indexer has not reached yet (seconds old,
     // few) by their text directly, so a search finds an event as soon as it is stored.
     clauses.push(

@@ -1,6 +1,7 @@
 import type { EventStatus, OrgId } from '@relay/core';
 import type pg from 'pg';
 import { eventWhere, type EventFilter } from './event-filter.sql';
+import { SEARCH_WALK, walkNewest } from './event-search-page';
 import type { NewAttempt } from './event.repository';
 
 export interface EventSummary {
@@ -36,6 +37,42 @@ export const EXACT_COUNT_CAP = 10_000;
 
 // Reads for the event history API. Every statement is scoped to one organization.
 export function createEventQueryRepository(pool: pg.Pool) {
+  // Counted up to the cap only: past it, the exact number is not worth a scan of every match.
+  async function countOrEstimate(where: string, params: unknown[]): Promise<{ total: number; exact: boolean }> {
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM events WHERE ${where} LIMIT ${EXACT_COUNT_CAP + 1}) capped`,
+      params,
+    );
+    if (rows[0]!.n <= EXACT_COUNT_CAP) return { total: rows[0]!.n, exact: true };
+    const { rows: plan } = await pool.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+      `EXPLAIN (FORMAT JSON) SELECT 1 FROM events WHERE ${where}`,
+      params,
+    );
+    return {
+      total: Math.max(Math.round(plan[0]!['QUERY PLAN'][0].Plan['Plan Rows']), EXACT_COUNT_CAP + 1),
+      exact: false,
+    };
+  }
+
+  // A search whose page is among the newest events (event-search-page.ts); undefined: ask the index.
+  async function fromNewest(orgId: OrgId, filter: EventFilter, page: number, perPage: number) {
+    const walk = await walkNewest(pool, orgId, filter);
+    const complete = walk.examined < SEARCH_WALK;
+    if (!complete && walk.ids.length < page * perPage) return undefined;
+    const ids = walk.ids.slice((page - 1) * perPage, page * perPage);
+    const { rows: events } = await pool.query<EventSummary>(
+      `SELECT ${SUMMARY} FROM events WHERE organization_id = $1 AND id = ANY($2::uuid[])
+       ORDER BY created_at DESC, id DESC`,
+      [orgId, ids],
+    );
+    if (complete) return { events, total: walk.ids.length, totalExact: true };
+    // Many matches: their share among the newest events, times the events under the other filters.
+    const { where, params } = eventWhere(orgId, { ...filter, search: undefined });
+    const base = await countOrEstimate(where, params);
+    const estimate = Math.round((walk.ids.length / walk.examined) * base.total);
+    return { events, total: Math.max(estimate, walk.ids.length), totalExact: false };
+  }
+
   return {
     async page(
       orgId: OrgId,
@@ -43,6 +80,10 @@ export function createEventQueryRepository(pool: pg.Pool) {
       page: number,
       perPage: number,
     ): Promise<{ events: EventSummary[]; total: number; totalExact: boolean }> {
+      if (filter.search) {
+        const found = await fromNewest(orgId, filter, page, perPage);
+        if (found) return found;
+      }
       const { where, params } = eventWhere(orgId, filter);
       const [rows, count] = await Promise.all([
         pool.query<EventSummary>(
@@ -50,22 +91,11 @@ export function createEventQueryRepository(pool: pg.Pool) {
            ORDER BY created_at DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
           params,
         ),
-        // Counted up to the cap only: past it, the exact number is not worth a scan of every match.
-        pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM (SELECT 1 FROM events WHERE ${where} LIMIT ${EXACT_COUNT_CAP + 1}) capped`,
-          params,
-        ),
+        countOrEstimate(where, params),
       ]);
-      const counted = count.rows[0]!.n;
-      if (counted <= EXACT_COUNT_CAP) return { events: rows.rows, total: counted, totalExact: true };
-      const { rows: plan } = await pool.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
-        `EXPLAIN (FORMAT JSON) SELECT 1 FROM events WHERE ${where}`,
-        params,
-      );
-      const estimate = Math.round(plan[0]!['QUERY PLAN'][0].Plan['Plan Rows']);
       // Never below what is known to exist, nor below the pages already seen.
       const seen = (page - 1) * perPage + rows.rows.length;
-      return { events: rows.rows, total: Math.max(estimate, EXACT_COUNT_CAP + 1, seen), totalExact: false };
+      return { events: rows.rows, total: Math.max(count.total, seen), totalExact: count.exact };
     },
 
     async findById(orgId: OrgId, id: string): Promise<EventDetail | null> {

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildCli } from './build-cli.mjs';
+import { bundleWorkspace } from './lib/bundle-workspace.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const apps = ['api', 'delivery-worker'];
@@ -50,16 +51,7 @@ await Promise.all([
       sourcemap: true,
       packages: 'external',
       // Workspace packages are TypeScript sources: bundle them despite `packages: 'external'`.
-      plugins: [
-        {
-          name: 'bundle-workspace',
-          setup(b) {
-            b.onResolve({ filter: /^@relay\// }, (args) => ({
-              path: path.join(root, 'packages', args.path.slice('@relay/'.length), 'src/index.ts'),
-            }));
-          },
-        },
-      ],
+      plugins: [bundleWorkspace(root)],
       banner: {
         js:
           "import { createRequire as __relayCreateRequire } from 'node:module'; " +

@@ -8,6 +8,7 @@ import { admin, freshDatabase, query, REDIS_URL } from './database.mjs';
 import { saturate } from './load.mjs';
 import { forkReady, startNode, stop, waitForReceipts } from './processes.mjs';
 import { cpuMsOf } from './usage.mjs';
+import { bundleWorkspace } from '../../scripts/lib/bundle-workspace.mjs';
 
 export const SIGNING_SECRET = 'whsec_YmVuY2gtc2lnbmluZy1zZWNyZXQtMzItYnl0ZXMhIQ==';
 
@@ -22,16 +23,7 @@ export async function buildDeliveryFloor(root) {
     format: 'esm',
     target: 'node20.19',
     packages: 'external',
-    plugins: [
-      {
-        name: 'bundle-workspace',
-        setup(b) {
-          b.onResolve({ filter: /^@relay\// }, (args) => ({
-            path: path.join(root, 'packages', args.path.slice('@relay/'.length), 'src/index.ts'),
-          }));
-        },
-      },
-    ],
+    plugins: [bundleWorkspace(root)],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: 'warning',
   });

@@ -4,7 +4,7 @@ import { eventWhere, searchPattern, type EventFilter } from './event-filter.sql'
 import { SEARCH_TEXT } from './event.sql';
 
 /** Newest events (under the other filters) a search looks through before it asks the trigram index. */
-export const SEARCH_WALK = 2_000;
+export const SEARCH_WALK = 500;
 
 export interface SearchWalk {
   /** Ids of the matches among the newest events, newest first. */

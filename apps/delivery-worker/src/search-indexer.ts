@@ -57,5 +57,3 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
     },
   };
 }
-
-export type SearchIndexer = ReturnType<typeof createSearchIndexer>;

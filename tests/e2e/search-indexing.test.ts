@@ -103,6 +103,27 @@ describe('background search indexing', () => {
     expect(await count('event_search_pending')).toBe(0);
   });
 
+  // The api refuses such bodies; one stored around it (by hand, a restore) must not stall the indexer.
+  it('indexes a body that is not UTF-8 by its escaped bytes, and the events around it normally', async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    await repo.indexPending(10_000);
+    const before = await ingest('around-the-bad-one-1');
+    const { rows } = await pipeline.store.pool.query<{ id: string }>(
+      `WITH e AS (
+         INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
+         SELECT gen_random_uuid(), organization_id, 'raw', '\\x7b2261223a22ff227d'::bytea, '{}'::jsonb, 'delivered',
+           now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM events WHERE id = $1
+         RETURNING id, organization_id)
+       INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM e RETURNING event_id AS id`,
+      [before],
+    );
+    const after = await ingest('around-the-bad-one-2');
+    expect(await repo.indexPending(10)).toBe(3);
+    expect(await count('event_search_pending')).toBe(0);
+    for (const id of [before, rows[0]!.id, after]) expect(await count('event_search', id)).toBe(1);
+    expect((await search('around-the-bad-one')).total).toBe(2);
+  });
+
   it('a running worker indexes new events by itself', async () => {
     const worker = pipeline.startWorker({ SEARCH_INDEX_INTERVAL_MS: '50' });
     try {

@@ -14,12 +14,49 @@ INSERT INTO event_search (event_id, organization_id, search_text)
 SELECT e.id, e.organization_id, ${SEARCH_TEXT('e')} FROM events e JOIN batch b ON b.event_id = e.id
 ON CONFLICT (event_id) DO NOTHING`;
 
+const indexOne = (text: string) => `
+WITH one AS (DELETE FROM event_search_pending WHERE event_id = $1 RETURNING event_id)
+INSERT INTO event_search (event_id, organization_id, search_text)
+SELECT e.id, e.organization_id, ${text} FROM events e JOIN one ON one.event_id = e.id
+ON CONFLICT (event_id) DO NOTHING`;
+
+// A body Postgres cannot read as UTF-8 (stored around the api, which refuses such bodies) is indexed by its
+// escaped bytes: searchable by its ASCII parts, and never holding back the events after it.
+const ESCAPED_TEXT = `e.source || ' ' || encode(e.body, 'escape') || ' ' || e.headers::text`;
+
+// SQLSTATE class 22: data exceptions (22021: bytes that are not valid UTF-8).
+const isDataError = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('22');
+};
+
 export function createEventSearchRepository(pool: pg.Pool) {
+  async function indexOneByOne(limit: number): Promise<number> {
+    const { rows } = await pool.query<{ event_id: string }>(
+      'SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1',
+      [limit],
+    );
+    let indexed = 0;
+    for (const { event_id: id } of rows) {
+      const result = await pool.query(indexOne(SEARCH_TEXT('e')), [id]).catch((err: unknown) => {
+        if (!isDataError(err)) throw err;
+        return pool.query(indexOne(ESCAPED_TEXT), [id]);
+      });
+      indexed += result.rowCount ?? 0;
+    }
+    return indexed;
+  }
+
   return {
     /** Indexes up to `limit` pending events; returns how many were indexed. */
     async indexPending(limit: number): Promise<number> {
-      const result = await pool.query(INDEX_PENDING, [limit]);
-      return result.rowCount ?? 0;
+      try {
+        return (await pool.query(INDEX_PENDING, [limit])).rowCount ?? 0;
+      } catch (err) {
+        // One event of the batch cannot be read as text: the batch goes one event at a time.
+        if (!isDataError(err)) throw err;
+        return indexOneByOne(limit);
+      }
     },
     /** Pending events, counted up to `cap` (all of them when no cap is given). */
     async countPending(cap?: number): Promise<number> {

@@ -36,16 +36,14 @@ export async function runSearchScale({ root, events, log }) {
   let api;
   const db = new pg.Client({ connectionString: url });
   await db.connect();
-  const query = (_url, sql) => db.query(sql);
   try {
     log(`filling ${events} events`);
     const t0 = performance.now();
     // The trigram index is built once after the rows are in (as a restore would), not row by row.
-    await query(url, 'DROP INDEX event_search_search_text_trgm_idx');
+    await db.query('DROP INDEX event_search_search_text_trgm_idx');
     for (let from = 1; from <= events; from += 250_000) {
       const to = Math.min(events, from + 249_999);
-      await query(
-        url,
+      await db.query(
         `WITH stored AS (
            INSERT INTO events (id, organization_id, source, body, headers, status, attempt_count, created_at,
              updated_at, delivered_at)
@@ -60,13 +58,12 @@ export async function runSearchScale({ root, events, log }) {
       );
       log(`  ${to} rows`);
     }
-    await query(url, `SET maintenance_work_mem = '512MB'`);
-    await query(
-      url,
+    await db.query(`SET maintenance_work_mem = '512MB'`);
+    await db.query(
       'CREATE INDEX event_search_search_text_trgm_idx ON event_search USING GIN (search_text gin_trgm_ops)',
     );
-    await query(url, 'VACUUM ANALYZE events');
-    await query(url, 'VACUUM ANALYZE event_search');
+    await db.query('VACUUM ANALYZE events');
+    await db.query('VACUUM ANALYZE event_search');
     const fillSeconds = (performance.now() - t0) / 1000;
     log(`filled and indexed in ${fillSeconds.toFixed(0)} s`);
 

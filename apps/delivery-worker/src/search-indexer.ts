@@ -25,8 +25,8 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
 
   async function drainPending(): Promise<number> {
     if (deps.busy?.()) {
-      const pending = await deps.search.countPending(deps.maxPendingWhileBusy);
-      if (pending < (deps.maxPendingWhileBusy ?? 0)) return 0;
+      const bound = deps.maxPendingWhileBusy ?? 0;
+      if ((await deps.search.countPending(bound)) < bound) return 0;
       return deps.search.indexPending(deps.batchSize);
     }
     let total = 0;

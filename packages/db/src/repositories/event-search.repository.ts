@@ -58,13 +58,11 @@ export function createEventSearchRepository(pool: pg.Pool) {
         return indexOneByOne(limit);
       }
     },
-    /** Pending events, counted up to `cap` (all of them when no cap is given). */
-    async countPending(cap?: number): Promise<number> {
+    /** Pending events, counted up to `cap` (the indexer only needs to know whether the bound is reached). */
+    async countPending(cap: number): Promise<number> {
       const { rows } = await pool.query<{ n: number }>(
-        cap === undefined
-          ? 'SELECT count(*)::int AS n FROM event_search_pending'
-          : 'SELECT count(*)::int AS n FROM (SELECT 1 FROM event_search_pending LIMIT $1) capped',
-        cap === undefined ? [] : [cap],
+        'SELECT count(*)::int AS n FROM (SELECT 1 FROM event_search_pending LIMIT $1) capped',
+        [cap],
       );
       return rows[0]!.n;
     },

@@ -24,9 +24,6 @@ WITH stored AS (
   FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
     AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
   ${ACTIVE_PROVIDER_JOIN}
-  -- Bodies are UTF-8 (the api decodes them first); a row that is not fails here, alone, rather than later
-  -- in the search indexer, where it would hold back every event after it.
-  WHERE octet_length(convert_from(u.body, 'UTF8')) >= 0
   RETURNING id, organization_id
 )
 INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored`;

@@ -20,6 +20,7 @@ const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 const page = (events: unknown[], extra = {}) => ({
   events,
   total: events.length,
+  total_exact: true,
   page: 1,
   per_page: 50,
   pages: 1,
@@ -47,6 +48,16 @@ class FakeEventSource {
 }
 
 describe('events page', () => {
+  it('counts the events, and says "about" when the total is an estimate', async () => {
+    fakeApi({
+      ...common,
+      'GET /api/auth/me': { body: viewer },
+      'GET /events': { body: page([event(id(1))], { total: 1_234_567, total_exact: false, pages: 24_692 }) },
+    });
+    renderApp('/app/events');
+    expect(await screen.findByText('about 1,234,567 events')).toBeInTheDocument();
+  });
+
   it('sends the filters of the URL to the API and writes changed filters back into the URL', async () => {
     const api = fakeApi({
       ...common,

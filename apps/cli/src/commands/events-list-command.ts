@@ -45,7 +45,7 @@ export function registerEventsList(events: Command, ctx: CommandContext): void {
       };
       const page = await dataOf(client.GET('/events', { params: { query } }));
       out.result(page, (p) => (p.events.length ? eventsTable(p.events, out.colors) : 'No events match.'));
-      if (page.total > 0) out.note(`page ${page.page} of ${page.pages} (${page.total} events)`);
+      if (page.total > 0) out.note(pageNote(page));
     });
   withExamples(
     list,
@@ -55,4 +55,10 @@ export function registerEventsList(events: Command, ctx: CommandContext): void {
     'relay events list --needs-attention --per-page 200 --page 2',
     "relay events list --json | jq -r '.events[].id'",
   );
+}
+
+/** "page 1 of 3 (120 events)"; past 10,000 matches the API estimates the total, and the note says so. */
+export function pageNote(page: { page: number; pages: number; total: number; total_exact?: boolean }): string {
+  const about = page.total_exact === false ? 'about ' : '';
+  return `page ${page.page} of ${page.pages} (${about}${page.total} events)`;
 }

@@ -29,6 +29,8 @@ export interface FakeApi {
   events: EventRow[];
   /** Answer this problem (status, code, detail) to the next write instead of acting. */
   failWrites?: { status: number; code: string; detail: string };
+  /** Answer the list with this estimated total (total_exact: false), as the API does past 10,000 matches. */
+  estimatedTotal?: number;
   close(): Promise<void>;
 }
 
@@ -53,7 +55,15 @@ export async function startFakeApi(events: EventRow[]): Promise<FakeApi> {
     if (url.pathname === '/events') {
       const search = url.searchParams.get('search') ?? '';
       const matching = api.events.filter((e) => e.source.includes(search) || e.id.includes(search));
-      return send(res, 200, { events: matching, total: matching.length, page: 1, per_page: 100, pages: 1 });
+      const total = api.estimatedTotal ?? matching.length;
+      return send(res, 200, {
+        events: matching,
+        total,
+        total_exact: api.estimatedTotal === undefined,
+        page: 1,
+        per_page: 100,
+        pages: Math.ceil(total / 100),
+      });
     }
     if (url.pathname === '/stats')
       return send(res, 200, {

@@ -18,11 +18,13 @@ export interface HeaderProps {
   filter: string;
   count: number;
   total: number;
+  /** false: `total` is the API's estimate, shown as "~N". */
+  totalExact: boolean;
   width: number;
 }
 
 /** Where the UI is connected, and whether the live stream is: "live" or "reconnecting…". */
-export function Header({ baseUrl, organization, stream, filter, count, total, width }: HeaderProps) {
+export function Header({ baseUrl, organization, stream, filter, count, total, totalExact, width }: HeaderProps) {
   const theme = useTheme();
   const tone = stream === 'live' ? 'green' : stream === 'offline' ? 'red' : 'yellow';
   return (
@@ -32,7 +34,7 @@ export function Header({ baseUrl, organization, stream, filter, count, total, wi
         {` ${baseUrl}  org ${organization}  `}
         <Text {...theme.tone(tone)}>{`● ${STREAM_TEXT[stream]}`}</Text>
         {filter ? `  filter: ${filter}` : ''}
-        {`  ${count}/${total}`}
+        {`  ${count}/${totalExact ? '' : '~'}${total}`}
       </Text>
     </Box>
   );

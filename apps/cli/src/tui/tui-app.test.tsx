@@ -54,6 +54,16 @@ describe('TuiApp against a fake API', () => {
     app.unmount();
   });
 
+  it('shows the count of matching events, marked "~" when the API estimated it', async () => {
+    const exact = mount();
+    await exact.shows('30/30');
+    exact.app.unmount();
+    api.estimatedTotal = 1_234_567;
+    const estimated = mount();
+    await estimated.shows('30/~1234567');
+    estimated.app.unmount();
+  });
+
   it('moves the selection with j/k and the arrows, scrolling the window', async () => {
     const { app, frame, shows, press } = mount();
     await shows(eventRow(1).id);

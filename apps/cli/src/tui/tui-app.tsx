@@ -86,6 +86,7 @@ export function TuiApp({ connection, color, columns, rows: fixedRows, openStream
           filter={state.search}
           count={events.rows.length}
           total={events.total}
+          totalExact={events.totalExact}
           width={width}
         />
         {screen === 'list' ? (

@@ -13,6 +13,8 @@ export type OpenStream = (options: EventStreamOptions) => EventStream;
 export interface EventsState {
   rows: EventRow[];
   total: number;
+  /** false: past 10,000 matches the API estimated `total` rather than counting. */
+  totalExact: boolean;
   loading: boolean;
   stream: StreamView;
   /** Why the list or the stream failed, for the status line. */
@@ -31,6 +33,7 @@ const RELOAD_DEBOUNCE_MS = 300;
 export function useEvents(connection: Connection, search: string, openStream: OpenStream = openEventStream) {
   const [rows, setRowsState] = useState<EventRow[]>([]);
   const [total, setTotal] = useState(0);
+  const [totalExact, setTotalExact] = useState(true);
   const [loading, setLoading] = useState(true);
   const [stream, setStream] = useState<StreamView>('connecting');
   // Apart, so that a list that loads fine does not hide why the stream ended (and the other way round).
@@ -55,6 +58,7 @@ export function useEvents(connection: Connection, search: string, openStream: Op
       if (mine !== sequence.current) return;
       setRows(page.events);
       setTotal(page.total);
+      setTotalExact(page.total_exact !== false);
       setListError(undefined);
     } catch (cause) {
       if (mine === sequence.current) setListError(errorNotice(cause, connection.baseUrl));
@@ -112,5 +116,5 @@ export function useEvents(connection: Connection, search: string, openStream: Op
 
   const latest = useCallback(() => rowsRef.current, []);
   const error = listError ?? streamError;
-  return { rows, total, loading, stream, error, reload, remove, latest } satisfies EventsState;
+  return { rows, total, totalExact, loading, stream, error, reload, remove, latest } satisfies EventsState;
 }

@@ -102,7 +102,7 @@ export function EventsPage() {
       {events.data && events.data.pages > 1 ? (
         <Group justify="space-between">
           <Text size="sm" c="dimmed">
-            {events.data.total_exact ? '' : 'about '}
+            {events.data.total_exact === false ? 'about ' : ''}
             {events.data.total.toLocaleString('en')} events
           </Text>
           <Pagination total={events.data.pages} value={search.page} onChange={(page) => update({ page })} />

@@ -89,3 +89,27 @@ describe('pnpm bench --fair --smoke', () => {
     expect(result.ratios.throughput).toBeGreaterThan(0);
   }, 240_000);
 });
+
+// The million-event search scenario, at 5,000 events: every query answers, and the budget is reported.
+describe('pnpm bench --search --smoke', () => {
+  it('times the list and the three kinds of search term', async () => {
+    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--search', '--smoke'], {
+      cwd: ROOT,
+      maxBuffer: 10 * 1024 * 1024,
+    }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`bench --search --smoke failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+    });
+    const result = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/search-smoke.json'), 'utf8'));
+    expect(result.events).toBe(5_000);
+    const rows = Object.fromEntries(
+      result.scenarios.map((s: { query: string; rows: number }) => [s.query.split('&')[0], s.rows]),
+    );
+    expect(rows).toEqual({
+      'per_page=50': 50,
+      'search=quetzalcoatl': 0,
+      'search=octo-common': 50,
+      'search=zebra-quokka-nomatch': 0,
+    });
+    expect(typeof result.met).toBe('boolean');
+  }, 240_000);
+});

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { createSender } from '../apps/delivery-worker/src/sender';
 import { sendSignedRequest } from '../apps/delivery-worker/src/signed-request';
 
-const { REDIS_URL, QUEUE_PREFIX, TARGET_URL, SIGNING_SECRET } = process.env;
+const { REDIS_URL, QUEUE_PREFIX, TARGET_URL, SIGNING_SECRET, FLOOR_BODY } = process.env;
 const concurrency = Number(process.env.CONCURRENCY ?? 32);
 const targetPolicy = { allowPrivate: true, allowlist: [] };
 const sender = createSender({ timeoutMs: 30_000, policy: targetPolicy });
@@ -19,7 +19,8 @@ const deps = { sender, targetPolicy, secretFor: async () => signing };
 interface FloorJob {
   orgId: OrgId;
   eventId: string;
-  body: string;
+  /** Absent when the ingest floor queued the job (latency floor): FLOOR_BODY is sent instead. */
+  body?: string;
 }
 
 const connection = new Redis(REDIS_URL!, { maxRetriesPerRequest: null });
@@ -33,7 +34,7 @@ const worker = new Worker<FloorJob>(
       providerId: null,
       targetUrl: TARGET_URL!,
       headers: { 'content-type': 'application/json', 'x-github-event': 'push' },
-      body: Buffer.from(job.data.body),
+      body: Buffer.from(job.data.body ?? FLOOR_BODY ?? ''),
       status: 'queued',
       attemptCount: 0,
       nextAttemptAt: null,

@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { admin, dbUrl, deleteKeys, query, REDIS_URL, useDatabaseServer } from './lib/database.mjs';
 import { summarizeProfile } from './lib/cpu-profile.mjs';
 import { startProfileCluster } from './lib/pg-cluster.mjs';
+import { eventTimeline } from './lib/timeline.mjs';
 import { startPhase } from './lib/usage.mjs';
 import { openLoop, saturate } from './lib/load.mjs';
 import {
@@ -23,7 +24,7 @@ import {
   waitForHttp,
   waitForReceipts,
 } from './lib/processes.mjs';
-import { buildDeliveryFloor, deliveryFloor, ingestFloor, SIGNING_SECRET } from './lib/floors.mjs';
+import { buildDeliveryFloor, deliveryFloor, ingestFloor, latencyFloor, SIGNING_SECRET } from './lib/floors.mjs';
 import { percentile, round, summarize } from './lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -116,11 +117,21 @@ async function relayRun(run) {
     profile
       ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-run${run}-${Date.now()}.cpuprofile`]
       : [];
-  const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env, cpuProf('api'));
+  // Experiments: BENCH_API_FLAGS / BENCH_WORKER_FLAGS add V8 flags to the relay's processes.
+  const extraFlags = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
+  const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env, [
+    ...cpuProf('api'),
+    ...extraFlags('BENCH_API_FLAGS'),
+  ]);
   const workers = [];
   const startWorkers = () => {
     for (let i = 0; i < WORKERS; i++)
-      workers.push(startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env, cpuProf(`worker${i + 1}`)));
+      workers.push(
+        startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env, [
+          ...cpuProf(`worker${i + 1}`),
+          ...extraFlags('BENCH_WORKER_FLAGS'),
+        ]),
+      );
   };
   const usage = {};
   let accepted = 0;
@@ -194,6 +205,10 @@ async function relayRun(run) {
     const calmE2e = e2eOf(calm.samples);
     const calmIngest = calm.samples.map((s) => s.t1 - s.t0);
     const trickleE2e = e2eOf(trickle.samples);
+    // Where the time of the calm phase's events went (attributes the latency tail).
+    const sustainableTimeline = await eventTimeline(query, url, calm.samples, receipts);
+    const trickleTimeline = await eventTimeline(query, url, trickle.samples, receipts);
+    log(`run ${run}: half-sustainable timeline ${JSON.stringify(sustainableTimeline)}`);
 
     // (e) peak RSS, (f) the ledger: every accepted event reached the target, once.
     const rss = { api: peakRssMb(api.pid), worker: Math.max(...workers.map((w) => peakRssMb(w.pid) ?? 0)) };
@@ -229,6 +244,8 @@ async function relayRun(run) {
       sustainableIngestP99: percentile(calmIngest, 99),
       trickleE2eP50: percentile(trickleE2e, 50),
       trickleE2eP99: percentile(trickleE2e, 99),
+      sustainableTimeline,
+      trickleTimeline,
       rssApiMb: rss.api,
       rssWorkerMb: rss.worker,
       accepted,
@@ -310,6 +327,21 @@ async function measure() {
       `run ${run}: floors: ingest ${Math.round(ingestFloorRun.rps)}/s, delivery ${Math.round(deliveryFloorRun.perSecond)}/s`,
     );
     const relay = await relayRun(run);
+    // The floors chained, at the rate the relay's latency was judged at: what this machine allows.
+    const latency = await latencyFloor({
+      root,
+      here,
+      entry: floorEntry,
+      name: `relay_bench_${process.pid}_${run}_latency`,
+      prefix: `benchfloorl${process.pid}r${run}`,
+      body,
+      workers: WORKERS,
+      concurrency: 32,
+      rate: relay.sustainableRate,
+      durationS: DURATION_S,
+    });
+    await deleteKeys(`benchfloorl${process.pid}r${run}`);
+    log(`run ${run}: latency floor at ${relay.sustainableRate}/s: ${JSON.stringify(latency)}`);
     runs.push({
       expressPerSecond: express.rps,
       bullmqNoopPerSecond: bullmq.perSecond,
@@ -317,11 +349,15 @@ async function measure() {
       deliveryFloorPerSecond: deliveryFloorRun.perSecond,
       ingestFloorCpuMs: ingestFloorRun.cpuMsPerRequest,
       deliveryFloorCpuMs: deliveryFloorRun.cpuMsPerJob,
+      floorSustainableE2eP50: latency.e2eP50,
+      floorSustainableE2eP99: latency.e2eP99,
+      floorSustainableIngestP99: latency.ingestP99,
       ...relay,
     });
     log(`run ${run}: ${JSON.stringify(runs.at(-1))}`);
   }
-  const metrics = Object.keys(runs[0]).filter((m) => m !== 'usage');
+  const perRunOnly = new Set(['usage', 'sustainableTimeline', 'trickleTimeline']);
+  const metrics = Object.keys(runs[0]).filter((m) => !perRunOnly.has(m));
   const summary = Object.fromEntries(metrics.map((m) => [m, summarize(runs.map((r) => r[m]))]));
   const med = (m) => summary[m].median;
   // Ratios of medians, and the median of each run's own ratio (both sides measured in the same run,
@@ -419,6 +455,9 @@ async function measure() {
       row('end-to-end p50 at that rate (ms)', 'sustainableE2eP50'),
       row('end-to-end p99 at that rate (ms)', 'sustainableE2eP99'),
       row('ingest p99 at that rate (ms)', 'sustainableIngestP99'),
+      row('latency floor (the floors chained) at that rate: end-to-end p50 (ms)', 'floorSustainableE2eP50'),
+      row('latency floor at that rate: end-to-end p99 (ms)', 'floorSustainableE2eP99'),
+      row('latency floor at that rate: ingest p99 (ms)', 'floorSustainableIngestP99'),
       row('end-to-end p50 at 10 events/s (ms)', 'trickleE2eP50'),
       row('end-to-end p99 at 10 events/s (ms)', 'trickleE2eP99'),
       row('api CPU per ingested event (ms)', 'ingestApiCpuMs'),

@@ -5,8 +5,9 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { admin, freshDatabase, query, REDIS_URL } from './database.mjs';
-import { saturate } from './load.mjs';
-import { forkReady, startNode, stop, waitForReceipts } from './processes.mjs';
+import { openLoop, saturate } from './load.mjs';
+import { ask, forkReady, startNode, stop, waitForReceipts } from './processes.mjs';
+import { percentile } from './stats.mjs';
 import { cpuMsOf } from './usage.mjs';
 import { bundleWorkspace } from '../../scripts/lib/bundle-workspace.mjs';
 
@@ -69,21 +70,29 @@ export async function deliveryFloor({ entry, here, prefix, jobs, workers, concur
   }
 }
 
+/** A migrated database with `floor_events`: a copy of `events` without the trigram index. */
+async function floorDatabase(root, name) {
+  const url = await freshDatabase(root, name);
+  await query(url, 'CREATE TABLE floor_events (LIKE events INCLUDING ALL)');
+  const [trgm] = await query(
+    url,
+    "SELECT indexname FROM pg_indexes WHERE tablename = 'floor_events' AND indexdef LIKE '%gin_trgm_ops%'",
+  );
+  if (trgm) await query(url, `DROP INDEX "${trgm.indexname}"`);
+  return url;
+}
+
+const FLOOR_ORG = '00000000-0000-7000-8000-000000000001';
+
 /** Durable-ingest floor: bench/ingest-floor.mjs against a migrated database's copy of `events` without search. */
 export async function ingestFloor({ root, here, name, prefix, body, connections, durationS }) {
-  const url = await freshDatabase(root, name);
+  const url = await floorDatabase(root, name);
   try {
-    await query(url, 'CREATE TABLE floor_events (LIKE events INCLUDING ALL)');
-    const [trgm] = await query(
-      url,
-      "SELECT indexname FROM pg_indexes WHERE tablename = 'floor_events' AND indexdef LIKE '%gin_trgm_ops%'",
-    );
-    if (trgm) await query(url, `DROP INDEX "${trgm.indexname}"`);
     const { child, msg } = await forkReady(path.join(here, 'ingest-floor.mjs'), {
       DATABASE_URL: url,
       REDIS_URL,
       QUEUE_PREFIX: prefix,
-      ORG_ID: '00000000-0000-7000-8000-000000000001',
+      ORG_ID: FLOOR_ORG,
     });
     try {
       const target = `http://127.0.0.1:${msg.port}/github`;
@@ -95,6 +104,64 @@ export async function ingestFloor({ root, here, name, prefix, body, connections,
       await stop(child);
     }
   } finally {
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+}
+
+/**
+ * Latency floor: the two floors chained (ingest floor -> queue -> delivery-floor workers -> target) under
+ * the open-loop rate the relay's latency is judged at, on the same machine: the least ingest and
+ * end-to-end latency this machine allows at that rate with the unavoidable work (a durable insert, a
+ * queue, a signed POST), so a relay figure can be read against it.
+ */
+export async function latencyFloor({ root, here, entry, name, prefix, body, workers, concurrency, rate, durationS }) {
+  const url = await floorDatabase(root, name);
+  const { child: target, msg: targetReady } = await forkReady(path.join(here, 'target-server.mjs'));
+  const children = [];
+  try {
+    const { child, msg } = await forkReady(path.join(here, 'ingest-floor.mjs'), {
+      DATABASE_URL: url,
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      ORG_ID: FLOOR_ORG,
+      // Flush at once, like the relay's group commit (INGEST_BATCH_WAIT_MS=0).
+      INGEST_BATCH_WAIT_MS: '0',
+    });
+    children.push(child);
+    const env = {
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      TARGET_URL: `http://127.0.0.1:${targetReady.port}/hook`,
+      SIGNING_SECRET,
+      CONCURRENCY: String(concurrency),
+      // The ingest floor queues ids only; its workers send this body (no database read: a floor).
+      FLOOR_BODY: body,
+    };
+    for (let i = 0; i < workers; i++) children.push(startNode(entry, env));
+    // A warm-up second first (the workers connect, the JIT warms, as the relay had by its calm phase).
+    const warm = await openLoop({ port: msg.port, path: '/github', body, rate, durationS: 1 });
+    await waitForReceipts(target, warm.samples.length);
+    const load = await openLoop({ port: msg.port, path: '/github', body, rate, durationS });
+    await waitForReceipts(target, warm.samples.length + load.samples.length);
+    const receipts = new Map((await ask(target, 'receipts')).receipts.map(([id, t]) => [id, t]));
+    const e2e = load.samples.map((s) => receipts.get(s.id) - s.t0).filter((v) => Number.isFinite(v));
+    const ingest = load.samples.map((s) => s.t1 - s.t0);
+    return {
+      e2eP50: percentile(e2e, 50),
+      e2eP99: percentile(e2e, 99),
+      ingestP50: percentile(ingest, 50),
+      ingestP99: percentile(ingest, 99),
+      delivered: e2e.length,
+      offered: load.offered,
+    };
+  } finally {
+    await Promise.all(children.map((c) => stop(c)));
+    await stop(target);
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue('floor-delivery', { connection, prefix });
+    await queue.obliterate({ force: true }).catch(() => {});
+    await queue.close();
+    connection.disconnect();
     await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   }
 }

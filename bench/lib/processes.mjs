@@ -38,11 +38,12 @@ export function ask(child, type) {
   });
 }
 
-// The same V8 flags as `pnpm start` and docker compose. A small young generation keeps the api's
-// RSS low; the worker's live heap is ~20 MB, so a 128 MB old space bounds its RSS without costing
-// throughput (measured: ~270 MB peak RSS without the cap, ~200 MB with it).
+// The same V8 flags as `pnpm start` and docker compose. A small young generation keeps RSS low, and a
+// 128 MB old space makes V8 collect instead of growing: the live heaps are small (api 45-70 MB, worker
+// ~20 MB), and unbounded V8 let the api reach ~300 MB of mostly garbage (docs/performance.md). The api
+// refuses to start when its ingest settings could need more (apps/api/src/heap-budget.ts).
 export const NODE_FLAGS = {
-  api: ['--max-semi-space-size=4'],
+  api: ['--max-semi-space-size=4', '--max-old-space-size=128'],
   worker: ['--max-semi-space-size=8', '--max-old-space-size=128'],
 };
 

@@ -1,9 +1,16 @@
+import { getHeapStatistics } from 'node:v8';
 import { createLogger, handleShutdownSignals } from '@relay/service-kit';
 import { parseApiConfig } from './config';
+import { heapShortfall } from './heap-budget';
 import { createApiRuntime } from './runtime';
 
 const config = parseApiConfig(process.env);
 const logger = createLogger('api', config.LOG_LEVEL);
+const shortfall = heapShortfall(config, getHeapStatistics().heap_size_limit);
+if (shortfall) {
+  logger.fatal(shortfall);
+  process.exit(1);
+}
 const runtime = createApiRuntime(config, logger);
 const server = runtime.createServer().listen(config.PORT, config.HOST, () => {
   logger.info({ port: config.PORT, host: config.HOST }, 'api listening');

@@ -169,3 +169,42 @@ describe('group commit with maxInFlight', () => {
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(10);
   });
 });
+
+describe('group commit bounded by bytes', () => {
+  it('closes a batch when its sizes reach maxBytes, and a larger item goes alone', async () => {
+    const flushes: number[][] = [];
+    const commit = createGroupCommit<number, number>({
+      maxSize: 100,
+      maxWaitMs: 0,
+      maxBytes: 10,
+      sizeOf: (n) => n,
+      flush: async (items) => (flushes.push(items), items),
+    });
+    await Promise.all([4, 4, 4, 30, 1, 2].map((n) => commit.submit(n)));
+    expect(flushes).toEqual([[4, 4], [4], [30], [1, 2]]);
+  });
+
+  it('with flush slots, what gathers while busy is split by bytes too', async () => {
+    const flushes: number[][] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const commit = createGroupCommit<number, number>({
+      maxSize: 100,
+      maxWaitMs: 0,
+      maxInFlight: 1,
+      maxBytes: 6,
+      sizeOf: (n) => n,
+      flush: async (items) => {
+        flushes.push(items);
+        if (flushes.length === 1) await gate;
+        return items;
+      },
+    });
+    const all = Promise.all([1, 3, 3, 3, 3].map((n) => commit.submit(n)));
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await all;
+    // The first batch closes on the next turn with what arrived by then (4 bytes), the rest by bytes.
+    expect(flushes).toEqual([[1, 3], [3, 3], [3]]);
+  });
+});

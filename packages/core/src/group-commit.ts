@@ -19,6 +19,13 @@ export interface GroupCommitOptions<T, R> {
    * batches (fewer statements and commits per item) under load, without a timer to tune.
    */
   maxInFlight?: number;
+  /**
+   * A batch also closes when its items' sizes add up to maxBytes (an item larger than that is a batch
+   * of its own). Bounds the memory one flush needs whatever the payloads' sizes: a store that encodes
+   * a batch as one statement holds a multiple of the batch's bytes while it runs.
+   */
+  maxBytes?: number;
+  sizeOf?: (item: T) => number;
 }
 
 interface Pending<T, R> {
@@ -36,6 +43,10 @@ export interface GroupCommit<T, R> {
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T, R> {
   const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
   const batch: Pending<T, R>[] = [];
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  const sizeOf = options.sizeOf ?? (() => 0);
+  // Bytes of the items waiting in `batch`.
+  let pendingBytes = 0;
   let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   const inFlight = new Set<Promise<void>>();
 
@@ -57,10 +68,23 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     });
     inFlight.add(run);
   };
+  // The next batch: up to maxSize items and maxBytes, always at least one item.
+  const take = (): Pending<T, R>[] => {
+    let count = 0;
+    let bytes = 0;
+    while (count < batch.length && count < options.maxSize) {
+      const size = sizeOf(batch[count]!.item);
+      if (count > 0 && bytes + size > maxBytes) break;
+      bytes += size;
+      count++;
+    }
+    pendingBytes -= bytes;
+    return batch.splice(0, count);
+  };
   // Starts a batch in every free flush slot.
   function pump() {
     clearTimer();
-    while (batch.length > 0 && inFlight.size < maxInFlight) start(batch.splice(0, options.maxSize));
+    while (batch.length > 0 && inFlight.size < maxInFlight) start(take());
   }
 
   const runFlush = async (items: Pending<T, R>[]): Promise<void> => {
@@ -80,8 +104,9 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     submit(item) {
       return new Promise<R>((resolve, reject) => {
         batch.push({ item, resolve, reject });
+        pendingBytes += sizeOf(item);
         if (inFlight.size >= maxInFlight) return;
-        if (batch.length >= options.maxSize) pump();
+        if (batch.length >= options.maxSize || pendingBytes >= maxBytes) pump();
         else schedule();
       });
     },

@@ -21,7 +21,10 @@ export interface IngestServiceDeps {
   /** The live feed hears of each stored event. */
   feed?: FeedPublisher;
   logger: Logger;
-  batch: { maxSize: number; maxWaitMs: number; maxInFlight?: number };
+  /** Group-commit bounds: maxBytes caps a batch's payload bytes (INGEST_BATCH_MAX_BYTES). */
+  batch: { maxSize: number; maxWaitMs: number; maxInFlight?: number; maxBytes?: number };
+  /** Hears the size of each stored batch (the relay_ingest_batch_size metric). */
+  onBatch?: (size: number) => void;
   now?: () => Date;
 }
 
@@ -64,6 +67,7 @@ export function createIngestService(deps: IngestServiceDeps) {
       if (isDatabaseUnavailable(err)) throw new AppError('database_unavailable');
       throw err;
     }
+    deps.onBatch?.(rows.length);
     enqueueInBackground(rows);
     if (deps.feed) {
       const createdAt = at.toISOString();
@@ -86,6 +90,9 @@ export function createIngestService(deps: IngestServiceDeps) {
   // the database is down every row would fail the same way, so the batch fails at once.
   const commit = createGroupCommit<IncomingWebhook, string>({
     ...deps.batch,
+    // The insert sends a batch's bodies as one text-encoded array (about twice their bytes), so the
+    // bytes of a batch, not its row count, bound the heap a flush needs.
+    sizeOf: (webhook) => webhook.body.byteLength,
     flush,
     retryAlone: (err) => !(err instanceof AppError && err.code === 'database_unavailable'),
   });

@@ -1,0 +1,213 @@
+import type { AttemptOutcome } from '@relay/core';
+import type { Job } from 'bullmq';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What the retention job reports: the shape retention/retention-run.ts accepts. */
+interface RetentionMetrics {
+  deleted(table: string, count: number): void;
+  run(outcome: 'ok' | 'failed'): void;
+}
+
+/** An attempt's answer in five classes, plus `none` when no request went out (blocked, no target, relay fault). */
+type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'network' | 'none';
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
+
+/** What the delivery processor reports. */
+export interface DeliveryMetrics {
+  /** One delivery outcome; `durationMs` null when no request went out. */
+  delivery(orgId: string, outcome: DeliveryOutcome, statusClass: StatusClass, durationMs: number | null): void;
+  /** Ingest (the event's created_at) to delivered, in milliseconds. */
+  deliveredAfter(ms: number): void;
+}
+
+/** What a queue must answer to be measured (a BullMQ Queue does). */
+interface MeasuredQueue {
+  name: string;
+  getJobCounts(...types: JobState[]): Promise<Record<string, number>>;
+  getWaiting(start?: number, end?: number): Promise<Pick<Job, 'timestamp' | 'processedOn'>[]>;
+}
+
+interface WorkerMetricsOptions {
+  /** METRICS_ORGANIZATION_LABELS: delivery counters get an `organization` label. */
+  organizationLabels: boolean;
+  pool: { totalCount: number; idleCount: number; waitingCount: number };
+  /** Queues whose depth and oldest waiting job are read from Redis at each scrape. */
+  queues: () => readonly MeasuredQueue[];
+  /** Node's process metrics; off in tests that build many runtimes. */
+  defaultMetrics?: boolean;
+  now?: () => number;
+}
+
+const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
+type JobState = (typeof JOB_STATES)[number];
+// Seconds; a target has DELIVERY_TIMEOUT_MS (15 s by default) to answer.
+const ATTEMPT_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
+// Seconds from ingest to delivered: milliseconds when all is well, up to the retry schedule's hours.
+const LATENCY_SECONDS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14_400, 86_400];
+const HOOK_OUTCOMES = ['delivered', 'retry', 'failed', 'skipped', 'deferred'] as const;
+type HookOutcome = (typeof HOOK_OUTCOMES)[number];
+
+export function statusClassOf(outcome: AttemptOutcome | null): StatusClass {
+  if (outcome === null || outcome.kind === 'blocked' || outcome.kind === 'invalid_target') return 'none';
+  if (outcome.kind === 'network') return 'network';
+  if (outcome.status >= 200 && outcome.status < 300) return '2xx';
+  if (outcome.status >= 300 && outcome.status < 400) return '3xx';
+  if (outcome.status >= 400 && outcome.status < 500) return '4xx';
+  return '5xx';
+}
+
+// One registry per worker process (runtime.ts), never prom-client's global one: tests run several
+// runtimes in one process. Labels take bounded values: outcome, status class, queue, state, table;
+// organization ids only when the operator asks for them; never event ids or URLs.
+export function createWorkerMetrics(options: WorkerMetricsOptions) {
+  const now = options.now ?? Date.now;
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const deliveries = new Counter({
+    name: 'relay_deliveries_total',
+    help: 'Delivery outcomes (delivered, retry scheduled, failed) by the status class of the attempt.',
+    labelNames: options.organizationLabels ? ['outcome', 'status_class', 'organization'] : ['outcome', 'status_class'],
+    registers,
+  });
+  const attemptSeconds = new Histogram({
+    name: 'relay_attempt_duration_seconds',
+    help: 'Duration of one delivery request to its target, until the answer or the error.',
+    buckets: ATTEMPT_SECONDS,
+    registers,
+  });
+  const latencySeconds = new Histogram({
+    name: 'relay_delivery_latency_seconds',
+    help: 'Time from ingest (the event stored) to delivered, retries included, for events delivered in their first run.',
+    buckets: LATENCY_SECONDS,
+    registers,
+  });
+  const hookRuns = new Counter({
+    name: 'relay_hook_runs_total',
+    help: 'Hook jobs run, by outcome.',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const reenqueued = new Counter({
+    name: 'relay_sweeper_reenqueued_total',
+    help: 'Queued events the sweeper gave a job again: overdue ones, or all after Redis lost its data (redis_reset).',
+    labelNames: ['reason'],
+    registers,
+  });
+  const retentionDeleted = new Counter({
+    name: 'relay_retention_deleted_total',
+    help: 'Rows deleted by the retention job, by table.',
+    labelNames: ['table'],
+    registers,
+  });
+  const retentionRuns = new Counter({
+    name: 'relay_retention_runs_total',
+    help: 'Retention job runs by outcome.',
+    labelNames: ['outcome'],
+    registers,
+  });
+  new Gauge({
+    name: 'relay_db_pool_connections',
+    help: "Connections of this process's Postgres pool: total, idle, and queries waiting for one (waiting).",
+    labelNames: ['state'],
+    registers,
+    collect() {
+      this.set({ state: 'total' }, options.pool.totalCount);
+      this.set({ state: 'idle' }, options.pool.idleCount);
+      this.set({ state: 'waiting' }, options.pool.waitingCount);
+    },
+  });
+  // Read from Redis at each scrape (one round trip per queue); a queue Redis cannot answer for has no
+  // value in that scrape rather than a stale one.
+  new Gauge({
+    name: 'relay_queue_jobs',
+    help: 'Jobs per queue and state, read from Redis at scrape time (the same value from every worker).',
+    labelNames: ['queue', 'state'],
+    registers,
+    async collect() {
+      this.reset();
+      await Promise.all(
+        options.queues().map(async (queue) => {
+          const counts = await queue.getJobCounts(...JOB_STATES).catch(() => undefined);
+          for (const state of JOB_STATES) {
+            if (counts) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+          }
+        }),
+      );
+    },
+  });
+  new Gauge({
+    name: 'relay_queue_oldest_waiting_seconds',
+    help:
+      'Age of the job that has waited longest for a worker (0 when none waits). A retried job counts from its ' +
+      'last attempt, so its retry delay is included.',
+    labelNames: ['queue'],
+    registers,
+    async collect() {
+      this.reset();
+      await Promise.all(
+        options.queues().map(async (queue) => {
+          // The oldest waiting job is the first to be taken: getWaiting lists oldest first.
+          const jobs = await queue.getWaiting(0, 0).catch(() => undefined);
+          if (!jobs) return;
+          const job = jobs[0];
+          // BullMQ keeps no time of entry into `waiting`: its add time, or its last attempt's start if later.
+          const since = job ? Math.max(job.timestamp, job.processedOn ?? 0) : now();
+          this.set({ queue: queue.name }, Math.max(0, now() - since) / 1000);
+        }),
+      );
+    },
+  });
+
+  // Children bound once for the hot path: counting an outcome is a lookup and an addition.
+  const children: Record<DeliveryOutcome, Partial<Record<StatusClass, Counter.Internal>>> = {
+    delivered: {},
+    retry: {},
+    failed: {},
+  };
+  const deliveryChild = (outcome: DeliveryOutcome, statusClass: StatusClass) =>
+    (children[outcome][statusClass] ??= deliveries.labels({ outcome, status_class: statusClass }));
+  // Series that exist before the first event, so dashboards and alerts see zeros, not gaps.
+  for (const outcome of HOOK_OUTCOMES) hookRuns.labels({ outcome }).inc(0);
+  for (const reason of ['overdue', 'redis_reset']) reenqueued.labels({ reason }).inc(0);
+  for (const outcome of ['ok', 'failed']) retentionRuns.labels({ outcome }).inc(0);
+
+  const delivery: DeliveryMetrics = {
+    delivery(orgId, outcome, statusClass, durationMs) {
+      if (options.organizationLabels) {
+        deliveries.inc({ outcome, status_class: statusClass, organization: orgId });
+      } else {
+        deliveryChild(outcome, statusClass).inc();
+      }
+      if (durationMs !== null) attemptSeconds.observe(durationMs / 1000);
+    },
+    deliveredAfter(ms) {
+      latencySeconds.observe(Math.max(0, ms) / 1000);
+    },
+  };
+  const retention: RetentionMetrics = {
+    deleted(table, count) {
+      if (count > 0) retentionDeleted.inc({ table }, count);
+    },
+    run(outcome) {
+      retentionRuns.inc({ outcome });
+    },
+  };
+  return {
+    registry,
+    delivery,
+    retention,
+    /** One hook job done (hook.processor.ts). */
+    hookRun(result: 'delivered' | 'retry_scheduled' | 'failed' | 'skipped' | 'deferred'): void {
+      const outcome: HookOutcome = result === 'retry_scheduled' ? 'retry' : result;
+      hookRuns.inc({ outcome });
+    },
+    /** One sweep: how many events it enqueued, and whether it was the full sweep after Redis lost its data. */
+    swept(result: { full: boolean; enqueued: number }): void {
+      if (result.enqueued > 0) reenqueued.inc({ reason: result.full ? 'redis_reset' : 'overdue' }, result.enqueued);
+    },
+  };
+}
+
+export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;

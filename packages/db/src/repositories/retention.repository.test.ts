@@ -1,0 +1,180 @@
+import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
+import { createTestDatabase, seedEvents, type TestDatabase } from '@relay/test-support';
+import { createDatabase, type Database } from '../database';
+import { createRetentionRepository, type EventCutoffs } from './retention.repository';
+
+const DAY = 86_400_000;
+const NOW = new Date('2026-11-24T12:00:00Z');
+const daysAgo = (days: number) => new Date(NOW.getTime() - days * DAY);
+// Retention 30 days, unacknowledged failures kept 90.
+const CUTOFFS: EventCutoffs = { before: daysAgo(30), unacknowledgedBefore: daysAgo(90) };
+const ORG = DEFAULT_ORGANIZATION_ID;
+
+let testDb: TestDatabase;
+let db: Database;
+let other: OrgId;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 3 });
+  const { rows } = await db.pool.query<{ id: string }>(
+    "INSERT INTO organizations (id, slug, name, updated_at) VALUES (gen_random_uuid(), 'other', 'Other', now()) RETURNING id",
+  );
+  other = rows[0]!.id as OrgId;
+});
+afterAll(async () => {
+  await db.close();
+  await testDb.drop();
+});
+beforeEach(async () => {
+  await db.pool.query('TRUNCATE events, delivery_attempts, event_search, event_search_pending, audit_entries');
+});
+
+const count = async (sql: string, params: unknown[] = []) =>
+  (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0]!.n;
+const remaining = async (ids: string[]) => count('events WHERE id = ANY($1::uuid[])', [ids]);
+
+describe('retention repository', () => {
+  it('deletes only old delivered events and old acknowledged failures, with their attempts and search rows', async () => {
+    const repo = createRetentionRepository(db.pool);
+    const oldDelivered = await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 3,
+      status: 'delivered',
+      changedAt: daysAgo(31),
+      attempts: 2,
+      search: 'indexed',
+    });
+    const oldPending = await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 1,
+      status: 'delivered',
+      changedAt: daysAgo(40),
+      search: 'pending',
+    });
+    const oldAcknowledged = await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 2,
+      status: 'failed',
+      acknowledged: true,
+      changedAt: daysAgo(31),
+      attempts: 1,
+    });
+    const kept = [
+      // Young enough.
+      ...(await seedEvents(db.pool, { organizationId: ORG, count: 2, status: 'delivered', changedAt: daysAgo(29) })),
+      // Queued events are never deleted, however old.
+      ...(await seedEvents(db.pool, { organizationId: ORG, count: 2, status: 'queued', changedAt: daysAgo(400) })),
+      // Failures nobody acknowledged wait for the hard maximum.
+      ...(await seedEvents(db.pool, { organizationId: ORG, count: 2, status: 'failed', changedAt: daysAgo(89) })),
+      // Another organization's old events: not this call's.
+      ...(await seedEvents(db.pool, { organizationId: other, count: 2, status: 'delivered', changedAt: daysAgo(99) })),
+    ];
+    const pastMax = await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 1,
+      status: 'failed',
+      changedAt: daysAgo(91),
+    });
+
+    const result = await repo.deleteEventBatch(ORG, CUTOFFS, 100);
+    expect(result).toEqual({ events: 7, attempts: 8, search: 3, searchPending: 1, reached: expect.any(Date) });
+    expect(result.reached!.getTime()).toBe(daysAgo(31).getTime());
+    expect(await remaining([...oldDelivered, ...oldPending, ...oldAcknowledged, ...pastMax])).toBe(0);
+    expect(await remaining(kept)).toBe(kept.length);
+    expect(await count('delivery_attempts')).toBe(0);
+    expect(await count('event_search')).toBe(0);
+    expect(await count('event_search_pending')).toBe(0);
+    expect(await repo.deleteEventBatch(ORG, CUTOFFS, 100)).toMatchObject({ events: 0, reached: null });
+  });
+
+  it('deletes in batches of the given size, oldest change first, and continues from where a batch stopped', async () => {
+    const repo = createRetentionRepository(db.pool);
+    const oldest = await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 3,
+      status: 'delivered',
+      changedAt: daysAgo(50),
+    });
+    const older = await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 3,
+      status: 'delivered',
+      changedAt: daysAgo(40),
+    });
+    const first = await repo.deleteEventBatch(ORG, CUTOFFS, 3);
+    expect(first.events).toBe(3);
+    expect(await remaining(oldest)).toBe(0);
+    expect(await remaining(older)).toBe(3);
+    // From the cursor on: the older rows before it are not read again.
+    const second = await repo.deleteEventBatch(ORG, CUTOFFS, 3, first.reached!);
+    expect(second.events).toBe(3);
+    expect(await remaining(older)).toBe(0);
+  });
+
+  it('skips events another transaction holds instead of waiting for them', async () => {
+    const repo = createRetentionRepository(db.pool);
+    const ids = await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 2,
+      status: 'delivered',
+      changedAt: daysAgo(31),
+    });
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM events WHERE id = $1 FOR UPDATE', [ids[0]]);
+      const result = await repo.deleteEventBatch(ORG, CUTOFFS, 100);
+      expect(result.events).toBe(1);
+      await holder.query('ROLLBACK');
+    } finally {
+      holder.release();
+    }
+    expect(await remaining(ids)).toBe(1);
+  });
+
+  it('counts what is due without deleting it', async () => {
+    const repo = createRetentionRepository(db.pool);
+    await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 4,
+      status: 'delivered',
+      changedAt: daysAgo(31),
+      attempts: 2,
+    });
+    await seedEvents(db.pool, { organizationId: ORG, count: 3, status: 'queued', changedAt: daysAgo(31), attempts: 1 });
+    expect(await repo.countDueEvents(ORG, CUTOFFS)).toEqual({ events: 4, attempts: 8 });
+    expect(await count('events')).toBe(7);
+  });
+
+  it('deletes audit entries older than the audit cutoff across organizations, platform entries included', async () => {
+    const repo = createRetentionRepository(db.pool);
+    const insert = (org: string | null, createdAt: Date, n: number) =>
+      db.pool.query(
+        `INSERT INTO audit_entries (id, organization_id, actor_user_id, actor_email, action, resource_type,
+           resource_id, created_at)
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'a@example.com', 'x.done', 'x', 'r',
+           ($2::timestamptz AT TIME ZONE 'UTC') FROM generate_series(1, $3)`,
+        [org, createdAt.toISOString(), n],
+      );
+    await insert(ORG, daysAgo(400), 3);
+    await insert(null, daysAgo(400), 2);
+    await insert(other, daysAgo(366), 1);
+    await insert(ORG, daysAgo(300), 4);
+    const due = await repo.countDueAudit(daysAgo(365));
+    expect(Object.fromEntries(due)).toEqual({ [ORG]: 3, [other]: 1, null: 2 });
+    expect(await repo.deleteAuditBatch(daysAgo(365), 4)).toBe(4);
+    expect(await repo.deleteAuditBatch(daysAgo(365), 4)).toBe(2);
+    expect(await repo.deleteAuditBatch(daysAgo(365), 4)).toBe(0);
+    expect(await count('audit_entries')).toBe(4);
+  });
+
+  it('lists organizations with their own retention', async () => {
+    await db.pool.query('UPDATE organizations SET retention_days = 7 WHERE id = $1', [other]);
+    const orgs = await createRetentionRepository(db.pool).listOrganizations();
+    expect(orgs).toEqual([
+      { id: ORG, slug: 'default', retentionDays: null },
+      { id: other, slug: 'other', retentionDays: 7 },
+    ]);
+  });
+});

@@ -1,0 +1,69 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { AppError } from '@relay/core';
+import { QUEUES } from '@relay/queue';
+import { Queue } from 'bullmq';
+import { Router, type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import { operatorOnly } from '../../auth/guard';
+
+/** Where the queue view lives; `admin` is a reserved first path segment (no webhook source may use it). */
+export const QUEUE_VIEW_PATH = '/admin/queues';
+
+// Only reads pass: bull-board's API has action routes (retry, promote, clean, add, pause, obliterate…)
+// that would move jobs behind the event state machine's back and outside the audit log. readOnlyMode
+// hides them in the UI; this refuses them on the wire, whoever asks.
+const readOnly: RequestHandler = (req, res, next) => {
+  if (req.method === 'GET' || req.method === 'HEAD') return next();
+  res.setHeader('Allow', 'GET, HEAD');
+  next(
+    new AppError(
+      'method_not_allowed',
+      'The queue view is read-only: retry, acknowledge or delete events through the API or the dashboard.',
+    ),
+  );
+};
+
+// The page is a small React app of bull-board's, served with its own inline config script; it must not
+// be framed or cached on a shared proxy (it shows job data of every organization).
+const pageHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  next();
+};
+
+export interface QueueView {
+  /** Mounted at QUEUE_VIEW_PATH behind credential resolution (app.ts). */
+  router: Router;
+  close(): Promise<void>;
+}
+
+/**
+ * bull-board over every queue of the job catalog, read-only, for platform operators' sessions: a tenant
+ * admin is refused (403), a caller without credentials too (401, a problem document like the API's).
+ */
+export function createQueueView(options: { connection: Redis; prefix: string }): QueueView {
+  const queues = Object.values(QUEUES).map((name) => {
+    const queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+    // Errors are the shared connection's, which redis-connection.ts already absorbs.
+    queue.on('error', () => {});
+    return queue;
+  });
+  const serverAdapter = new ExpressAdapter().setBasePath(QUEUE_VIEW_PATH);
+  createBullBoard({
+    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true, allowRetries: false })),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Relay queues' } },
+  });
+  const router = Router();
+  router.use(readOnly, operatorOnly, pageHeaders, serverAdapter.getRouter() as RequestHandler);
+  return {
+    router,
+    close: async () => {
+      await Promise.all(queues.map((queue) => queue.close().catch(() => {})));
+    },
+  };
+}

@@ -110,6 +110,9 @@ async function relayRun(run) {
     DEFAULT_SIGNING_SECRET: SIGNING_SECRET,
     PORT: String(port),
     WORKER_HEALTH_PORT: '0',
+    // Limits off: the bench measures the relay, not a refusal (the ingest limit is off unless set anyway).
+    INGEST_RATE_LIMIT: '0',
+    API_RATE_LIMIT: '0',
     // Experiments: BENCH_RELAY_ENV='{"SEARCH_INDEX_INTERVAL_MS":"600000"}' overrides the relay's settings.
     ...JSON.parse(process.env.BENCH_RELAY_ENV ?? '{}'),
   };

@@ -112,6 +112,30 @@ describe('relay platform (operators)', () => {
     expect(unlimited.subscription.monthly_event_limit).toBeNull();
     expect((await relay.run(operator, ['platform', 'subscription', id, '--status', 'gone'])).code).toBe(2);
     expect((await relay.run(operator, ['platform', 'subscription', id, '--event-limit', '-3'])).code).toBe(2);
+    // The organization's own limits: a number, or "default" for the install-wide setting.
+    const limited = await relay.run(operator, [
+      'platform',
+      'subscription',
+      id,
+      '--ingest-rate-limit',
+      '50',
+      '--api-rate-limit',
+      '20',
+      '--retention-days',
+      '7',
+    ]);
+    expect(limited.stdout).toMatch(/^ingest rate limit:\s+50 a window$/m);
+    expect(limited.stdout).toMatch(/^retention:\s+7 days$/m);
+    expect(await relay.pipeline.store.prisma.organization.findUnique({ where: { id } })).toMatchObject({
+      ingestRateLimit: 50,
+      apiRateLimit: 20,
+      retentionDays: 7,
+    });
+    const reset = JSON.parse(
+      (await relay.run(operator, ['platform', 'subscription', id, '--ingest-rate-limit', 'default', '--json'])).stdout,
+    );
+    expect(reset.subscription).toMatchObject({ ingest_rate_limit: null, api_rate_limit: 20 });
+    expect((await relay.run(operator, ['platform', 'subscription', id, '--retention-days', '0'])).code).toBe(2);
   });
 
   it('shows the overview; an organization admin is refused the platform commands', async () => {

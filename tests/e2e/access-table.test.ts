@@ -102,6 +102,8 @@ describe('the authorization table, row by row', () => {
   const PUBLIC = [
     'GET /health',
     'GET /ready',
+    // Guarded by METRICS_TOKEN when set, not by a relay credential (tests/e2e/metrics.test.ts).
+    'GET /metrics',
     'POST /',
     'POST /:source',
     'POST /{*path}',
@@ -132,6 +134,8 @@ describe('the authorization table, row by row', () => {
     'POST /api/platform/organizations',
     'GET /api/platform/organizations/:id',
     'PATCH /api/platform/organizations/:id/subscription',
+    'GET /api/platform/organizations/:id/export',
+    'DELETE /api/platform/organizations/:id',
     'GET /api/platform/audit',
     'POST /api/platform/password',
     'GET /api/platform/operators',

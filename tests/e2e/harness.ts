@@ -72,6 +72,8 @@ export async function startPipeline(
     DATABASE_POOL_SIZE: '4',
     // Every answer of every test is checked against its operation's declared schema.
     API_VALIDATE_RESPONSES: 'true',
+    // Walks and races send hundreds of API requests per credential; rate-limits.test.ts turns the limit on.
+    API_RATE_LIMIT: '0',
   };
   const api = createApiRuntime(parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }), silent);
   // As main.ts does: start-up work (the initial admin) before the api counts as ready.

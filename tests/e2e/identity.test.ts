@@ -134,7 +134,18 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
 
   it('GET /api/organization returns the caller’s organization', async () => {
     const res = await api().get('/api/organization').set('authorization', BOB).expect(200);
-    expect(res.body).toEqual({ id: DEFAULT_ORGANIZATION_ID, slug: 'default', name: 'Default organization' });
+    expect(res.body).toEqual({
+      id: DEFAULT_ORGANIZATION_ID,
+      slug: 'default',
+      name: 'Default organization',
+      // No quota: the period is the calendar month in UTC, counted from the stored events.
+      usage: {
+        events_this_period: expect.any(Number),
+        monthly_event_limit: null,
+        period_start: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/),
+        period_end: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/),
+      },
+    });
   });
 
   it('audit: each change has an entry with exactly the spec’s fields, newest first, in the spec envelope', async () => {

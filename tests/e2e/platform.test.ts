@@ -243,6 +243,9 @@ describe('the platform API', () => {
       status: 'suspended',
       monthly_event_limit: 100000,
       current_period_end: '2027-01-01T00:00:00.000Z',
+      ingest_rate_limit: null,
+      api_rate_limit: null,
+      retention_days: null,
     });
     expect((await ingestAt('acme.relay.test').expect(403)).body.code).toBe('organization_suspended');
     expect(await pipeline.store.prisma.event.count({ where: { organizationId: orgId } })).toBe(1);

@@ -21,7 +21,9 @@ import {
 import { dashboardAssets } from './modules/dashboard/dashboard-assets';
 import { docsAssets } from './modules/docs/docs-assets';
 import { INGEST_ROUTE } from './modules/ingest/ingest.operations';
+import { instrumentIngest } from './modules/metrics/ingest-metrics';
 import type { ModuleContext } from './modules/module-context';
+import { QUEUE_VIEW_PATH } from './modules/queue-view/queue-view';
 import type { ApiServices } from './modules/services';
 
 export interface AppDeps {
@@ -30,9 +32,11 @@ export interface AppDeps {
   sessionMiddleware: RequestHandler;
   /** Keeps the answers of operations called with an Idempotency-Key. */
   idempotency: IdempotencyStore;
+  /** bull-board, read-only, for platform operators (modules/queue-view). */
+  queueView: RequestHandler;
 }
 
-export function createApp({ ctx, services, sessionMiddleware, idempotency }: AppDeps): Express {
+export function createApp({ ctx, services, sessionMiddleware, idempotency, queueView }: AppDeps): Express {
   const { config } = ctx;
   const r = ctx.repositories;
   const app = express();
@@ -48,7 +52,7 @@ export function createApp({ ctx, services, sessionMiddleware, idempotency }: App
   // straight to ingest instead of being matched against every API route first (which cost more CPU
   // per webhook than storing it: bench, docs/performance.md). The ingest service still refuses
   // reserved sources, whichever way a request arrives.
-  const ingest = mount([INGEST_ROUTE]);
+  const ingest = instrumentIngest(mount([INGEST_ROUTE]), ctx.metrics);
   app.use((req, res, next) => {
     if (req.method === 'POST' && !RESERVED_PATH_SEGMENTS.has(firstPathSegment(req.path))) ingest(req, res, next);
     else next();
@@ -63,8 +67,10 @@ export function createApp({ ctx, services, sessionMiddleware, idempotency }: App
   // The operator bootstrap carries PLATFORM_ADMIN_TOKEN, not a relay credential: it comes before
   // credentials are resolved, like the other routes that need none.
   app.use(mount(BOOTSTRAP_OPERATIONS));
+  // The queue view is reached with an operator's session, resolved like the API's credentials.
+  const credentialPaths = [...API_PATHS, QUEUE_VIEW_PATH];
   app.use(
-    API_PATHS,
+    credentialPaths,
     authenticate({
       users: r.users,
       credentials: r.credentials,
@@ -74,8 +80,11 @@ export function createApp({ ctx, services, sessionMiddleware, idempotency }: App
       audit: r.audit,
     }),
   );
-  app.use(API_PATHS, sessionMiddleware);
-  app.use(API_PATHS, sessionPrincipal(r.users, r.operators));
+  app.use(credentialPaths, sessionMiddleware);
+  app.use(credentialPaths, sessionPrincipal(r.users, r.operators));
+  // Per credential (or client IP), before any body is parsed.
+  app.use(API_PATHS, ctx.limits.apiRateLimit);
+  app.use(QUEUE_VIEW_PATH, queueView);
   // Room for /api/send, whose body carries a webhook payload of up to the ingest limit.
   // One level more than MAX_PAYLOAD_DEPTH: /api/send wraps the payload in its request object.
   app.use(

@@ -53,6 +53,8 @@ const fields = z.object({
   // 0: a batch closes as soon as a flush slot is free (the store's speed sets the batch size).
   INGEST_BATCH_WAIT_MS: integer(0, 0, 1_000),
   INGEST_FLUSH_CONCURRENCY: integer(4, 1, 100),
+  // Payload bytes per group-commit batch (a larger payload goes alone): bounds the memory of a flush.
+  INGEST_BATCH_MAX_BYTES: integer(1_048_576, 65_536, 100 * 1_048_576),
   // Deepest nesting of objects and arrays in a payload (ingest and /api/send). At most 1,000: the
   // event view re-serialises payloads, and far deeper ones would overflow the stack there.
   MAX_PAYLOAD_DEPTH: integer(128, 1, 1_000),
@@ -109,10 +111,19 @@ const fields = z.object({
   // Live stream (GET /events/stream): comment heartbeat interval, and most messages replayed on resume.
   STREAM_HEARTBEAT_MS: integer(15_000, 100, 300_000),
   STREAM_REPLAY_LIMIT: integer(1_000, 1, 100_000),
+  // Rate limits (Redis, shared by every api process), per window of RATE_LIMIT_WINDOW_SECONDS: webhooks per
+  // organization (0/unset: off unless the organization has its own) and API requests per credential (0: off).
+  INGEST_RATE_LIMIT: integer(0, 0, 100_000_000),
+  API_RATE_LIMIT: integer(600, 0, 100_000_000),
+  RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400),
   // How long an Idempotency-Key's first answer is replayed (creates, sends, retries, bulk actions).
   IDEMPOTENCY_TTL_SECONDS: integer(86_400, 60, 604_800),
   // The dashboard's built files (index.html, assets/), served under /app/; relative to the working directory.
   DASHBOARD_DIR: text(DEFAULT_DASHBOARD_DIR),
+  // GET /metrics (Prometheus): open while unset, else `Authorization: Bearer <METRICS_TOKEN>` is required.
+  METRICS_TOKEN: optionalText(),
+  // Adds an `organization` label to ingest metrics: one series per organization, so off by default.
+  METRICS_ORGANIZATION_LABELS: flag(false),
   // Check every JSON answer against the operation's declared response schema (tests; costs CPU).
   API_VALIDATE_RESPONSES: flag(false),
 });

@@ -21,6 +21,9 @@ import { ensureInitialAdmin } from './modules/users/create-user';
 import { resealSecrets } from './modules/providers/reseal-secrets';
 import { createHostResolver } from './modules/platform/host-resolver';
 import { createEventStreams } from './modules/stream/event-stream';
+import { createLimits } from './modules/limits/limits';
+import { createApiMetrics } from './modules/metrics/api-metrics';
+import { createQueueView } from './modules/queue-view/queue-view';
 
 export interface ApiRuntime {
   app: Express;
@@ -47,13 +50,24 @@ export function targetPolicyOf(config: {
 }
 
 /** Wires the api process from its settings: used by main.ts and by tests alike. */
-export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime {
+export function createApiRuntime(
+  config: ApiConfig,
+  logger: Logger,
+  /** Tests: the clock the monthly quota's billing periods follow. */
+  overrides: { now?: () => Date } = {},
+): ApiRuntime {
   const db = createDatabase({
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
     onPoolError: (err) => logger.warn({ err }, 'postgres pool error'),
   });
   const repositories = createRepositories(db, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
+  // This process's Prometheus registry (GET /metrics); the live streams are counted when scraped.
+  const metrics = createApiMetrics({
+    organizationLabels: config.METRICS_ORGANIZATION_LABELS,
+    pool: db.pool,
+    sseSubscribers: () => streams.size,
+  });
   const redis = createRedisConnection(config.REDIS_URL, 'producer');
   const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
   const feed = createFeedPublisher({
@@ -75,7 +89,9 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       maxSize: config.INGEST_BATCH_MAX,
       maxWaitMs: config.INGEST_BATCH_WAIT_MS,
       maxInFlight: config.INGEST_FLUSH_CONCURRENCY,
+      maxBytes: config.INGEST_BATCH_MAX_BYTES,
     },
+    onBatch: (size) => metrics.ingestBatch(size),
   });
   let shuttingDown = false;
   // Set when start() has finished its work; /ready answers 503 until then.
@@ -118,11 +134,13 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
   const ctx: ModuleContext = {
     config,
     logger,
+    metrics,
     repositories,
     queue,
     feed,
     streams,
     ingest,
+    limits: createLimits({ settings: config, redis, repositories, logger, ...overrides }),
     passwords,
     loginLimiter: createLoginLimiter({
       client: sessionRedis,
@@ -131,6 +149,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       maxPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
       windowSeconds: config.LOGIN_WINDOW_SECONDS,
+      onFailure: (kind, reason) => metrics.loginFailed(kind, reason),
     }),
     targetPolicy: targetPolicyOf(config),
     hosts,
@@ -150,8 +169,11 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
     },
     version: '0.0.0',
   };
+  // Read-only bull-board over the job catalog's queues, on the producer connection.
+  const queueView = createQueueView({ connection: redis, prefix: config.QUEUE_PREFIX });
   const app = createApp({
     ctx,
+    queueView: queueView.router,
     services: createServices(ctx),
     sessionMiddleware: sessionMiddleware({
       client: sessionRedis,
@@ -202,6 +224,7 @@ export function createApiRuntime(config: ApiConfig, logger: Logger): ApiRuntime 
       await subscriber.close();
       await ingest.drain();
       await queue.close().catch(() => {});
+      await queueView.close();
       redis.disconnect();
       await sessionRedis.close().catch(() => {});
       await db.close();

@@ -1,5 +1,9 @@
 import { flag, integer, LOG_LEVELS, optionalText, parseSettings, secretKeysSetting, text } from '@relay/core';
 import { z } from 'zod';
+import { parseProxyUrl } from './outbound-proxy';
+
+// A cron pattern as BullMQ's job scheduler reads it: five fields, or six with seconds first.
+const CRON = /^\S+(\s+\S+){4,5}$/;
 
 const schema = z.object({
   DATABASE_URL: text('postgresql://postgres@127.0.0.1:5432/test'),
@@ -11,6 +15,11 @@ const schema = z.object({
   TARGET_ALLOW_PRIVATE: flag(false),
   TARGET_ALLOWLIST: optionalText(),
   TARGET_ALLOWED_PORTS: optionalText(),
+  // Deliveries and hooks go out through this HTTP CONNECT proxy (outbound-proxy.ts); the target policy
+  // still checks every target, the proxy's own address is the operator's and is not checked.
+  OUTBOUND_PROXY_URL: optionalText().refine((value) => value === undefined || parseProxyUrl(value) !== null, {
+    message: 'must be http://host:port or http://user:password@host:port',
+  }),
   // Opens the sealed signing secrets; the same value as the api's.
   SECRET_ENCRYPTION_KEYS: secretKeysSetting(),
   DELIVERY_CONCURRENCY: integer(32, 1, 1_000),
@@ -33,9 +42,23 @@ const schema = z.object({
   SEARCH_INDEX_INTERVAL_MS: integer(1_000, 10),
   SEARCH_INDEX_BATCH: integer(1_000, 1, 100_000),
   SEARCH_INDEX_MAX_PENDING: integer(10_000, 0, 10_000_000),
+  // Retention (retention/): days events are kept after their last change, 0/unset = off unless an
+  // organization has its own; unacknowledged failures up to the hard maximum; audit entries on their own.
+  RETENTION_DAYS: integer(0, 0, 36_500),
+  RETENTION_FAILED_MAX_DAYS: integer(90, 1, 36_500),
+  AUDIT_RETENTION_DAYS: integer(0, 0, 36_500),
+  RETENTION_SCHEDULE: text('17 * * * *').refine((value) => CRON.test(value), {
+    message: 'must be a cron pattern of 5 (or 6, with seconds) fields',
+  }),
+  RETENTION_BATCH_SIZE: integer(1_000, 1, 100_000),
+  RETENTION_MAX_RUN_SECONDS: integer(600, 1, 86_400),
   WORKER_LOCK_DURATION_MS: integer(30_000, 100),
   WORKER_STALLED_INTERVAL_MS: integer(30_000, 100),
   WORKER_HEALTH_PORT: integer(3001, 0, 65_535),
+  // GET /metrics on the health port: open while unset, else `Authorization: Bearer <METRICS_TOKEN>` is required.
+  METRICS_TOKEN: optionalText(),
+  // Adds an `organization` label to delivery metrics: one series per organization, so off by default.
+  METRICS_ORGANIZATION_LABELS: flag(false),
   DATABASE_POOL_SIZE: integer(20, 1, 500),
   SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
 });

@@ -13,6 +13,7 @@ import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { DeliveryStore } from './delivery-store';
 import type { FairGate } from './fair-gate';
+import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from './metrics/worker-metrics';
 import type { HookDispatcher } from './hook-dispatch';
 import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorAttempt, resetDefers, type FaultBound } from './relay-faults';
 import type { SecretLookup } from './signing-secrets';
@@ -33,6 +34,8 @@ export interface DeliverDeps {
   faults?: FaultBound;
   /** Shares the pool between target origins; without it, first come first served. */
   fairGate?: FairGate;
+  /** Counts outcomes once they are committed (relay_deliveries_total and the latency histograms). */
+  metrics?: DeliveryMetrics;
   now?: () => number;
 }
 
@@ -109,6 +112,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
         attempt: null,
         update: { status: 'failed', reason: 'no_target', error: 'No provider for this source and no default target.' },
       });
+      deps.metrics?.delivery(orgId, 'failed', 'none', null);
       return { result: 'failed' };
     }
     // A slow or hanging target holds at most its share of the pool while other targets wait.
@@ -125,6 +129,9 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       deps.fairGate?.release(origin);
     }
     const { attempt, outcome } = sent;
+    // Counted after the outcome is committed: an outcome that cannot be stored is deferred and tried again.
+    const counted = (result: DeliveryOutcome) =>
+      deps.metrics?.delivery(orgId, result, statusClassOf(outcome), attempt.durationMs);
     // The policy counts the attempts of the current run: a retried event gets a full run again.
     const decision = decide(outcome, attempt.attemptNumber - event.runStartAttempt, deps.retry, Math.random, now());
     const hooksFor = (deliveryStatus: 'delivered' | 'failed') =>
@@ -138,6 +145,10 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       });
     if (decision.action === 'delivered') {
       await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'delivered', at: attempt.finishedAt } });
+      counted('delivered');
+      // A re-run (a manual retry) would measure the operator's wait, not the relay's.
+      if (event.runStartAttempt === 0)
+        deps.metrics?.deliveredAfter(attempt.finishedAt.getTime() - event.createdAt.getTime());
       await hooksFor('delivered');
       return { result: 'delivered' };
     }
@@ -149,6 +160,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
         attempt,
         update: { status: 'queued', nextAttemptAt, error: decision.error },
       });
+      counted('retry');
       return { result: 'retry_scheduled', delayMs: decision.delayMs };
     }
     await deps.store.record({
@@ -157,6 +169,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       attempt,
       update: { status: 'failed', reason: decision.reason, error: decision.error },
     });
+    counted('failed');
     await hooksFor('failed');
     deps.logger.info({ eventId, reason: decision.reason, error: decision.error }, 'delivery failed');
     return { result: 'failed' };
@@ -179,6 +192,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       attempt,
       update: { status: 'failed', reason: 'relay_error', error: fault.error },
     });
+    deps.metrics?.delivery(orgId, 'failed', 'none', null);
     await deps.dispatchHooks({
       orgId,
       eventId,

@@ -1,13 +1,23 @@
 import http from 'node:http';
-import { checkReadiness, type Readiness } from '@relay/service-kit';
+import { ERROR_CODES } from '@relay/core';
+import { checkReadiness, metricsAccessAllowed, type Readiness } from '@relay/service-kit';
+import type { Registry } from 'prom-client';
 
-// The worker has no API; this tiny server exists for container health checks (`/health`, `/ready`).
-export function createHealthServer(readiness: Readiness): http.Server {
+/** GET /metrics on the health port: the worker's registry, behind METRICS_TOKEN when it is set. */
+export interface MetricsExposure {
+  registry: Registry;
+  token: string | undefined;
+}
+
+// The worker has no API; this tiny server exists for container health checks (`/health`, `/ready`)
+// and Prometheus scrapes (`/metrics`).
+export function createHealthServer(readiness: Readiness, metrics?: MetricsExposure): http.Server {
   return http.createServer((req, res) => {
-    const reply = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const reply = (status: number, body: unknown, type = 'application/json') => {
+      res.writeHead(status, { 'content-type': type }).end(JSON.stringify(body));
     };
     if (req.url === '/health') return reply(200, { status: 'ok' });
+    if (metrics && req.method === 'GET' && req.url === '/metrics') return serveMetrics(req, res, metrics, reply);
     if (req.url !== '/ready') return reply(404, { status: 'not_found' });
     void checkReadiness(readiness).then((report) => {
       reply(report.ready ? 200 : 503, {
@@ -17,4 +27,32 @@ export function createHealthServer(readiness: Readiness): http.Server {
       });
     });
   });
+}
+
+function serveMetrics(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  metrics: MetricsExposure,
+  reply: (status: number, body: unknown, type?: string) => void,
+): void {
+  if (!metricsAccessAllowed(req.headers.authorization, metrics.token)) {
+    res.setHeader('www-authenticate', 'Bearer realm="metrics"');
+    // The same problem document the api answers.
+    return reply(
+      401,
+      {
+        type: 'urn:webhook-relay:problem:unauthenticated',
+        title: ERROR_CODES.unauthenticated,
+        status: 401,
+        detail: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.',
+        code: 'unauthenticated',
+      },
+      'application/problem+json',
+    );
+  }
+  metrics.registry.metrics().then(
+    (text) =>
+      res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(text),
+    () => reply(500, { status: 'error' }),
+  );
 }

@@ -20,6 +20,8 @@ export interface HookDeps {
   targetPolicy: TargetPolicy;
   logger: Logger;
   faults?: FaultBound;
+  /** Hears each hook job's result (relay_hook_runs_total). */
+  onResult?: (result: HookResult) => void;
   now?: () => number;
 }
 
@@ -110,6 +112,7 @@ export function createHookProcessor(deps: HookDeps) {
         giveUp: () => giveUp(job.data, attemptNumber, cause),
       });
     }
+    deps.onResult?.(outcome.result);
     if (outcome.delayMs !== undefined) {
       await job.moveToDelayed(now() + outcome.delayMs, token);
       throw new DelayedError();

@@ -7,7 +7,11 @@ const config = parseWorkerConfig(process.env);
 const logger = createLogger('delivery-worker', config.LOG_LEVEL);
 const runtime = createWorkerRuntime(config, logger);
 const healthServer =
-  config.WORKER_HEALTH_PORT > 0 ? createHealthServer(runtime.health).listen(config.WORKER_HEALTH_PORT) : undefined;
+  config.WORKER_HEALTH_PORT > 0
+    ? createHealthServer(runtime.health, { registry: runtime.metrics.registry, token: config.METRICS_TOKEN }).listen(
+        config.WORKER_HEALTH_PORT,
+      )
+    : undefined;
 logger.info({ concurrency: config.DELIVERY_CONCURRENCY }, 'delivery worker started');
 
 // SIGTERM: take no new jobs, finish the deliveries in flight, then exit.

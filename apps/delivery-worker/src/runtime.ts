@@ -28,14 +28,22 @@ import { createHookDispatcher } from './hook-dispatch';
 import { createHookProcessor } from './hook.processor';
 import { createSecretLookup } from './signing-secrets';
 import { createSender } from './sender';
+import { parseProxyUrl } from './outbound-proxy';
 import { createSearchIndexer } from './search-indexer';
+import { startRetention } from './retention/start-retention';
+import { createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics';
+import type { RetentionTotals } from './retention/retention-run';
 import { createSweeper } from './sweeper';
 
 export interface WorkerRuntime {
   health: { checks: Record<string, () => Promise<void>>; isShuttingDown: () => boolean };
+  /** This process's Prometheus registry, served at /metrics on the health port (health-server.ts). */
+  metrics: WorkerMetrics;
   sweepNow(): Promise<{ full: boolean; enqueued: number }>;
   /** Indexes every event still pending search indexing; resolves with how many. */
   indexSearchNow(): Promise<number>;
+  /** One retention run now (as the schedule would); `at` stands in for the clock that decides what is old. */
+  retentionNow(at?: Date): Promise<RetentionTotals>;
   /** Stops taking jobs, lets in-flight deliveries finish, closes every connection. */
   close(): Promise<void>;
 }
@@ -53,7 +61,11 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     allowedPorts: parsePortPolicy(config.TARGET_ALLOWED_PORTS),
   };
   const providers = createProviderRepository(db.prisma);
-  const sender = createSender({ timeoutMs: config.DELIVERY_TIMEOUT_MS, policy: targetPolicy });
+  const sender = createSender({
+    timeoutMs: config.DELIVERY_TIMEOUT_MS,
+    policy: targetPolicy,
+    proxy: config.OUTBOUND_PROXY_URL ? (parseProxyUrl(config.OUTBOUND_PROXY_URL) ?? undefined) : undefined,
+  });
   const events = createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
   const secretFor = createSecretLookup(providers, config.DEFAULT_SIGNING_SECRET, config.SECRET_ENCRYPTION_KEYS);
   const hooks = createHookRepository(db.prisma);
@@ -71,6 +83,12 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     onError: (err) => logger.debug({ err }, 'live feed publish failed'),
   });
   const store = createDeliveryStore(events, feed);
+  // This process's Prometheus registry; queue depths are read from Redis when scraped.
+  const metrics = createWorkerMetrics({
+    organizationLabels: config.METRICS_ORGANIZATION_LABELS,
+    pool: db.pool,
+    queues: () => [queue.queue, hookQueue.queue],
+  });
   const faults = { maxDefers: config.DELIVERY_FAULT_MAX_DEFERS, deferMs: config.DELIVERY_FAULT_DEFER_MS };
   const fairness = createWorkerFairness(config);
   const deliver = createDeliverProcessor({
@@ -84,6 +102,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     logger,
     faults,
     fairGate: fairness.gate,
+    metrics: metrics.delivery,
   });
   // Deliveries in progress: background search indexing yields while a quarter of the slots are busy.
   let activeDeliveries = 0;
@@ -125,6 +144,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       targetPolicy,
       logger,
       faults,
+      onResult: (result) => metrics.hookRun(result),
     }),
     {
       connection: hookRedis,
@@ -146,9 +166,14 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     graceMs: config.SWEEP_GRACE_MS,
     logger,
   });
+  const sweepOnce = async () => {
+    const result = await sweeper.runOnce();
+    metrics.swept(result);
+    return result;
+  };
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweep = () => {
-    sweeping = sweeper.runOnce().catch((err: unknown) => logger.warn({ err }, 'sweep failed; will try again'));
+    sweeping = sweepOnce().catch((err: unknown) => logger.warn({ err }, 'sweep failed; will try again'));
     return sweeping;
   };
   const timer = setInterval(() => void sweep(), config.SWEEP_INTERVAL_MS);
@@ -164,6 +189,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     maxPendingWhileBusy: config.SEARCH_INDEX_MAX_PENDING,
   });
   const stopIndexer = indexer.start(config.SEARCH_INDEX_INTERVAL_MS);
+  const retention = startRetention(config, { db, producer: producerRedis, logger, metrics: metrics.retention });
 
   let shuttingDown = false;
   return {
@@ -171,8 +197,10 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       checks: { database: () => db.ping(), redis: async () => void (await workerRedis.ping()) },
       isShuttingDown: () => shuttingDown,
     },
-    sweepNow: () => sweeper.runOnce(),
+    metrics,
+    sweepNow: sweepOnce,
     indexSearchNow: () => indexer.runOnce(),
+    retentionNow: (at) => retention.runNow(at),
     async close() {
       shuttingDown = true;
       clearInterval(timer);
@@ -180,6 +208,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       await store.drain();
       await sweeping;
       await stopIndexer();
+      await retention.close();
       await queue.close().catch(() => {});
       await hookQueue.close().catch(() => {});
       sender.close();

@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { AttemptOutcome, TargetPolicy } from '@relay/core';
 import got from 'got';
 import { createGuardedLookup } from './guarded-lookup';
+import { createTunnelAgents, type OutboundProxy } from './outbound-proxy';
 
 export const RESPONSE_EXCERPT_BYTES = 64 * 1024;
 
@@ -22,6 +23,8 @@ export interface SenderOptions {
   timeoutMs: number;
   policy: TargetPolicy;
   maxSockets?: number;
+  /** OUTBOUND_PROXY_URL: every request goes through a CONNECT tunnel of this proxy. */
+  proxy?: OutboundProxy | undefined;
 }
 
 // One HTTP client per worker process: keep-alive agents created once, the target policy checked on
@@ -30,7 +33,10 @@ export interface SenderOptions {
 export function createSender(options: SenderOptions) {
   const lookup = createGuardedLookup(options.policy);
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, lookup };
-  const agent = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  // Through a proxy the tunnel resolves and checks the target itself (outbound-proxy.ts).
+  const agent = options.proxy
+    ? createTunnelAgents({ proxy: options.proxy, lookup, timeoutMs: options.timeoutMs }, agentOptions)
+    : { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   const client = got.extend({
     agent,
     retry: { limit: 0 },

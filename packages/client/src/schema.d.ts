@@ -36,6 +36,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Prometheus metrics of this api process
+     * @description Ingest, login and process metrics in the Prometheus text format (docs/operations.md#metrics). Open while METRICS_TOKEN is unset; with it, only for `Authorization: Bearer <METRICS_TOKEN>`.
+     */
+    get: operations['getMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/openapi.json': {
     parameters: {
       query?: never;
@@ -191,7 +211,11 @@ export interface paths {
     get: operations['getApiPlatformOrganizationsId'];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete the organization and all of its data
+     * @description Synchronous and batched: ingest stops (the subscription becomes `canceled`), events go in batches of 1,000 with their attempts, then the organization audit log, rules and hooks, users and their tokens, API keys, domains and the organization itself, recorded in the platform audit log (which stays). Refused while the organization has an active custom domain. An interrupted deletion is finished by calling it again. Jobs still queued for the organization's events are skipped by the workers.
+     */
+    delete: operations['deleteApiPlatformOrganizationsId'];
     options?: never;
     head?: never;
     patch?: never;
@@ -212,6 +236,26 @@ export interface paths {
     head?: never;
     /** Change the subscription */
     patch: operations['patchApiPlatformOrganizationsIdSubscription'];
+    trace?: never;
+  };
+  '/api/platform/organizations/{id}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export the organization's events (NDJSON)
+     * @description Every event of the organization, oldest first, one JSON object per line (`application/x-ndjson`): source, status, headers (credentials masked), the body as stored (text, or base64 when it is not UTF-8) and a summary of its attempts. Streamed page by page; the export is recorded in the platform audit log. A connection cut before the final chunk means the export is incomplete.
+     */
+    get: operations['getApiPlatformOrganizationsIdExport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/platform/password': {
@@ -546,7 +590,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's organization */
+    /** The caller's organization, with its usage of the billing period */
     get: operations['getApiOrganization'];
     put?: never;
     post?: never;
@@ -1155,6 +1199,33 @@ export interface operations {
       };
     };
   };
+  getMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metrics. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain; version=0.0.4': string;
+        };
+      };
+      /** @description METRICS_TOKEN is set and the request does not carry it (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   'getOpenapi.json': {
     parameters: {
       query?: never;
@@ -1269,6 +1340,13 @@ export interface operations {
       };
       /** @description X-Target-Url refused by the target policy (`target_url_rejected`). */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Over the organization's rate limit (`rate_limited`, with Retry-After and the RateLimit headers) or its monthly event quota (`quota_exceeded`, with `period_end` and Retry-After); nothing was stored. */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -1481,6 +1559,9 @@ export interface operations {
                 status: 'trialing' | 'active' | 'past_due' | 'suspended' | 'canceled';
                 monthly_event_limit: number | null;
                 current_period_end: string | null;
+                ingest_rate_limit: number | null;
+                api_rate_limit: number | null;
+                retention_days: number | null;
               };
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
@@ -1571,6 +1652,9 @@ export interface operations {
                 status: 'trialing' | 'active' | 'past_due' | 'suspended' | 'canceled';
                 monthly_event_limit: number | null;
                 current_period_end: string | null;
+                ingest_rate_limit: number | null;
+                api_rate_limit: number | null;
+                retention_days: number | null;
               };
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
@@ -1740,6 +1824,9 @@ export interface operations {
               status: 'trialing' | 'active' | 'past_due' | 'suspended' | 'canceled';
               monthly_event_limit: number | null;
               current_period_end: string | null;
+              ingest_rate_limit: number | null;
+              api_rate_limit: number | null;
+              retention_days: number | null;
             };
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
@@ -1757,6 +1844,17 @@ export interface operations {
               status: 'pending' | 'active';
             }[];
             ingest_urls: string[];
+            /** @description The billing period: the calendar month before current_period_end while that lies ahead, else the calendar month in UTC. */
+            usage: {
+              /** @description Webhooks accepted in the billing period (the quota counter while a monthly_event_limit is set). */
+              events_this_period: number;
+              /** @description null: no quota. */
+              monthly_event_limit: number | null;
+              /** @description The period begins after this instant. */
+              period_start: string;
+              /** @description …and ends at this one (included). */
+              period_end: string;
+            };
           };
         };
       };
@@ -1798,6 +1896,69 @@ export interface operations {
       };
     };
   };
+  deleteApiPlatformOrganizationsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description It still has an active custom domain (`organization_has_domains`), or it is the default organization (`organization_is_default`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   patchApiPlatformOrganizationsIdSubscription: {
     parameters: {
       query?: never;
@@ -1816,6 +1977,12 @@ export interface operations {
           /** @description null: unlimited; at most 2147483647. */
           monthly_event_limit?: number | null;
           current_period_end?: string | null;
+          /** @description Webhooks accepted per RATE_LIMIT_WINDOW_SECONDS for the whole organization (instead of INGEST_RATE_LIMIT); 1 to 10000000, null: the install-wide setting. */
+          ingest_rate_limit?: number | null;
+          /** @description API requests per RATE_LIMIT_WINDOW_SECONDS for each credential of the organization (instead of API_RATE_LIMIT); 1 to 10000000, null: the install-wide setting. */
+          api_rate_limit?: number | null;
+          /** @description Days events and attempts are kept (instead of RETENTION_DAYS); 1 to 3650, null: the install-wide setting. */
+          retention_days?: number | null;
         };
       };
     };
@@ -1840,9 +2007,104 @@ export interface operations {
               status: 'trialing' | 'active' | 'past_due' | 'suspended' | 'canceled';
               monthly_event_limit: number | null;
               current_period_end: string | null;
+              ingest_rate_limit: number | null;
+              api_rate_limit: number | null;
+              retention_days: number | null;
             };
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getApiPlatformOrganizationsIdExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One line per event; the schema is that of one line. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/x-ndjson': {
+            /** Format: uuid */
+            id: string;
+            source: string;
+            /** @enum {string} */
+            status: 'queued' | 'delivered' | 'failed';
+            provider_id: string | null;
+            target_url: string | null;
+            attempt_count: number;
+            failure_reason: string | null;
+            acknowledged: boolean;
+            acknowledged_at: string | null;
+            /** @description ISO 8601 UTC timestamp. */
+            created_at: string;
+            delivered_at: string | null;
+            /** @description The inbound headers as stored; credentials (Authorization) masked, as the events API shows them. */
+            headers: {
+              [key: string]: string;
+            };
+            /** @description The stored body: its text when it is UTF-8, else base64 (see `body_encoding`). */
+            body: string;
+            /** @enum {string} */
+            body_encoding: 'utf8' | 'base64';
+            last_error: string | null;
+            attempts: {
+              /** @description Delivery attempts to the target, every run. */
+              main: number;
+              /** @description Hook requests made after outcomes. */
+              hook: number;
+              /** @description HTTP status of the latest main attempt. */
+              last_response_status: number | null;
+              /** @description When the latest main attempt ended. */
+              last_finished_at: string | null;
+            };
           };
         };
       };
@@ -3574,6 +3836,17 @@ export interface operations {
             id: string;
             slug: string;
             name: string;
+            /** @description The billing period: the calendar month before current_period_end while that lies ahead, else the calendar month in UTC. */
+            usage: {
+              /** @description Webhooks accepted in the billing period (the quota counter while a monthly_event_limit is set). */
+              events_this_period: number;
+              /** @description null: no quota. */
+              monthly_event_limit: number | null;
+              /** @description The period begins after this instant. */
+              period_start: string;
+              /** @description …and ends at this one (included). */
+              period_end: string;
+            };
           };
         };
       };
@@ -6303,6 +6576,13 @@ export interface operations {
       };
       /** @description X-Target-Url refused by the target policy (`target_url_rejected`). */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Over the organization's rate limit (`rate_limited`, with Retry-After and the RateLimit headers) or its monthly event quota (`quota_exceeded`, with `period_end` and Retry-After); nothing was stored. */
+      429: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTimeInput, INT4_MAX, pageEnvelope, pageQuery, timestamp } from './common.schemas';
 import { passwordSchema, secretRedacted, usernameSchema } from './identity.schemas';
+import { limitOverridesPatch, limitOverridesSchema, usageSchema } from './limits.schemas';
 
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'suspended', 'canceled'] as const;
 /** Statuses whose organization may not ingest. */
@@ -37,6 +38,7 @@ export const subscriptionPatchSchema = z
       .optional()
       .describe(`null: unlimited; at most ${INT4_MAX}.`),
     current_period_end: dateTimeInput().nullable().optional(),
+    ...limitOverridesPatch,
   })
   .strict()
   .refine((v) => Object.keys(v).length > 0, 'give at least one field');
@@ -50,6 +52,7 @@ export const subscriptionSchema = z.object({
   status: z.enum(SUBSCRIPTION_STATUSES),
   monthly_event_limit: z.number().int().nullable(),
   current_period_end: timestamp.nullable(),
+  ...limitOverridesSchema,
 });
 export const hostedOrganizationSchema = z.object({
   id: z.uuid(),
@@ -72,6 +75,7 @@ export const organizationDetailSchema = hostedOrganizationSchema.extend({
   events: eventCountsSchema,
   domains: z.array(z.object({ domain: z.string(), status: z.enum(['pending', 'active']) })),
   ingest_urls: z.array(z.string()),
+  usage: usageSchema,
 });
 export const organizationCreatedSchema = z.object({
   organization: hostedOrganizationSchema,

@@ -16,6 +16,9 @@ export const ERROR_CODES = {
   forbidden: 'The credentials do not allow this.',
   csrf_rejected: "Cross-site request refused: send the request from the relay's own origin, or use a token.",
   too_many_attempts: 'Too many failed logins; try again later.',
+  rate_limited: 'Too many requests; slow down and retry after the time Retry-After gives.',
+  quota_exceeded:
+    "The organization's monthly event quota is used up; webhooks are accepted again from the next period.",
   idp_not_configured: 'Identity-provider login is not configured for this organization.',
   idp_login_failed: 'The identity-provider login did not succeed; no session was started.',
   not_found: 'No such resource.',
@@ -41,6 +44,8 @@ export const ERROR_CODES = {
   domains_not_configured: 'Custom domains need INGEST_CANONICAL_HOST to be set on this install.',
   secrets_not_configured: 'Storing a signing secret needs SECRET_ENCRYPTION_KEYS to be set on this install.',
   ingest_host_unknown: 'No organization receives webhooks at this host.',
+  organization_has_domains: 'The organization still has active custom domains; delete them first.',
+  organization_is_default: "The install's default organization cannot be deleted.",
   method_not_allowed: 'Method not allowed.',
   database_unavailable: 'The event store is unavailable; the webhook was not accepted.',
   service_unavailable: 'The service is shutting down or not ready.',

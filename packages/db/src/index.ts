@@ -1,6 +1,7 @@
 export * from './database';
 export * from './repositories/event.repository';
 export * from './repositories/event-sweep.repository';
+export * from './repositories/retention.repository';
 export * from './repositories/event-search.repository';
 export * from './repositories/attempt.repository';
 export * from './repositories/provider.repository';
@@ -21,5 +22,6 @@ export * from './repositories/feed-replay.repository';
 export * from './repositories/operator.repository';
 export * from './repositories/platform.repository';
 export * from './repositories/domain.repository';
+export * from './repositories/offboarding.repository';
 export * from './client';
 export * from './repositories';

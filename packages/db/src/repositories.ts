@@ -13,6 +13,7 @@ import { createFeedReplayRepository } from './repositories/feed-replay.repositor
 import { createHookRepository } from './repositories/hook.repository';
 import { createIdentityRepository } from './repositories/identity.repository';
 import { createIdentityProviderRepository } from './repositories/identity-provider.repository';
+import { createOffboardingRepository } from './repositories/offboarding.repository';
 import { createOperatorRepository } from './repositories/operator.repository';
 import { createOrganizationRepository } from './repositories/organization.repository';
 import { createPlatformRepository } from './repositories/platform.repository';
@@ -52,6 +53,7 @@ export function createRepositories(db: Database, options: EventRepositoryOptions
     eventActions: createEventActionRepository(db.pool),
     stats: createStatsRepository(db.pool),
     feedReplay: createFeedReplayRepository(db.pool),
+    offboarding: createOffboardingRepository(db.pool),
     /** Runs `work` in one transaction: a write and its audit entry commit together or not at all. */
     transaction<T>(work: (tx: TransactionRepositories) => Promise<T>): Promise<T> {
       return db.prisma.$transaction((tx) => work(prismaRepositories(tx)));

@@ -12,6 +12,7 @@ export function createHookQueue(options: { connection: Redis; prefix: string }) 
   // failures reach the caller as rejected promises.
   queue.on('error', () => {});
   return {
+    queue,
     async enqueue(jobs: readonly HookJobData[]): Promise<void> {
       if (jobs.length === 0) return;
       await queue.addBulk(

@@ -2,9 +2,10 @@ import type { OrgId } from '@relay/core';
 
 // Every queue and job the relay uses, in one place. Jobs carry ids only: the database is the truth,
 // and a worker reloads the event it is told about.
-export const QUEUES = { delivery: 'deliveries', hooks: 'hooks' } as const;
+// `maintenance` carries the workers' scheduled jobs (retention): one job per schedule slot across workers.
+export const QUEUES = { delivery: 'deliveries', hooks: 'hooks', maintenance: 'maintenance' } as const;
 
-export const JOBS = { deliver: 'deliver', hook: 'hook' } as const;
+export const JOBS = { deliver: 'deliver', hook: 'hook', retention: 'retention' } as const;
 
 export interface DeliverJobData {
   orgId: OrgId;

@@ -1,4 +1,5 @@
 // What every process of the relay shares: its logger, readiness checks and signal handling.
 export * from './logger';
+export * from './metrics-access';
 export * from './readiness';
 export * from './shutdown';

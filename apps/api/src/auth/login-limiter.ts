@@ -9,6 +9,8 @@ export interface LoginLimiterOptions {
   maxPerAccount: number;
   maxPerIp: number;
   windowSeconds: number;
+  /** Hears each failed check: a wrong secret (`failed`) or an attempt over a limit (the relay_login_failures_total metric). */
+  onFailure?: (kind: SecretKind, reason: 'wrong_secret' | 'limited') => void;
 }
 
 export type LimitCheck = { ok: true } | { ok: false; retryAfterSeconds: number };
@@ -61,7 +63,12 @@ export function createLoginLimiter(options: LoginLimiterOptions) {
       })) as number[];
       const blocked = limits.flatMap((limit, i) => ((reply[i] ?? 0) > limit ? [reply[limits.length + i] ?? 1] : []));
       if (blocked.length === 0) return { ok: true };
+      options.onFailure?.(kind, 'limited');
       return { ok: false, retryAfterSeconds: Math.max(1, ...blocked) };
+    },
+    /** A wrong secret; its attempt was counted already, this only tells the metrics. */
+    failed(kind: SecretKind): void {
+      options.onFailure?.(kind, 'wrong_secret');
     },
     /** A verified secret: the subject's count starts over and the IP gets its attempt back. */
     async succeeded(kind: SecretKind, subject: string, ip: string): Promise<void> {

@@ -63,6 +63,7 @@ async function runCheck(deps: PasswordCheckDeps, request: PasswordCheckRequest):
     await deps.limiter.succeeded('password', request.username, ip);
     return login;
   }
+  deps.limiter.failed('password');
   const known = await deps.users.findByUsernameForLogin(request.username);
   await deps.audit.record(known?.organizationId ?? null, {
     actorUserId: known?.id ?? null,

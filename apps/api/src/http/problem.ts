@@ -19,6 +19,8 @@ const STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   csrf_rejected: 403,
   too_many_attempts: 429,
+  rate_limited: 429,
+  quota_exceeded: 429,
   idp_not_configured: 404,
   idp_login_failed: 401,
   not_found: 404,
@@ -29,6 +31,8 @@ const STATUS: Record<ErrorCode, number> = {
   domain_taken: 409,
   domain_verification_failed: 422,
   ingest_host_unknown: 404,
+  organization_has_domains: 409,
+  organization_is_default: 409,
   domains_not_configured: 422,
   secrets_not_configured: 422,
   last_admin: 409,
@@ -66,6 +70,11 @@ export const problemStatus = (code: ErrorCode): number => STATUS[code];
 
 export function sendProblem(res: Response, error: AppError): void {
   const status = STATUS[error.code];
+  // Ingest's metrics count refusals by this code (modules/metrics/metrics-http.ts).
+  res.locals.problemCode = error.code;
+  // A refusal that knows when to come back says so in the header too (429s: login limits, rate limits, quotas).
+  const retryAfter = error.details?.retry_after_seconds;
+  if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
   res
     .status(status)
     .type('application/problem+json')

@@ -5,7 +5,10 @@ import { API_PATHS, RESERVED_PATH_SEGMENTS } from './catalog';
 describe('paths derived from the operation catalog', () => {
   it('reserves the first segment of every route of the relay itself as a non-source', () => {
     expect([...RESERVED_PATH_SEGMENTS].sort()).toEqual(
-      ['api', 'app', 'config', 'docs', 'events', 'health', 'mcp', 'openapi.json', 'ready', 'rules', 'stats'].sort(),
+      [
+        ...['admin', 'api', 'app', 'config', 'docs', 'events', 'health', 'mcp', 'metrics', 'openapi.json', 'ready'],
+        ...['rules', 'stats'],
+      ].sort(),
     );
   });
 

@@ -4,7 +4,9 @@ import { dashboardOperations } from './dashboard/dashboard.operations';
 import { docsOperations } from './docs/docs.operations';
 import { ingestOperations } from './ingest/ingest.operations';
 import { mcpOperations } from './mcp/mcp.operations';
+import { metricsOperations } from './metrics/metrics.operations';
 import { platformOperations } from './platform/platform.operations';
+import { organizationOffboardingOperations } from './platform/organization-offboarding.operations';
 import { operatorOperations } from './platform/operator.operations';
 import { accountOperations } from './account/account.operations';
 import { probeOperations } from './probes/probe.operations';
@@ -28,7 +30,7 @@ type Operations = readonly AnyOperation<ApiServices>[];
 
 // app.ts mounts these lists in this order: the public probes, the API description and the operator
 // bootstrap before credentials are resolved, then the API, then ingest (one catch-all) last.
-export const PROBE_OPERATIONS: Operations = probeOperations;
+export const PROBE_OPERATIONS: Operations = [...probeOperations, ...metricsOperations];
 export const DOCS_OPERATIONS: Operations = docsOperations;
 /** `GET /` and `GET /app`; the dashboard's files under /app/ are served beside them (dashboard-assets.ts). */
 export const DASHBOARD_OPERATIONS: Operations = dashboardOperations;
@@ -38,6 +40,7 @@ export const BOOTSTRAP_OPERATIONS: Operations = bootstrapOperations;
 // fixed paths come before parameterised ones.
 export const API_OPERATIONS: Operations = [
   ...platformOperations,
+  ...organizationOffboardingOperations,
   ...operatorOperations,
   ...domainOperations,
   ...sessionOperations,
@@ -66,12 +69,16 @@ export const firstPathSegment = (path: string) => (path.split('/')[1] ?? '').toL
 /** First path segments of the API: credentials are resolved for these paths only, never for ingest. */
 export const API_PATHS = [...new Set(API_OPERATIONS.map((op) => `/${firstPathSegment(op.path)}`))];
 
+/** Segments served by routers rather than operations: the queue view (/admin/queues) and /metrics. */
+const ROUTER_SEGMENTS = ['admin', 'metrics'];
+
 /** First path segments that belong to the relay itself: ingest refuses them as webhook sources. */
-export const RESERVED_PATH_SEGMENTS: ReadonlySet<string> = new Set(
-  [...PROBE_OPERATIONS, ...DOCS_OPERATIONS, ...DASHBOARD_OPERATIONS, ...BOOTSTRAP_OPERATIONS, ...API_OPERATIONS]
+export const RESERVED_PATH_SEGMENTS: ReadonlySet<string> = new Set([
+  ...[...PROBE_OPERATIONS, ...DOCS_OPERATIONS, ...DASHBOARD_OPERATIONS, ...BOOTSTRAP_OPERATIONS, ...API_OPERATIONS]
     .map((op) => firstPathSegment(op.path))
     .filter((segment) => segment !== ''),
-);
+  ...ROUTER_SEGMENTS,
+]);
 
 /** Every operation of the API: the OpenAPI document and the authorization table are built from it. */
 export const ALL_OPERATIONS: Operations = [

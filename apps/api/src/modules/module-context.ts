@@ -6,6 +6,8 @@ import type { LoginLimiter } from '../auth/login-limiter';
 import type { PasswordHasher } from '../auth/passwords';
 import type { ApiConfig } from '../config';
 import type { IngestService } from './ingest/ingest.service';
+import type { ApiMetrics } from './metrics/api-metrics';
+import type { Limits } from './limits/limits';
 import type { HostResolver } from './platform/host-resolver';
 import type { IngestHostSettings } from './platform/ingest-hosts';
 import type { EventStreams } from './stream/event-stream';
@@ -20,6 +22,10 @@ export interface ModuleContext {
   feed: FeedPublisher;
   streams: EventStreams;
   ingest: IngestService;
+  /** This process's Prometheus registry and counters (modules/metrics). */
+  metrics: ApiMetrics;
+  /** Rate limits and the monthly quota (modules/limits). */
+  limits: Limits;
   passwords: PasswordHasher;
   loginLimiter: LoginLimiter;
   targetPolicy: TargetPolicy;

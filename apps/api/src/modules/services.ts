@@ -8,12 +8,14 @@ import { createDocsService } from './docs/docs.service';
 import { createWebhookService } from './ingest/webhook.service';
 import { createBootstrapService } from './platform/bootstrap.service';
 import { createPlatformService } from './platform/platform.service';
+import { createOffboardingService } from './platform/organization-offboarding.service';
 import { createOperatorService } from './platform/operator.service';
 import { createPasswordService } from './account/password.service';
 import { createUserLifecycleService } from './account/user-lifecycle.service';
 import { createProbeService } from './probes/probe.service';
 import { createEventService } from './events/event.service';
 import { createMcpService } from './mcp/mcp.service';
+import { createMetricsService } from './metrics/metrics.service';
 import type { ModuleContext } from './module-context';
 import { createSessionService } from './sessions/session.service';
 import { identityProviderFor as identityProviderLookup } from './idp/identity-provider';
@@ -34,6 +36,7 @@ export function createServices(ctx: ModuleContext) {
   const identityProviderFor = identityProviderLookup(ctx.config, ctx.repositories.identityProviders);
   return {
     probes: createProbeService(ctx.readiness),
+    metrics: createMetricsService({ metrics: ctx.metrics, token: ctx.config.METRICS_TOKEN }),
     docs: createDocsService({ version: ctx.version, serverUrl: ctx.config.PUBLIC_BASE_URL }),
     mcp: createMcpService({ version: ctx.version }),
     operatorBootstrap: createBootstrapService({
@@ -42,7 +45,13 @@ export function createServices(ctx: ModuleContext) {
       adminToken: ctx.config.PLATFORM_ADMIN_TOKEN,
       limiter: ctx.loginLimiter,
     }),
-    platform: createPlatformService({ repositories: ctx.repositories, passwords: ctx.passwords, hosts: ctx.hosts }),
+    platform: createPlatformService({
+      repositories: ctx.repositories,
+      passwords: ctx.passwords,
+      hosts: ctx.hosts,
+      quota: ctx.limits.quota,
+    }),
+    offboarding: createOffboardingService({ repositories: ctx.repositories }),
     webhooks: createWebhookService({
       ingest: ctx.ingest,
       organizationOf: ctx.organizationOf,
@@ -52,6 +61,7 @@ export function createServices(ctx: ModuleContext) {
       allowTargetOverride: ctx.config.ALLOW_PUBLIC_TARGET_OVERRIDE,
       targetPolicy: ctx.targetPolicy,
       reservedSegments: RESERVED_PATH_SEGMENTS,
+      gate: ctx.limits.ingestGate,
     }),
     domains: createDomainService({
       repositories: ctx.repositories,
@@ -80,7 +90,7 @@ export function createServices(ctx: ModuleContext) {
       targetPolicy: ctx.targetPolicy,
     }),
     credentials: createCredentialService({ repositories: ctx.repositories }),
-    users: createUserService({ repositories: ctx.repositories, passwords: ctx.passwords }),
+    users: createUserService({ repositories: ctx.repositories, passwords: ctx.passwords, quota: ctx.limits.quota }),
     passwords: createPasswordService({
       repositories: ctx.repositories,
       passwords: ctx.passwords,

@@ -15,6 +15,18 @@ interface SubscriptionFlags {
   status?: (typeof STATUSES)[number];
   eventLimit?: string;
   periodEnd?: string;
+  ingestRateLimit?: string;
+  apiRateLimit?: string;
+  retentionDays?: string;
+}
+
+/** A positive whole number, or "default" for the install-wide setting (null). */
+function overrideOf(flag: string, value: string): number | null {
+  if (value === 'default') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} takes a whole number from 1 or "default", got "${value}"`);
+  return n;
 }
 
 function subscriptionBody(flags: SubscriptionFlags): BodyOf<'patchApiPlatformOrganizationsIdSubscription'> {
@@ -28,6 +40,10 @@ function subscriptionBody(flags: SubscriptionFlags): BodyOf<'patchApiPlatformOrg
     body.monthly_event_limit = limit;
   }
   if (flags.periodEnd !== undefined) body.current_period_end = flags.periodEnd === 'none' ? null : flags.periodEnd;
+  if (flags.ingestRateLimit !== undefined)
+    body.ingest_rate_limit = overrideOf('--ingest-rate-limit', flags.ingestRateLimit);
+  if (flags.apiRateLimit !== undefined) body.api_rate_limit = overrideOf('--api-rate-limit', flags.apiRateLimit);
+  if (flags.retentionDays !== undefined) body.retention_days = overrideOf('--retention-days', flags.retentionDays);
   return body;
 }
 
@@ -39,6 +55,9 @@ function registerSubscription(platform: Command, ctx: CommandContext) {
     .option('--status <status>', STATUSES.join(', '), oneOf(STATUSES, '--status'))
     .option('--event-limit <n>', 'events a month, or "unlimited"')
     .option('--period-end <iso>', 'when the current period ends (ISO 8601 with a zone), or "none"')
+    .option('--ingest-rate-limit <n>', 'webhooks a rate-limit window for the organization, or "default"')
+    .option('--api-rate-limit <n>', 'API requests a rate-limit window per credential, or "default"')
+    .option('--retention-days <n>', 'days events are kept, or "default"')
     .action(async (id: string, flags: SubscriptionFlags, cmd: Command) => {
       const out = ctx.output(cmd);
       const body = subscriptionBody(flags);

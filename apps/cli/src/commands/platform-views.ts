@@ -39,6 +39,9 @@ export function subscriptionFields(org: HostedOrganization, colors: Colors): [st
     ['status', statusText(colors, s.status)],
     ['event limit', s.monthly_event_limit === null ? 'unlimited' : `${s.monthly_event_limit} a month`],
     ['period ends', s.current_period_end ?? '-'],
+    ['ingest rate limit', s.ingest_rate_limit === null ? 'install default' : `${s.ingest_rate_limit} a window`],
+    ['API rate limit', s.api_rate_limit === null ? 'install default' : `${s.api_rate_limit} a window per credential`],
+    ['retention', s.retention_days === null ? 'install default' : `${s.retention_days} days`],
   ];
 }
 

@@ -103,9 +103,9 @@ export type AuditRepository = ReturnType<typeof createAuditRepository>;
 
 /**
  * The audit entry of a write made in raw SQL (event actions), inside that write's transaction.
- * The columns are those Prisma writes in `record` above.
+ * The columns are those Prisma writes in `record` above; `orgId` null: a platform-level entry.
  */
-export async function insertAuditEntry(client: pg.ClientBase, orgId: OrgId, entry: AuditInput): Promise<void> {
+export async function insertAuditEntry(client: pg.ClientBase, orgId: OrgId | null, entry: AuditInput): Promise<void> {
   const who = await attributed(entry, async (keyId) => {
     const { rows } = await client.query<{ id: string; email: string }>(
       `SELECT u.id, u.email FROM api_keys k JOIN users u ON u.id = k.created_by_id WHERE k.id::text = $1`,

@@ -7,8 +7,29 @@ export interface OrganizationRecord {
   name: string;
 }
 
+/** An organization's own limits (issue 17); null: the install-wide setting applies, or no quota. */
+export interface OrganizationLimits {
+  ingestRateLimit: number | null;
+  apiRateLimit: number | null;
+  monthlyEventLimit: number | null;
+  currentPeriodEnd: Date | null;
+}
+
 export function createOrganizationRepository(prisma: DbClient) {
   return {
+    /** What the rate limits and the quota need; the api caches it briefly (modules/limits). */
+    async limits(orgId: OrgId): Promise<OrganizationLimits | null> {
+      return prisma.organization.findUnique({
+        where: { id: orgId },
+        select: { ingestRateLimit: true, apiRateLimit: true, monthlyEventLimit: true, currentPeriodEnd: true },
+      });
+    },
+
+    /** Events stored in (after, until]: seeds the quota counter of a period Redis does not know yet. */
+    async eventsCreatedBetween(orgId: OrgId, after: Date, until: Date): Promise<number> {
+      return prisma.event.count({ where: { organizationId: orgId, createdAt: { gt: after, lte: until } } });
+    },
+
     async findById(orgId: OrgId): Promise<OrganizationRecord | null> {
       const row = await prisma.organization.findUnique({
         where: { id: orgId },

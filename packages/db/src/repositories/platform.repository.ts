@@ -15,6 +15,10 @@ export interface HostedOrganization {
   subscriptionStatus: SubscriptionStatus;
   monthlyEventLimit: number | null;
   currentPeriodEnd: Date | null;
+  /** The organization's own limits; null: the install-wide setting. */
+  ingestRateLimit: number | null;
+  apiRateLimit: number | null;
+  retentionDays: number | null;
   createdAt: Date;
 }
 
@@ -32,6 +36,9 @@ export interface SubscriptionPatch {
   subscriptionStatus?: SubscriptionStatus;
   monthlyEventLimit?: number | null;
   currentPeriodEnd?: Date | null;
+  ingestRateLimit?: number | null;
+  apiRateLimit?: number | null;
+  retentionDays?: number | null;
 }
 
 const fields = {
@@ -45,6 +52,9 @@ const fields = {
   subscriptionStatus: true,
   monthlyEventLimit: true,
   currentPeriodEnd: true,
+  ingestRateLimit: true,
+  apiRateLimit: true,
+  retentionDays: true,
   createdAt: true,
 } as const;
 const asHosted = <T extends { id: string }>(row: T) => ({ ...row, id: row.id as OrgId });

@@ -1,5 +1,5 @@
 import { ingestAccepted, sourceParam } from '@relay/contracts';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { defineOperation } from '../define-operation';
 import type { ApiServices } from '../services';
 
@@ -13,6 +13,11 @@ const ingestResponses = {
   413: { description: 'Body over INGEST_MAX_BODY_BYTES (`payload_too_large`).' },
   415: { description: 'Not JSON, or compressed (`unsupported_media_type`, `unsupported_content_encoding`).' },
   422: { description: 'X-Target-Url refused by the target policy (`target_url_rejected`).' },
+  429: {
+    description:
+      "Over the organization's rate limit (`rate_limited`, with Retry-After and the RateLimit headers) or its " +
+      'monthly event quota (`quota_exceeded`, with `period_end` and Retry-After); nothing was stored.',
+  },
   503: { description: 'The event store is unavailable; nothing was stored (`database_unavailable`).' },
 };
 const common = {
@@ -28,8 +33,15 @@ const common = {
 } as const;
 
 // The source comes from the path itself (any depth), so the handler reads it, not `params`.
-async function receive({ services, req }: { services: ApiServices; req: Request }) {
-  const accepted = await services.webhooks.receive({ host: req.hostname ?? '', path: req.path, message: req });
+async function receive({ services, req, res }: { services: ApiServices; req: Request; res: Response }) {
+  const message = {
+    host: req.hostname ?? '',
+    path: req.path,
+    message: req,
+    resolved: res.locals,
+    exchange: { req, res },
+  };
+  const accepted = await services.webhooks.receive(message);
   return { status: 202, body: accepted };
 }
 

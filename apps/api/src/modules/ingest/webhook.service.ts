@@ -7,6 +7,8 @@ import {
   storableHeaders,
   type TargetPolicy,
 } from '@relay/core';
+import type { Request, Response } from 'express';
+import type { IngestGate } from '../limits/ingest-gate';
 import type { HostResolver } from '../platform/host-resolver';
 import type { IngestService } from './ingest.service';
 import { readJsonBody } from './read-json-body';
@@ -23,6 +25,8 @@ export interface WebhookServiceDeps {
   targetPolicy: TargetPolicy;
   /** First path segments of the relay's own routes (modules/catalog.ts): never a webhook source. */
   reservedSegments: ReadonlySet<string>;
+  /** Rate limit and monthly quota of the organization (modules/limits); absent: none. */
+  gate?: IngestGate;
 }
 
 /** A webhook as it arrives: where it was sent, and the message whose body is read with the size limit. */
@@ -31,6 +35,10 @@ export interface IncomingWebhookRequest {
   host: string;
   path: string;
   message: IncomingMessage;
+  /** Told the organization once the host is resolved (the response's locals, for the metrics' label). */
+  resolved?: { organizationId?: string };
+  /** The Express exchange, for the limits' headers (RateLimit, Retry-After); without it no limit applies. */
+  exchange?: { req: Request; res: Response };
 }
 
 const headerOf = (message: IncomingMessage, name: string): string | undefined => {
@@ -76,17 +84,30 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     /** Stores the webhook durably and answers its event id; the delivery is queued. */
     async receive(request: IncomingWebhookRequest): Promise<{ id: string; status: 'queued' }> {
       const orgId = await deps.organizationOf(request.host);
+      if (request.resolved) request.resolved.organizationId = orgId;
       const source = sourceOf(request);
       const targetOverride = targetOverrideOf(request.message);
-      const body = await readJsonBody(request.message, { maxBytes: deps.maxBodyBytes, maxDepth: deps.maxPayloadDepth });
-      const id = await deps.ingest.accept({
-        orgId,
-        source,
-        body,
-        headers: storableHeaders(request.message.headers),
-        ...(targetOverride !== undefined ? { targetOverride } : {}),
-      });
-      return { id, status: 'queued' };
+      // Limits before the body: a refused webhook is neither read nor stored.
+      const admission =
+        deps.gate && request.exchange ? await deps.gate(orgId, request.exchange.req, request.exchange.res) : undefined;
+      try {
+        const body = await readJsonBody(request.message, {
+          maxBytes: deps.maxBodyBytes,
+          maxDepth: deps.maxPayloadDepth,
+        });
+        const id = await deps.ingest.accept({
+          orgId,
+          source,
+          body,
+          headers: storableHeaders(request.message.headers),
+          ...(targetOverride !== undefined ? { targetOverride } : {}),
+        });
+        return { id, status: 'queued' };
+      } catch (err) {
+        // Not stored: the quota gets its count back.
+        admission?.release();
+        throw err;
+      }
     },
   };
 }

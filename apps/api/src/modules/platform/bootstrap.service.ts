@@ -63,6 +63,7 @@ export function createBootstrapService(deps: BootstrapServiceDeps) {
       const limit = await deps.limiter.attempt('bootstrap', 'operator', ip);
       if (!limit.ok) throw tooManyAttempts(limit.retryAfterSeconds);
       if (!tokenMatches(request.bearer, deps.adminToken)) {
+        deps.limiter.failed('bootstrap');
         const error = new AppError('unauthenticated', 'Missing or wrong PLATFORM_ADMIN_TOKEN.');
         throw await refused(request, 'bad_token', error);
       }

@@ -11,6 +11,8 @@ import type { z } from 'zod';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { AuditFact } from '../audit-entry';
 import { auditPageView } from '../audit/audit.views';
+import type { Quota } from '../limits/quota';
+import { usageOf } from '../limits/usage';
 import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
 import { organizationDetailView, organizationView, overviewView, subscriptionView } from './platform.views';
 
@@ -18,6 +20,8 @@ export interface PlatformServiceDeps {
   repositories: Repositories;
   passwords: PasswordHasher;
   hosts: IngestHostSettings;
+  /** The monthly quota's usage, shown in the organization detail. */
+  quota?: Pick<Quota, 'usage'>;
 }
 
 type OrganizationInput = z.output<typeof organizationCreateSchema>;
@@ -43,6 +47,9 @@ function subscriptionPatch(patch: SubscriptionInput): SubscriptionPatch {
     ...(patch.current_period_end !== undefined
       ? { currentPeriodEnd: patch.current_period_end === null ? null : new Date(patch.current_period_end) }
       : {}),
+    ...(patch.ingest_rate_limit !== undefined ? { ingestRateLimit: patch.ingest_rate_limit } : {}),
+    ...(patch.api_rate_limit !== undefined ? { apiRateLimit: patch.api_rate_limit } : {}),
+    ...(patch.retention_days !== undefined ? { retentionDays: patch.retention_days } : {}),
   };
 }
 
@@ -66,7 +73,7 @@ export function createPlatformService(deps: PlatformServiceDeps) {
     async get(id: string) {
       const found = await r.platform.get(id);
       if (!found) throw noSuchOrganization();
-      return organizationDetailView(found, deps.hosts);
+      return organizationDetailView(found, deps.hosts, await usageOf(deps.quota, r, found.id, found));
     },
 
     /** The organization, its first admin and both audit entries (platform and organization) commit together. */

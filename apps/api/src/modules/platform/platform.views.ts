@@ -1,15 +1,20 @@
 import type { HostedOrganization, PlatformRepository } from '@relay/db';
 import { isoOrNull } from '../../http/timestamps';
+import type { usageOf } from '../limits/usage';
 import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
 
 type Overview = Awaited<ReturnType<PlatformRepository['overview']>>;
 type Detail = NonNullable<Awaited<ReturnType<PlatformRepository['get']>>>;
+type Usage = Awaited<ReturnType<typeof usageOf>>;
 
 export const subscriptionView = (o: HostedOrganization) => ({
   plan: o.plan,
   status: o.subscriptionStatus,
   monthly_event_limit: o.monthlyEventLimit,
   current_period_end: isoOrNull(o.currentPeriodEnd),
+  ingest_rate_limit: o.ingestRateLimit,
+  api_rate_limit: o.apiRateLimit,
+  retention_days: o.retentionDays,
 });
 
 export function organizationView(o: HostedOrganization) {
@@ -25,7 +30,7 @@ export function organizationView(o: HostedOrganization) {
   };
 }
 
-export function organizationDetailView(o: Detail, hosts: IngestHostSettings) {
+export function organizationDetailView(o: Detail, hosts: IngestHostSettings, usage: Usage) {
   const active = o.domains.filter((d) => d.status === 'active').map((d) => d.domain);
   return {
     ...organizationView(o),
@@ -33,6 +38,7 @@ export function organizationDetailView(o: Detail, hosts: IngestHostSettings) {
     events: o.events,
     domains: o.domains,
     ingest_urls: ingestUrlsOf(hosts, { id: o.id, slug: o.slug }, active),
+    usage,
   };
 }
 

@@ -1,4 +1,4 @@
-import { newUserSchema, organizationSchema, roleChangeSchema, userSchema, uuidParam } from '@relay/contracts';
+import { newUserSchema, organizationWithUsageSchema, roleChangeSchema, userSchema, uuidParam } from '@relay/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../define-operation';
 
@@ -58,8 +58,8 @@ export const userOperations = [
     path: '/api/organization',
     tag: 'organization',
     access: { role: 'viewer', scope: 'events:read' },
-    summary: "The caller's organization",
-    responses: { 200: { description: 'The organization.', schema: organizationSchema } },
+    summary: "The caller's organization, with its usage of the billing period",
+    responses: { 200: { description: 'The organization.', schema: organizationWithUsageSchema } },
     handler: async ({ services, principal }) => ({
       status: 200,
       body: await services.users.organization(principal),

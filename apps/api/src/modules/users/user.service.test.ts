@@ -82,11 +82,17 @@ describe('user service', () => {
     expect(await store.db.prisma.user.findUnique({ where: { id: erin.id } })).toMatchObject({ role: 'viewer' });
   });
 
-  it("answers the caller's organization", async () => {
+  it("answers the caller's organization, with its usage of the billing period (the database's count)", async () => {
     expect(await service().organization(admin)).toEqual({
       id: DEFAULT_ORGANIZATION_ID,
       slug: 'default',
       name: 'Default organization',
+      usage: {
+        events_this_period: expect.any(Number),
+        monthly_event_limit: null,
+        period_start: expect.any(String),
+        period_end: expect.any(String),
+      },
     });
   });
 });

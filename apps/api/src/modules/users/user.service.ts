@@ -1,13 +1,17 @@
 import { AppError, type Principal, type Role } from '@relay/core';
 import type { Repositories } from '@relay/db';
 import type { PasswordHasher } from '../../auth/passwords';
+import type { Quota } from '../limits/quota';
 import { auditEntry } from '../audit-entry';
 import { createUser, type NewUser } from './create-user';
+import { usageOf } from '../limits/usage';
 import { organizationView, userView } from './user.views';
 
 export interface UserServiceDeps {
   repositories: Repositories;
   passwords: PasswordHasher;
+  /** The monthly quota's usage, shown with the organization. */
+  quota?: Pick<Quota, 'usage'>;
 }
 
 // Users of the caller's organization: admins add users and change roles, never demoting the last
@@ -39,9 +43,13 @@ export function createUserService(deps: UserServiceDeps) {
     },
 
     async organization(principal: Principal) {
-      const organization = await repos.organizations.findById(principal.orgId);
-      if (!organization) throw new AppError('not_found', 'No such organization.');
-      return organizationView(organization);
+      const [organization, limits] = await Promise.all([
+        repos.organizations.findById(principal.orgId),
+        repos.organizations.limits(principal.orgId),
+      ]);
+      if (!organization || !limits) throw new AppError('not_found', 'No such organization.');
+      const usage = await usageOf(deps.quota, repos, principal.orgId, limits);
+      return { ...organizationView(organization), usage };
     },
   };
 }

@@ -20,7 +20,15 @@ const org: HostedOrganization = {
   subscriber_name: 'Acme Inc',
   billing_contact_name: 'Bo',
   billing_contact_email: 'bo@acme.com',
-  subscription: { plan: 'pro', status: 'active', monthly_event_limit: null, current_period_end: null },
+  subscription: {
+    plan: 'pro',
+    status: 'active',
+    monthly_event_limit: null,
+    current_period_end: null,
+    ingest_rate_limit: null,
+    api_rate_limit: null,
+    retention_days: null,
+  },
   created_at: '2026-11-01T00:00:00Z',
 };
 const overview = {
@@ -120,6 +128,12 @@ describe('platform console', () => {
       events: { queued: 0, delivered: 5, failed: 1 },
       domains: [{ domain: 'hooks.acme.com', status: 'active' }],
       ingest_urls: ['https://acme.x/'],
+      usage: {
+        events_this_period: 6,
+        monthly_event_limit: null,
+        period_start: '2026-11-01T00:00:00.000Z',
+        period_end: '2026-12-01T00:00:00.000Z',
+      },
     };
     const api = fakeApi({
       'GET /api/auth/me': { body: operator },

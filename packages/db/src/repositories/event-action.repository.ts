@@ -24,6 +24,9 @@ const STATE = `RETURNING id, status, failure_reason, acknowledged_at IS NOT NULL
 
 // Writes of the event actions API. Each statement is scoped to one organization and guarded by
 // the status it expects, so a concurrent delivery cannot be overwritten.
+// Search-pending rows of events about to be deleted, removed first (lock order: see `delete`).
+const UNPEND_EVENTS = `DELETE FROM event_search_pending WHERE organization_id = $1 AND event_id = ANY($2::uuid[])`;
+
 export function createEventActionRepository(pool: pg.Pool) {
   // The action and its audit entry commit together; an action that changed nothing is not audited.
   async function audited<T>(
@@ -79,10 +82,12 @@ export function createEventActionRepository(pool: pg.Pool) {
     selected: EventSelection,
     cap: number,
     extra?: string,
+    before?: string,
   ): Promise<BulkResult> {
     const { sql, params } = selection(orgId, selected, cap, extra);
     const { rows } = await client.query<{ id: string }>(sql, params);
     const chosen = rows.slice(0, cap).map((r) => r.id);
+    if (before) await client.query(before, [orgId, chosen]);
     // The write re-checks organization and status, so an event changed in between is skipped.
     const done = await client.query<{ id: string }>(statement('$2::uuid[]'), [orgId, chosen]);
     return { ids: done.rows.map((r) => r.id), truncated: rows.length > cap };
@@ -123,6 +128,9 @@ export function createEventActionRepository(pool: pg.Pool) {
       audited(
         orgId,
         async (client) => {
+          // The search indexer locks a pending row, then the event (its foreign key): take them in that order
+          // too, or the two deadlock and Postgres aborts one (a 500 here).
+          await client.query(UNPEND_EVENTS, [orgId, [id]]);
           const { rowCount } = await client.query('DELETE FROM events WHERE organization_id = $1 AND id = $2', [
             orgId,
             id,
@@ -160,6 +168,8 @@ export function createEventActionRepository(pool: pg.Pool) {
             orgId,
             selected,
             cap,
+            undefined,
+            UNPEND_EVENTS,
           ),
         audit,
       ),

@@ -126,10 +126,16 @@ export function createOffboardingRepository(pool: pg.Pool) {
 
     /** Deletes up to `limit` events (their attempts and search rows cascade); how many went. */
     deleteEventBatch(orgId: OrgId, limit: number): Promise<number> {
-      return count(pool, `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE organization_id = $1 LIMIT $2)`, [
-        orgId,
-        limit,
-      ]);
+      // Search-pending rows first, in the search indexer's lock order (pending row, then event): the other order
+      // can deadlock with an indexing batch. The scalar subquery runs once, as an InitPlan, before the DELETE
+      // locks any event row.
+      return count(
+        pool,
+        `WITH batch AS (SELECT id FROM events WHERE organization_id = $1 LIMIT $2),
+         unpended AS (DELETE FROM event_search_pending WHERE event_id IN (SELECT id FROM batch) RETURNING event_id)
+         DELETE FROM events WHERE id IN (SELECT id FROM batch) AND (SELECT count(*) FROM unpended) >= 0`,
+        [orgId, limit],
+      );
     },
 
     /** Deletes up to `limit` of the organization's own audit entries (platform entries have no organization). */

@@ -1,20 +1,11 @@
-import type { EventStatus, OrgId } from '@relay/core';
+import type { OrgId } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
+import type { EventSummary } from './event-query.repository';
 
 /** An event as an organization's export writes it: the stored row and a summary of its attempts. */
-export interface ExportedEvent {
-  id: string;
-  source: string;
-  status: EventStatus;
-  providerId: string | null;
-  targetUrl: string | null;
-  attemptCount: number;
-  failureReason: string | null;
+export interface ExportedEvent extends EventSummary {
   lastError: string | null;
-  createdAt: Date;
-  deliveredAt: Date | null;
-  acknowledgedAt: Date | null;
   headers: Record<string, string>;
   body: Buffer;
   mainAttempts: number;

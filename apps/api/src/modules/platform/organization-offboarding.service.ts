@@ -1,7 +1,7 @@
 import { AppError, asOrgId, DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
-import { operatorEmail, type AuditInput, type ExportCursor, type OperatorRecord, type Repositories } from '@relay/db';
-import type { AuditFact } from '../audit-entry';
+import type { ExportCursor, OperatorRecord, Repositories } from '@relay/db';
 import { exportLineView } from './organization-offboarding.views';
+import { byOperator, noSuchOrganization } from './operator-audit';
 
 export interface OffboardingServiceDeps {
   repositories: Repositories;
@@ -10,16 +10,6 @@ export interface OffboardingServiceDeps {
   /** Events (and audit entries) per delete statement: each is its own short transaction. */
   deleteBatchSize?: number;
 }
-
-// As platform.service.ts writes them: the operator in actor_user_id and metadata, a `.invalid` email.
-const byOperator = (operator: OperatorRecord, fact: AuditFact): AuditInput => ({
-  actorUserId: operator.id,
-  actorEmail: operatorEmail(operator.username),
-  ...fact,
-  metadata: { operator: operator.username, ...fact.metadata },
-});
-
-const noSuchOrganization = () => new AppError('not_found', 'No such organization.');
 
 /** Runs `batch` until it removes nothing; the total removed. */
 async function drain(batch: () => Promise<number>): Promise<number> {

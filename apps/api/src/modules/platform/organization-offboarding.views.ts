@@ -4,23 +4,14 @@ import type { organizationExportLineSchema } from '@relay/contracts';
 import type { ExportedEvent } from '@relay/db';
 import type { z } from 'zod';
 import { isoOrNull as iso } from '../../http/timestamps';
+import { summaryView } from '../events/event.views';
 
 /** One line of the export: the event as the events API shows it, with its body as stored (not parsed). */
 export function exportLineView(e: ExportedEvent): z.output<typeof organizationExportLineSchema> {
   // Ingest stores only UTF-8, but rows written before that check (or by hand) may not be: base64 keeps them exact.
   const utf8 = isUtf8(e.body);
   return {
-    id: e.id,
-    source: e.source,
-    status: e.status,
-    provider_id: e.providerId,
-    target_url: e.targetUrl,
-    attempt_count: e.attemptCount,
-    failure_reason: e.failureReason,
-    acknowledged: e.acknowledgedAt !== null,
-    acknowledged_at: iso(e.acknowledgedAt),
-    created_at: e.createdAt.toISOString(),
-    delivered_at: iso(e.deliveredAt),
+    ...summaryView(e),
     // The provider's credentials are stored for forwarding, never shown (as in GET /events/:id).
     headers: maskedHeaders(e.headers),
     body: e.body.toString(utf8 ? 'utf8' : 'base64'),

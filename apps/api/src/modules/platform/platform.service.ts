@@ -1,20 +1,14 @@
 import { AppError } from '@relay/core';
 import type { organizationCreateSchema, subscriptionPatchSchema } from '@relay/contracts';
-import {
-  operatorEmail,
-  type AuditInput,
-  type OperatorRecord,
-  type Repositories,
-  type SubscriptionPatch,
-} from '@relay/db';
+import { type OperatorRecord, type Repositories, type SubscriptionPatch } from '@relay/db';
 import type { z } from 'zod';
 import type { PasswordHasher } from '../../auth/passwords';
-import type { AuditFact } from '../audit-entry';
 import { auditPageView } from '../audit/audit.views';
 import type { Quota } from '../limits/quota';
 import { usageOf } from '../limits/usage';
 import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
 import { organizationDetailView, organizationView, overviewView, subscriptionView } from './platform.views';
+import { byOperator, noSuchOrganization } from './operator-audit';
 
 export interface PlatformServiceDeps {
   repositories: Repositories;
@@ -27,17 +21,6 @@ export interface PlatformServiceDeps {
 type OrganizationInput = z.output<typeof organizationCreateSchema>;
 type SubscriptionInput = z.output<typeof subscriptionPatchSchema>;
 type Page = { page: number; per_page: number };
-
-// Platform audit entries name the operator in actor_user_id and metadata; operators have no email,
-// so actor_email is a `.invalid` address made from the username.
-const byOperator = (operator: OperatorRecord, fact: AuditFact): AuditInput => ({
-  actorUserId: operator.id,
-  actorEmail: operatorEmail(operator.username),
-  ...fact,
-  metadata: { operator: operator.username, ...fact.metadata },
-});
-
-const noSuchOrganization = () => new AppError('not_found', 'No such organization.');
 
 function subscriptionPatch(patch: SubscriptionInput): SubscriptionPatch {
   return {

@@ -10,6 +10,7 @@ export * from './limits.schemas';
 export * from './identity-provider.schemas';
 export * from './platform.schemas';
 export * from './public.schemas';
+export * from './rule-options.schemas';
 export * from './rules.schemas';
 export * from './send.schemas';
 export * from './settings.schemas';

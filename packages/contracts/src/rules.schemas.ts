@@ -1,6 +1,7 @@
 import { OPT_IN_HEADERS } from '@relay/core';
 import { z } from 'zod';
 import { sourceSchema, timestamp } from './common.schemas';
+import { ruleOptionsInput, ruleOptionsView } from './rule-options.schemas';
 
 export const targetUrl = z
   .string()
@@ -14,7 +15,19 @@ export const signingSecret = z
   .max(256)
   .describe('Write-only HMAC secret for X-Relay-Signature and webhook-signature; never returned.');
 
-// An object so the rule-options work can add headers to set and to remove beside `forward`.
+const outboundHeaderName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'An HTTP header name.')
+  .refine(
+    (name) => !RELAY_OWNED_HEADER.test(name),
+    'The relay sets this header itself (content-*, host, hop-by-hop, x-relay-*, webhook-*).',
+  );
+// Headers the relay owns on the way out: framing, hop-by-hop and its own signatures.
+const RELAY_OWNED_HEADER =
+  /^(content-length|content-type|content-encoding|transfer-encoding|host|connection|keep-alive|upgrade|te|trailer|x-relay-.*|webhook-.*)$/;
+
 export const outboundHeadersSchema = z
   .object({
     forward: z
@@ -22,6 +35,18 @@ export const outboundHeadersSchema = z
       .max(OPT_IN_HEADERS.length)
       .default([])
       .describe("Inbound headers withheld by default that this rule forwards: `authorization` (the provider's own)."),
+    set: z
+      .record(
+        outboundHeaderName,
+        z
+          .string()
+          .max(1_000)
+          .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'No control characters.'),
+      )
+      .refine((v) => Object.keys(v).length <= 20, 'At most 20 headers.')
+      .optional()
+      .describe('Headers added to every delivery with these fixed values (they replace inbound ones).'),
+    remove: z.array(outboundHeaderName).max(50).optional().describe('Inbound headers never forwarded by this rule.'),
   })
   .strict()
   .describe('Which inbound headers go out to the target beyond the default set.');
@@ -34,6 +59,7 @@ export const ruleCreateSchema = z
     description: z.string().max(500).nullable().optional(),
     signing_secret: signingSecret.nullable().optional(),
     outbound_headers: outboundHeadersSchema.optional(),
+    ...ruleOptionsInput,
   })
   .strict();
 export const ruleUpdateSchema = ruleCreateSchema
@@ -87,7 +113,12 @@ export const ruleSchema = z.object({
   previous_secret_expires_at: timestamp
     .nullable()
     .describe('While set, the replaced secret also signs webhook-signature, until this time.'),
-  outbound_headers: z.object({ forward: z.array(z.enum(OPT_IN_HEADERS)) }),
+  outbound_headers: z.object({
+    forward: z.array(z.enum(OPT_IN_HEADERS)),
+    set: z.record(z.string(), z.string()),
+    remove: z.array(z.string()),
+  }),
+  ...ruleOptionsView,
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -1,4 +1,5 @@
-export const EVENT_STATUSES = ['queued', 'delivered', 'failed'] as const;
+// `paused`: the event's rule is unhealthy; it waits, with no attempts, until an admin resumes the rule.
+export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 /**

@@ -25,9 +25,11 @@ const NEVER_STORED = new Set([
 export const OPT_IN_HEADERS = ['authorization'] as const;
 export type OptInHeader = (typeof OPT_IN_HEADERS)[number];
 
-/** A rule's outbound header options; the rule-options work adds headers to set and to remove here. */
+/** A rule's outbound header options: opt-in headers forwarded, headers set (fixed values) and removed. */
 export interface OutboundHeaders {
   forward?: OptInHeader[];
+  set?: Record<string, string>;
+  remove?: string[];
 }
 
 const SET_BY_RELAY = new Set(['content-type', 'user-agent', 'accept-encoding', 'content-encoding']);

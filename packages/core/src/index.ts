@@ -3,6 +3,7 @@ export * from './errors';
 export * from './signing';
 export * from './retry-policy';
 export * from './forward-headers';
+export * from './rule-options';
 export * from './event';
 export * from './source';
 export * from './config-schema';

@@ -1,5 +1,17 @@
-import { OPT_IN_HEADERS, type OptInHeader, type OrgId, type OutboundHeaders } from '@relay/core';
+import {
+  OPT_IN_HEADERS,
+  type DedupOption,
+  type DeliveryPolicyOption,
+  type OptInHeader,
+  type OrderingOption,
+  type OrgId,
+  type OutboundHeaders,
+  type RuleHealthState,
+  type UnhealthyReason,
+  type VerificationOption,
+} from '@relay/core';
 import { atomically, type DbClient, type TransactionClient } from '../client';
+import { DbNull } from '../generated/prisma/internal/prismaNamespace';
 
 export interface ProviderRecord {
   id: string;
@@ -14,6 +26,23 @@ export interface ProviderRecord {
   previousSigningSecret: string | null;
   previousSecretExpiresAt: Date | null;
   outboundHeaders: OutboundHeaders;
+  /** Rule options (issue 18): null = off; the JSON is written only through the validated API schemas. */
+  dedup: DedupOption | null;
+  verification: VerificationOption | null;
+  /** Sealed; the previous one is accepted too until previousVerificationExpiresAt. */
+  verificationSecret: string | null;
+  previousVerificationSecret: string | null;
+  previousVerificationExpiresAt: Date | null;
+  duplicateCount: number;
+  signatureFailureCount: number;
+  lastSignatureFailureAt: Date | null;
+  health: RuleHealthState;
+  unhealthyReason: UnhealthyReason | null;
+  unhealthySince: Date | null;
+  failingSince: Date | null;
+  unhealthyAfterSeconds: number | null;
+  ordering: OrderingOption | null;
+  deliveryPolicy: DeliveryPolicyOption | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -27,6 +56,14 @@ export interface NewProvider {
   previousSigningSecret?: string | null;
   previousSecretExpiresAt?: Date | null;
   outboundHeaders?: OutboundHeaders;
+  dedup?: DedupOption | null;
+  verification?: VerificationOption | null;
+  verificationSecret?: string | null;
+  previousVerificationSecret?: string | null;
+  previousVerificationExpiresAt?: Date | null;
+  unhealthyAfterSeconds?: number | null;
+  ordering?: OrderingOption | null;
+  deliveryPolicy?: DeliveryPolicyOption | null;
 }
 
 export type ProviderChanges = Partial<NewProvider>;
@@ -44,26 +81,75 @@ export type ProviderWrite =
 
 type Tx = TransactionClient;
 
-type Row = Omit<ProviderRecord, 'organizationId' | 'outboundHeaders'> & {
+type JsonOptions = 'outboundHeaders' | 'dedup' | 'verification' | 'ordering' | 'deliveryPolicy';
+type Row = Omit<
+  ProviderRecord,
+  'organizationId' | JsonOptions | 'duplicateCount' | 'signatureFailureCount' | 'unhealthyReason'
+> & {
   organizationId: string;
   outboundHeaders: unknown;
+  dedup: unknown;
+  verification: unknown;
+  ordering: unknown;
+  deliveryPolicy: unknown;
+  duplicateCount: bigint;
+  signatureFailureCount: bigint;
+  unhealthyReason: string | null;
 };
 
 // The column is JSON: only the known opt-in names are read back, whatever a row holds.
 function outboundOf(value: unknown): OutboundHeaders {
-  const forward = (value as { forward?: unknown } | null)?.forward;
-  if (!Array.isArray(forward)) return {};
-  return { forward: forward.filter((h): h is OptInHeader => (OPT_IN_HEADERS as readonly unknown[]).includes(h)) };
+  const v = (value ?? {}) as { forward?: unknown; set?: unknown; remove?: unknown };
+  const out: OutboundHeaders = {};
+  if (Array.isArray(v.forward))
+    out.forward = v.forward.filter((h): h is OptInHeader => (OPT_IN_HEADERS as readonly unknown[]).includes(h));
+  if (v.set && typeof v.set === 'object' && !Array.isArray(v.set)) {
+    out.set = Object.fromEntries(Object.entries(v.set).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  }
+  if (Array.isArray(v.remove)) out.remove = v.remove.filter((h): h is string => typeof h === 'string');
+  return out;
 }
 
-const toRecord = (row: Row): ProviderRecord => ({
+// The option columns are written only from the API's validated schemas, so they are read as such.
+const optionOf = <T>(value: unknown): T | null =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as T) : null;
+
+export const toProviderRecord = (row: Row): ProviderRecord => ({
   ...row,
   organizationId: row.organizationId as OrgId,
   outboundHeaders: outboundOf(row.outboundHeaders),
+  dedup: optionOf<DedupOption>(row.dedup),
+  verification: optionOf<VerificationOption>(row.verification),
+  ordering: optionOf<OrderingOption>(row.ordering),
+  deliveryPolicy: optionOf<DeliveryPolicyOption>(row.deliveryPolicy),
+  duplicateCount: Number(row.duplicateCount),
+  signatureFailureCount: Number(row.signatureFailureCount),
+  unhealthyReason: row.unhealthyReason as UnhealthyReason | null,
 });
+const toRecord = toProviderRecord;
 
-function toData<T extends ProviderChanges>({ outboundHeaders, ...rest }: T) {
-  return { ...rest, ...(outboundHeaders !== undefined ? { outboundHeaders: { ...outboundHeaders } } : {}) };
+// JSON options: null clears the column (Prisma's DbNull), an object is written as given.
+const jsonOf = (value: object | null | undefined) =>
+  value === undefined ? undefined : value === null ? DbNull : { ...value };
+
+function toData<T extends ProviderChanges>({
+  outboundHeaders,
+  dedup,
+  verification,
+  ordering,
+  deliveryPolicy,
+  ...rest
+}: T) {
+  const json = { dedup, verification, ordering, deliveryPolicy };
+  return {
+    ...rest,
+    ...(outboundHeaders !== undefined ? { outboundHeaders: { ...outboundHeaders } } : {}),
+    ...Object.fromEntries(
+      Object.entries(json)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, jsonOf(v)]),
+    ),
+  };
 }
 
 // At most one active provider per (organization, source). Prisma's schema cannot declare the

@@ -20,7 +20,8 @@ export interface StatsResult {
 const COUNTS = `count(*)::int AS total,
   count(*) FILTER (WHERE status = 'queued')::int AS queued,
   count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
-  count(*) FILTER (WHERE status = 'failed')::int AS failed`;
+  count(*) FILTER (WHERE status = 'failed')::int AS failed,
+  count(*) FILTER (WHERE status = 'paused')::int AS paused`;
 
 // created_at holds UTC without a zone; the bounds are converted the same way.
 const FROM = "($2::timestamptz AT TIME ZONE 'UTC')";
@@ -68,7 +69,8 @@ export function createStatsRepository(pool: pg.Pool) {
              FROM events WHERE ${WINDOW} GROUP BY 1
            )
            SELECT b.start, coalesce(c.total, 0) AS total, coalesce(c.queued, 0) AS queued,
-             coalesce(c.delivered, 0) AS delivered, coalesce(c.failed, 0) AS failed
+             coalesce(c.delivered, 0) AS delivered, coalesce(c.failed, 0) AS failed,
+             coalesce(c.paused, 0) AS paused
            FROM buckets b LEFT JOIN counted c USING (start) ORDER BY b.start`,
           [...params, window.bucketSeconds],
         ),
@@ -82,6 +84,7 @@ export function createStatsRepository(pool: pg.Pool) {
           queued: row.queued,
           delivered: row.delivered,
           failed: row.failed,
+          paused: row.paused,
           needsAttention: row.needsAttention,
         },
         bySource: sources.rows,

@@ -42,6 +42,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
     ...(input.active !== undefined ? { active: input.active } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.outbound_headers !== undefined ? { outboundHeaders: input.outbound_headers } : {}),
+    ...optionChanges(input),
     // Setting the secret outright replaces both: a rotation window is what /secret/rotate is for.
     ...(input.signing_secret !== undefined
       ? {
@@ -50,6 +51,22 @@ export function createProviderService(deps: ProviderServiceDeps) {
           previousSecretExpiresAt: null,
         }
       : {}),
+  });
+
+  // Rule options (docs/rules.md): undefined leaves one as it is, null turns it off.
+  const optionChanges = (input: ProviderUpdate): ProviderChanges => ({
+    ...(input.dedup !== undefined ? { dedup: input.dedup } : {}),
+    ...(input.verification !== undefined ? { verification: input.verification } : {}),
+    ...(input.verification_secret !== undefined
+      ? {
+          verificationSecret: input.verification_secret === null ? null : seal(input.verification_secret),
+          previousVerificationSecret: null,
+          previousVerificationExpiresAt: null,
+        }
+      : {}),
+    ...(input.unhealthy_after_seconds !== undefined ? { unhealthyAfterSeconds: input.unhealthy_after_seconds } : {}),
+    ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
+    ...(input.delivery_policy !== undefined ? { deliveryPolicy: input.delivery_policy } : {}),
   });
 
   return {
@@ -74,6 +91,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
             description: input.description ?? null,
             signingSecret: input.signing_secret ? seal(input.signing_secret) : null,
             outboundHeaders: input.outbound_headers ?? {},
+            ...optionChanges(input),
           }),
         );
         const metadata = { source: created.source, target_url: created.targetUrl, active: created.active };

@@ -1,5 +1,9 @@
 import type { HookRecord, ProviderRecord } from '@relay/db';
 
+// A replaced secret's expiry, while it is still in use.
+const liveUntil = (secret: string | null, expiresAt: Date | null) =>
+  secret !== null && expiresAt !== null && expiresAt > new Date() ? expiresAt.toISOString() : null;
+
 /**
  * A provider as the API shows it (`/rules`): the signing secrets only as whether there is one and
  * until when a replaced one still signs.
@@ -11,11 +15,27 @@ export const providerView = (p: ProviderRecord) => ({
   active: p.active,
   description: p.description,
   has_signing_secret: p.signingSecret !== null,
-  previous_secret_expires_at:
-    p.previousSigningSecret !== null && p.previousSecretExpiresAt !== null && p.previousSecretExpiresAt > new Date()
-      ? p.previousSecretExpiresAt.toISOString()
-      : null,
-  outbound_headers: { forward: p.outboundHeaders.forward ?? [] },
+  previous_secret_expires_at: liveUntil(p.previousSigningSecret, p.previousSecretExpiresAt),
+  outbound_headers: {
+    forward: p.outboundHeaders.forward ?? [],
+    set: p.outboundHeaders.set ?? {},
+    remove: p.outboundHeaders.remove ?? [],
+  },
+  dedup: p.dedup,
+  duplicate_count: p.duplicateCount,
+  verification: p.verification,
+  has_verification_secret: p.verificationSecret !== null,
+  previous_verification_secret_expires_at: liveUntil(p.previousVerificationSecret, p.previousVerificationExpiresAt),
+  signature_failures: { count: p.signatureFailureCount, last_at: p.lastSignatureFailureAt?.toISOString() ?? null },
+  health: {
+    status: p.health,
+    reason: p.unhealthyReason,
+    since: p.unhealthySince?.toISOString() ?? null,
+    failing_since: p.failingSince?.toISOString() ?? null,
+    unhealthy_after_seconds: p.unhealthyAfterSeconds,
+  },
+  ordering: p.ordering,
+  delivery_policy: p.deliveryPolicy,
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),
 });

@@ -5,6 +5,7 @@ import { createAuditService } from './audit/audit.service';
 import { createCredentialService } from './credentials/credential.service';
 import { createDomainService } from './domains/domain.service';
 import { createDocsService } from './docs/docs.service';
+import { createIngestRuleLookup } from './ingest/ingest-rules';
 import { createWebhookService } from './ingest/webhook.service';
 import { createBootstrapService } from './platform/bootstrap.service';
 import { createPlatformService } from './platform/platform.service';
@@ -62,6 +63,10 @@ export function createServices(ctx: ModuleContext) {
       targetPolicy: ctx.targetPolicy,
       reservedSegments: RESERVED_PATH_SEGMENTS,
       gate: ctx.limits.ingestGate,
+      rules: createIngestRuleLookup({
+        providers: ctx.repositories.providers,
+        cacheMs: ctx.config.INGEST_HOST_CACHE_MS,
+      }),
     }),
     domains: createDomainService({
       repositories: ctx.repositories,

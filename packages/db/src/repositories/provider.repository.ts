@@ -208,6 +208,15 @@ export function createProviderRepository(prisma: DbClient) {
       ).map(toRecord);
     },
 
+    /** The provider that owns a source (the target selection's choice: the oldest active one). */
+    async findActiveBySource(orgId: OrgId, source: string): Promise<ProviderRecord | null> {
+      const row = await prisma.provider.findFirst({
+        where: { organizationId: orgId, source, active: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      return row ? toRecord(row) : null;
+    },
+
     async findById(orgId: OrgId, id: string): Promise<ProviderRecord | null> {
       const row = await prisma.provider.findFirst({ where: { id, organizationId: orgId } });
       return row ? toRecord(row) : null;

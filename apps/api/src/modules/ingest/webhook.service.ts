@@ -11,6 +11,7 @@ import type { Request, Response } from 'express';
 import type { IngestGate } from '../limits/ingest-gate';
 import type { HostResolver } from '../platform/host-resolver';
 import type { IngestService } from './ingest.service';
+import type { IngestRuleLookup } from './ingest-rules';
 import { readJsonBody } from './read-json-body';
 
 export interface WebhookServiceDeps {
@@ -27,6 +28,8 @@ export interface WebhookServiceDeps {
   reservedSegments: ReadonlySet<string>;
   /** Rate limit and monthly quota of the organization (modules/limits); absent: none. */
   gate?: IngestGate;
+  /** The options of the rule that owns a source (dedup, verification, ordering); absent: none apply. */
+  rules?: IngestRuleLookup;
 }
 
 /** A webhook as it arrives: where it was sent, and the message whose body is read with the size limit. */

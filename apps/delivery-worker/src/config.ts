@@ -29,6 +29,8 @@ const schema = z.object({
   DELIVERY_BACKOFF_MAX_MS: integer(3_600_000, 0),
   RETRY_AFTER_MAX_MS: integer(3_600_000, 0),
   DELIVERY_TIMEOUT_MS: integer(15_000, 1),
+  // How long a worker remembers a rule's settings (health, policy, secrets) between deliveries.
+  RULE_CACHE_MS: integer(1_000, 0, 60_000),
   DELIVERY_FAULT_MAX_DEFERS: integer(5, 0, 1_000),
   DELIVERY_FAULT_DEFER_MS: integer(5_000, 0),
   DELIVERY_TARGET_SHARE_PERCENT: integer(50, 1, 100),

@@ -16,6 +16,7 @@ import type { FairGate } from './fair-gate';
 import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from './metrics/worker-metrics';
 import type { HookDispatcher } from './hook-dispatch';
 import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorAttempt, resetDefers, type FaultBound } from './relay-faults';
+import type { RuleLookup } from './rule-lookup';
 import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
@@ -23,6 +24,8 @@ import { sendSignedRequest } from './signed-request';
 export interface DeliverDeps {
   store: DeliveryStore;
   secretFor: SecretLookup;
+  /** The event's rule (cached briefly): health, ordering and delivery policy apply per rule. */
+  rules: RuleLookup;
   targets: TargetResolver;
   /** Fires the provider's hooks once a final outcome is committed. */
   dispatchHooks: HookDispatcher;

@@ -26,6 +26,7 @@ import { createDeliveryStore } from './delivery-store';
 import { createWorkerFairness } from './fair-gate';
 import { createHookDispatcher } from './hook-dispatch';
 import { createHookProcessor } from './hook.processor';
+import { createRuleLookup } from './rule-lookup';
 import { createSecretLookup } from './signing-secrets';
 import { createSender } from './sender';
 import { parseProxyUrl } from './outbound-proxy';
@@ -67,7 +68,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     proxy: config.OUTBOUND_PROXY_URL ? (parseProxyUrl(config.OUTBOUND_PROXY_URL) ?? undefined) : undefined,
   });
   const events = createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
-  const secretFor = createSecretLookup(providers, config.DEFAULT_SIGNING_SECRET, config.SECRET_ENCRYPTION_KEYS);
+  const rules = createRuleLookup(providers, { cacheMs: config.RULE_CACHE_MS });
+  const secretFor = createSecretLookup(rules, config.DEFAULT_SIGNING_SECRET, config.SECRET_ENCRYPTION_KEYS);
   const hooks = createHookRepository(db.prisma);
   const retry = {
     maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
@@ -94,6 +96,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const deliver = createDeliverProcessor({
     store,
     secretFor,
+    rules,
     targets: createTargetResolver(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
     dispatchHooks: createHookDispatcher({ hooks, queue: hookQueue, logger }),
     sender,

@@ -1,5 +1,5 @@
 import { openSecret, type OrgId, type OutboundHeaders, type SecretKeyring } from '@relay/core';
-import type { ProviderRepository } from '@relay/db';
+import type { RuleLookup } from './rule-lookup';
 
 /** What a delivery of a rule needs from the rule: its signing secrets and outbound header options. */
 export interface RuleSigning {
@@ -16,14 +16,14 @@ export type SecretLookup = (orgId: OrgId, providerId: string | null) => Promise<
  * event is deferred as the relay's own fault rather than sent unsigned.
  */
 export function createSecretLookup(
-  providers: ProviderRepository,
+  rules: RuleLookup,
   defaultSecret: string | undefined,
   keys: SecretKeyring | undefined,
   now: () => number = Date.now,
 ): SecretLookup {
   const fallback = defaultSecret === undefined ? [] : [defaultSecret];
   return async (orgId, providerId) => {
-    const provider = providerId === null ? null : await providers.findById(orgId, providerId);
+    const provider = await rules(orgId, providerId);
     if (!provider) return { secrets: fallback, outbound: {} };
     if (provider.signingSecret === null) return { secrets: fallback, outbound: provider.outboundHeaders };
     const secrets = [openSecret(keys, provider.signingSecret)];

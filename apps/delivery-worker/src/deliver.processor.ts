@@ -16,6 +16,7 @@ import type { FairGate } from './fair-gate';
 import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from './metrics/worker-metrics';
 import type { HookDispatcher } from './hook-dispatch';
 import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorAttempt, resetDefers, type FaultBound } from './relay-faults';
+import type { Notifier } from './notifications/notifier';
 import type { RuleLookup } from './rule-lookup';
 import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
@@ -26,6 +27,8 @@ export interface DeliverDeps {
   secretFor: SecretLookup;
   /** The event's rule (cached briefly): health, ordering and delivery policy apply per rule. */
   rules: RuleLookup;
+  /** Tells the organization's notification URL (rule.unhealthy); absent: no notices. */
+  notify?: Notifier;
   targets: TargetResolver;
   /** Fires the provider's hooks once a final outcome is committed. */
   dispatchHooks: HookDispatcher;

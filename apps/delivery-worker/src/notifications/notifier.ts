@@ -1,0 +1,10 @@
+import type { OrgId } from '@relay/core';
+
+/** A notice for an organization's notification URL (PUT /api/organization/notifications). */
+export interface Notice {
+  type: 'rule.unhealthy' | 'events.failed';
+  data: Record<string, unknown>;
+}
+
+/** Queues a notice; organizations without a notification URL get none. Resolves once it is queued. */
+export type Notifier = (orgId: OrgId, notice: Notice) => Promise<void>;

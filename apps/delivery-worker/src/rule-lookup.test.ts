@@ -1,0 +1,51 @@
+import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { createDatabase, createProviderRepository, type Database } from '@relay/db';
+import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { createRuleLookup } from './rule-lookup';
+
+let testDb: TestDatabase;
+let db: Database;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 2 });
+});
+afterAll(async () => {
+  await db.close();
+  await testDb.drop();
+});
+
+describe('rule lookup', () => {
+  it('reads a rule once per cacheMs, then again, and never caches a failed read', async () => {
+    const providers = createProviderRepository(db.prisma);
+    const created = await providers.create(DEFAULT_ORGANIZATION_ID, { source: 'cached', targetUrl: 'https://a.test' });
+    if (!created.ok) throw new Error('not created');
+    const id = created.provider.id;
+    let clock = 0;
+    let reads = 0;
+    let failNext = false;
+    const counting = {
+      findById: (orgId: typeof DEFAULT_ORGANIZATION_ID, ruleId: string) => {
+        reads += 1;
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(new Error('database down'));
+        }
+        return providers.findById(orgId, ruleId);
+      },
+    };
+    const rules = createRuleLookup(counting, { cacheMs: 1_000, now: () => clock });
+
+    expect(await rules(DEFAULT_ORGANIZATION_ID, null)).toBeNull();
+    expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.targetUrl).toBe('https://a.test');
+    await providers.update(DEFAULT_ORGANIZATION_ID, id, { targetUrl: 'https://b.test' });
+    expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.targetUrl).toBe('https://a.test');
+    expect(reads).toBe(1);
+
+    clock = 1_001;
+    failNext = true;
+    await expect(rules(DEFAULT_ORGANIZATION_ID, id)).rejects.toThrow('database down');
+    expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.targetUrl).toBe('https://b.test');
+    expect(reads).toBe(3);
+  });
+});

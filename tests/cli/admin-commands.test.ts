@@ -99,7 +99,11 @@ describe('relay rules, hooks and config default-target', () => {
     const bad = await relay.run(admin, ['rules', 'update', String(rule.id), '--forward-header', 'cookie']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--forward-header must be one of authorization');
-    expect((await ruleOf(String(rule.id)).expect(200)).body.outbound_headers).toEqual({ forward: [] });
+    expect((await ruleOf(String(rule.id)).expect(200)).body.outbound_headers).toEqual({
+      forward: [],
+      set: {},
+      remove: [],
+    });
   });
 
   it('disables and enables a rule, and shows the API refusal of a second active rule for a source', async () => {

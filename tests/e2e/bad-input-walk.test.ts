@@ -42,7 +42,7 @@ const isOptional = (s: ZodType) => OPTIONAL.has(defOf(s).type);
 
 interface Leaf {
   path: string[];
-  kind: 'string' | 'datetime' | 'number' | 'other';
+  kind: 'string' | 'datetime' | 'number' | 'record' | 'other';
   /** The top-level union branch the leaf belongs to (bodies such as /api/send are unions). */
   branch: ZodType;
 }
@@ -56,7 +56,8 @@ function leavesOf(root: ZodType): Leaf[] {
     else if (def.type === 'array') {
       leaves.push({ path, kind: 'other', branch });
       visit(def.element!, [...path, '0'], branch);
-    } else if (def.type === 'unknown' || def.type === 'any') return;
+    } else if (def.type === 'record') leaves.push({ path, kind: 'record', branch });
+    else if (def.type === 'unknown' || def.type === 'any') return;
     else if (def.type === 'string')
       leaves.push({ path, kind: def.format === 'datetime' ? 'datetime' : 'string', branch });
     else leaves.push({ path, kind: def.type === 'number' ? 'number' : 'other', branch });
@@ -78,6 +79,22 @@ const STRING_SAMPLES = () => [
   'example.com',
 ];
 
+/**
+ * An object its refinements refuse (rule options: "exactly one of preset, header and json_pointer", "the hmac
+ * preset only"): another value of an enum field, or one more optional field, usually makes it valid.
+ */
+function repaired(schema: ZodType, shape: Record<string, ZodType>, out: Record<string, unknown>, keep?: string) {
+  const changes = (from: Record<string, unknown>) =>
+    Object.entries(shape).flatMap(([k, v]) => {
+      const { def } = unwrap(v);
+      const values = k !== keep && def.type === 'enum' ? Object.values(def.entries!) : [];
+      return [...values.map((e) => ({ ...from, [k]: e })), ...(k in from ? [] : [{ ...from, [k]: sample(v) }])];
+    });
+  // One change, then two (`hmac` needs a header as well).
+  const once = changes(out);
+  return [...once, ...once.flatMap(changes)].find((t) => schema.safeParse(t).success) ?? out;
+}
+
 /** A valid value for a schema: required fields only, plus the fields on `include`. */
 function sample(s: ZodType, include: string[] = []): unknown {
   const { def, schema } = unwrap(s);
@@ -88,7 +105,7 @@ function sample(s: ZodType, include: string[] = []): unknown {
         if (isOptional(v) && include[0] !== k) continue;
         out[k] = sample(v, include[0] === k ? include.slice(1) : []);
       }
-      return out;
+      return schema.safeParse(out).success ? out : repaired(schema, def.shape!, out, include[0]);
     }
     case 'union':
       return sample(def.options![0]!, include);
@@ -97,7 +114,7 @@ function sample(s: ZodType, include: string[] = []): unknown {
     case 'string':
       return STRING_SAMPLES().find((c) => schema.safeParse(c).success) ?? 'walk';
     case 'number':
-      return [1, 0, 10].find((c) => schema.safeParse(c).success) ?? 1;
+      return [1, 0, 10, 60, 3_600].find((c) => schema.safeParse(c).success) ?? 1;
     case 'boolean':
       return true;
     case 'enum':
@@ -127,17 +144,21 @@ const BAD: Record<Where, Record<Leaf['kind'], unknown[]>> = {
     datetime: [...BAD_BODY_STRINGS, ...BAD_DATES],
     number: [2_147_483_648, -2_147_483_649, 1e300, 1.5, 'x', true, {}, []],
     other: ['\u0000', 12_345, {}],
+    // A map of names (a rule's outbound_headers.set): {} is a valid empty map, a bad name is not.
+    record: ['\u0000', 12_345, [], { 'bad name': 'x' }, { 'x-walk': 12_345 }],
   },
   query: {
     string: BAD_QUERY_STRINGS,
     datetime: [...BAD_QUERY_STRINGS, ...BAD_DATES],
     number: ['2147483648', '-2147483649', '1e300', '1.5', 'x', '\u0000', ['1', '2']],
     other: ['\u0000', ['a', 'b']],
+    record: ['\u0000'],
   },
   params: {
     string: ['\u0000', 'walk\u0000nul', LONG],
     datetime: ['\u0000'],
     number: ['\u0000', '2147483648'],
+    record: ['\u0000'],
     other: ['\u0000'],
   },
 };
@@ -219,8 +240,9 @@ function verdict(probe: Probe, res: supertest.Response): string | undefined {
   if (probe.where !== 'query' && probe.where !== 'body') return undefined;
   if (res.body.code !== 'validation_failed') return `${what}: ${res.body.code}`;
   const fields = (res.body.errors as { field: string }[]).map((e) => e.field);
-  // A union body (POST /api/send, bulk actions) fails as a whole when no branch matches.
-  return fields.includes(probe.field) || fields.includes('') ? undefined : `${what}: errors name ${fields.join(', ')}`;
+  // A union body (POST /api/send, bulk actions) fails as a whole when no branch matches; a map names the entry.
+  const named = (f: string) => f === probe.field || f === '' || f.startsWith(`${probe.field}.`);
+  return fields.some(named) ? undefined : `${what}: errors name ${fields.join(', ')}`;
 }
 
 describe('bad input on every operation', () => {

@@ -31,6 +31,8 @@ export const FAST_WORKER_ENV: Env = {
   SWEEP_GRACE_MS: '300',
   WORKER_LOCK_DURATION_MS: '1000',
   WORKER_STALLED_INTERVAL_MS: '500',
+  // A rule changed by a test applies to the next delivery (the cache itself: rule-lookup.test.ts).
+  RULE_CACHE_MS: '0',
 };
 
 export interface Pipeline {
@@ -46,7 +48,7 @@ export interface Pipeline {
   attemptsOf(id: string): ReturnType<Database['prisma']['deliveryAttempt']['findMany']>;
   waitForStatus(
     id: string,
-    status: 'delivered' | 'failed' | 'queued',
+    status: 'delivered' | 'failed' | 'queued' | 'paused',
     timeoutMs?: number,
   ): Promise<NonNullable<Awaited<ReturnType<Pipeline['eventById']>>>>;
   close(): Promise<void>;

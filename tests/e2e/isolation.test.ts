@@ -88,7 +88,9 @@ async function snapshotOf(orgId: OrgId) {
     prisma.customDomain.findMany({ where, orderBy: { id: 'asc' } }),
     prisma.auditEntry.findMany({ where, orderBy: { id: 'asc' } }),
   ]);
-  return JSON.stringify({ org, users, events, attempts, providers, hooks, apiKeys, tokens, domains, audit });
+  const rows = { org, users, events, attempts, providers, hooks, apiKeys, tokens, domains, audit };
+  // Counters (providers.duplicate_count, signature_failure_count) are bigints, which JSON cannot hold.
+  return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 }
 
 // A body that would be valid if the resource were A's own, so a refusal cannot come from validation.
@@ -100,10 +102,12 @@ function bodyFor(route: string): object {
     'PATCH /api/users/:id/role': { role: 'viewer' },
     // The walker's own organization's provider (no :id): valid, so only isolation could refuse it.
     'PUT /api/organization/identity-provider': { issuer_url: 'https://id.example.com', client_id: 'walk' },
+    'PUT /api/organization/notifications': { url: 'https://example.com/notices', secret: 'walk-notice-secret-01' },
     // A wrong current password (403): the right one would end the walk's own sessions and tokens.
     'POST /api/auth/password': { current_password: 'not-the-password', new_password: 'Walk-new-password-1' },
     'POST /api/auth/password-reset': { code: 'no-such-code', new_password: 'Walk-new-password-1' },
     'POST /rules/:id/secret/rotate': { signing_secret: 'taken-over-secret-0123456789' },
+    'POST /rules/:id/verification-secret/rotate': { verification_secret: 'taken-over-verification' },
   };
   return bodies[route] ?? {};
 }

@@ -29,7 +29,17 @@ describe('rules (providers) and hooks API', () => {
       description: 'gh',
       has_signing_secret: true,
       previous_secret_expires_at: null,
-      outbound_headers: { forward: [] },
+      outbound_headers: { forward: [], set: {}, remove: [] },
+      // Every rule option is off unless set (docs/rules.md).
+      dedup: null,
+      duplicate_count: 0,
+      verification: null,
+      has_verification_secret: false,
+      previous_verification_secret_expires_at: null,
+      signature_failures: { count: 0, last_at: null },
+      health: { status: 'healthy', reason: null, since: null, failing_since: null, unhealthy_after_seconds: null },
+      ordering: null,
+      delivery_policy: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -88,7 +88,7 @@ describe('MCP rule and hook tools', () => {
     expect(JSON.stringify(paused)).not.toContain(SECRET);
     row = await prisma().provider.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ signingSecret: null, active: false, description: null });
-    expect(row.outboundHeaders).toEqual({ forward: ['authorization'] });
+    expect(row.outboundHeaders).toEqual({ forward: ['authorization'], set: {}, remove: [] });
     const entries = await prisma().auditEntry.findMany({ where: { action: 'rule.updated', resourceId: id } });
     expect(entries.map((e) => e.metadata)).toEqual([
       expect.objectContaining({ api_key_id: await keyIdOf(relay, writer) }),

@@ -53,7 +53,7 @@ export function targetPolicyOf(config: {
 export function createApiRuntime(
   config: ApiConfig,
   logger: Logger,
-  /** Tests: the clock the monthly quota's billing periods follow. */
+  /** Tests: the clock the monthly quota's billing periods and the deduplication windows follow. */
   overrides: { now?: () => Date } = {},
 ): ApiRuntime {
   const db = createDatabase({
@@ -82,6 +82,7 @@ export function createApiRuntime(
   });
   const ingest = createIngestService({
     events: repositories.events,
+    dedup: repositories.eventDedup,
     queue,
     feed,
     logger,
@@ -168,6 +169,7 @@ export function createApiRuntime(
       isShuttingDown: () => shuttingDown,
     },
     version: '0.0.0',
+    now: overrides.now,
   };
   // Read-only bull-board over the job catalog's queues, on the producer connection.
   const queueView = createQueueView({ connection: redis, prefix: config.QUEUE_PREFIX });

@@ -8,6 +8,7 @@ import { withExamples } from './commands/command-kit';
 import { registerDomainsCommands } from './commands/domains-commands';
 import { registerEventsCommands } from './commands/events-commands';
 import { registerHooksCommands } from './commands/hooks-commands';
+import { registerOrgCommands } from './commands/org-commands';
 import { registerPlatformCommands } from './commands/platform-commands';
 import { registerRulesCommands } from './commands/rules-commands';
 import { registerSendCommand } from './commands/send-command';
@@ -59,6 +60,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerAuditCommand,
     registerDomainsCommands,
     registerConfigCommands,
+    registerOrgCommands,
     registerPlatformCommands,
     registerTuiCommand,
     registerMcpCommand,

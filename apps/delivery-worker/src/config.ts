@@ -1,4 +1,13 @@
-import { flag, integer, LOG_LEVELS, optionalText, parseSettings, secretKeysSetting, text } from '@relay/core';
+import {
+  DEFAULT_UNHEALTHY_AFTER_SECONDS,
+  flag,
+  integer,
+  LOG_LEVELS,
+  optionalText,
+  parseSettings,
+  secretKeysSetting,
+  text,
+} from '@relay/core';
 import { z } from 'zod';
 import { parseProxyUrl } from './outbound-proxy';
 
@@ -31,6 +40,9 @@ const schema = z.object({
   DELIVERY_TIMEOUT_MS: integer(15_000, 1),
   // How long a worker remembers a rule's settings (health, policy, secrets) between deliveries.
   RULE_CACHE_MS: integer(1_000, 0, 60_000),
+  // Endpoint health (rule-health.ts): a rule whose attempts fail with no success for this long turns
+  // unhealthy and its events pause; a rule's own unhealthy_after_seconds wins.
+  RULE_UNHEALTHY_AFTER_SECONDS: integer(DEFAULT_UNHEALTHY_AFTER_SECONDS, 60, 90 * 86_400),
   DELIVERY_FAULT_MAX_DEFERS: integer(5, 0, 1_000),
   DELIVERY_FAULT_DEFER_MS: integer(5_000, 0),
   DELIVERY_TARGET_SHARE_PERCENT: integer(50, 1, 100),
@@ -54,6 +66,11 @@ const schema = z.object({
   }),
   RETENTION_BATCH_SIZE: integer(1_000, 1, 100_000),
   RETENTION_MAX_RUN_SECONDS: integer(600, 1, 86_400),
+  // Notices to organizations' notification URLs (notifications/): tries per notice and the first retry's
+  // delay (doubling), and how often the digest of newly failed events is built.
+  NOTIFICATION_MAX_ATTEMPTS: integer(5, 1, 50),
+  NOTIFICATION_BACKOFF_MS: integer(30_000, 0),
+  NOTIFICATION_DIGEST_INTERVAL_SECONDS: integer(900, 10, 86_400),
   WORKER_LOCK_DURATION_MS: integer(30_000, 100),
   WORKER_STALLED_INTERVAL_MS: integer(30_000, 100),
   WORKER_HEALTH_PORT: integer(3001, 0, 65_535),

@@ -7,7 +7,7 @@ import {
   type RetryPolicy,
   type TargetPolicy,
 } from '@relay/core';
-import type { NewAttempt, ResolvedTarget, StoredEvent, TargetResolver } from '@relay/db';
+import type { NewAttempt, Outcome, ResolvedTarget, StoredEvent, TargetResolver } from '@relay/db';
 import type { DeliverJobData } from '@relay/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
@@ -17,7 +17,10 @@ import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from './met
 import type { HookDispatcher } from './hook-dispatch';
 import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorAttempt, resetDefers, type FaultBound } from './relay-faults';
 import type { Notifier } from './notifications/notifier';
+import type { OrderGate } from './ordered-delivery';
+import type { RuleHealth } from './rule-health';
 import type { RuleLookup } from './rule-lookup';
+import { createRulePolicies } from './rule-policy';
 import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
@@ -29,6 +32,10 @@ export interface DeliverDeps {
   rules: RuleLookup;
   /** Tells the organization's notification URL (rule.unhealthy); absent: no notices. */
   notify?: Notifier;
+  /** Ordered delivery (ordered-delivery.ts): an event behind its key's head waits; absent: no ordering. */
+  order?: OrderGate;
+  /** Endpoint health (rule-health.ts): pauses an unhealthy rule's events, tracks failures and 410s. */
+  health?: RuleHealth;
   targets: TargetResolver;
   /** Fires the provider's hooks once a final outcome is committed. */
   dispatchHooks: HookDispatcher;
@@ -56,7 +63,11 @@ export type DeliverResult =
   /** Its target origin holds its share of the pool: waits its turn, no attempt counted. */
   | 'waiting_turn'
   /** The relay itself failed: tried again later, no attempt counted. */
-  | 'deferred';
+  | 'deferred'
+  /** An older event of its ordering key is unfinished: enqueued again when that one finishes, no attempt counted. */
+  | 'waiting_order'
+  /** Its rule is unhealthy: the event waits (status paused) until the rule is resumed, no attempt counted. */
+  | 'paused';
 
 // One delivery attempt of one event. Every outcome is classified by the retry policy: deliver,
 // retry (the job is moved to delayed with the policy's delay) or fail. Anything that goes wrong in
@@ -64,17 +75,19 @@ export type DeliverResult =
 export function createDeliverProcessor(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
   const faults = deps.faults ?? DEFAULT_FAULT_BOUND;
+  const policyOf = createRulePolicies(deps.retry);
 
   async function attemptDelivery(
     event: StoredEvent,
     target: ResolvedTarget & { targetUrl: string },
+    timeoutMs: number | undefined,
   ): Promise<{ attempt: NewAttempt; outcome: AttemptOutcome }> {
     const { targetUrl } = target;
     const attemptNumber = event.attemptCount + 1;
     const { outcome, responseBody, durationMs, startedAt, finishedAt } = await sendSignedRequest(
       deps,
       event,
-      { url: targetUrl, providerId: target.providerId },
+      { url: targetUrl, providerId: target.providerId, ruleTarget: true, timeoutMs },
       now,
     );
     const attempt: NewAttempt = {
@@ -105,6 +118,10 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     // A job that arrives before the event's time (a duplicate enqueue) waits for it.
     const early = (event.nextAttemptAt?.getTime() ?? 0) - now();
     if (early > 1_000) return { result: 'rescheduled', delayMs: early };
+    // Ordered delivery: only its key's head is attempted; a final outcome releases the key.
+    const order = deps.order ? await deps.order.check(orgId, event) : 'unordered';
+    if (order === 'wait') return { result: 'waiting_order' };
+    const record = (o: Outcome) => deps.store.record(order === 'ordered' ? { ...o, ordered: true } : o);
 
     // An event stored without a target asks again: a provider or default configured since rescues it.
     const target =
@@ -112,7 +129,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
         ? { targetUrl: event.targetUrl, providerId: event.providerId }
         : await deps.targets.resolve(orgId, event.source);
     if (target.targetUrl === null) {
-      await deps.store.record({
+      await record({
         orgId,
         id: eventId,
         attempt: null,
@@ -121,6 +138,13 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       deps.metrics?.delivery(orgId, 'failed', 'none', null);
       return { result: 'failed' };
     }
+    // The event's rule, read once here (cached): its health and delivery policy apply to this attempt.
+    const rule = await deps.rules(orgId, target.providerId);
+    // An unhealthy rule's events wait as `paused` instead of burning attempts (rule-health.ts).
+    const checked = deps.health ? await deps.health.beforeAttempt(orgId, eventId, rule) : { rule: null };
+    if ('stop' in checked) return { result: checked.stop };
+    // The rule's attempts, backoff and time-out over the global ones.
+    const policy = policyOf(rule);
     // A slow or hanging target holds at most its share of the pool while other targets wait.
     const origin = targetOrigin(target.targetUrl);
     if (deps.fairGate && !(await deps.fairGate.acquire(origin))) {
@@ -130,7 +154,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     }
     let sent: Awaited<ReturnType<typeof attemptDelivery>>;
     try {
-      sent = await attemptDelivery(event, { ...target, targetUrl: target.targetUrl });
+      sent = await attemptDelivery(event, { ...target, targetUrl: target.targetUrl }, policy.timeoutMs);
     } finally {
       deps.fairGate?.release(origin);
     }
@@ -139,7 +163,10 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     const counted = (result: DeliveryOutcome) =>
       deps.metrics?.delivery(orgId, result, statusClassOf(outcome), attempt.durationMs);
     // The policy counts the attempts of the current run: a retried event gets a full run again.
-    const decision = decide(outcome, attempt.attemptNumber - event.runStartAttempt, deps.retry, Math.random, now());
+    const decision = decide(outcome, attempt.attemptNumber - event.runStartAttempt, policy.retry, Math.random, now());
+    // After the outcome is committed: a failing run, a 410 or a success may change the rule's health.
+    const healthAfter = (delivered: boolean) =>
+      deps.health?.afterAttempt(orgId, checked.rule, { outcome, delivered }, deps.notify);
     const hooksFor = (deliveryStatus: 'delivered' | 'failed') =>
       deps.dispatchHooks({
         orgId,
@@ -150,8 +177,9 @@ export function createDeliverProcessor(deps: DeliverDeps) {
         responseStatus: attempt.responseStatus,
       });
     if (decision.action === 'delivered') {
-      await deps.store.record({ orgId, id: eventId, attempt, update: { status: 'delivered', at: attempt.finishedAt } });
+      await record({ orgId, id: eventId, attempt, update: { status: 'delivered', at: attempt.finishedAt } });
       counted('delivered');
+      await healthAfter(true);
       // A re-run (a manual retry) would measure the operator's wait, not the relay's.
       if (event.runStartAttempt === 0)
         deps.metrics?.deliveredAfter(attempt.finishedAt.getTime() - event.createdAt.getTime());
@@ -160,22 +188,24 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     }
     if (decision.action === 'retry') {
       const nextAttemptAt = new Date(now() + decision.delayMs);
-      await deps.store.record({
+      await record({
         orgId,
         id: eventId,
         attempt,
         update: { status: 'queued', nextAttemptAt, error: decision.error },
       });
       counted('retry');
+      await healthAfter(false);
       return { result: 'retry_scheduled', delayMs: decision.delayMs };
     }
-    await deps.store.record({
+    await record({
       orgId,
       id: eventId,
       attempt,
       update: { status: 'failed', reason: decision.reason, error: decision.error },
     });
     counted('failed');
+    await healthAfter(false);
     await hooksFor('failed');
     deps.logger.info({ eventId, reason: decision.reason, error: decision.error }, 'delivery failed');
     return { result: 'failed' };
@@ -197,6 +227,8 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       id: eventId,
       attempt,
       update: { status: 'failed', reason: 'relay_error', error: fault.error },
+      // The rule may not be readable now (the fault): an event of any rule releases its key, if it has one.
+      ordered: deps.order !== undefined && event.providerId !== null,
     });
     deps.metrics?.delivery(orgId, 'failed', 'none', null);
     await deps.dispatchHooks({

@@ -1,5 +1,5 @@
 import { createGroupCommit } from '@relay/core';
-import type { EventRef, EventRepository, Outcome, StoredEvent } from '@relay/db';
+import type { EventRef, EventRepository, OrderingHead, Outcome, StoredEvent } from '@relay/db';
 import { publishGrouped, type FeedPublisher } from '@relay/queue';
 import { outcomeMessages } from './feed-messages';
 
@@ -45,6 +45,8 @@ export function createDeliveryStore(
   // Loads and outcomes go out at once when the database is idle; while two statements of a kind run,
   // what arrives meanwhile gathers into the next one (group-commit.ts, maxInFlight).
   options = { maxSize: 200, maxWaitMs: 0, maxInFlight: 2 },
+  /** Hears the next events of ordering keys released by committed outcomes (ordered-delivery.ts). */
+  onReleased?: (heads: OrderingHead[]) => void,
 ): DeliveryStore {
   const loads = createGroupCommit<EventRef, Settled<StoredEvent | null>>({
     ...options,
@@ -57,10 +59,12 @@ export function createDeliveryStore(
   const writes = createGroupCommit<Outcome, Settled<void>>({
     ...options,
     flush: async (outcomes) => {
+      const heads: OrderingHead[] = [];
       const settled = await settleEach(outcomes, async (batch) => {
-        await events.recordOutcomes(batch);
+        heads.push(...(await events.recordOutcomes(batch)));
         return batch.map(() => undefined);
       });
+      if (heads.length > 0) onReleased?.(heads);
       const committed = outcomes.filter((_, i) => settled[i]!.ok);
       if (feed && committed.length > 0)
         void publishGrouped(

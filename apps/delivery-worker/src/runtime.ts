@@ -4,9 +4,11 @@ import {
   createDatabase,
   createEventRepository,
   createEventSearchRepository,
+  createEventOrderingRepository,
   createEventSweepRepository,
   createHookRepository,
   createProviderRepository,
+  createRuleHealthRepository,
   createTargetResolver,
 } from '@relay/db';
 import {
@@ -26,12 +28,17 @@ import { createDeliveryStore } from './delivery-store';
 import { createWorkerFairness } from './fair-gate';
 import { createHookDispatcher } from './hook-dispatch';
 import { createHookProcessor } from './hook.processor';
+import { createRuleHealth } from './rule-health';
+import { createOrderGate, createOrderHandoff } from './ordered-delivery';
 import { createRuleLookup } from './rule-lookup';
 import { createSecretLookup } from './signing-secrets';
 import { createSender } from './sender';
 import { parseProxyUrl } from './outbound-proxy';
 import { createSearchIndexer } from './search-indexer';
 import { startRetention } from './retention/start-retention';
+import { startNotifications } from './notifications/start-notifications';
+import type { Notifier } from './notifications/notifier';
+import type { DigestTotals } from './notifications/failure-digest';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics';
 import type { RetentionTotals } from './retention/retention-run';
 import { createSweeper } from './sweeper';
@@ -45,6 +52,10 @@ export interface WorkerRuntime {
   indexSearchNow(): Promise<number>;
   /** One retention run now (as the schedule would); `at` stands in for the clock that decides what is old. */
   retentionNow(at?: Date): Promise<RetentionTotals>;
+  /** Queues a notice to an organization's notification URL (what deliveries call on rule.unhealthy). */
+  notify: Notifier;
+  /** One failure-digest run now (as the schedule would); `at` stands in for the clock. */
+  digestNow(at?: Date): Promise<DigestTotals>;
   /** Stops taking jobs, lets in-flight deliveries finish, closes every connection. */
   close(): Promise<void>;
 }
@@ -84,7 +95,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     prefix: config.QUEUE_PREFIX,
     onError: (err) => logger.debug({ err }, 'live feed publish failed'),
   });
-  const store = createDeliveryStore(events, feed);
+  // Released ordering keys' next events get their jobs (ordered-delivery.ts; `handoff` is made with the queue).
+  const store = createDeliveryStore(events, feed, undefined, (heads) => handoff.handOff(heads));
   // This process's Prometheus registry; queue depths are read from Redis when scraped.
   const metrics = createWorkerMetrics({
     organizationLabels: config.METRICS_ORGANIZATION_LABELS,
@@ -93,10 +105,19 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   });
   const faults = { maxDefers: config.DELIVERY_FAULT_MAX_DEFERS, deferMs: config.DELIVERY_FAULT_DEFER_MS };
   const fairness = createWorkerFairness(config);
+  const notifications = startNotifications(config, { db, producer: producerRedis, sender, targetPolicy, logger });
   const deliver = createDeliverProcessor({
     store,
     secretFor,
     rules,
+    order: createOrderGate({ rules, ordering: createEventOrderingRepository(db.pool) }),
+    notify: notifications.notify,
+    health: createRuleHealth({
+      repository: createRuleHealthRepository(db.pool),
+      unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
+      feed,
+      logger,
+    }),
     targets: createTargetResolver(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
     dispatchHooks: createHookDispatcher({ hooks, queue: hookQueue, logger }),
     sender,
@@ -161,6 +182,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   hookWorker.on('error', (err) => logger.warn({ err }, 'hook worker connection error'));
 
   const queue = createDeliveryQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
+  const handoff = createOrderHandoff({ queue, logger });
   const sweeper = createSweeper({
     sweep: createEventSweepRepository(db.prisma),
     queue,
@@ -204,14 +226,18 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     sweepNow: sweepOnce,
     indexSearchNow: () => indexer.runOnce(),
     retentionNow: (at) => retention.runNow(at),
+    notify: notifications.notify,
+    digestNow: (at) => notifications.digestNow(at),
     async close() {
       shuttingDown = true;
       clearInterval(timer);
       await Promise.all([worker.close(), hookWorker.close()]);
       await store.drain();
+      await handoff.drain();
       await sweeping;
       await stopIndexer();
       await retention.close();
+      await notifications.close();
       await queue.close().catch(() => {});
       await hookQueue.close().catch(() => {});
       sender.close();

@@ -11,6 +11,8 @@ export interface SendRequest {
   url: string;
   body: Buffer;
   headers: Record<string, string>;
+  /** This request's time-out (a rule's delivery policy); absent: the sender's own (DELIVERY_TIMEOUT_MS). */
+  timeoutMs?: number | undefined;
 }
 
 export interface SendResult {
@@ -49,7 +51,11 @@ export function createSender(options: SenderOptions) {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise((resolve) => {
-      const stream = client.stream.post(request.url, { body: request.body, headers: request.headers });
+      const stream = client.stream.post(request.url, {
+        body: request.body,
+        headers: request.headers,
+        ...(request.timeoutMs !== undefined ? { timeout: { request: request.timeoutMs } } : {}),
+      });
       const chunks: Buffer[] = [];
       let kept = 0;
       let status: number | undefined;

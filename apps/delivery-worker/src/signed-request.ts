@@ -21,11 +21,18 @@ export interface SentRequest {
 // One outgoing request of an event, main delivery or hook alike: the URL is checked against the
 // target policy (the sender checks every address it dials), then the payload goes out signed with
 // the provider's secrets or the default one, with the inbound headers the rule forwards, plus any
-// headers of the caller's own.
+// headers of the caller's own. The rule's own target (`ruleTarget`) also gets the rule's fixed
+// headers and may have a time-out of its own (the rule's delivery policy); hooks get neither.
 export async function sendSignedRequest(
   deps: SignedRequestDeps,
   event: StoredEvent,
-  request: { url: string; providerId: string | null; extraHeaders?: Record<string, string> },
+  request: {
+    url: string;
+    providerId: string | null;
+    extraHeaders?: Record<string, string>;
+    ruleTarget?: boolean;
+    timeoutMs?: number | undefined;
+  },
   now: () => number,
 ): Promise<SentRequest> {
   const startedAt = new Date(now());
@@ -41,13 +48,14 @@ export async function sendSignedRequest(
   } else {
     const { secrets, outbound } = await deps.secretFor(event.organizationId, request.providerId);
     const headers = {
-      ...deliveryHeaders(event, secrets, Math.floor(now() / 1000), outbound),
+      ...deliveryHeaders(event, secrets, Math.floor(now() / 1000), outbound, { fixed: request.ruleTarget }),
       ...request.extraHeaders,
     };
     ({ outcome, responseBody, durationMs } = await deps.sender.send({
       url: request.url,
       body: Buffer.from(event.body),
       headers,
+      timeoutMs: request.timeoutMs,
     }));
   }
   return { outcome, responseBody, durationMs, startedAt, finishedAt: new Date(startedAt.getTime() + durationMs) };

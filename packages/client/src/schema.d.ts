@@ -478,6 +478,27 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/organization/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The organization's notification URL (never its secret) */
+    get: operations['getApiOrganizationNotifications'];
+    /**
+     * Set or clear the organization's notification URL
+     * @description Notices (`rule.unhealthy`, and an `events.failed` digest of newly failed events every NOTIFICATION_DIGEST_INTERVAL_SECONDS) are POSTed here as `{ id, type, organization_id, at, data }`, signed like deliveries (X-Relay-Signature, webhook-signature) with `secret`, else DEFAULT_SIGNING_SECRET if set, else unsigned. `secret` is write-only and stored sealed with SECRET_ENCRYPTION_KEYS; omitted, the stored one stays. Setting a URL where there was none starts the digest now. See docs/rules.md.
+     */
+    put: operations['putApiOrganizationNotifications'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/tokens': {
     parameters: {
       query?: never;
@@ -970,6 +991,63 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/rules/{id}/verification-secret/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Rotate the inbound verification secret; the replaced one is accepted until the window ends */
+    post: operations['postRulesIdVerificationSecretRotate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rules/{id}/ordering': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Blocked ordering keys of a rule
+     * @description For a rule with `ordering`: the keys whose oldest unfinished event has failed at least once, so the events behind it wait. Oldest block first, at most 100.
+     */
+    get: operations['getRulesIdOrdering'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rules/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark a rule healthy again and queue its paused events, each with a fresh run of attempts
+     * @description Clears the health state (reason, since, the failing run) and moves every `paused` event of the rule back to `queued`, due now, with a full set of attempts. Allowed on a healthy rule too (it releases any paused events). Audited as `rule.resumed` with the number of events.
+     */
+    post: operations['postRulesIdResume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/rules/{id}/hooks': {
     parameters: {
       query?: never;
@@ -1300,6 +1378,28 @@ export interface operations {
       };
     };
     responses: {
+      /** @description A duplicate: the rule's deduplication key was seen within its window (`dedup`), so nothing was stored; the original event and its status. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description The original event's id: this webhook's deduplication key was seen within the window.
+             */
+            id: string;
+            /**
+             * @description The original event's status now.
+             * @enum {string}
+             */
+            status: 'queued' | 'delivered' | 'failed' | 'paused';
+            /** @constant */
+            duplicate: true;
+          };
+        };
+      };
       /** @description Stored durably and queued for delivery. */
       202: {
         headers: {
@@ -1319,6 +1419,13 @@ export interface operations {
       };
       /** @description Not JSON (`invalid_json`), not UTF-8 (`invalid_encoding`), nested deeper than MAX_PAYLOAD_DEPTH (`payload_too_deep`), a bad source (`invalid_source`) or X-Target-Url while disabled (`target_override_disabled`). */
       400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The rule's inbound signature verification refused the webhook (`signature_invalid`); nothing was stored. */
+      401: {
         headers: {
           [name: string]: unknown;
         };
@@ -2076,7 +2183,7 @@ export interface operations {
             id: string;
             source: string;
             /** @enum {string} */
-            status: 'queued' | 'delivered' | 'failed';
+            status: 'queued' | 'delivered' | 'failed' | 'paused';
             provider_id: string | null;
             target_url: string | null;
             attempt_count: number;
@@ -3181,6 +3288,117 @@ export interface operations {
       };
       /** @description The organization has no provider of its own (`not_found`). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiOrganizationNotifications: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The URL; `has_secret` instead of the secret. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Where notices go; null: no notices. */
+            url: string | null;
+            /** @description Whether notices are signed with a secret of their own. */
+            has_secret: boolean;
+          };
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  putApiOrganizationNotifications: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description http(s) URL for notices (rule.unhealthy, events.failed), checked against the target network policy (422 `target_url_rejected`); null turns notices off and forgets the secret. */
+          url: string | null;
+          /** @description Write-only HMAC secret for X-Relay-Signature and webhook-signature of notices, stored sealed. Omitted: the stored one stays; null: none (notices are signed with DEFAULT_SIGNING_SECRET if set, else unsigned). */
+          secret?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Saved. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Where notices go; null: no notices. */
+            url: string | null;
+            /** @description Whether notices are signed with a secret of their own. */
+            has_secret: boolean;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Refused by the target policy (`target_url_rejected`), or a secret without SECRET_ENCRYPTION_KEYS (`secrets_not_configured`). */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -4386,7 +4604,7 @@ export interface operations {
         per_page?: number;
         /** @description Case-insensitive text in source, payload and headers. */
         search?: string;
-        status?: 'queued' | 'delivered' | 'failed';
+        status?: 'queued' | 'delivered' | 'failed' | 'paused';
         source?: string;
         /** @description Created at or after (ISO 8601). */
         from?: string;
@@ -4413,7 +4631,7 @@ export interface operations {
               id: string;
               source: string;
               /** @enum {string} */
-              status: 'queued' | 'delivered' | 'failed';
+              status: 'queued' | 'delivered' | 'failed' | 'paused';
               provider_id: string | null;
               target_url: string | null;
               attempt_count: number;
@@ -4526,7 +4744,7 @@ export interface operations {
                 /** @description Case-insensitive text in source, payload and headers. */
                 search?: string;
                 /** @enum {string} */
-                status?: 'queued' | 'delivered' | 'failed';
+                status?: 'queued' | 'delivered' | 'failed' | 'paused';
                 source?: string;
                 /**
                  * Format: date-time
@@ -4637,7 +4855,7 @@ export interface operations {
                 /** @description Case-insensitive text in source, payload and headers. */
                 search?: string;
                 /** @enum {string} */
-                status?: 'queued' | 'delivered' | 'failed';
+                status?: 'queued' | 'delivered' | 'failed' | 'paused';
                 source?: string;
                 /**
                  * Format: date-time
@@ -4749,7 +4967,7 @@ export interface operations {
             id: string;
             source: string;
             /** @enum {string} */
-            status: 'queued' | 'delivered' | 'failed';
+            status: 'queued' | 'delivered' | 'failed' | 'paused';
             provider_id: string | null;
             target_url: string | null;
             attempt_count: number;
@@ -5070,7 +5288,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The event is still queued (`event_not_retryable`). A request with the same Idempotency-Key is still running (`idempotency_in_progress`). */
+      /** @description The event is still queued (`event_not_retryable`), or paused until its rule is resumed (`event_paused`). A request with the same Idempotency-Key is still running (`idempotency_in_progress`). */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5110,7 +5328,7 @@ export interface operations {
             id: string;
             source: string;
             /** @enum {string} */
-            status: 'queued' | 'delivered' | 'failed';
+            status: 'queued' | 'delivered' | 'failed' | 'paused';
             provider_id: string | null;
             target_url: string | null;
             attempt_count: number;
@@ -5204,6 +5422,7 @@ export interface operations {
               queued: number;
               delivered: number;
               failed: number;
+              paused: number;
             };
             /** @description Failed and not acknowledged. */
             needs_attention: number;
@@ -5222,6 +5441,8 @@ export interface operations {
               queued: number;
               delivered: number;
               failed: number;
+              /** @description Waiting for their rule to be resumed (it is unhealthy). */
+              paused: number;
             }[];
             /** @description One entry per bucket from `from`, empty buckets included. */
             series: {
@@ -5231,6 +5452,8 @@ export interface operations {
               queued: number;
               delivered: number;
               failed: number;
+              /** @description Waiting for their rule to be resumed (it is unhealthy). */
+              paused: number;
             }[];
           };
         };
@@ -5292,7 +5515,81 @@ export interface operations {
               previous_secret_expires_at: string | null;
               outbound_headers: {
                 forward: 'authorization'[];
+                set: {
+                  [key: string]: string;
+                };
+                remove: string[];
               };
+              dedup: {
+                /**
+                 * @description Where the provider puts its delivery id.
+                 * @enum {string}
+                 */
+                preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+                /** @description A header holding the deduplication key. */
+                header?: string;
+                /** @description Where in a JSON payload the key is (RFC 6901). */
+                json_pointer?: string;
+                /**
+                 * @description How long a key is remembered (default 24 h).
+                 * @default 86400
+                 */
+                window_seconds: number;
+              } | null;
+              /** @description Duplicates answered without storing. */
+              duplicate_count: number;
+              verification: {
+                /**
+                 * @description The provider whose signature scheme applies; `hmac` is generic.
+                 * @enum {string}
+                 */
+                preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+                /** @description hmac: the header carrying the signature. */
+                header?: string;
+                /**
+                 * @description hmac: the digest (default sha256).
+                 * @enum {string}
+                 */
+                algorithm?: 'sha1' | 'sha256' | 'sha512';
+                /**
+                 * @description hmac: how the digest is written (default hex).
+                 * @enum {string}
+                 */
+                encoding?: 'hex' | 'base64';
+                /** @description hmac: text before the digest, such as `sha256=`. */
+                prefix?: string;
+                /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+                tolerance_seconds?: number;
+              } | null;
+              has_verification_secret: boolean;
+              /** @description While set, the replaced verification secret is accepted too, until this time. */
+              previous_verification_secret_expires_at: string | null;
+              signature_failures: {
+                count: number;
+                last_at: string | null;
+              };
+              health: {
+                /** @enum {string} */
+                status: 'healthy' | 'unhealthy';
+                /** @description `gone`: the target answered 410; `failing`: no success. */
+                reason: ('gone' | 'failing') | null;
+                since: string | null;
+                /** @description Start of the current run of failed attempts. */
+                failing_since: string | null;
+                unhealthy_after_seconds: number | null;
+              };
+              ordering: {
+                /** @description Events with the same value of this header are ordered together. */
+                header?: string;
+                /** @description Events with the same value at this pointer are ordered together. */
+                json_pointer?: string;
+              } | null;
+              delivery_policy: {
+                max_attempts?: number;
+                backoff_base_seconds?: number;
+                backoff_cap_seconds?: number;
+                timeout_seconds?: number;
+              } | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */
@@ -5348,7 +5645,66 @@ export interface operations {
              * @default []
              */
             forward?: 'authorization'[];
+            /** @description Headers added to every delivery with these fixed values (they replace inbound ones). */
+            set?: {
+              [key: string]: string;
+            };
+            /** @description Inbound headers never forwarded by this rule. */
+            remove?: string[];
           };
+          dedup?: {
+            /**
+             * @description Where the provider puts its delivery id.
+             * @enum {string}
+             */
+            preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+            /** @description A header holding the deduplication key. */
+            header?: string;
+            /** @description Where in a JSON payload the key is (RFC 6901). */
+            json_pointer?: string;
+            /**
+             * @description How long a key is remembered (default 24 h).
+             * @default 86400
+             */
+            window_seconds?: number;
+          } | null;
+          verification?: {
+            /**
+             * @description The provider whose signature scheme applies; `hmac` is generic.
+             * @enum {string}
+             */
+            preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+            /** @description hmac: the header carrying the signature. */
+            header?: string;
+            /**
+             * @description hmac: the digest (default sha256).
+             * @enum {string}
+             */
+            algorithm?: 'sha1' | 'sha256' | 'sha512';
+            /**
+             * @description hmac: how the digest is written (default hex).
+             * @enum {string}
+             */
+            encoding?: 'hex' | 'base64';
+            /** @description hmac: text before the digest, such as `sha256=`. */
+            prefix?: string;
+            /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+            tolerance_seconds?: number;
+          } | null;
+          verification_secret?: string | null;
+          unhealthy_after_seconds?: number | null;
+          ordering?: {
+            /** @description Events with the same value of this header are ordered together. */
+            header?: string;
+            /** @description Events with the same value at this pointer are ordered together. */
+            json_pointer?: string;
+          } | null;
+          delivery_policy?: {
+            max_attempts?: number;
+            backoff_base_seconds?: number;
+            backoff_cap_seconds?: number;
+            timeout_seconds?: number;
+          } | null;
         };
       };
     };
@@ -5373,7 +5729,81 @@ export interface operations {
             previous_secret_expires_at: string | null;
             outbound_headers: {
               forward: 'authorization'[];
+              set: {
+                [key: string]: string;
+              };
+              remove: string[];
             };
+            dedup: {
+              /**
+               * @description Where the provider puts its delivery id.
+               * @enum {string}
+               */
+              preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+              /** @description A header holding the deduplication key. */
+              header?: string;
+              /** @description Where in a JSON payload the key is (RFC 6901). */
+              json_pointer?: string;
+              /**
+               * @description How long a key is remembered (default 24 h).
+               * @default 86400
+               */
+              window_seconds: number;
+            } | null;
+            /** @description Duplicates answered without storing. */
+            duplicate_count: number;
+            verification: {
+              /**
+               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @enum {string}
+               */
+              preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+              /** @description hmac: the header carrying the signature. */
+              header?: string;
+              /**
+               * @description hmac: the digest (default sha256).
+               * @enum {string}
+               */
+              algorithm?: 'sha1' | 'sha256' | 'sha512';
+              /**
+               * @description hmac: how the digest is written (default hex).
+               * @enum {string}
+               */
+              encoding?: 'hex' | 'base64';
+              /** @description hmac: text before the digest, such as `sha256=`. */
+              prefix?: string;
+              /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+              tolerance_seconds?: number;
+            } | null;
+            has_verification_secret: boolean;
+            /** @description While set, the replaced verification secret is accepted too, until this time. */
+            previous_verification_secret_expires_at: string | null;
+            signature_failures: {
+              count: number;
+              last_at: string | null;
+            };
+            health: {
+              /** @enum {string} */
+              status: 'healthy' | 'unhealthy';
+              /** @description `gone`: the target answered 410; `failing`: no success. */
+              reason: ('gone' | 'failing') | null;
+              since: string | null;
+              /** @description Start of the current run of failed attempts. */
+              failing_since: string | null;
+              unhealthy_after_seconds: number | null;
+            };
+            ordering: {
+              /** @description Events with the same value of this header are ordered together. */
+              header?: string;
+              /** @description Events with the same value at this pointer are ordered together. */
+              json_pointer?: string;
+            } | null;
+            delivery_policy: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -5415,7 +5845,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The target URL is refused by the target policy (`target_url_rejected`, with `reason`). The Idempotency-Key was used with another request (`idempotency_key_reused`). */
+      /** @description The target URL is refused by the target policy (`target_url_rejected`, with `reason`), `verification` is on without a verification secret (`verification_secret_required`), or a secret is sent while SECRET_ENCRYPTION_KEYS is unset (`secrets_not_configured`). The Idempotency-Key was used with another request (`idempotency_key_reused`). */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5453,7 +5883,81 @@ export interface operations {
             previous_secret_expires_at: string | null;
             outbound_headers: {
               forward: 'authorization'[];
+              set: {
+                [key: string]: string;
+              };
+              remove: string[];
             };
+            dedup: {
+              /**
+               * @description Where the provider puts its delivery id.
+               * @enum {string}
+               */
+              preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+              /** @description A header holding the deduplication key. */
+              header?: string;
+              /** @description Where in a JSON payload the key is (RFC 6901). */
+              json_pointer?: string;
+              /**
+               * @description How long a key is remembered (default 24 h).
+               * @default 86400
+               */
+              window_seconds: number;
+            } | null;
+            /** @description Duplicates answered without storing. */
+            duplicate_count: number;
+            verification: {
+              /**
+               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @enum {string}
+               */
+              preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+              /** @description hmac: the header carrying the signature. */
+              header?: string;
+              /**
+               * @description hmac: the digest (default sha256).
+               * @enum {string}
+               */
+              algorithm?: 'sha1' | 'sha256' | 'sha512';
+              /**
+               * @description hmac: how the digest is written (default hex).
+               * @enum {string}
+               */
+              encoding?: 'hex' | 'base64';
+              /** @description hmac: text before the digest, such as `sha256=`. */
+              prefix?: string;
+              /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+              tolerance_seconds?: number;
+            } | null;
+            has_verification_secret: boolean;
+            /** @description While set, the replaced verification secret is accepted too, until this time. */
+            previous_verification_secret_expires_at: string | null;
+            signature_failures: {
+              count: number;
+              last_at: string | null;
+            };
+            health: {
+              /** @enum {string} */
+              status: 'healthy' | 'unhealthy';
+              /** @description `gone`: the target answered 410; `failing`: no success. */
+              reason: ('gone' | 'failing') | null;
+              since: string | null;
+              /** @description Start of the current run of failed attempts. */
+              failing_since: string | null;
+              unhealthy_after_seconds: number | null;
+            };
+            ordering: {
+              /** @description Events with the same value of this header are ordered together. */
+              header?: string;
+              /** @description Events with the same value at this pointer are ordered together. */
+              json_pointer?: string;
+            } | null;
+            delivery_policy: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -5580,7 +6084,66 @@ export interface operations {
              * @default []
              */
             forward?: 'authorization'[];
+            /** @description Headers added to every delivery with these fixed values (they replace inbound ones). */
+            set?: {
+              [key: string]: string;
+            };
+            /** @description Inbound headers never forwarded by this rule. */
+            remove?: string[];
           };
+          dedup?: {
+            /**
+             * @description Where the provider puts its delivery id.
+             * @enum {string}
+             */
+            preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+            /** @description A header holding the deduplication key. */
+            header?: string;
+            /** @description Where in a JSON payload the key is (RFC 6901). */
+            json_pointer?: string;
+            /**
+             * @description How long a key is remembered (default 24 h).
+             * @default 86400
+             */
+            window_seconds?: number;
+          } | null;
+          verification?: {
+            /**
+             * @description The provider whose signature scheme applies; `hmac` is generic.
+             * @enum {string}
+             */
+            preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+            /** @description hmac: the header carrying the signature. */
+            header?: string;
+            /**
+             * @description hmac: the digest (default sha256).
+             * @enum {string}
+             */
+            algorithm?: 'sha1' | 'sha256' | 'sha512';
+            /**
+             * @description hmac: how the digest is written (default hex).
+             * @enum {string}
+             */
+            encoding?: 'hex' | 'base64';
+            /** @description hmac: text before the digest, such as `sha256=`. */
+            prefix?: string;
+            /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+            tolerance_seconds?: number;
+          } | null;
+          verification_secret?: string | null;
+          unhealthy_after_seconds?: number | null;
+          ordering?: {
+            /** @description Events with the same value of this header are ordered together. */
+            header?: string;
+            /** @description Events with the same value at this pointer are ordered together. */
+            json_pointer?: string;
+          } | null;
+          delivery_policy?: {
+            max_attempts?: number;
+            backoff_base_seconds?: number;
+            backoff_cap_seconds?: number;
+            timeout_seconds?: number;
+          } | null;
         };
       };
     };
@@ -5603,7 +6166,81 @@ export interface operations {
             previous_secret_expires_at: string | null;
             outbound_headers: {
               forward: 'authorization'[];
+              set: {
+                [key: string]: string;
+              };
+              remove: string[];
             };
+            dedup: {
+              /**
+               * @description Where the provider puts its delivery id.
+               * @enum {string}
+               */
+              preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+              /** @description A header holding the deduplication key. */
+              header?: string;
+              /** @description Where in a JSON payload the key is (RFC 6901). */
+              json_pointer?: string;
+              /**
+               * @description How long a key is remembered (default 24 h).
+               * @default 86400
+               */
+              window_seconds: number;
+            } | null;
+            /** @description Duplicates answered without storing. */
+            duplicate_count: number;
+            verification: {
+              /**
+               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @enum {string}
+               */
+              preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+              /** @description hmac: the header carrying the signature. */
+              header?: string;
+              /**
+               * @description hmac: the digest (default sha256).
+               * @enum {string}
+               */
+              algorithm?: 'sha1' | 'sha256' | 'sha512';
+              /**
+               * @description hmac: how the digest is written (default hex).
+               * @enum {string}
+               */
+              encoding?: 'hex' | 'base64';
+              /** @description hmac: text before the digest, such as `sha256=`. */
+              prefix?: string;
+              /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+              tolerance_seconds?: number;
+            } | null;
+            has_verification_secret: boolean;
+            /** @description While set, the replaced verification secret is accepted too, until this time. */
+            previous_verification_secret_expires_at: string | null;
+            signature_failures: {
+              count: number;
+              last_at: string | null;
+            };
+            health: {
+              /** @enum {string} */
+              status: 'healthy' | 'unhealthy';
+              /** @description `gone`: the target answered 410; `failing`: no success. */
+              reason: ('gone' | 'failing') | null;
+              since: string | null;
+              /** @description Start of the current run of failed attempts. */
+              failing_since: string | null;
+              unhealthy_after_seconds: number | null;
+            };
+            ordering: {
+              /** @description Events with the same value of this header are ordered together. */
+              header?: string;
+              /** @description Events with the same value at this pointer are ordered together. */
+              json_pointer?: string;
+            } | null;
+            delivery_policy: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -5654,7 +6291,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The target URL is refused by the target policy (`target_url_rejected`, with `reason`). */
+      /** @description The target URL is refused by the target policy (`target_url_rejected`, with `reason`), `verification` is on without a verification secret (`verification_secret_required`), or a secret is sent while SECRET_ENCRYPTION_KEYS is unset (`secrets_not_configured`). */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5704,7 +6341,81 @@ export interface operations {
             previous_secret_expires_at: string | null;
             outbound_headers: {
               forward: 'authorization'[];
+              set: {
+                [key: string]: string;
+              };
+              remove: string[];
             };
+            dedup: {
+              /**
+               * @description Where the provider puts its delivery id.
+               * @enum {string}
+               */
+              preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+              /** @description A header holding the deduplication key. */
+              header?: string;
+              /** @description Where in a JSON payload the key is (RFC 6901). */
+              json_pointer?: string;
+              /**
+               * @description How long a key is remembered (default 24 h).
+               * @default 86400
+               */
+              window_seconds: number;
+            } | null;
+            /** @description Duplicates answered without storing. */
+            duplicate_count: number;
+            verification: {
+              /**
+               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @enum {string}
+               */
+              preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+              /** @description hmac: the header carrying the signature. */
+              header?: string;
+              /**
+               * @description hmac: the digest (default sha256).
+               * @enum {string}
+               */
+              algorithm?: 'sha1' | 'sha256' | 'sha512';
+              /**
+               * @description hmac: how the digest is written (default hex).
+               * @enum {string}
+               */
+              encoding?: 'hex' | 'base64';
+              /** @description hmac: text before the digest, such as `sha256=`. */
+              prefix?: string;
+              /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+              tolerance_seconds?: number;
+            } | null;
+            has_verification_secret: boolean;
+            /** @description While set, the replaced verification secret is accepted too, until this time. */
+            previous_verification_secret_expires_at: string | null;
+            signature_failures: {
+              count: number;
+              last_at: string | null;
+            };
+            health: {
+              /** @enum {string} */
+              status: 'healthy' | 'unhealthy';
+              /** @description `gone`: the target answered 410; `failing`: no success. */
+              reason: ('gone' | 'failing') | null;
+              since: string | null;
+              /** @description Start of the current run of failed attempts. */
+              failing_since: string | null;
+              unhealthy_after_seconds: number | null;
+            };
+            ordering: {
+              /** @description Events with the same value of this header are ordered together. */
+              header?: string;
+              /** @description Events with the same value at this pointer are ordered together. */
+              json_pointer?: string;
+            } | null;
+            delivery_policy: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -5754,6 +6465,404 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+    };
+  };
+  postRulesIdVerificationSecretRotate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Write-only: the provider's signing secret (Stripe's and Standard Webhooks' whsec_… as given). */
+          verification_secret: string;
+          /**
+           * @description How long the replaced secret is still accepted; 0 retires it now.
+           * @default 86400
+           */
+          previous_secret_valid_for_seconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Rotated. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            source: string;
+            target_url: string;
+            active: boolean;
+            description: string | null;
+            has_signing_secret: boolean;
+            /** @description While set, the replaced secret also signs webhook-signature, until this time. */
+            previous_secret_expires_at: string | null;
+            outbound_headers: {
+              forward: 'authorization'[];
+              set: {
+                [key: string]: string;
+              };
+              remove: string[];
+            };
+            dedup: {
+              /**
+               * @description Where the provider puts its delivery id.
+               * @enum {string}
+               */
+              preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+              /** @description A header holding the deduplication key. */
+              header?: string;
+              /** @description Where in a JSON payload the key is (RFC 6901). */
+              json_pointer?: string;
+              /**
+               * @description How long a key is remembered (default 24 h).
+               * @default 86400
+               */
+              window_seconds: number;
+            } | null;
+            /** @description Duplicates answered without storing. */
+            duplicate_count: number;
+            verification: {
+              /**
+               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @enum {string}
+               */
+              preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+              /** @description hmac: the header carrying the signature. */
+              header?: string;
+              /**
+               * @description hmac: the digest (default sha256).
+               * @enum {string}
+               */
+              algorithm?: 'sha1' | 'sha256' | 'sha512';
+              /**
+               * @description hmac: how the digest is written (default hex).
+               * @enum {string}
+               */
+              encoding?: 'hex' | 'base64';
+              /** @description hmac: text before the digest, such as `sha256=`. */
+              prefix?: string;
+              /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+              tolerance_seconds?: number;
+            } | null;
+            has_verification_secret: boolean;
+            /** @description While set, the replaced verification secret is accepted too, until this time. */
+            previous_verification_secret_expires_at: string | null;
+            signature_failures: {
+              count: number;
+              last_at: string | null;
+            };
+            health: {
+              /** @enum {string} */
+              status: 'healthy' | 'unhealthy';
+              /** @description `gone`: the target answered 410; `failing`: no success. */
+              reason: ('gone' | 'failing') | null;
+              since: string | null;
+              /** @description Start of the current run of failed attempts. */
+              failing_since: string | null;
+              unhealthy_after_seconds: number | null;
+            };
+            ordering: {
+              /** @description Events with the same value of this header are ordered together. */
+              header?: string;
+              /** @description Events with the same value at this pointer are ordered together. */
+              json_pointer?: string;
+            } | null;
+            delivery_policy: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
+            /** @description ISO 8601 UTC timestamp. */
+            created_at: string;
+            /** @description ISO 8601 UTC timestamp. */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description SECRET_ENCRYPTION_KEYS is not set (`secrets_not_configured`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getRulesIdOrdering: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The blocked keys. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Keys whose head has failed at least once, oldest block first (at most 100). */
+            blocked_keys: {
+              /** @description The ordering key ('' is the whole source, or webhooks that carried no key). */
+              key: string;
+              /** @description The key's head: the oldest unfinished event, the one being retried. */
+              event_id: string;
+              /**
+               * @description `queued` (retrying) or `paused` (its rule is unhealthy).
+               * @enum {string}
+               */
+              status: 'queued' | 'delivered' | 'failed' | 'paused';
+              /** @description The head's delivery attempts so far. */
+              attempts: number;
+              /** @description When the head's first failed attempt finished: how long the key has waited. */
+              blocked_since: string;
+              /** @description Events of the key waiting behind the head. */
+              waiting: number;
+            }[];
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postRulesIdResume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Resumed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            rule: {
+              /** Format: uuid */
+              id: string;
+              source: string;
+              target_url: string;
+              active: boolean;
+              description: string | null;
+              has_signing_secret: boolean;
+              /** @description While set, the replaced secret also signs webhook-signature, until this time. */
+              previous_secret_expires_at: string | null;
+              outbound_headers: {
+                forward: 'authorization'[];
+                set: {
+                  [key: string]: string;
+                };
+                remove: string[];
+              };
+              dedup: {
+                /**
+                 * @description Where the provider puts its delivery id.
+                 * @enum {string}
+                 */
+                preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+                /** @description A header holding the deduplication key. */
+                header?: string;
+                /** @description Where in a JSON payload the key is (RFC 6901). */
+                json_pointer?: string;
+                /**
+                 * @description How long a key is remembered (default 24 h).
+                 * @default 86400
+                 */
+                window_seconds: number;
+              } | null;
+              /** @description Duplicates answered without storing. */
+              duplicate_count: number;
+              verification: {
+                /**
+                 * @description The provider whose signature scheme applies; `hmac` is generic.
+                 * @enum {string}
+                 */
+                preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+                /** @description hmac: the header carrying the signature. */
+                header?: string;
+                /**
+                 * @description hmac: the digest (default sha256).
+                 * @enum {string}
+                 */
+                algorithm?: 'sha1' | 'sha256' | 'sha512';
+                /**
+                 * @description hmac: how the digest is written (default hex).
+                 * @enum {string}
+                 */
+                encoding?: 'hex' | 'base64';
+                /** @description hmac: text before the digest, such as `sha256=`. */
+                prefix?: string;
+                /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+                tolerance_seconds?: number;
+              } | null;
+              has_verification_secret: boolean;
+              /** @description While set, the replaced verification secret is accepted too, until this time. */
+              previous_verification_secret_expires_at: string | null;
+              signature_failures: {
+                count: number;
+                last_at: string | null;
+              };
+              health: {
+                /** @enum {string} */
+                status: 'healthy' | 'unhealthy';
+                /** @description `gone`: the target answered 410; `failing`: no success. */
+                reason: ('gone' | 'failing') | null;
+                since: string | null;
+                /** @description Start of the current run of failed attempts. */
+                failing_since: string | null;
+                unhealthy_after_seconds: number | null;
+              };
+              ordering: {
+                /** @description Events with the same value of this header are ordered together. */
+                header?: string;
+                /** @description Events with the same value at this pointer are ordered together. */
+                json_pointer?: string;
+              } | null;
+              delivery_policy: {
+                max_attempts?: number;
+                backoff_base_seconds?: number;
+                backoff_cap_seconds?: number;
+                timeout_seconds?: number;
+              } | null;
+              /** @description ISO 8601 UTC timestamp. */
+              created_at: string;
+              /** @description ISO 8601 UTC timestamp. */
+              updated_at: string;
+            };
+            /** @description Paused events of the rule queued again, each with a fresh run of attempts. */
+            resumed_events: number;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };
@@ -6527,6 +7636,28 @@ export interface operations {
       };
     };
     responses: {
+      /** @description A duplicate: the rule's deduplication key was seen within its window (`dedup`), so nothing was stored; the original event and its status. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description The original event's id: this webhook's deduplication key was seen within the window.
+             */
+            id: string;
+            /**
+             * @description The original event's status now.
+             * @enum {string}
+             */
+            status: 'queued' | 'delivered' | 'failed' | 'paused';
+            /** @constant */
+            duplicate: true;
+          };
+        };
+      };
       /** @description Stored durably and queued for delivery. */
       202: {
         headers: {
@@ -6546,6 +7677,13 @@ export interface operations {
       };
       /** @description Not JSON (`invalid_json`), not UTF-8 (`invalid_encoding`), nested deeper than MAX_PAYLOAD_DEPTH (`payload_too_deep`), a bad source (`invalid_source`) or X-Target-Url while disabled (`target_override_disabled`). */
       400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The rule's inbound signature verification refused the webhook (`signature_invalid`); nothing was stored. */
+      401: {
         headers: {
           [name: string]: unknown;
         };

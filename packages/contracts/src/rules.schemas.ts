@@ -1,4 +1,4 @@
-import { OPT_IN_HEADERS } from '@relay/core';
+import { isRelayOwnedOutboundHeader, OPT_IN_HEADERS } from '@relay/core';
 import { z } from 'zod';
 import { sourceSchema, timestamp } from './common.schemas';
 import { ruleOptionsInput, ruleOptionsView } from './rule-options.schemas';
@@ -21,12 +21,9 @@ const outboundHeaderName = z
   .toLowerCase()
   .regex(/^[a-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'An HTTP header name.')
   .refine(
-    (name) => !RELAY_OWNED_HEADER.test(name),
-    'The relay sets this header itself (content-*, host, hop-by-hop, x-relay-*, webhook-*).',
+    (name) => !isRelayOwnedOutboundHeader(name),
+    'The relay sets this header itself (content-*, host, hop-by-hop, user-agent, x-relay-*, webhook-*).',
   );
-// Headers the relay owns on the way out: framing, hop-by-hop and its own signatures.
-const RELAY_OWNED_HEADER =
-  /^(content-length|content-type|content-encoding|transfer-encoding|host|connection|keep-alive|upgrade|te|trailer|x-relay-.*|webhook-.*)$/;
 
 export const outboundHeadersSchema = z
   .object({
@@ -42,6 +39,8 @@ export const outboundHeadersSchema = z
           .string()
           .max(1_000)
           .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'No control characters.'),
+        // The key's own message (which name is refused and why), not zod's "Invalid key in record".
+        { error: (issue) => (issue.code === 'invalid_key' ? issue.issues[0]?.message : undefined) },
       )
       .refine((v) => Object.keys(v).length <= 20, 'At most 20 headers.')
       .optional()

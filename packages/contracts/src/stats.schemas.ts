@@ -27,6 +27,7 @@ const countFields = {
   queued: z.number().int(),
   delivered: z.number().int(),
   failed: z.number().int(),
+  paused: z.number().int().describe('Waiting for their rule to be resumed (it is unhealthy).'),
 };
 export const deliveryStatsSchema = z.object({
   from: timestamp,
@@ -34,7 +35,12 @@ export const deliveryStatsSchema = z.object({
   bucket: z.enum(Object.keys(BUCKETS) as [Bucket, ...Bucket[]]),
   bucket_seconds: z.number().int(),
   total: z.number().int().describe('Events created in the window.'),
-  by_status: z.object({ queued: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
+  by_status: z.object({
+    queued: z.number().int(),
+    delivered: z.number().int(),
+    failed: z.number().int(),
+    paused: z.number().int(),
+  }),
   needs_attention: z.number().int().describe('Failed and not acknowledged.'),
   success_rate: z
     .number()

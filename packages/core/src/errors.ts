@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   last_operator: 'The platform must keep at least one operator.',
   event_not_retryable: 'Only a failed or delivered event can be retried; this one is still queued.',
   event_not_failed: 'Only a failed event can be acknowledged.',
+  event_paused:
+    'The event is paused because its rule is unhealthy: resume the rule (POST /api/rules/{id}/resume) to queue it again.',
   bulk_all_required: 'An empty filter selects every event: send "all": true beside it to mean that.',
   active_provider_exists: 'Another active provider already serves this source; deactivate it first.',
   provider_inactive: 'That provider is not active.',
@@ -53,6 +55,8 @@ export const ERROR_CODES = {
   dashboard_not_built: 'The dashboard is not built on this install: run `pnpm build`, then restart the api.',
   idempotency_key_reused: 'This Idempotency-Key was used with a different request; use a new key.',
   idempotency_in_progress: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+  signature_invalid: "The webhook's signature did not verify; nothing was stored.",
+  verification_secret_required: 'Signature verification needs a verification_secret on the rule.',
   internal_error: 'Internal server error.',
 } as const;
 

@@ -1,4 +1,10 @@
-import { forwardableHeaders, maskedHeaders, storableHeaders } from './forward-headers';
+import {
+  fixedHeaders,
+  forwardableHeaders,
+  isRelayOwnedOutboundHeader,
+  maskedHeaders,
+  storableHeaders,
+} from './forward-headers';
 
 describe('header forwarding rule', () => {
   const incoming = {
@@ -51,6 +57,30 @@ describe('header forwarding rule', () => {
       authorization: 'Bearer provider-token',
       'x-kept': '1',
     });
+  });
+
+  it('never forwards the inbound headers a rule removes, whatever their case', () => {
+    const stored = storableHeaders({ 'X-Secret': 's', 'X-Kept': '1', Authorization: 'Bearer t' });
+    expect(forwardableHeaders(stored, { remove: ['X-Secret'] })).toEqual({ 'x-kept': '1' });
+    // Removing wins over forwarding an opt-in header.
+    expect(forwardableHeaders(stored, { forward: ['authorization'], remove: ['authorization'] })).toEqual({
+      'x-kept': '1',
+      'x-secret': 's',
+    });
+  });
+
+  it("gives a rule's fixed headers lower-cased, never one of the relay's own", () => {
+    expect(fixedHeaders({})).toEqual({});
+    expect(
+      fixedHeaders({ set: { 'X-Api-Key': 'k', 'content-type': 'text/plain', 'webhook-id': 'x', host: 'h' } }),
+    ).toEqual({ 'x-api-key': 'k' });
+  });
+
+  it('names the headers a rule can neither set nor remove', () => {
+    for (const name of ['Content-Type', 'user-agent', 'x-relay-signature', 'webhook-signature', 'host', 'te'])
+      expect(isRelayOwnedOutboundHeader(name)).toBe(true);
+    for (const name of ['authorization', 'x-api-key', 'cookie', 'x-hub-signature-256'])
+      expect(isRelayOwnedOutboundHeader(name)).toBe(false);
   });
 
   it('masks credentials for viewers, keeping the scheme', () => {

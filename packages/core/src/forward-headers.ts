@@ -63,10 +63,53 @@ export function forwardableHeaders(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   const optedIn = new Set<string>(outbound.forward ?? []);
+  const removed = outbound.remove?.length ? new Set(outbound.remove.map((name) => name.toLowerCase())) : undefined;
   for (const [key, value] of Object.entries(storableHeaders(stored))) {
-    if (SET_BY_RELAY.has(key) || RELAY_PREFIXES.some((prefix) => key.startsWith(prefix))) continue;
+    if (isRelayOwned(key) || removed?.has(key)) continue;
     if ((OPT_IN_HEADERS as readonly string[]).includes(key) && !optedIn.has(key)) continue;
     out[key] = value;
+  }
+  return out;
+}
+
+const isRelayOwned = (name: string) =>
+  SET_BY_RELAY.has(name) || RELAY_PREFIXES.some((prefix) => name.startsWith(prefix));
+
+// Framing and hop-by-hop headers describe the relay's own connection to the target.
+const FRAMING = new Set([
+  'content-length',
+  'transfer-encoding',
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
+
+/**
+ * Headers a rule can neither set nor remove on the way out: framing and hop-by-hop ones, and those the
+ * relay sets itself (content-type, user-agent, its x-relay-* and webhook-* signatures).
+ */
+export function isRelayOwnedOutboundHeader(name: string): boolean {
+  const key = name.toLowerCase();
+  return FRAMING.has(key) || isRelayOwned(key);
+}
+
+/**
+ * A rule's fixed outbound headers (`outbound_headers.set`), names lower-cased so they replace inbound
+ * ones of the same name. The API refuses the relay's own names; they are skipped here too, so a row
+ * written otherwise can never replace the relay's content type or signatures.
+ */
+export function fixedHeaders(outbound: OutboundHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(outbound.set ?? {})) {
+    const key = name.toLowerCase();
+    if (!isRelayOwnedOutboundHeader(key)) out[key] = value;
   }
   return out;
 }

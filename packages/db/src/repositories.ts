@@ -7,17 +7,21 @@ import { createCredentialRepository } from './repositories/credential.repository
 import { createDomainRepository } from './repositories/domain.repository';
 import { createEventActionRepository } from './repositories/event-action.repository';
 import { createEventQueryRepository } from './repositories/event-query.repository';
+import { createEventDedupRepository } from './repositories/event-dedup.repository';
+import { createEventOrderingRepository } from './repositories/event-ordering.repository';
 import { createEventSweepRepository } from './repositories/event-sweep.repository';
 import { createEventRepository, type EventRepositoryOptions } from './repositories/event.repository';
 import { createFeedReplayRepository } from './repositories/feed-replay.repository';
 import { createHookRepository } from './repositories/hook.repository';
 import { createIdentityRepository } from './repositories/identity.repository';
 import { createIdentityProviderRepository } from './repositories/identity-provider.repository';
+import { createNotificationSettingsRepository } from './repositories/notification.repository';
 import { createOffboardingRepository } from './repositories/offboarding.repository';
 import { createOperatorRepository } from './repositories/operator.repository';
 import { createOrganizationRepository } from './repositories/organization.repository';
 import { createPlatformRepository } from './repositories/platform.repository';
 import { createProviderRepository } from './repositories/provider.repository';
+import { createRuleHealthRepository } from './repositories/rule-health.repository';
 import { createStatsRepository } from './repositories/stats.repository';
 import { createUserRepository } from './repositories/user.repository';
 
@@ -33,6 +37,7 @@ function prismaRepositories(client: Database['prisma'] | TransactionClient) {
     hooks: createHookRepository(client),
     identities: createIdentityRepository(client),
     identityProviders: createIdentityProviderRepository(client),
+    notifications: createNotificationSettingsRepository(client),
     operators: createOperatorRepository(client),
     organizations: createOrganizationRepository(client),
     platform: createPlatformRepository(client),
@@ -51,7 +56,12 @@ export function createRepositories(db: Database, options: EventRepositoryOptions
     events: createEventRepository(db.pool, options),
     eventQueries: createEventQueryRepository(db.pool),
     eventActions: createEventActionRepository(db.pool),
+    /** Idempotent ingest (rule option `dedup`): a key's claim and its event in one transaction. */
+    eventDedup: createEventDedupRepository(db.pool, createEventRepository(db.pool, options)),
+    /** Ordered delivery (rule option `ordering`): the blocked keys of a rule. */
+    eventOrdering: createEventOrderingRepository(db.pool),
     stats: createStatsRepository(db.pool),
+    ruleHealth: createRuleHealthRepository(db.pool),
     feedReplay: createFeedReplayRepository(db.pool),
     offboarding: createOffboardingRepository(db.pool),
     /** Runs `work` in one transaction: a write and its audit entry commit together or not at all. */

@@ -3,3 +3,4 @@ export * from './redis-connection';
 export * from './delivery-queue';
 export * from './hook-queue';
 export * from './event-feed';
+export * from './notification-queue';

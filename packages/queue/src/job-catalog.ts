@@ -3,9 +3,21 @@ import type { OrgId } from '@relay/core';
 // Every queue and job the relay uses, in one place. Jobs carry ids only: the database is the truth,
 // and a worker reloads the event it is told about.
 // `maintenance` carries the workers' scheduled jobs (retention): one job per schedule slot across workers.
-export const QUEUES = { delivery: 'deliveries', hooks: 'hooks', maintenance: 'maintenance' } as const;
+// `notifications` carries notices to organizations' notification URLs and the scheduled failure digest.
+export const QUEUES = {
+  delivery: 'deliveries',
+  hooks: 'hooks',
+  maintenance: 'maintenance',
+  notifications: 'notifications',
+} as const;
 
-export const JOBS = { deliver: 'deliver', hook: 'hook', retention: 'retention' } as const;
+export const JOBS = {
+  deliver: 'deliver',
+  hook: 'hook',
+  retention: 'retention',
+  notice: 'notice',
+  failureDigest: 'failure_digest',
+} as const;
 
 export interface DeliverJobData {
   orgId: OrgId;
@@ -36,4 +48,18 @@ export interface HookJobData {
   attempt?: number;
   /** Consecutive defers for the relay's own faults, as for deliveries. */
   defers?: number;
+}
+
+/**
+ * One notice for an organization's notification URL. Unlike other jobs it carries its content: a notice
+ * states a fact of its moment (a rule turned unhealthy, these events failed), not a row to reload.
+ */
+export interface NoticeJobData {
+  orgId: OrgId;
+  /** Stable across retries: `webhook-id`, so receivers can deduplicate. */
+  id: string;
+  type: 'rule.unhealthy' | 'events.failed';
+  /** ISO time of the fact. */
+  at: string;
+  data: Record<string, unknown>;
 }

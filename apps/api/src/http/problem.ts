@@ -44,6 +44,7 @@ const STATUS: Record<ErrorCode, number> = {
   last_operator: 409,
   event_not_retryable: 409,
   event_not_failed: 409,
+  event_paused: 409,
   bulk_all_required: 400,
   active_provider_exists: 409,
   provider_inactive: 422,
@@ -55,6 +56,8 @@ const STATUS: Record<ErrorCode, number> = {
   dashboard_not_built: 503,
   idempotency_key_reused: 422,
   idempotency_in_progress: 409,
+  signature_invalid: 401,
+  verification_secret_required: 422,
   internal_error: 500,
 };
 

@@ -16,9 +16,13 @@ import { credentialOperations } from './credentials/credential.operations';
 import { sessionOperations } from './sessions/session.operations';
 import { idpOperations } from './idp/idp.operations';
 import { organizationIdpOperations } from './idp/organization-idp.operations';
+import { notificationSettingsOperations } from './notifications/notification-settings.operations';
 import { userOperations } from './users/user.operations';
 import { hookOperations } from './providers/hook.operations';
 import { providerOperations } from './providers/provider.operations';
+import { ruleHealthOperations } from './providers/rule-health.operations';
+import { ruleVerificationOperations } from './providers/rule-verification.operations';
+import { ruleOrderingOperations } from './providers/rule-ordering.operations';
 import { sendOperations } from './send/send.operations';
 import { settingsOperations } from './settings/settings.operations';
 import { eventOperations } from './events/event.operations';
@@ -46,6 +50,7 @@ export const API_OPERATIONS: Operations = [
   ...sessionOperations,
   ...idpOperations,
   ...organizationIdpOperations,
+  ...notificationSettingsOperations,
   ...credentialOperations,
   ...userOperations,
   ...accountOperations,
@@ -54,6 +59,9 @@ export const API_OPERATIONS: Operations = [
   ...eventOperations,
   ...statsOperations,
   ...providerOperations,
+  ...ruleVerificationOperations,
+  ...ruleOrderingOperations,
+  ...ruleHealthOperations,
   ...hookOperations,
   ...sendOperations,
   ...settingsOperations,

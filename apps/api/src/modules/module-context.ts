@@ -42,4 +42,6 @@ export interface ModuleContext {
   };
   /** Package version, shown in the OpenAPI document. */
   version: string;
+  /** Tests: the clock rule options follow (deduplication windows); absent: the real one. */
+  now?: () => Date;
 }

@@ -5,6 +5,7 @@ import { createAuditService } from './audit/audit.service';
 import { createCredentialService } from './credentials/credential.service';
 import { createDomainService } from './domains/domain.service';
 import { createDocsService } from './docs/docs.service';
+import { createInboundVerifier } from './ingest/inbound-verification';
 import { createIngestRuleLookup } from './ingest/ingest-rules';
 import { createWebhookService } from './ingest/webhook.service';
 import { createBootstrapService } from './platform/bootstrap.service';
@@ -22,10 +23,14 @@ import { createSessionService } from './sessions/session.service';
 import { identityProviderFor as identityProviderLookup } from './idp/identity-provider';
 import { loginOrganizationResolver } from './idp/login-organization';
 import { createOrganizationIdpService } from './idp/organization-idp.service';
+import { createNotificationSettingsService } from './notifications/notification-settings.service';
 import { createIdpLoginService } from './idp/idp-login.service';
 import { createOidcConfigurations } from './idp/oidc-configurations';
 import { createHookService } from './providers/hook.service';
 import { createProviderService } from './providers/provider.service';
+import { createRuleHealthService } from './providers/rule-health.service';
+import { createVerificationSecretService } from './providers/verification-secret.service';
+import { createRuleOrderingService } from './providers/rule-ordering.service';
 import { createSendService } from './send/send.service';
 import { createSettingsService } from './settings/settings.service';
 import { createStatsService } from './stats/stats.service';
@@ -67,6 +72,12 @@ export function createServices(ctx: ModuleContext) {
         providers: ctx.repositories.providers,
         cacheMs: ctx.config.INGEST_HOST_CACHE_MS,
       }),
+      now: ctx.now,
+      verify: createInboundVerifier({
+        keys: ctx.config.SECRET_ENCRYPTION_KEYS,
+        providers: ctx.repositories.providers,
+        logger: ctx.logger,
+      }),
     }),
     domains: createDomainService({
       repositories: ctx.repositories,
@@ -94,6 +105,11 @@ export function createServices(ctx: ModuleContext) {
       config: ctx.config,
       targetPolicy: ctx.targetPolicy,
     }),
+    notificationSettings: createNotificationSettingsService({
+      repositories: ctx.repositories,
+      targetPolicy: ctx.targetPolicy,
+      secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
+    }),
     credentials: createCredentialService({ repositories: ctx.repositories }),
     users: createUserService({ repositories: ctx.repositories, passwords: ctx.passwords, quota: ctx.limits.quota }),
     passwords: createPasswordService({
@@ -113,6 +129,17 @@ export function createServices(ctx: ModuleContext) {
       repositories: ctx.repositories,
       targetPolicy: ctx.targetPolicy,
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
+    }),
+    ruleOrdering: createRuleOrderingService({ repositories: ctx.repositories }),
+    verificationSecrets: createVerificationSecretService({
+      repositories: ctx.repositories,
+      secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
+    }),
+    ruleHealth: createRuleHealthService({
+      repositories: ctx.repositories,
+      queue: ctx.queue,
+      feed: ctx.feed,
+      logger: ctx.logger,
     }),
     hooks: createHookService({ repositories: ctx.repositories, targetPolicy: ctx.targetPolicy }),
     send: createSendService({

@@ -3,6 +3,8 @@ import type { Colors } from '../output/colors';
 import { formatTable } from '../output/table';
 import { ago } from './command-kit';
 import { formatFields, yesNo, type BodyOf } from './admin-kit';
+import { ruleOptionFields } from './rule-option-views';
+import { healthText } from './rule-health-view';
 
 export type Rule = AnswerOf<'/rules/{id}', 'get'>;
 export type Hook = AnswerOf<'/rules/{id}/hooks', 'get'>['hooks'][number];
@@ -29,6 +31,7 @@ export function ruleDetail(rule: Rule, colors: Colors): string {
     ['source', rule.source],
     ['target', rule.target_url],
     ['state', activeText(colors, rule.active)],
+    ['health', healthText(rule.health, colors)],
     ['description', rule.description ?? '-'],
     ['signing secret', rule.has_signing_secret ? 'set (never shown)' : 'none'],
   ];
@@ -36,6 +39,7 @@ export function ruleDetail(rule: Rule, colors: Colors): string {
     fields.push(['previous secret', `also signs until ${rule.previous_secret_expires_at}`]);
   fields.push(
     ['forwards', rule.outbound_headers.forward.length ? rule.outbound_headers.forward.join(', ') : '-'],
+    ...ruleOptionFields(rule),
     ['created', `${rule.created_at} (${ago(rule.created_at)})`],
     ['updated', `${rule.updated_at} (${ago(rule.updated_at)})`],
   );

@@ -1,17 +1,17 @@
 import { dataOf } from '@relay/client';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { CommandContext } from '../context';
 import { UsageError } from '../errors';
-import { oneOf, readSecretFromStdin } from './admin-kit';
-import { collect, positiveInt, withExamples } from './command-kit';
+import { readSecretFromStdin } from './admin-kit';
+import { positiveInt, withExamples } from './command-kit';
+import { addRuleOptionFlags, needsStoredRule, ruleOptionsBody, type RuleOptionFlags } from './rule-option-flags';
 import { ruleDetail, type RuleCreateBody, type RuleUpdateBody } from './rule-views';
+import { registerResume } from './rules-health-command';
+import { registerRotateVerification } from './rules-verification-command';
 
-// Inbound headers a rule may opt in to forwarding (the API's OPT_IN_HEADERS).
-const FORWARDABLE = ['authorization'] as const;
-type Forwardable = (typeof FORWARDABLE)[number];
-const forwardable = oneOf(FORWARDABLE, '--forward-header');
+const byId = (id: string) => ({ params: { path: { id } } });
 
-interface RuleFlags {
+interface RuleFlags extends RuleOptionFlags {
   source?: string;
   target?: string;
   description?: string;
@@ -19,37 +19,51 @@ interface RuleFlags {
   inactive?: boolean;
   signingSecretStdin?: boolean;
   clearSigningSecret?: boolean;
-  forwardHeader?: string[];
-  clearForwardHeaders?: boolean;
 }
 
-const forwards = (names: string[]): { forward: Forwardable[] } => ({ forward: names.map(forwardable) });
+/** Reads the secrets a command's flags ask for from stdin: there is one stdin, so one secret per call. */
+async function secretsFromStdin(flags: RuleFlags, ctx: CommandContext, body: RuleUpdateBody) {
+  if (flags.signingSecretStdin && flags.verificationSecretStdin)
+    throw new UsageError('stdin holds one secret: give --signing-secret-stdin or --verification-secret-stdin');
+  if (flags.signingSecretStdin) body.signing_secret = await readSecretFromStdin(ctx.deps.stdin, 'signing secret');
+  if (flags.verificationSecretStdin)
+    body.verification_secret = await readSecretFromStdin(ctx.deps.stdin, 'verification secret');
+}
 
 function registerCreate(rules: Command, ctx: CommandContext) {
-  const create = rules
-    .command('create')
-    .description('Create a rule: deliver the webhooks of one source to a target URL')
-    .requiredOption('--source <source>', 'the webhook source it serves (the first path segment of ingest)')
-    .requiredOption('--target <url>', 'where its webhooks are delivered (http or https)')
-    .option('--description <text>', 'a note for people')
-    .option('--inactive', 'create it turned off')
-    .option('--signing-secret-stdin', 'read a signing secret (16-256 characters) from stdin; it is never shown')
-    .option('--forward-header <name>', 'an inbound header withheld by default to forward (authorization)', collect)
-    .action(async (flags: RuleFlags, cmd: Command) => {
-      const out = ctx.output(cmd);
-      const { client } = await ctx.connect(cmd);
-      const body: RuleCreateBody = { source: flags.source!, target_url: flags.target!, active: !flags.inactive };
-      if (flags.description !== undefined) body.description = flags.description;
-      if (flags.signingSecretStdin) body.signing_secret = await readSecretFromStdin(ctx.deps.stdin, 'signing secret');
-      if (flags.forwardHeader) body.outbound_headers = forwards(flags.forwardHeader);
-      const rule = await dataOf(client.POST('/rules', { body }));
-      out.result(rule, (r) => `Created rule ${r.id}.\n${ruleDetail(r, out.colors)}`);
-    });
+  const create = addRuleOptionFlags(
+    rules
+      .command('create')
+      .description('Create a rule: deliver the webhooks of one source to a target URL')
+      .requiredOption('--source <source>', 'the webhook source it serves (the first path segment of ingest)')
+      .requiredOption('--target <url>', 'where its webhooks are delivered (http or https)')
+      .option('--description <text>', 'a note for people')
+      .option('--inactive', 'create it turned off')
+      .option('--signing-secret-stdin', 'read a signing secret (16-256 characters) from stdin; it is never shown'),
+    false,
+  ).action(async (flags: RuleFlags, cmd: Command) => {
+    const out = ctx.output(cmd);
+    const body: RuleCreateBody = {
+      source: flags.source!,
+      target_url: flags.target!,
+      active: !flags.inactive,
+      ...ruleOptionsBody(flags),
+    };
+    if (flags.description !== undefined) body.description = flags.description;
+    await secretsFromStdin(flags, ctx, body);
+    const { client } = await ctx.connect(cmd);
+    const rule = await dataOf(client.POST('/rules', { body }));
+    out.result(rule, (r) => `Created rule ${r.id}.\n${ruleDetail(r, out.colors)}`);
+  });
   withExamples(
     create,
     'relay rules create --source github --target https://ci.example.com/hooks',
     'relay rules create --source stripe --target https://shop.example.com/stripe --signing-secret-stdin < secret.txt',
     'relay rules create --source jira --target https://x.example.com --forward-header authorization --inactive',
+    'relay rules create --source github --target https://ci.example.com --dedup github --verify github ' +
+      '--verification-secret-stdin < github-secret.txt',
+    'relay rules create --source shop --target https://x.example.com --ordering pointer:/customer_id ' +
+      '--max-attempts 5 --backoff-cap 1h --set-header x-team=payments --remove-header cookie',
   );
 }
 
@@ -64,36 +78,42 @@ function updateBody(flags: RuleFlags): RuleUpdateBody {
   if (flags.description !== undefined) body.description = flags.description;
   if (flags.clearDescription) body.description = null;
   if (flags.clearSigningSecret) body.signing_secret = null;
-  if (flags.forwardHeader) body.outbound_headers = forwards(flags.forwardHeader);
-  if (flags.clearForwardHeaders) body.outbound_headers = { forward: [] };
   return body;
 }
 
 function registerUpdate(rules: Command, ctx: CommandContext) {
-  const update = rules
-    .command('update <id>')
-    .description('Change a rule; only the fields given change (enable/disable turn it on and off)')
-    .option('--source <source>', 'a new source')
-    .option('--target <url>', 'a new target URL')
-    .option('--description <text>', 'a new description')
-    .option('--clear-description', 'remove the description')
-    .option('--signing-secret-stdin', 'replace the signing secret with one read from stdin (see rotate-secret)')
-    .option('--clear-signing-secret', 'stop signing deliveries')
-    .option('--forward-header <name>', 'forward these opt-in inbound headers (replaces the list)', collect)
-    .addOption(new Option('--clear-forward-headers', 'forward no opt-in header').conflicts('forwardHeader'))
-    .action(async (id: string, flags: RuleFlags, cmd: Command) => {
-      const out = ctx.output(cmd);
-      const body = updateBody(flags);
-      if (flags.signingSecretStdin) body.signing_secret = await readSecretFromStdin(ctx.deps.stdin, 'signing secret');
-      if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one option');
-      const { client } = await ctx.connect(cmd);
-      const rule = await dataOf(client.PATCH('/rules/{id}', { params: { path: { id } }, body }));
-      out.result(rule, (r) => `Updated rule ${r.id}.\n${ruleDetail(r, out.colors)}`);
-    });
+  const update = addRuleOptionFlags(
+    rules
+      .command('update <id>')
+      .description('Change a rule; only the fields given change (enable/disable turn it on and off)')
+      .option('--source <source>', 'a new source')
+      .option('--target <url>', 'a new target URL')
+      .option('--description <text>', 'a new description')
+      .option('--clear-description', 'remove the description')
+      .option('--signing-secret-stdin', 'replace the signing secret with one read from stdin (see rotate-secret)')
+      .option('--clear-signing-secret', 'stop signing deliveries'),
+    true,
+  ).action(async (id: string, flags: RuleFlags, cmd: Command) => {
+    const out = ctx.output(cmd);
+    const body = updateBody(flags);
+    // A flag changing part of an option (--dedup-window alone, --max-attempts…) keeps the rest as stored.
+    const partial = needsStoredRule(flags);
+    if (!partial) Object.assign(body, ruleOptionsBody(flags));
+    const secret = flags.signingSecretStdin || flags.verificationSecretStdin;
+    if (!partial && !secret && Object.keys(body).length === 0)
+      throw new UsageError('nothing to change: give at least one option');
+    const { client } = await ctx.connect(cmd);
+    if (partial) Object.assign(body, ruleOptionsBody(flags, await dataOf(client.GET('/rules/{id}', byId(id)))));
+    await secretsFromStdin(flags, ctx, body);
+    const rule = await dataOf(client.PATCH('/rules/{id}', { ...byId(id), body }));
+    out.result(rule, (r) => `Updated rule ${r.id}.\n${ruleDetail(r, out.colors)}`);
+  });
   withExamples(
     update,
     'relay rules update 0192f0c4-… --target https://new.example.com/hooks',
     'relay rules update 0192f0c4-… --clear-description --clear-signing-secret',
+    'relay rules update 0192f0c4-… --dedup-window 48h --unhealthy-after 2d --no-ordering',
+    'relay rules update 0192f0c4-… --no-verify --no-delivery-policy --clear-set-headers',
   );
 }
 
@@ -123,4 +143,6 @@ export function registerRuleWriteCommands(rules: Command, ctx: CommandContext): 
   registerCreate(rules, ctx);
   registerUpdate(rules, ctx);
   registerRotate(rules, ctx);
+  registerRotateVerification(rules, ctx);
+  registerResume(rules, ctx);
 }

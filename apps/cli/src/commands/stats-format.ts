@@ -24,6 +24,8 @@ export function statsText(stats: DeliveryStats, colors: Colors): string {
     line('delivered', colors.green(String(stats.by_status.delivered))),
     line('failed', colors.red(String(stats.by_status.failed)) + attention),
     line('queued', colors.blue(String(stats.by_status.queued))),
+    // Paused: waiting for an unhealthy rule to be resumed (`relay rules resume <id>`).
+    line('paused', colors.yellow(String(stats.by_status.paused))),
     line('success rate', percent(stats.success_rate)),
     line('latency', (['p50', 'p95', 'p99'] as const).map((p) => `${p} ${latency(stats.latency_ms[p])}`).join(', ')),
   ];
@@ -34,6 +36,7 @@ export function statsText(stats: DeliveryStats, colors: Colors): string {
       { header: 'delivered', value: (s) => String(s.delivered), align: 'right' },
       { header: 'failed', value: (s) => String(s.failed), align: 'right' },
       { header: 'queued', value: (s) => String(s.queued), align: 'right' },
+      { header: 'paused', value: (s) => String(s.paused), align: 'right' },
     ]);
     lines.push('', table);
   }

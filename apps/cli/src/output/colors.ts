@@ -29,8 +29,8 @@ export function colorsFor(options: { isTty: boolean; noColor: boolean; forceColo
 }
 
 /** The colour of an event status wherever one is shown. */
-export const statusStyle = (status: string): Style =>
-  status === 'delivered' ? 'green' : status === 'failed' ? 'red' : status === 'queued' ? 'blue' : 'gray';
+const STATUS_STYLES: Record<string, Style> = { delivered: 'green', failed: 'red', queued: 'blue', paused: 'yellow' };
+export const statusStyle = (status: string): Style => STATUS_STYLES[status] ?? 'gray';
 
 // eslint-disable-next-line no-control-regex -- the escape sequences this file writes
 const ansi = /\u001b\[[0-9;]*m/g;

@@ -71,12 +71,12 @@ export async function startFakeApi(events: EventRow[]): Promise<FakeApi> {
         to: '2026-01-02T00:00:00.000Z',
         bucket: '1h',
         bucket_seconds: 3600,
-        total: 7,
-        by_status: { queued: 1, delivered: 4, failed: 2 },
+        total: 8,
+        by_status: { queued: 1, delivered: 4, failed: 2, paused: 1 },
         needs_attention: 2,
         success_rate: 4 / 6,
         latency_ms: { p50: 12, p95: 80, p99: 95 },
-        by_source: [{ source: 'github', total: 7, queued: 1, delivered: 4, failed: 2 }],
+        by_source: [{ source: 'github', total: 8, queued: 1, delivered: 4, failed: 2, paused: 1 }],
         series: [],
       });
     if (!one || !event) return send(res, 404, { title: 'Not found', status: 404, code: 'not_found' });

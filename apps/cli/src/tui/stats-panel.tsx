@@ -28,6 +28,8 @@ export function StatsPanel({ stats, height, width }: { stats: Stats | undefined;
         <Text {...theme.status('failed')}>{`failed ${s.failed}`}</Text>
         {'   '}
         <Text {...theme.status('queued')}>{`queued ${s.queued}`}</Text>
+        {'   '}
+        <Text {...theme.status('paused')}>{`paused ${s.paused}`}</Text>
       </Text>
       <Text wrap="truncate-end">
         {`  needs attention ${stats.needs_attention}   success rate ${pct(stats.success_rate)}`}

@@ -145,6 +145,7 @@ describe('TuiApp against a fake API', () => {
     await press('s');
     await shows('success rate 66.7%');
     expect(frame()).toContain('latency p50 12 ms');
+    expect(frame()).toContain('paused 1');
     await press(ESC);
     await shows('STATUS');
     app.unmount();

@@ -1,6 +1,7 @@
 import { Badge } from '@mantine/core';
 
-const colors: Record<string, string> = { queued: 'blue', delivered: 'green', failed: 'red' };
+// paused: the event waits for its unhealthy rule to be resumed.
+const colors: Record<string, string> = { queued: 'blue', delivered: 'green', failed: 'red', paused: 'yellow' };
 
 export function StatusBadge({ status, acknowledged }: { status: string; acknowledged?: boolean }) {
   return (

@@ -31,7 +31,9 @@ afterAll(async () => {
   await testDb.drop();
 });
 beforeEach(async () => {
-  await db.pool.query('TRUNCATE events, delivery_attempts, event_search, event_search_pending, audit_entries');
+  await db.pool.query(
+    'TRUNCATE events, event_ordering, delivery_attempts, event_search, event_search_pending, audit_entries',
+  );
   await db.pool.query('UPDATE organizations SET retention_days = NULL');
 });
 
@@ -160,8 +162,9 @@ describe('retention run', () => {
       { repository: spy, metrics, batchSize: 2 },
     ).runOnce();
     expect(totals).toMatchObject({ events: 8, attempts: 10, search: 5, auditEntries: 3, complete: true });
-    // 2 + 2 + 1 and 2 + 1 events, then 2 + 1 audit entries: one statement each.
-    expect(totals.batches).toBe(7);
+    // 2 + 2 + 1 and 2 + 1 events, one for expired deduplication keys (none), then 2 + 1 audit entries:
+    // one statement each.
+    expect(totals.batches).toBe(8);
     expect(seen).toEqual(['default', 'hosted', 'default', 'hosted', 'default']);
     expect(deleted).toEqual({ events: 8, delivery_attempts: 10, event_search: 5, audit_entries: 3 });
     expect(runs).toEqual(['ok']);
@@ -174,6 +177,35 @@ describe('retention run', () => {
     expect(await eventsOf(ORG)).toBe(4);
     const second = await runWith({ ...OFF, retentionDays: 30 }, { batchSize: 2 }).runOnce();
     expect(second).toMatchObject({ events: 4, complete: true });
+  });
+
+  it('deletes expired deduplication keys in batches on every run, even with retention off', async () => {
+    const { rows } = await db.pool.query<{ id: string }>(
+      `INSERT INTO providers (id, organization_id, source, target_url, updated_at)
+       VALUES (gen_random_uuid(), $1, 'dedup-retention', 'http://127.0.0.1:1/', now()) RETURNING id`,
+      [ORG],
+    );
+    const seedKeys = (prefix: string, expiresAt: Date, n: number) =>
+      db.pool.query(
+        `INSERT INTO event_dedup (organization_id, provider_id, dedup_key, event_id, expires_at)
+         SELECT $1, $2, $3 || i, gen_random_uuid(), ($4::timestamptz AT TIME ZONE 'UTC') FROM generate_series(1, $5) i`,
+        [ORG, rows[0]!.id, prefix, expiresAt.toISOString(), n],
+      );
+    await seedKeys('expired-', new Date(NOW.getTime() - 1_000), 5);
+    await seedKeys('at-now-', NOW, 1);
+    await seedKeys('live-', new Date(NOW.getTime() + 1_000), 3);
+    const keys = async () =>
+      (await db.pool.query<{ key: string }>('SELECT dedup_key AS key FROM event_dedup ORDER BY 1')).rows.map(
+        (r) => r.key,
+      );
+
+    const { metrics, deleted } = recorder();
+    const totals = await runWith(OFF, { metrics, batchSize: 2 }).runOnce();
+    // 2 + 2 + 2 expired keys (the one expiring at the run's moment is expired too), then none left.
+    expect(totals).toMatchObject({ events: 0, dedupKeys: 6, batches: 4, complete: true });
+    expect(deleted).toEqual({ event_dedup: 6 });
+    expect(await keys()).toEqual(['live-1', 'live-2', 'live-3']);
+    await db.pool.query('DELETE FROM providers WHERE id = $1', [rows[0]!.id]);
   });
 
   it('counts a failed run and lets the error reach the job', async () => {

@@ -31,6 +31,8 @@ export interface RetentionTotals {
   search: number;
   searchPending: number;
   auditEntries: number;
+  /** Deduplication keys whose window had passed (deleted whatever the retention settings say). */
+  dedupKeys: number;
   /** Organizations whose events were due for retention in this run. */
   organizations: number;
   batches: number;
@@ -48,8 +50,8 @@ interface Cursor {
 // Deletes what retention says is old, in small batches: one statement per batch, each its own short
 // transaction that locks at most RETENTION_BATCH_SIZE rows (SKIP LOCKED: never waits for a delivery).
 // Organizations take turns, one batch each per round, so a large organization cannot use the whole time
-// budget while a small one waits; then audit entries. A pause between batches leaves the database to
-// ingest and deliveries.
+// budget while a small one waits; then expired deduplication keys, then audit entries. A pause between
+// batches leaves the database to ingest and deliveries.
 export function createRetentionRun(deps: RetentionDeps) {
   const now = deps.now ?? (() => new Date());
   const pauseMs = deps.pauseMs ?? 10;
@@ -70,6 +72,7 @@ export function createRetentionRun(deps: RetentionDeps) {
       search: 0,
       searchPending: 0,
       auditEntries: 0,
+      dedupKeys: 0,
       organizations: 0,
       batches: 0,
       complete: false,
@@ -108,6 +111,16 @@ export function createRetentionRun(deps: RetentionDeps) {
       active = next;
     }
 
+    // Expired deduplication keys are no user data: they go on every run, retention settings or not.
+    for (;;) {
+      if (outOfTime()) return finish(totals, started, false);
+      const deleted = await deps.repository.deleteExpiredDedupBatch(at, deps.batchSize);
+      totals.dedupKeys += deleted;
+      count('event_dedup', deleted);
+      await between();
+      if (deleted < deps.batchSize) break;
+    }
+
     const auditBefore = auditCutoff(deps.settings, at);
     if (auditBefore) {
       for (;;) {
@@ -130,7 +143,7 @@ export function createRetentionRun(deps: RetentionDeps) {
     try {
       const totals = await run(at);
       deps.metrics?.run('ok');
-      const level = totals.events + totals.auditEntries > 0 || !totals.complete ? 'info' : 'debug';
+      const level = totals.events + totals.auditEntries + totals.dedupKeys > 0 || !totals.complete ? 'info' : 'debug';
       deps.logger[level]({ retention: totals }, totals.complete ? 'retention run done' : 'retention run stopped early');
       return totals;
     } catch (err) {

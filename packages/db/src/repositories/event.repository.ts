@@ -1,7 +1,15 @@
 import { toStorableText, type EventStatus, type FailureReason, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { INSERT_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES, toStoredEvent, type EventRow } from './event.sql';
+import { recordAndRelease, type OrderingHead } from './event-ordering.repository';
+import {
+  INSERT_EVENTS,
+  INSERT_ORDERED_EVENTS,
+  LOAD_EVENTS,
+  RECORD_OUTCOMES,
+  toStoredEvent,
+  type EventRow,
+} from './event.sql';
 
 export interface NewEvent {
   id: string;
@@ -14,6 +22,8 @@ export interface NewEvent {
   body: Uint8Array;
   headers: Record<string, string>;
   nextAttemptAt: Date;
+  /** The rule's ordering key (rule option `ordering`): an event_ordering row is written with the event. */
+  orderingKey?: string;
 }
 
 export interface EventRepositoryOptions {
@@ -65,16 +75,23 @@ export type EventUpdate =
 export interface Outcome extends EventRef {
   attempt: NewAttempt | null;
   update: EventUpdate;
+  /** The event's rule orders delivery: a final outcome releases the event's ordering key. */
+  ordered?: boolean;
 }
 
 // The ingest and delivery hot paths, written in SQL over the shared pool: each statement handles a
 // whole batch in one round trip.
 export function createEventRepository(pool: pg.Pool, options: EventRepositoryOptions) {
   return {
-    /** One insert for a whole ingest batch (rows may belong to different organizations). */
-    async insertMany(rows: readonly NewEvent[]): Promise<void> {
+    /**
+     * One insert for a whole ingest batch (rows may belong to different organizations); `db` is a
+     * transaction's client when the insert must commit with other writes (a deduplication key).
+     */
+    async insertMany(rows: readonly NewEvent[], db: Pick<pg.Pool, 'query'> = pool): Promise<void> {
       if (rows.length === 0) return;
-      await pool.query(INSERT_EVENTS, [
+      // Only a batch with ordering keys pays for their rows: the plain statement is unchanged.
+      const ordered = rows.some((r) => r.orderingKey !== undefined);
+      await db.query(ordered ? INSERT_ORDERED_EVENTS : INSERT_EVENTS, [
         rows.map((r) => r.id),
         rows.map((r) => r.organizationId),
         rows.map((r) => r.source),
@@ -84,6 +101,7 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         rows.map((r) => r.nextAttemptAt),
         options.defaultTargetUrl ?? null,
         rows.map((r) => r.providerId ?? null),
+        ...(ordered ? [rows.map((r) => r.orderingKey ?? null)] : []),
       ]);
     },
 
@@ -102,13 +120,15 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
     /**
      * Stores attempts and new event states for a batch of deliveries, atomically, in one statement.
      * Text from the target (excerpt, error) is made storable first: one NUL would fail the batch.
+     * Finished ordered events release their ordering keys in the same transaction; the keys' next
+     * events are returned, to be enqueued.
      */
-    async recordOutcomes(outcomes: readonly Outcome[]): Promise<void> {
-      if (outcomes.length === 0) return;
+    async recordOutcomes(outcomes: readonly Outcome[]): Promise<OrderingHead[]> {
+      if (outcomes.length === 0) return [];
       const withAttempt = outcomes.filter((o): o is Outcome & { attempt: NewAttempt } => o.attempt !== null);
       const a = (pick: (o: Outcome & { attempt: NewAttempt }) => unknown) => withAttempt.map(pick);
       const u = (pick: (o: Outcome) => unknown) => outcomes.map(pick);
-      await pool.query(RECORD_OUTCOMES, [
+      const values = [
         a((o) => o.id),
         a((o) => o.orgId),
         a((o) => o.attempt.attemptNumber),
@@ -129,7 +149,13 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         u((o) => (o.update.status === 'delivered' ? null : toStorableText(o.update.error))),
         u((o) => (o.update.status === 'delivered' ? o.update.at : null)),
         a(() => uuidv7()),
-      ]);
+      ];
+      const released = outcomes.filter(
+        (o) => o.ordered === true && (o.update.status === 'delivered' || o.update.status === 'failed'),
+      );
+      if (released.length > 0) return recordAndRelease(pool, { text: RECORD_OUTCOMES, values }, released);
+      await pool.query(RECORD_OUTCOMES, values);
+      return [];
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { EventStatus, OrgId } from '@relay/core';
 import { ACTIVE_PROVIDER_JOIN } from '../target.sql';
+import { INSERT_ORDERING_ROWS } from './event-ordering.sql';
 import type { StoredEvent } from './event.repository';
 
 // Timestamps: Prisma stores DateTime as UTC in `timestamp` columns. Parameters go in as timestamptz
@@ -12,7 +13,7 @@ export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_u
 
 // An X-Target-Url override wins; otherwise the target is selected in the same statement. Each event is
 // marked for the search indexer in the same statement (one round trip, one transaction).
-export const INSERT_EVENTS = `
+const STORE_EVENTS = `
 WITH stored AS (
   INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers,
     next_attempt_at, status, attempt_count, created_at, updated_at)
@@ -24,9 +25,13 @@ WITH stored AS (
   FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
     AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
   ${ACTIVE_PROVIDER_JOIN}
-  RETURNING id, organization_id
-)
+  RETURNING id, organization_id, provider_id
+)`;
+const MARK_FOR_SEARCH = `
 INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored`;
+export const INSERT_EVENTS = `${STORE_EVENTS}${MARK_FOR_SEARCH}`;
+/** A batch with ordering keys ($10) also writes their event_ordering rows, in the same statement. */
+export const INSERT_ORDERED_EVENTS = `${STORE_EVENTS},${INSERT_ORDERING_ROWS}${MARK_FOR_SEARCH}`;
 
 /** An event's searchable text: source, payload and headers (written by the search indexer). */
 export const SEARCH_TEXT = (e: string) =>

@@ -164,6 +164,14 @@ async function activeConflict(tx: Tx, orgId: OrgId, source: string, exceptId: st
   return other !== null;
 }
 
+const SECRET_COLUMNS = [
+  'signingSecret',
+  'previousSigningSecret',
+  'verificationSecret',
+  'previousVerificationSecret',
+] as const;
+type SecretColumn = (typeof SECRET_COLUMNS)[number];
+
 export function createProviderRepository(prisma: DbClient) {
   return {
     async create(orgId: OrgId, data: NewProvider): Promise<ProviderWrite> {
@@ -222,24 +230,34 @@ export function createProviderRepository(prisma: DbClient) {
       return row ? toRecord(row) : null;
     },
 
+    /** A webhook refused by the rule's signature verification: counted with one UPDATE, shown on the rule. */
+    async recordSignatureFailure(orgId: OrgId, id: string, at: Date): Promise<void> {
+      await prisma.provider.updateMany({
+        where: { id, organizationId: orgId },
+        data: { signatureFailureCount: { increment: 1 }, lastSignatureFailureAt: at },
+      });
+    },
+
     /**
      * Re-writes every stored secret for which `reseal` returns a new value (all organizations): used
      * at start to encrypt rows from before encryption and re-seal rows under a retired key. Each row
      * is compared-and-set, so two api processes starting together cannot overwrite a newer secret.
      */
     async resealSecrets(reseal: (stored: string) => string | undefined): Promise<number> {
+      // The signing secrets and the verification secrets (inbound signatures) alike.
+      const columns = SECRET_COLUMNS;
       const rows = await prisma.provider.findMany({
-        where: { OR: [{ signingSecret: { not: null } }, { previousSigningSecret: { not: null } }] },
-        select: { id: true, signingSecret: true, previousSigningSecret: true },
+        where: { OR: columns.map((c) => ({ [c]: { not: null } })) },
+        select: { id: true, ...Object.fromEntries(columns.map((c) => [c, true])) },
       });
       let changed = 0;
-      for (const row of rows) {
+      for (const row of rows as unknown as ({ id: string } & Record<SecretColumn, string | null>)[]) {
         const next = (stored: string | null) => (stored === null ? stored : (reseal(stored) ?? stored));
-        const [signingSecret, previousSigningSecret] = [next(row.signingSecret), next(row.previousSigningSecret)];
-        if (signingSecret === row.signingSecret && previousSigningSecret === row.previousSigningSecret) continue;
+        const data = Object.fromEntries(columns.map((c) => [c, next(row[c])])) as Record<SecretColumn, string | null>;
+        if (columns.every((c) => data[c] === row[c])) continue;
         const { count } = await prisma.provider.updateMany({
-          where: { id: row.id, signingSecret: row.signingSecret, previousSigningSecret: row.previousSigningSecret },
-          data: { signingSecret, previousSigningSecret },
+          where: { id: row.id, ...Object.fromEntries(columns.map((c) => [c, row[c]])) },
+          data,
         });
         changed += count;
       }

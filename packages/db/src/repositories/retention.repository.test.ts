@@ -27,7 +27,9 @@ afterAll(async () => {
   await testDb.drop();
 });
 beforeEach(async () => {
-  await db.pool.query('TRUNCATE events, delivery_attempts, event_search, event_search_pending, audit_entries');
+  await db.pool.query(
+    'TRUNCATE events, event_ordering, delivery_attempts, event_search, event_search_pending, audit_entries',
+  );
 });
 
 const count = async (sql: string, params: unknown[] = []) =>

@@ -65,6 +65,13 @@ const DELETE_AUDIT_BATCH = `
 DELETE FROM audit_entries WHERE id IN (
   SELECT id FROM audit_entries WHERE created_at < ${at(1)} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
 
+// Deduplication keys whose window has passed (all organizations), oldest first over
+// event_dedup_expires_at_idx. They are no user data, so they go whatever the retention settings say.
+const DELETE_EXPIRED_DEDUP_BATCH = `
+DELETE FROM event_dedup WHERE (organization_id, provider_id, dedup_key) IN (
+  SELECT organization_id, provider_id, dedup_key FROM event_dedup WHERE expires_at <= ${at(1)}
+  ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+
 const EPOCH = new Date(0);
 
 // Retention is the second reader that works across organizations (after the sweeper): it sees ids and
@@ -111,6 +118,11 @@ export function createRetentionRepository(pool: pg.Pool) {
     /** Deletes up to `limit` audit entries created before `before`; returns how many. */
     async deleteAuditBatch(before: Date, limit: number): Promise<number> {
       return (await pool.query(DELETE_AUDIT_BATCH, [before.toISOString(), limit])).rowCount ?? 0;
+    },
+
+    /** Deletes up to `limit` deduplication keys that expired at or before `now`; returns how many. */
+    async deleteExpiredDedupBatch(now: Date, limit: number): Promise<number> {
+      return (await pool.query(DELETE_EXPIRED_DEDUP_BATCH, [now.toISOString(), limit])).rowCount ?? 0;
     },
 
     /** How many events and attempts of an organization are due now (the dry run; deletes nothing). */

@@ -16,7 +16,8 @@ const retryEvent = defineTool({
     'Starts a new delivery run of one failed or delivered event: it is queued again and sent to its target with ' +
     'a fresh set of attempts (same webhook-id, so receivers can de-duplicate). Use it after the cause of a ' +
     'failure is fixed; confirm with the user first, since a delivered event is delivered again. A queued event ' +
-    'cannot be retried (event_not_retryable). Returns at once: check the outcome later with get_event.',
+    'cannot be retried (event_not_retryable), nor a paused one (event_paused: resume its rule with resume_rule). ' +
+    'Returns at once: check the outcome later with get_event.',
   access: send,
   input: { id: eventId },
   output: {

@@ -35,8 +35,8 @@ const listEvents = defineTool({
   name: 'list_events',
   title: 'List events',
   description:
-    'Search the stored webhooks (events), newest first. Each has a status: queued (being delivered), delivered ' +
-    'or failed (every attempt of its run failed). To find what went wrong, filter status "failed" or ' +
+    'Search the stored webhooks (events), newest first. Each has a status: queued (being delivered), delivered, ' +
+    'failed (every attempt of its run failed) or paused (its rule is unhealthy; resume_rule). To find what went wrong, filter status "failed" or ' +
     'needs_attention true (failed and not acknowledged), optionally by source and a from/to time range. ' +
     'Returns summaries (no payloads) with total and pages; use get_event for one event, list_event_attempts ' +
     `for why it failed. per_page defaults to ${PER_PAGE_DEFAULT}, at most ${PER_PAGE_MAX}.`,

@@ -6,7 +6,7 @@ import { truncated } from '../truncate';
 type ApiSummary = AnswerOf<'/events', 'get'>['events'][number];
 type ApiDetail = AnswerOf<'/events/{id}', 'get'>;
 
-export const EVENT_STATUSES = ['queued', 'delivered', 'failed'] as const;
+export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused'] as const;
 
 /** One event in a list: enough to choose which one to look at, never its payload. */
 export const eventSummaryShape = {
@@ -38,7 +38,12 @@ export const isoTime = z.iso.datetime({ offset: true });
 /** The list filters of GET /events and of bulk actions, as an assistant fills them in. */
 export const eventFilterShape = {
   search: z.string().min(1).max(200).optional().describe('Case-insensitive text in the source, payload and headers.'),
-  status: z.enum(EVENT_STATUSES).optional().describe('queued (being delivered), delivered or failed.'),
+  status: z
+    .enum(EVENT_STATUSES)
+    .optional()
+    .describe(
+      'queued (being delivered), delivered, failed, or paused (its rule is unhealthy; resume_rule releases it).',
+    ),
   source: z.string().max(64).optional().describe('Exact source name, as list_sources reports it.'),
   from: isoTime.optional().describe('Created at or after this time, ISO 8601 (e.g. 2025-01-31T22:00:00Z).'),
   to: isoTime.optional().describe('Created before this time, ISO 8601.'),

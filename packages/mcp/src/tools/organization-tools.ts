@@ -2,6 +2,7 @@ import { dataOf, type AnswerOf } from '@relay/client';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { DOMAIN_TOOLS } from './domain-tools';
+import { NOTIFICATION_TOOLS } from './notification-tools';
 
 type AuditEntry = AnswerOf<'/api/audit', 'get'>['entries'][number];
 
@@ -88,4 +89,4 @@ const listAuditEntries = defineTool({
   },
 });
 
-export const ORGANIZATION_TOOLS: readonly AnyRelayTool[] = [listAuditEntries, ...DOMAIN_TOOLS];
+export const ORGANIZATION_TOOLS: readonly AnyRelayTool[] = [listAuditEntries, ...DOMAIN_TOOLS, ...NOTIFICATION_TOOLS];

@@ -1,6 +1,9 @@
 import { dataOf } from '@relay/client';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
+import { outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
+import { resumeRule } from './rule-health-tools';
+import { rotateVerificationSecret } from './rule-secret-tools';
 import {
   descriptionInput,
   FORWARDABLE_HEADERS,
@@ -51,7 +54,8 @@ const createRule = defineTool({
   description:
     'Creates a rule: webhooks ingested for `source` are delivered to `target_url` from now on (with retries). ' +
     'Refused when another active rule serves the source (active_provider_exists) or the target is not allowed ' +
-    '(target_url_rejected). The signing secret is never shown again.',
+    '(target_url_rejected). The signing secret is never shown again. The options (deduplication, inbound ' +
+    'signature verification, health threshold, ordering, delivery policy, set/removed headers) are off unless given.',
   access: write,
   input: {
     source: sourceInput,
@@ -60,11 +64,13 @@ const createRule = defineTool({
     description: descriptionInput.optional(),
     signing_secret: signingSecretInput.optional(),
     forward_headers: forwardHeadersInput.optional(),
+    ...ruleOptionInputs,
   },
   output: { rule: ruleSummary },
   annotations: { destructiveHint: false },
-  async run({ forward_headers, ...fields }, { client, link }) {
-    const body = { ...fields, ...(forward_headers ? { outbound_headers: { forward: forward_headers } } : {}) };
+  async run({ forward_headers, set_headers, remove_headers, ...fields }, { client, link }) {
+    const headers = outboundHeadersChange({ forward_headers, set_headers, remove_headers });
+    const body = { ...fields, ...(headers ? { outbound_headers: headers() } : {}) };
     return { rule: ruleView(await dataOf(client.POST('/rules', { body })), link) };
   },
 });
@@ -75,7 +81,9 @@ const updateRule = defineTool({
   description:
     'Changes a rule: only the fields given change. `description: null` and `signing_secret: null` clear them ' +
     '(null clearing the secret stops signing). Setting `active: false` pauses the rule: its source then goes to ' +
-    'the default target. To rotate a secret without a gap, use the dashboard (rotation keeps the old one valid).',
+    'the default target. To rotate a secret without a gap, use the dashboard (rotation keeps the old one valid); ' +
+    'for the verification secret, rotate_rule_verification_secret. An option set to null is turned off; ' +
+    'forward_headers, set_headers and remove_headers each replace their list and keep the others.',
   access: write,
   input: {
     id: ruleIdInput,
@@ -85,19 +93,23 @@ const updateRule = defineTool({
     description: descriptionInput.nullable().optional(),
     signing_secret: signingSecretInput.nullable().optional(),
     forward_headers: forwardHeadersInput.optional().describe('Replaces the forwarded headers; [] forwards none.'),
+    ...ruleOptionUpdates,
   },
   output: { rule: ruleSummary },
   annotations: { idempotentHint: true },
-  async run({ id, forward_headers, ...fields }, { client, link }) {
+  async run({ id, forward_headers, set_headers, remove_headers, ...fields }, { client, link }) {
     // Only what the caller named goes to the API: an absent field is left as it is, a null clears it.
     const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-    const body = { ...changes, ...(forward_headers ? { outbound_headers: { forward: forward_headers } } : {}) };
-    if (Object.keys(body).length === 0) {
+    const headers = outboundHeadersChange({ forward_headers, set_headers, remove_headers });
+    if (Object.keys(changes).length === 0 && !headers) {
       throw new Error(
-        'Nothing to change: give at least one of source, target_url, active, description, ' +
-          'signing_secret or forward_headers.',
+        'Nothing to change: give at least one of source, target_url, active, description, signing_secret, ' +
+          'forward_headers, set_headers, remove_headers or a rule option.',
       );
     }
+    // The API replaces outbound_headers whole: the lists not named are kept from the stored rule.
+    const stored = headers && (await dataOf(client.GET('/rules/{id}', { params: { path: { id } } })));
+    const body = { ...changes, ...(headers && stored ? { outbound_headers: headers(stored.outbound_headers) } : {}) };
     const rule = await dataOf(client.PATCH('/rules/{id}', { params: { path: { id } }, body }));
     return { rule: ruleView(rule, link) };
   },
@@ -119,4 +131,11 @@ const deleteRule = defineTool({
   },
 });
 
-export const RULE_TOOLS: readonly AnyRelayTool[] = [listRules, createRule, updateRule, deleteRule];
+export const RULE_TOOLS: readonly AnyRelayTool[] = [
+  listRules,
+  createRule,
+  updateRule,
+  deleteRule,
+  rotateVerificationSecret,
+  resumeRule,
+];

@@ -1,5 +1,6 @@
 import type { AnswerOf } from '@relay/client';
 import { z } from 'zod';
+import { ruleOptionsSummary, ruleOptionsView } from './rule-option-inputs';
 
 // Rules (the API's providers) and their hooks as tool results show them: everything an assistant needs to reason
 // about where events go, never a signing secret (the API returns none either, only whether one is set).
@@ -28,6 +29,14 @@ export const ruleSummary = z.object({
   has_signing_secret: z.boolean().describe('Deliveries carry X-Relay-Signature and webhook-signature.'),
   previous_secret_expires_at: z.string().nullable(),
   forward_headers: z.array(z.string()).describe('Inbound headers forwarded beyond the default set.'),
+  ...ruleOptionsSummary,
+  health: z
+    .object({
+      status: z.enum(['healthy', 'unhealthy']),
+      reason: z.enum(['gone', 'failing']).nullable().describe('gone: the target answered 410; failing: no success.'),
+      since: z.string().nullable(),
+    })
+    .describe("An unhealthy rule's events wait as paused until resume_rule."),
   created_at: z.string(),
   updated_at: z.string(),
   link: z.string(),
@@ -53,6 +62,8 @@ export const ruleView = (rule: Rule, link: (path: string) => string): z.infer<ty
   has_signing_secret: rule.has_signing_secret,
   previous_secret_expires_at: rule.previous_secret_expires_at,
   forward_headers: rule.outbound_headers.forward,
+  ...ruleOptionsView(rule),
+  health: { status: rule.health.status, reason: rule.health.reason, since: rule.health.since },
   created_at: rule.created_at,
   updated_at: rule.updated_at,
   link: link(`/rules/${rule.id}`),

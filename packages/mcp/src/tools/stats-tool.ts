@@ -23,7 +23,13 @@ function windowOf(args: { window?: string; from?: string; to?: string }, now: Da
   return { from: new Date(now.getTime() - span).toISOString(), to: now.toISOString() };
 }
 
-const counts = { total: z.number(), queued: z.number(), delivered: z.number(), failed: z.number() };
+const counts = {
+  total: z.number(),
+  queued: z.number(),
+  delivered: z.number(),
+  failed: z.number(),
+  paused: z.number().describe('Waiting for their unhealthy rule to be resumed.'),
+};
 
 export const getStats = defineTool({
   name: 'get_stats',
@@ -44,7 +50,7 @@ export const getStats = defineTool({
     from: z.string(),
     to: z.string(),
     total: z.number().describe('Events created in the window.'),
-    by_status: z.object({ queued: z.number(), delivered: z.number(), failed: z.number() }),
+    by_status: z.object({ queued: z.number(), delivered: z.number(), failed: z.number(), paused: z.number() }),
     needs_attention: z.number().describe('Failed and not acknowledged.'),
     success_rate: z.number().nullable().describe('0..1; null when nothing has finished.'),
     latency_ms: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() }),
@@ -71,6 +77,7 @@ export const getStats = defineTool({
         queued: s.queued,
         delivered: s.delivered,
         failed: s.failed,
+        paused: s.paused,
         link: link(`/events?source=${encodeURIComponent(s.source)}`),
       })),
       link: link(overview),

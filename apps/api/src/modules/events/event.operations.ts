@@ -138,7 +138,10 @@ export const eventOperations = [
     summary: 'Start a new delivery run of a failed or delivered event',
     responses: {
       202: { description: 'Queued again.', schema: retryQueuedSchema },
-      409: { description: 'The event is still queued (`event_not_retryable`).' },
+      409: {
+        description:
+          'The event is still queued (`event_not_retryable`), or paused until its rule is resumed (`event_paused`).',
+      },
     },
     handler: async ({ services, principal, params }) => ({
       status: 202,

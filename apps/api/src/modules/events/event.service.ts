@@ -102,7 +102,11 @@ export function createEventService(deps: EventServiceDeps) {
     async retry(principal: Principal, id: string) {
       const result = await actions.retry(principal.orgId, id, auditEntry(principal, fact('event.retried', id)));
       if (result === 'not_found') throw noSuchEvent();
-      if (result === 'wrong_status') throw new AppError('event_not_retryable');
+      // A paused event waits for its rule: retrying it alone would send it to the target the rule stopped.
+      if (result === 'wrong_status')
+        throw new AppError(
+          (await queries.findById(principal.orgId, id))?.status === 'paused' ? 'event_paused' : 'event_not_retryable',
+        );
       await notices.enqueue(principal.orgId, [id]);
       await notices.statusChanged(principal.orgId, [result]);
       return { id, status: 'queued' as const };

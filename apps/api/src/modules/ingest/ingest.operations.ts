@@ -1,14 +1,24 @@
-import { ingestAccepted, sourceParam } from '@relay/contracts';
+import { ingestAccepted, ingestDuplicate, sourceParam } from '@relay/contracts';
 import type { Request, Response } from 'express';
 import { defineOperation } from '../define-operation';
 import type { ApiServices } from '../services';
 
 const ingestResponses = {
+  200: {
+    description:
+      "A duplicate: the rule's deduplication key was seen within its window (`dedup`), so nothing was stored; " +
+      'the original event and its status.',
+    schema: ingestDuplicate,
+  },
   202: { description: 'Stored durably and queued for delivery.', schema: ingestAccepted },
   400: {
     description:
       'Not JSON (`invalid_json`), not UTF-8 (`invalid_encoding`), nested deeper than MAX_PAYLOAD_DEPTH ' +
       '(`payload_too_deep`), a bad source (`invalid_source`) or X-Target-Url while disabled (`target_override_disabled`).',
+  },
+  401: {
+    description:
+      "The rule's inbound signature verification refused the webhook (`signature_invalid`); nothing was stored.",
   },
   413: { description: 'Body over INGEST_MAX_BODY_BYTES (`payload_too_large`).' },
   415: { description: 'Not JSON, or compressed (`unsupported_media_type`, `unsupported_content_encoding`).' },
@@ -41,8 +51,8 @@ async function receive({ services, req, res }: { services: ApiServices; req: Req
     resolved: res.locals,
     exchange: { req, res },
   };
-  const accepted = await services.webhooks.receive(message);
-  return { status: 202, body: accepted };
+  const answer = await services.webhooks.receive(message);
+  return { status: 'duplicate' in answer ? 200 : 202, body: answer };
 }
 
 const ingestRoot = defineOperation({

@@ -1,8 +1,9 @@
 import { AppError, createGroupCommit, type OrgId } from '@relay/core';
-import { isDatabaseUnavailable, type EventRepository, type NewEvent } from '@relay/db';
+import { isDatabaseUnavailable, type EventDedupRepository, type EventRepository, type NewEvent } from '@relay/db';
 import { publishGrouped, type DeliveryQueue, type FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
+import { storeOnce, type DedupAnswer, type IngestDedupClaim } from './dedup-ingest';
 
 export interface IncomingWebhook {
   orgId: OrgId;
@@ -13,10 +14,14 @@ export interface IncomingWebhook {
   targetOverride?: string;
   /** Send in provider mode: the chosen provider (its target is the override). */
   providerId?: string;
+  /** The owning rule orders delivery: the webhook's ordering key ('' for the whole source). */
+  orderingKey?: string;
 }
 
 export interface IngestServiceDeps {
   events: EventRepository;
+  /** Idempotent ingest (rule option `dedup`); absent: webhooks with a key are stored like any other. */
+  dedup?: Pick<EventDedupRepository, 'storeOnce'>;
   queue: DeliveryQueue;
   /** The live feed hears of each stored event. */
   feed?: FeedPublisher;
@@ -49,9 +54,8 @@ export function createIngestService(deps: IngestServiceDeps) {
     void run.finally(() => enqueuing.delete(run));
   }
 
-  async function flush(items: IncomingWebhook[]): Promise<string[]> {
-    const at = now();
-    const rows: NewEvent[] = items.map((item) => ({
+  function rowOf(item: IncomingWebhook, at: Date): NewEvent {
+    return {
       id: uuidv7(),
       organizationId: item.orgId,
       source: item.source,
@@ -60,7 +64,13 @@ export function createIngestService(deps: IngestServiceDeps) {
       body: item.body,
       headers: item.headers,
       nextAttemptAt: at,
-    }));
+      ...(item.orderingKey !== undefined ? { orderingKey: item.orderingKey } : {}),
+    };
+  }
+
+  async function flush(items: IncomingWebhook[]): Promise<string[]> {
+    const at = now();
+    const rows: NewEvent[] = items.map((item) => rowOf(item, at));
     try {
       await deps.events.insertMany(rows);
     } catch (err) {
@@ -68,6 +78,12 @@ export function createIngestService(deps: IngestServiceDeps) {
       throw err;
     }
     deps.onBatch?.(rows.length);
+    published(rows, at);
+    return rows.map((row) => row.id);
+  }
+
+  // After the commit: the delivery is enqueued and the live feed told, as for every stored event.
+  function published(rows: NewEvent[], at: Date): void {
     enqueueInBackground(rows);
     if (deps.feed) {
       const createdAt = at.toISOString();
@@ -83,7 +99,6 @@ export function createIngestService(deps: IngestServiceDeps) {
         })),
       );
     }
-    return rows.map((row) => row.id);
   }
 
   // A batch the database refuses is retried row by row, so a row it cannot store fails alone; when
@@ -100,6 +115,17 @@ export function createIngestService(deps: IngestServiceDeps) {
   return {
     /** Stores the webhook durably and returns the new event id; the enqueue follows. */
     accept: (webhook: IncomingWebhook) => commit.submit(webhook),
+    /**
+     * Stores the webhook unless its deduplication key was seen within the rule's window: one
+     * transaction of its own, not group-committed (dedup-ingest.ts).
+     */
+    acceptOnce: (webhook: IncomingWebhook, claim: IngestDedupClaim): Promise<DedupAnswer> =>
+      storeOnce(
+        { dedup: deps.dedup, published, accept: (w) => commit.submit(w) },
+        rowOf(webhook, now()),
+        webhook,
+        claim,
+      ),
     /** Flushes pending batches and waits for their enqueues (shutdown). */
     async drain() {
       await commit.drain();

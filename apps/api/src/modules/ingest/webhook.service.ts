@@ -5,13 +5,17 @@ import {
   isValidSource,
   sourceFromPath,
   storableHeaders,
+  type EventStatus,
   type TargetPolicy,
 } from '@relay/core';
 import type { Request, Response } from 'express';
 import type { IngestGate } from '../limits/ingest-gate';
 import type { HostResolver } from '../platform/host-resolver';
+import { dedupClaimOf } from './dedup-ingest';
 import type { IngestService } from './ingest.service';
+import type { InboundVerifier } from './inbound-verification';
 import type { IngestRuleLookup } from './ingest-rules';
+import { withOrderingKey } from './ingest-ordering';
 import { readJsonBody } from './read-json-body';
 
 export interface WebhookServiceDeps {
@@ -30,7 +34,14 @@ export interface WebhookServiceDeps {
   gate?: IngestGate;
   /** The options of the rule that owns a source (dedup, verification, ordering); absent: none apply. */
   rules?: IngestRuleLookup;
+  /** Checks a rule's inbound signature (throws signature_invalid); absent: not checked. */
+  verify?: InboundVerifier;
+  /** The clock deduplication windows follow (tests move it). */
+  now?: () => Date;
 }
+
+/** Stored and queued; or a duplicate within its rule's window: the original event, nothing stored. */
+export type WebhookAnswer = { id: string; status: 'queued' } | { id: string; status: EventStatus; duplicate: true };
 
 /** A webhook as it arrives: where it was sent, and the message whose body is read with the size limit. */
 export interface IncomingWebhookRequest {
@@ -52,6 +63,7 @@ const headerOf = (message: IncomingMessage, name: string): string | undefined =>
 // Public ingest: the organization from the Host, the source from X-Webhook-Source or the path, an
 // optional X-Target-Url, then the body, in that order, so a refused webhook is never read.
 export function createWebhookService(deps: WebhookServiceDeps) {
+  const now = deps.now ?? (() => new Date());
   function sourceOf(request: IncomingWebhookRequest): string {
     const fromPath = sourceFromPath(request.path);
     if (fromPath !== undefined && deps.reservedSegments.has(fromPath.toLowerCase())) {
@@ -85,7 +97,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
   return {
     /** Stores the webhook durably and answers its event id; the delivery is queued. */
-    async receive(request: IncomingWebhookRequest): Promise<{ id: string; status: 'queued' }> {
+    async receive(request: IncomingWebhookRequest): Promise<WebhookAnswer> {
       const orgId = await deps.organizationOf(request.host);
       if (request.resolved) request.resolved.organizationId = orgId;
       const source = sourceOf(request);
@@ -98,13 +110,24 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           maxBytes: deps.maxBodyBytes,
           maxDepth: deps.maxPayloadDepth,
         });
-        const id = await deps.ingest.accept({
+        // An X-Target-Url override bypasses the rules, so their options do not apply to it.
+        const rule = targetOverride === undefined ? ((await deps.rules?.(orgId, source)) ?? null) : null;
+        if (rule?.verification && deps.verify) await deps.verify(orgId, rule, body, request.message.headers);
+        const webhook = withOrderingKey(rule, {
           orgId,
           source,
           body,
           headers: storableHeaders(request.message.headers),
           ...(targetOverride !== undefined ? { targetOverride } : {}),
         });
+        const claim = dedupClaimOf(rule, webhook, now());
+        if (claim) {
+          const answer = await deps.ingest.acceptOnce(webhook, claim);
+          if (!answer.duplicate) return { id: answer.id, status: 'queued' };
+          admission?.release(); // a duplicate stores nothing: the quota gets its count back
+          return answer;
+        }
+        const id = await deps.ingest.accept(webhook);
         return { id, status: 'queued' };
       } catch (err) {
         // Not stored: the quota gets its count back.

@@ -30,7 +30,9 @@ export function createApiMetrics(options: ApiMetricsOptions) {
 
   const ingestRequests = new Counter({
     name: 'relay_ingest_requests_total',
-    help: 'Webhooks answered by ingest: accepted (202, stored) or refused, with the problem code as reason.',
+    help:
+      "Webhooks answered by ingest: accepted (202, stored), duplicate (200, seen within its rule's window, " +
+      'not stored) or refused, with the problem code as reason.',
     labelNames: options.organizationLabels ? ['outcome', 'reason', 'organization'] : ['outcome', 'reason'],
     registers,
   });
@@ -76,6 +78,7 @@ export function createApiMetrics(options: ApiMetricsOptions) {
   // The hot path binds its children once: counting an accepted webhook is then one addition.
   const accepted = options.organizationLabels ? undefined : ingestRequests.labels({ outcome: 'accepted' });
   const acceptedSeconds = ingestDuration.labels({ outcome: 'accepted' });
+  const duplicateSeconds = ingestDuration.labels({ outcome: 'duplicate' });
   const refusedSeconds = ingestDuration.labels({ outcome: 'refused' });
   // Series that exist before the first event, so dashboards and alerts see zeros, not gaps.
   accepted?.inc(0);
@@ -87,12 +90,21 @@ export function createApiMetrics(options: ApiMetricsOptions) {
 
   return {
     registry,
-    /** One answered ingest request: 202 is accepted, anything else refused with its problem code. */
+    /** One answered ingest request: 202 is accepted, 200 a duplicate, anything else refused with its problem code. */
     ingestAnswered(status: number, code: string | undefined, seconds: number, organization: string | undefined): void {
       if (status === 202) {
         if (accepted) accepted.inc();
         else ingestRequests.inc({ outcome: 'accepted', organization: organization ?? 'unknown' });
         acceptedSeconds.observe(seconds);
+        return;
+      }
+      if (status === 200) {
+        if (options.organizationLabels) {
+          ingestRequests.inc({ outcome: 'duplicate', organization: organization ?? 'unknown' });
+        } else {
+          ingestRequests.inc({ outcome: 'duplicate' });
+        }
+        duplicateSeconds.observe(seconds);
         return;
       }
       const reason = code ?? `http_${status}`;

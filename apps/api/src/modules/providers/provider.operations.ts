@@ -12,6 +12,15 @@ export const conflict = {
 export const rejected = {
   422: { description: 'The target URL is refused by the target policy (`target_url_rejected`, with `reason`).' },
 };
+// A rule write may be refused for its secrets too (docs/rules.md).
+const ruleRejected = {
+  422: {
+    description:
+      'The target URL is refused by the target policy (`target_url_rejected`, with `reason`), `verification` is on ' +
+      'without a verification secret (`verification_secret_required`), or a secret is sent while ' +
+      'SECRET_ENCRYPTION_KEYS is unset (`secrets_not_configured`).',
+  },
+};
 
 // Providers decide where payloads go: the API calls them rules (`/rules`).
 export const providerOperations = [
@@ -35,7 +44,7 @@ export const providerOperations = [
     access: write,
     summary: 'Create a provider',
     body: ruleCreateSchema,
-    responses: { 201: { description: 'Created.', schema: ruleSchema }, ...conflict, ...rejected },
+    responses: { 201: { description: 'Created.', schema: ruleSchema }, ...conflict, ...ruleRejected },
     handler: async ({ services, principal, body }) => ({
       status: 201,
       body: await services.providers.create(principal, body),
@@ -62,7 +71,7 @@ export const providerOperations = [
     summary: 'Change a provider (null clears description or signing secret)',
     params: uuidParam,
     body: ruleUpdateSchema,
-    responses: { 200: { description: 'Updated.', schema: ruleSchema }, ...conflict, ...rejected },
+    responses: { 200: { description: 'Updated.', schema: ruleSchema }, ...conflict, ...ruleRejected },
     handler: async ({ services, principal, params, body }) => ({
       status: 200,
       body: await services.providers.update(principal, params.id, body),

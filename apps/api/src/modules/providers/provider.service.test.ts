@@ -155,9 +155,10 @@ describe('provider service', () => {
       ...input('outbound'),
       outbound_headers: { forward: ['authorization'] },
     });
-    expect(created.outbound_headers).toEqual({ forward: ['authorization'] });
+    const none = { set: {}, remove: [] };
+    expect(created.outbound_headers).toEqual({ forward: ['authorization'], ...none });
     const cleared = await service().update(admin, created.id, { outbound_headers: { forward: [] } });
-    expect(cleared.outbound_headers).toEqual({ forward: [] });
-    expect((await service().create(admin, input('no-outbound'))).outbound_headers).toEqual({ forward: [] });
+    expect(cleared.outbound_headers).toEqual({ forward: [], ...none });
+    expect((await service().create(admin, input('no-outbound'))).outbound_headers).toEqual({ forward: [], ...none });
   });
 });

@@ -1,6 +1,6 @@
 import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
 import type { ruleCreateSchema, ruleSecretRotateSchema, ruleUpdateSchema } from '@relay/contracts';
-import type { ProviderChanges, ProviderWrite, Repositories } from '@relay/db';
+import type { ProviderChanges, ProviderRecord, ProviderWrite, Repositories } from '@relay/db';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
 import { auditEntry } from '../audit-entry';
@@ -19,10 +19,18 @@ export type ProviderUpdate = z.output<typeof ruleUpdateSchema>;
 export type SecretRotation = z.output<typeof ruleSecretRotateSchema>;
 
 // Thrown inside the transaction, so a refused write leaves no audit entry behind.
-function written(result: ProviderWrite) {
+export function written(result: ProviderWrite) {
   if (result.ok) return result.provider;
   if (result.conflict === 'not_found') throw new AppError('not_found', 'No such provider.');
   throw new AppError('active_provider_exists');
+}
+
+// Checked on the written state (inside the transaction, so a refusal rolls back): verification is
+// turned on with a secret in the same request or on a rule that has one already.
+function verifiable(provider: ProviderRecord): ProviderRecord {
+  if (provider.verification !== null && provider.verificationSecret === null)
+    throw new AppError('verification_secret_required');
+  return provider;
 }
 
 // Audit metadata names what changed, never the signing secret itself.
@@ -83,16 +91,18 @@ export function createProviderService(deps: ProviderServiceDeps) {
     async create(principal: Principal, input: ProviderInput) {
       const targetUrl = allowedTarget(input.target_url, targetPolicy);
       const provider = await repos.transaction(async (tx) => {
-        const created = written(
-          await tx.providers.create(principal.orgId, {
-            source: input.source,
-            targetUrl,
-            active: input.active,
-            description: input.description ?? null,
-            signingSecret: input.signing_secret ? seal(input.signing_secret) : null,
-            outboundHeaders: input.outbound_headers ?? {},
-            ...optionChanges(input),
-          }),
+        const created = verifiable(
+          written(
+            await tx.providers.create(principal.orgId, {
+              source: input.source,
+              targetUrl,
+              active: input.active,
+              description: input.description ?? null,
+              signingSecret: input.signing_secret ? seal(input.signing_secret) : null,
+              outboundHeaders: input.outbound_headers ?? {},
+              ...optionChanges(input),
+            }),
+          ),
         );
         const metadata = { source: created.source, target_url: created.targetUrl, active: created.active };
         const fact = { action: 'rule.created', resourceType: 'rule', resourceId: created.id, metadata };
@@ -105,7 +115,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
     async update(principal: Principal, id: string, input: ProviderUpdate) {
       const changes = changesOf(input);
       const provider = await repos.transaction(async (tx) => {
-        const updated = written(await tx.providers.update(principal.orgId, id, changes));
+        const updated = verifiable(written(await tx.providers.update(principal.orgId, id, changes)));
         const metadata = { changed: changedFields(input) };
         await tx.audit.record(
           principal.orgId,

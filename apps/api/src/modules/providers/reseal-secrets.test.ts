@@ -44,6 +44,28 @@ describe('re-sealing stored secrets at start', () => {
     expect(await resealSecrets(store.repositories(), keys, silent)).toBe(0);
   });
 
+  it('re-seals the inbound verification secrets too', async () => {
+    const [oldKey, newKey] = [`vold:${key()}`, `vnew:${key()}`];
+    const row = await store.db.prisma.provider.create({
+      data: {
+        organizationId: DEFAULT_ORGANIZATION_ID,
+        source: 'verified',
+        targetUrl: 'https://example.com/',
+        verificationSecret: 'plain-verification',
+        previousVerificationSecret: sealSecret(parseSecretKeys(oldKey)!, 'older-verification'),
+      },
+    });
+    const keys = parseSecretKeys(`${newKey},${oldKey}`)!;
+    await resealSecrets(store.repositories(), keys, silent);
+    const after = await store.db.prisma.provider.findUniqueOrThrow({ where: { id: row.id } });
+    expect([sealedKeyId(after.verificationSecret!), sealedKeyId(after.previousVerificationSecret!)]).toEqual([
+      'vnew',
+      'vnew',
+    ]);
+    expect(openSecret(keys, after.verificationSecret!)).toBe('plain-verification');
+    expect(openSecret(keys, after.previousVerificationSecret!)).toBe('older-verification');
+  });
+
   it('does nothing without keys', async () => {
     expect(await resealSecrets(store.repositories(), undefined, silent)).toBe(0);
   });

@@ -3,7 +3,7 @@ import type { Repositories } from '@relay/db';
 import type { Logger } from 'pino';
 
 /**
- * Start-up work: seals the signing secrets stored in plaintext before encryption existed, and
+ * Start-up work: seals the signing and inbound verification secrets stored in plaintext, and
  * re-seals those sealed with a key that is no longer first in SECRET_ENCRYPTION_KEYS, so a retired
  * key can be dropped from the setting once every api process has started with the new one. Never
  * fatal: plaintext rows stay readable and the next start tries again, so an unreachable database

@@ -35,7 +35,8 @@ export function EventActions({ event }: { event: EventDetail }) {
   return (
     <div>
       <Group gap="sm">
-        {can('webhooks:send') && event.status !== 'queued' ? (
+        {/* A paused event waits for its rule: resuming the rule releases it, a retry is refused (409). */}
+        {can('webhooks:send') && event.status !== 'queued' && event.status !== 'paused' ? (
           <Button onClick={() => retry.mutate()} loading={retry.isPending}>
             Retry
           </Button>

@@ -17,6 +17,7 @@ interface Counts {
   queued: number;
   delivered: number;
   failed: number;
+  paused: number;
 }
 interface Stats {
   total: number;
@@ -55,6 +56,7 @@ const STATUS_SERIES = [
   { name: 'delivered', color: 'green.6' },
   { name: 'failed', color: 'red.6' },
   { name: 'queued', color: 'blue.6' },
+  { name: 'paused', color: 'yellow.6' },
 ];
 
 export function OverviewPage() {

@@ -10,6 +10,9 @@ import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
 import { HookForm } from './hook-form';
 import { RotateSecret } from './rotate-secret';
+import { RuleHealthCard } from './rule-health-card';
+import { RotateVerificationSecret } from './rotate-verification-secret';
+import { RuleOptionsCard } from './rule-options-card';
 import type { Hook, Rule } from './rule-types';
 
 /** /app/rules/$id: one provider and the hooks that follow its deliveries. */
@@ -49,7 +52,10 @@ export function RuleDetailPage() {
         <Text>Signing secret: {r.has_signing_secret ? 'set' : 'none'}</Text>
         {r.description ? <Text c="dimmed">{r.description}</Text> : null}
       </Card>
+      <RuleHealthCard rule={r} canWrite={canWrite} />
       {canWrite ? <RotateSecret rule={r} /> : null}
+      <RuleOptionsCard rule={r} />
+      {canWrite && (r.verification || r.has_verification_secret) ? <RotateVerificationSecret rule={r} /> : null}
       <Title order={3}>Hooks</Title>
       <ProblemAlert error={hooks.error ?? remove.error} />
       {hooks.data?.hooks.length === 0 ? (

@@ -7,6 +7,8 @@ import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from './field-error';
+import { draftOf, optionsChange, type OptionsDraft } from './rule-options-draft';
+import { RuleOptionsFields } from './rule-options-fields';
 import type { Rule } from './rule-types';
 
 /** The fields a change sends: only those that differ from the stored provider. */
@@ -27,6 +29,8 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
   const [secret, setSecret] = useState('');
   const [removeSecret, setRemoveSecret] = useState(false);
   const [active, setActive] = useState(rule?.active ?? true);
+  const [options, setOptions] = useState<OptionsDraft>(() => draftOf(rule));
+  const setOption = (patch: Partial<OptionsDraft>) => setOptions((draft) => ({ ...draft, ...patch }));
 
   const save = useMutation({
     mutationFn: async (): Promise<Rule> => {
@@ -38,6 +42,7 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
       // Only a typed secret is sent: an empty field keeps the stored one.
       if (secret) body.signing_secret = secret;
       else if (rule && removeSecret) body.signing_secret = null;
+      Object.assign(body, optionsChange(options, rule));
       return rule
         ? dataOf(client.PATCH('/rules/{id}', { params: { path: { id: rule.id } }, body }))
         : dataOf(client.POST('/rules', { body: { ...body, source, target_url: targetUrl } }));
@@ -54,7 +59,7 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
   const error = save.error;
 
   return (
-    <Modal opened onClose={onClose} title={rule ? `Edit provider ${rule.source}` : 'New provider'}>
+    <Modal opened onClose={onClose} size="lg" title={rule ? `Edit provider ${rule.source}` : 'New provider'}>
       <form onSubmit={submit}>
         <Stack>
           <ProblemAlert error={error} />
@@ -97,6 +102,7 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
             />
           ) : null}
           <Switch label="Active" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
+          <RuleOptionsFields draft={options} set={setOption} error={error} rule={rule} />
           <FormActions onCancel={onClose} pending={save.isPending} submitLabel={rule ? 'Save' : 'Create'} />
         </Stack>
       </form>

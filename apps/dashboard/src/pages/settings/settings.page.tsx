@@ -6,9 +6,10 @@ import { useSession } from '../../app/session';
 import { ProblemAlert } from '../../components/problem-alert';
 import { CopyField } from './copy-field';
 import { DefaultTargetCard } from './default-target-card';
+import { NotificationsCard } from './notifications-card';
 import type { Endpoint, Organization } from './settings-types';
 
-/** /app/settings: where to send webhooks, where they go without a provider, and the organization. */
+/** /app/settings: where to send webhooks, where they go without a provider, notifications, the organization. */
 export function SettingsPage() {
   const { canWrite } = useSession();
   const endpoint = useQuery({
@@ -58,6 +59,7 @@ export function SettingsPage() {
         </Stack>
       </Card>
       <DefaultTargetCard canWrite={canWrite} />
+      {canWrite ? <NotificationsCard /> : null}
       <Card withBorder>
         <Title order={3}>Organization</Title>
         <ProblemAlert error={organization.error} />

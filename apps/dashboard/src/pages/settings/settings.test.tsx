@@ -16,6 +16,7 @@ const routes = {
   'GET /config/endpoint': { body: endpoint },
   'GET /config/default-target': { body: target },
   'GET /api/organization': { body: { id: 'o1', slug: 'acme', name: 'Acme Inc' } },
+  'GET /api/organization/notifications': { body: { url: null, has_secret: false } },
 };
 
 describe('settings page', () => {
@@ -33,6 +34,8 @@ describe('settings page', () => {
     expect(await screen.findByText('Name: Acme Inc')).toBeInTheDocument();
     // A viewer reads the default target but cannot change it.
     expect(screen.queryByRole('button', { name: 'Save' })).not.toBeInTheDocument();
+    // Notifications are organization management: not shown to a viewer.
+    expect(screen.queryByText('Notifications')).not.toBeInTheDocument();
   });
 
   it('lets an admin set the default target, showing a refused URL under the field', async () => {
@@ -65,5 +68,42 @@ describe('settings page', () => {
     expect(api.calls.filter((c) => c.method === 'POST').at(-1)?.body).toEqual({
       target_url: 'https://example.com/hooks',
     });
+  });
+
+  it('lets an admin set the notification URL with a write-only secret, and turn notices off', async () => {
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      ...routes,
+      'PUT /api/organization/notifications': () => {
+        const body = api.calls.at(-1)?.body as { url: string | null; secret?: string };
+        if (body.url?.startsWith('http://10.')) {
+          return {
+            status: 422,
+            body: { title: 'Target refused', status: 422, code: 'target_url_rejected', detail: 'private network' },
+          };
+        }
+        return { body: { url: body.url, has_secret: body.url !== null && body.secret !== undefined } };
+      },
+    });
+    renderApp('/app/settings');
+    const user = userEvent.setup();
+    const input = await screen.findByLabelText('Notification URL', {}, { timeout: 5000 });
+    expect(await screen.findByText('No notification URL: no notices.')).toBeInTheDocument();
+    await user.type(input, 'http://10.0.0.1/');
+    await user.click(screen.getByRole('button', { name: 'Save notifications' }));
+    await waitFor(() => expect(input).toHaveAttribute('aria-invalid', 'true'));
+    await user.clear(input);
+    await user.type(input, 'https://ops.example.com/n');
+    await user.type(screen.getByLabelText('New signing secret'), 'a-notice-secret-0123');
+    await user.click(screen.getByRole('button', { name: 'Save notifications' }));
+    expect(
+      await screen.findByText('Notices go to https://ops.example.com/n (signed with its own secret)'),
+    ).toBeInTheDocument();
+    expect(screen.getByLabelText('New signing secret')).toHaveValue('');
+    const puts = () => api.calls.filter((c) => c.method === 'PUT');
+    expect(puts().at(-1)?.body).toEqual({ url: 'https://ops.example.com/n', secret: 'a-notice-secret-0123' });
+    await user.click(screen.getByRole('button', { name: 'Turn off' }));
+    expect(await screen.findByText('No notification URL: no notices.')).toBeInTheDocument();
+    expect(puts().at(-1)?.body).toEqual({ url: null });
   });
 });

@@ -1,0 +1,44 @@
+import { AppError, type Principal } from '@relay/core';
+import type { Repositories } from '@relay/db';
+import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
+import type { Logger } from 'pino';
+import { auditEntry } from '../audit-entry';
+import { createEventNotices } from '../events/event-notices';
+import { providerView } from './provider.views';
+
+export interface RuleHealthServiceDeps {
+  repositories: Pick<Repositories, 'ruleHealth' | 'providers'>;
+  queue: Pick<DeliveryQueue, 'enqueue'>;
+  feed: FeedPublisher;
+  logger: Logger;
+}
+
+// Endpoint health (docs/rules.md, "Endpoint health"): the worker turns a rule unhealthy and pauses its
+// events; an admin resumes it here. The resume and its audit entry commit together; the released events
+// are enqueued after the commit (a lost enqueue is found by the worker's sweeper, as for a retry).
+export function createRuleHealthService(deps: RuleHealthServiceDeps) {
+  const notices = createEventNotices(deps);
+  return {
+    /** Healthy again, failing run cleared, paused events queued with a fresh run. Resuming a healthy rule is allowed. */
+    async resume(principal: Principal, id: string) {
+      const result = await deps.repositories.ruleHealth.resume(principal.orgId, id, (ids) =>
+        auditEntry(principal, {
+          action: 'rule.resumed',
+          resourceType: 'rule',
+          resourceId: id,
+          metadata: { resumed_events: ids.length },
+        }),
+      );
+      if (!result) throw new AppError('not_found', 'No such provider.');
+      const { resumedIds } = result;
+      await notices.enqueue(principal.orgId, resumedIds);
+      await notices.statusChanged(
+        principal.orgId,
+        resumedIds.map((eventId) => ({ id: eventId, status: 'queued', failure_reason: null, acknowledged: false })),
+      );
+      const rule = await deps.repositories.providers.findById(principal.orgId, id);
+      if (!rule) throw new AppError('not_found', 'No such provider.'); // deleted right after the resume
+      return { rule: providerView(rule), resumed_events: resumedIds.length };
+    },
+  };
+}

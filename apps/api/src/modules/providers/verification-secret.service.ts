@@ -1,0 +1,51 @@
+import { AppError, sealSecret, type Principal, type SecretKeyring } from '@relay/core';
+import type { verificationSecretRotateSchema } from '@relay/contracts';
+import type { Repositories } from '@relay/db';
+import type { z } from 'zod';
+import { auditEntry } from '../audit-entry';
+import { written } from './provider.service';
+import { providerView } from './provider.views';
+
+export interface VerificationSecretServiceDeps {
+  repositories: Repositories;
+  /** SECRET_ENCRYPTION_KEYS: verification secrets are stored sealed, like signing secrets. */
+  secretKeys: SecretKeyring | undefined;
+  now?: () => Date;
+}
+
+export type VerificationSecretRotation = z.output<typeof verificationSecretRotateSchema>;
+
+// Rotating the secret a provider signs its webhooks with (inbound verification, docs/rules.md).
+export function createVerificationSecretService(deps: VerificationSecretServiceDeps) {
+  const now = deps.now ?? (() => new Date());
+  return {
+    /**
+     * The new secret verifies from now; the one it replaces is accepted too until the window ends,
+     * so the provider's side can be switched without refusing webhooks signed with the old one.
+     */
+    async rotate(principal: Principal, id: string, input: VerificationSecretRotation) {
+      if (!deps.secretKeys) throw new AppError('secrets_not_configured');
+      const sealed = sealSecret(deps.secretKeys, input.verification_secret);
+      const provider = await deps.repositories.transaction(async (tx) => {
+        const current = await tx.providers.findById(principal.orgId, id);
+        if (!current) throw new AppError('not_found', 'No such provider.');
+        const windowMs = input.previous_secret_valid_for_seconds * 1000;
+        const keepPrevious = current.verificationSecret !== null && windowMs > 0;
+        const expiresAt = keepPrevious ? new Date(now().getTime() + windowMs) : null;
+        const updated = written(
+          await tx.providers.update(principal.orgId, id, {
+            verificationSecret: sealed,
+            previousVerificationSecret: keepPrevious ? current.verificationSecret : null,
+            previousVerificationExpiresAt: expiresAt,
+          }),
+        );
+        // The metadata says until when the old secret is accepted, never either secret.
+        const metadata = { previous_secret_expires_at: expiresAt?.toISOString() ?? null };
+        const fact = { action: 'rule.verification_secret_rotated', resourceType: 'rule', resourceId: id, metadata };
+        await tx.audit.record(principal.orgId, auditEntry(principal, fact));
+        return updated;
+      });
+      return providerView(provider);
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { AnswerOf } from '@relay/client';
+
+// The rule options (docs/rules.md) as `relay rules show` prints them: "-" when off, secrets only as set or not.
+
+type Rule = AnswerOf<'/rules/{id}', 'get'>;
+
+/** 86400 → "24h", 90 → "90s", 172800 → "2d": the largest unit that divides evenly. */
+export function formatSeconds(seconds: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+  ] as const)
+    if (seconds % size === 0) return `${seconds / size}${unit}`;
+  return `${seconds}s`;
+}
+
+const keyOf = (key: { preset?: string; header?: string; json_pointer?: string }) =>
+  key.preset ? `${key.preset} preset` : key.header ? `header ${key.header}` : `JSON pointer ${key.json_pointer ?? ''}`;
+
+function verificationText(v: NonNullable<Rule['verification']>): string {
+  if (v.preset !== 'hmac')
+    return `${v.preset}${v.tolerance_seconds ? `, tolerance ${formatSeconds(v.tolerance_seconds)}` : ''}`;
+  const prefix = v.prefix ? `, prefix ${v.prefix}` : '';
+  return `hmac ${v.algorithm ?? 'sha256'} ${v.encoding ?? 'hex'} in ${v.header ?? '?'}${prefix}`;
+}
+
+function policyText(p: Rule['delivery_policy']): string {
+  if (!p) return '- (install-wide settings)';
+  const parts = [
+    p.max_attempts === undefined ? '' : `${p.max_attempts} attempts`,
+    p.backoff_base_seconds === undefined ? '' : `backoff from ${formatSeconds(p.backoff_base_seconds)}`,
+    p.backoff_cap_seconds === undefined ? '' : `up to ${formatSeconds(p.backoff_cap_seconds)}`,
+    p.timeout_seconds === undefined ? '' : `timeout ${formatSeconds(p.timeout_seconds)}`,
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : '- (install-wide settings)';
+}
+
+const orderingText = (o: NonNullable<Rule['ordering']>) =>
+  o.header === undefined && o.json_pointer === undefined ? 'whole source' : keyOf(o);
+
+/** Label/value lines for `formatFields`. */
+export function ruleOptionFields(rule: Rule): [string, string][] {
+  const fields: [string, string][] = [
+    ['dedup', rule.dedup ? `${keyOf(rule.dedup)}, window ${formatSeconds(rule.dedup.window_seconds)}` : '-'],
+    ['duplicates', String(rule.duplicate_count)],
+    ['verification', rule.verification ? verificationText(rule.verification) : '-'],
+    ['verification secret', rule.has_verification_secret ? 'set (never shown)' : 'none'],
+  ];
+  if (rule.previous_verification_secret_expires_at)
+    fields.push(['previous', `also accepted until ${rule.previous_verification_secret_expires_at}`]);
+  const failures = rule.signature_failures;
+  fields.push(
+    ['signature failures', failures.count ? `${failures.count}, last ${failures.last_at ?? '-'}` : '0'],
+    [
+      'unhealthy after',
+      rule.health.unhealthy_after_seconds ? formatSeconds(rule.health.unhealthy_after_seconds) : '- (default)',
+    ],
+    ['ordering', rule.ordering ? orderingText(rule.ordering) : '-'],
+    ['delivery policy', policyText(rule.delivery_policy)],
+    [
+      'set headers',
+      Object.entries(rule.outbound_headers.set)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ') || '-',
+    ],
+    ['removed headers', rule.outbound_headers.remove.join(', ') || '-'],
+  );
+  return fields;
+}

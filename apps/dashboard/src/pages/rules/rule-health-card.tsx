@@ -1,0 +1,59 @@
+import { Alert, Badge, Button, Card, Group, Stack, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { dataOf } from '@relay/client';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { client } from '../../app/api-client';
+import { ProblemAlert } from '../../components/problem-alert';
+import type { Rule } from './rule-types';
+
+const REASONS = {
+  gone: 'The target answered 410 Gone.',
+  failing: 'Every delivery attempt failed for longer than the rule allows, with no success.',
+} as const;
+
+/**
+ * Endpoint health (docs/rules.md): an unhealthy rule's events wait as `paused`; an admin resumes the rule once
+ * the target is fixed, and its paused events are delivered again.
+ */
+export function RuleHealthCard({ rule, canWrite }: { rule: Rule; canWrite: boolean }) {
+  const queryClient = useQueryClient();
+  const resume = useMutation({
+    mutationFn: async () => dataOf(client.POST('/rules/{id}/resume', { params: { path: { id: rule.id } } })),
+    onSuccess: async ({ resumed_events: n }) => {
+      notifications.show({ message: `Resumed: ${n} paused event${n === 1 ? '' : 's'} queued again.` });
+      await queryClient.invalidateQueries({ queryKey: ['rules'] });
+    },
+  });
+  const { health } = rule;
+  const unhealthy = health.status === 'unhealthy';
+  return (
+    <Card withBorder aria-label="Endpoint health">
+      <Stack gap="xs">
+        <Group>
+          <Text fw={600}>Endpoint health</Text>
+          <Badge color={unhealthy ? 'red' : 'green'}>{health.status}</Badge>
+        </Group>
+        {unhealthy ? (
+          <Alert color="red" title="Deliveries are paused">
+            {health.reason ? REASONS[health.reason] : null} Unhealthy since{' '}
+            {health.since ? new Date(health.since).toLocaleString() : '—'}. New events wait as paused until the rule is
+            resumed.
+          </Alert>
+        ) : null}
+        {!unhealthy && health.failing_since ? (
+          <Text size="sm" c="dimmed">
+            Failing since {new Date(health.failing_since).toLocaleString()} (no success since).
+          </Text>
+        ) : null}
+        <ProblemAlert error={resume.error} />
+        {unhealthy && canWrite ? (
+          <Group>
+            <Button color="green" onClick={() => resume.mutate()} loading={resume.isPending}>
+              Resume
+            </Button>
+          </Group>
+        ) : null}
+      </Stack>
+    </Card>
+  );
+}

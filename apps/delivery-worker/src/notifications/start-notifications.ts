@@ -1,0 +1,99 @@
+import type { TargetPolicy } from '@relay/core';
+import { createNotificationRepository, type Database } from '@relay/db';
+import { createNotificationQueue, createRedisConnection, JOBS, QUEUES, type NoticeJobData } from '@relay/queue';
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { WorkerConfig } from '../config';
+import type { Sender } from '../sender';
+import { createFailureDigest, type DigestTotals } from './failure-digest';
+import { createNoticeProcessor } from './notice.processor';
+import type { Notifier } from './notifier';
+import { createQueueNotifier } from './queue-notifier';
+
+/** The job scheduler's id: every worker upserts the same one, so Redis holds one digest schedule. */
+export const DIGEST_SCHEDULER_ID = 'failure-digest';
+
+export interface NotificationsHandle {
+  notify: Notifier;
+  /** One digest run now (as the schedule would); `at` stands in for the clock. */
+  digestNow(at?: Date): Promise<DigestTotals>;
+  /** Resolves once the schedule's registration attempt settled. */
+  registered(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface NotificationsDeps {
+  db: Database;
+  /** A producer connection (fails fast while Redis is down): the queue and the scheduler upsert. */
+  producer: Redis;
+  sender: Sender;
+  targetPolicy: TargetPolicy;
+  logger: Logger;
+}
+
+// Notices to organizations' notification URLs: a `notifications` queue whose jobs are sent with retries,
+// and the failure digest, a BullMQ job scheduler on the same queue (one job per slot across workers,
+// upserted again on every reconnect, as retention-scheduler.ts does).
+export function startNotifications(config: WorkerConfig, deps: NotificationsDeps): NotificationsHandle {
+  const notifications = createNotificationRepository(deps.db.pool);
+  const queue = createNotificationQueue({
+    connection: deps.producer,
+    prefix: config.QUEUE_PREFIX,
+    attempts: config.NOTIFICATION_MAX_ATTEMPTS,
+    backoffMs: config.NOTIFICATION_BACKOFF_MS,
+  });
+  const digest = createFailureDigest({
+    notifications,
+    enqueue: (notice) => queue.enqueue(notice),
+    intervalMs: config.NOTIFICATION_DIGEST_INTERVAL_SECONDS * 1_000,
+    logger: deps.logger,
+  });
+  const sendNotice = createNoticeProcessor({
+    notifications,
+    sender: deps.sender,
+    targetPolicy: deps.targetPolicy,
+    defaultSecret: config.DEFAULT_SIGNING_SECRET,
+    keys: config.SECRET_ENCRYPTION_KEYS,
+    logger: deps.logger,
+  });
+
+  let upserting: Promise<void> = Promise.resolve();
+  const upsert = () => {
+    upserting = queue
+      .scheduleDigest(DIGEST_SCHEDULER_ID, config.NOTIFICATION_DIGEST_INTERVAL_SECONDS * 1_000)
+      .catch((err: unknown) =>
+        deps.logger.warn({ err }, 'failure digest schedule not registered; trying again when Redis reconnects'),
+      );
+    return upserting;
+  };
+  const onReady = () => void upsert();
+  if (deps.producer.status === 'ready') onReady();
+  deps.producer.on('ready', onReady);
+
+  const connection = createRedisConnection(config.REDIS_URL, 'worker');
+  const worker = new Worker(
+    QUEUES.notifications,
+    async (job: Job) => (job.name === JOBS.failureDigest ? digest.runOnce() : sendNotice(job as Job<NoticeJobData>)),
+    {
+      connection,
+      prefix: config.QUEUE_PREFIX,
+      concurrency: 4,
+      lockDuration: config.WORKER_LOCK_DURATION_MS,
+      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+    },
+  );
+  worker.on('error', (err) => deps.logger.warn({ err }, 'notification worker connection error'));
+
+  return {
+    notify: createQueueNotifier(queue),
+    digestNow: (at) => digest.runOnce(at),
+    registered: () => upserting,
+    async close() {
+      deps.producer.off('ready', onReady);
+      await worker.close();
+      await queue.close().catch(() => {});
+      connection.disconnect();
+    },
+  };
+}

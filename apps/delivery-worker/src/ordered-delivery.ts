@@ -1,0 +1,81 @@
+import type { OrgId } from '@relay/core';
+import type { EventOrderingRepository, OrderingHead, StoredEvent } from '@relay/db';
+import type { DeliveryQueue } from '@relay/queue';
+import type { Logger } from 'pino';
+import type { RuleLookup } from './rule-lookup';
+
+// Ordered delivery (rule option `ordering`, docs/rules.md). An event of an ordered rule is attempted
+// only while it is its key's head (no older event of the key is queued or paused); otherwise its job
+// ends without an attempt and the event waits, with no job, until the head finishes: the statement that
+// records the head's final outcome releases the key and names the next head, which is handed a job.
+
+/** What the gate says of an event: wait behind its key's head, or go ahead (ordered or not). */
+export type OrderCheck = 'wait' | 'ordered' | 'unordered';
+
+export interface OrderGate {
+  check(orgId: OrgId, event: Pick<StoredEvent, 'id' | 'providerId'>): Promise<OrderCheck>;
+}
+
+/** Only an ordered rule's events cost a query: for every other event the (cached) rule read decides. */
+export function createOrderGate(deps: {
+  rules: RuleLookup;
+  ordering: Pick<EventOrderingRepository, 'isBlocked'>;
+}): OrderGate {
+  return {
+    async check(orgId, event) {
+      const rule = event.providerId === null ? null : await deps.rules(orgId, event.providerId);
+      if (!rule?.ordering) return 'unordered';
+      return (await deps.ordering.isBlocked(orgId, event.id)) ? 'wait' : 'ordered';
+    },
+  };
+}
+
+export interface OrderHandoffDeps {
+  queue: Pick<DeliveryQueue, 'enqueue' | 'queue'>;
+  logger: Logger;
+  /** First pause while the next head's old job is still active; doubled each time, `tries` times. */
+  pauseMs?: number;
+  tries?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The next head may still hold the job that found it blocked a moment before the release committed
+// (job id = event id, so an enqueue then is a no-op, and that job is about to end without an attempt).
+// So the hand-off enqueues until the head's job is one that has not run yet (waiting or delayed): a
+// few short pauses cover a waiting job's check; past them the head is attempting already. A worker that
+// dies before the hand-off leaves the head to the sweeper (it re-enqueues heads, never waiting events).
+export function createOrderHandoff(deps: OrderHandoffDeps) {
+  const pauseMs = deps.pauseMs ?? 25;
+  const tries = deps.tries ?? 6;
+  const running = new Set<Promise<void>>();
+
+  async function handOff(head: OrderingHead): Promise<void> {
+    for (let i = 0; ; i++) {
+      await deps.queue.enqueue([{ orgId: head.organizationId, eventId: head.id }]);
+      const state = await deps.queue.queue.getJobState(head.id);
+      if (state !== 'active' && state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
+      if (i >= tries) return;
+      await sleep(pauseMs * 2 ** i);
+    }
+  }
+
+  return {
+    /** Enqueues released keys' next events in the background (the outcome is committed already). */
+    handOff(heads: readonly OrderingHead[]): void {
+      for (const head of heads) {
+        const run = handOff(head).catch((err: unknown) =>
+          deps.logger.warn({ err, eventId: head.id }, 'ordered hand-off failed; the sweeper will enqueue the event'),
+        );
+        running.add(run);
+        void run.finally(() => running.delete(run));
+      }
+    },
+    /** Waits for hand-offs in flight (shutdown). */
+    async drain(): Promise<void> {
+      await Promise.all([...running]);
+    },
+  };
+}
+
+export type OrderHandoff = ReturnType<typeof createOrderHandoff>;

@@ -1,0 +1,234 @@
+import { DEFAULT_ORGANIZATION_ID, type AttemptOutcome, type FeedMessage } from '@relay/core';
+import {
+  createDatabase,
+  createProviderRepository,
+  createRuleHealthRepository,
+  SYSTEM_ACTOR,
+  type Database,
+  type ProviderRecord,
+  type RuleHealthRepository,
+} from '@relay/db';
+import { createTestDatabase, seedEvents, type TestDatabase } from '@relay/test-support';
+import { pino } from 'pino';
+import type { Notice } from './notifications/notifier';
+import { createRuleHealth } from './rule-health';
+
+const ORG = DEFAULT_ORGANIZATION_ID;
+const DAY = 86_400_000;
+const T0 = new Date('2027-05-01T00:00:00Z').getTime();
+const failed: AttemptOutcome = { kind: 'response', status: 503 };
+const gone: AttemptOutcome = { kind: 'response', status: 410 };
+const ok: AttemptOutcome = { kind: 'response', status: 200 };
+
+let testDb: TestDatabase;
+let db: Database;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDatabase({ url: testDb.url, poolSize: 3 });
+});
+afterAll(async () => {
+  await db.close();
+  await testDb.drop();
+});
+beforeEach(async () => {
+  // DELETE, not TRUNCATE: the children of events and providers go with them (cascades).
+  await db.pool.query('DELETE FROM events');
+  await db.pool.query('DELETE FROM audit_entries');
+  await db.pool.query('DELETE FROM providers');
+});
+
+// A real database and a fake clock: the span is days long, the test takes milliseconds.
+function setup() {
+  let clock = T0;
+  const calls: string[] = [];
+  const real = createRuleHealthRepository(db.pool);
+  // Counts the round trips health makes, to show that a healthy rule that succeeds costs none.
+  const repository = Object.fromEntries(
+    Object.entries(real).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => (calls.push(name), (fn as (...a: unknown[]) => unknown)(...args)),
+    ]),
+  ) as RuleHealthRepository;
+  const notices: Notice[] = [];
+  const published: FeedMessage[] = [];
+  const health = createRuleHealth({
+    repository,
+    unhealthyAfterSeconds: 5 * 86_400,
+    feed: { publish: async (_org, messages) => void published.push(...messages) },
+    logger: pino({ level: 'silent' }),
+    now: () => clock,
+  });
+  const notify = async (_org: unknown, notice: Notice) => void notices.push(notice);
+  return {
+    health,
+    calls,
+    notices,
+    published,
+    notify,
+    at: (ms: number) => void (clock = T0 + ms),
+  };
+}
+
+const providers = () => createProviderRepository(db.prisma);
+async function newRule(data: { unhealthyAfterSeconds?: number } = {}): Promise<ProviderRecord> {
+  const row = await db.prisma.provider.create({
+    data: { organizationId: ORG, source: 'health', targetUrl: 'http://target.example/hook', ...data },
+  });
+  return (await providers().findById(ORG, row.id))!;
+}
+const reload = async (rule: ProviderRecord) => (await providers().findById(ORG, rule.id))!;
+async function queuedEventsOf(rule: ProviderRecord, count: number): Promise<string[]> {
+  const ids = await seedEvents(db.pool, { organizationId: ORG, count, status: 'queued', changedAt: new Date(T0) });
+  await db.pool.query('UPDATE events SET provider_id = $1 WHERE id = ANY($2::uuid[])', [rule.id, ids]);
+  return ids;
+}
+const statusesOf = async (ids: string[]) =>
+  (await db.pool.query<{ status: string }>('SELECT status FROM events WHERE id = ANY($1::uuid[])', [ids])).rows.map(
+    (r) => r.status,
+  );
+const auditsOf = (rule: ProviderRecord) =>
+  db.prisma.auditEntry.findMany({ where: { action: 'rule.unhealthy', resourceId: rule.id } });
+
+describe('rule health after attempts', () => {
+  it('turns unhealthy once failures have gone on for the span, pausing queued events, audited and notified', async () => {
+    const { health, notices, published, notify, at } = setup();
+    let rule = await newRule();
+    const queued = await queuedEventsOf(rule, 2);
+
+    at(0);
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    rule = await reload(rule);
+    expect(rule).toMatchObject({ health: 'healthy', failingSince: new Date(T0) });
+
+    at(5 * DAY - 1_000);
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    expect(await reload(rule)).toMatchObject({ health: 'healthy', failingSince: new Date(T0) });
+    expect(await statusesOf(queued)).toEqual(['queued', 'queued']);
+
+    at(5 * DAY);
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    const since = new Date(T0 + 5 * DAY);
+    expect(await reload(rule)).toMatchObject({
+      health: 'unhealthy',
+      unhealthyReason: 'failing',
+      unhealthySince: since,
+    });
+    expect(await statusesOf(queued)).toEqual(['paused', 'paused']);
+    expect(published.map((m) => m.type === 'event.status' && m.data.status)).toEqual(['paused', 'paused']);
+    const [entry, ...more] = await auditsOf(rule);
+    expect(more).toHaveLength(0);
+    expect(entry).toMatchObject({ actorUserId: SYSTEM_ACTOR.id, actorEmail: SYSTEM_ACTOR.email, resourceType: 'rule' });
+    expect(entry!.metadata).toMatchObject({ reason: 'failing', paused_events: 2, response_status: 503 });
+    expect(notices).toEqual([
+      {
+        type: 'rule.unhealthy',
+        data: {
+          rule: { id: rule.id, source: 'health', target_url: 'http://target.example/hook' },
+          reason: 'failing',
+          since: since.toISOString(),
+        },
+      },
+    ]);
+
+    // Another worker with a stale (healthy) rule sees the next failure: nothing happens twice.
+    at(5 * DAY + 1_000);
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    expect(await auditsOf(rule)).toHaveLength(1);
+    expect(notices).toHaveLength(1);
+  });
+
+  it('a success in between ends the failing run: the span starts again at the next failure', async () => {
+    const { health, notify, at } = setup();
+    let rule = await newRule();
+    at(0);
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    rule = await reload(rule);
+    at(3 * DAY);
+    await health.afterAttempt(ORG, rule, { outcome: ok, delivered: true }, notify);
+    rule = await reload(rule);
+    expect(rule.failingSince).toBeNull();
+
+    at(4 * DAY);
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    rule = await reload(rule);
+    at(6 * DAY); // 6 days after the first failure, 2 after the run began again
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    expect(await reload(rule)).toMatchObject({ health: 'healthy', failingSince: new Date(T0 + 4 * DAY) });
+  });
+
+  it("uses the rule's own span over the setting", async () => {
+    const { health, notify, at } = setup();
+    let rule = await newRule({ unhealthyAfterSeconds: 3_600 });
+    at(0);
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    rule = await reload(rule);
+    at(3_600_000);
+    await health.afterAttempt(
+      ORG,
+      rule,
+      { outcome: { kind: 'network', code: 'ECONNREFUSED', message: 'x' }, delivered: false },
+      notify,
+    );
+    expect(await reload(rule)).toMatchObject({ health: 'unhealthy', unhealthyReason: 'failing' });
+  });
+
+  it('a 410 turns the rule unhealthy at once (reason gone)', async () => {
+    const { health, notices, notify, at } = setup();
+    const rule = await newRule();
+    const queued = await queuedEventsOf(rule, 1);
+    at(1_000);
+    await health.afterAttempt(ORG, rule, { outcome: gone, delivered: false }, notify);
+    expect(await reload(rule)).toMatchObject({
+      health: 'unhealthy',
+      unhealthyReason: 'gone',
+      unhealthySince: new Date(T0 + 1_000),
+    });
+    expect(await statusesOf(queued)).toEqual(['paused']);
+    expect((await auditsOf(rule))[0]!.metadata).toMatchObject({ reason: 'gone', response_status: 410 });
+    expect(notices.map((n) => n.data.reason)).toEqual(['gone']);
+  });
+
+  it('costs no round trip for a healthy rule that succeeds, and one to start a failing run', async () => {
+    const { health, calls, notify } = setup();
+    const rule = await newRule();
+    for (let i = 0; i < 3; i++) {
+      expect(await health.beforeAttempt(ORG, 'unused', rule)).toEqual({ rule });
+      await health.afterAttempt(ORG, rule, { outcome: ok, delivered: true }, notify);
+    }
+    expect(calls).toEqual([]);
+    await health.afterAttempt(ORG, rule, { outcome: failed, delivered: false }, notify);
+    expect(calls).toEqual(['markFailing']);
+  });
+});
+
+describe('rule health before attempts', () => {
+  it("pauses a queued event of an unhealthy rule and tells the feed; a stale cache of a resumed rule doesn't", async () => {
+    const { health, published } = setup();
+    const rule = await newRule();
+    const [first, second] = await queuedEventsOf(rule, 2);
+    await db.pool.query(`UPDATE providers SET health = 'unhealthy', unhealthy_reason = 'gone' WHERE id = $1`, [
+      rule.id,
+    ]);
+    const unhealthy = await reload(rule);
+
+    expect(await health.beforeAttempt(ORG, first!, unhealthy)).toEqual({ stop: 'paused' });
+    expect(await statusesOf([first!])).toEqual(['paused']);
+    expect(published).toEqual([
+      expect.objectContaining({ type: 'event.status', data: expect.objectContaining({ id: first, status: 'paused' }) }),
+    ]);
+    // Already paused (another worker's job for it): nothing to do.
+    expect(await health.beforeAttempt(ORG, first!, unhealthy)).toEqual({ stop: 'skipped' });
+
+    // Resumed since the worker cached it: the event goes ahead, health as the resume left it.
+    await createRuleHealthRepository(db.pool).resume(ORG, rule.id, () => ({
+      actorUserId: null,
+      actorEmail: null,
+      action: 'rule.resumed',
+      resourceType: 'rule',
+      resourceId: rule.id,
+    }));
+    const go = await health.beforeAttempt(ORG, second!, unhealthy);
+    expect(go).toEqual({ rule: expect.objectContaining({ id: rule.id, health: 'healthy', failingSince: null }) });
+    expect(await statusesOf([first!, second!])).toEqual(['queued', 'queued']);
+  });
+});

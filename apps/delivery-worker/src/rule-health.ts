@@ -1,0 +1,134 @@
+import type { AttemptOutcome, FeedMessage, OrgId, UnhealthyReason } from '@relay/core';
+import type { ProviderRecord, RuleHealthRepository } from '@relay/db';
+import type { FeedPublisher } from '@relay/queue';
+import type { Logger } from 'pino';
+import type { Notifier } from './notifications/notifier';
+
+export interface RuleHealthDeps {
+  repository: RuleHealthRepository;
+  /** RULE_UNHEALTHY_AFTER_SECONDS: failures with no success for this long, unless the rule sets its own. */
+  unhealthyAfterSeconds: number;
+  feed?: FeedPublisher;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** An attempt as health sees it: what the target answered and whether the event was delivered. */
+export interface AttemptSeen {
+  outcome: AttemptOutcome;
+  delivered: boolean;
+}
+
+/** Before an attempt: stop (the event was paused, or is no longer queued), or go on with the rule as it is. */
+export type BeforeAttempt = { stop: 'paused' | 'skipped' } | { rule: ProviderRecord | null };
+
+export interface RuleHealth {
+  /** Pauses the event instead of an attempt while its rule is unhealthy; no round trip for a healthy rule. */
+  beforeAttempt(orgId: OrgId, eventId: string, rule: ProviderRecord | null): Promise<BeforeAttempt>;
+  /**
+   * After an attempt's outcome is committed: keeps the rule's failing run and health up to date; a rule
+   * that turns unhealthy is told to `notify` (the deliver processor's notifier) after the commit.
+   */
+  afterAttempt(orgId: OrgId, rule: ProviderRecord | null, attempt: AttemptSeen, notify?: Notifier): Promise<void>;
+}
+
+const statusMessage = (id: string, now: number): FeedMessage => ({
+  type: 'event.status',
+  at: now,
+  data: { id, status: 'paused', failure_reason: null, acknowledged: false },
+});
+
+// Endpoint health (docs/rules.md, "Endpoint health"). A healthy rule whose deliveries succeed costs no
+// database round trip here: writes happen only when the cached rule says the state changes (a failing run
+// starts or ends, a 410, the span passed), and each write is conditional so concurrent workers agree.
+// Health is bookkeeping beside the delivery: a failed write is logged and the next attempt tries again.
+export function createRuleHealth(deps: RuleHealthDeps): RuleHealth {
+  const now = deps.now ?? Date.now;
+
+  async function turnUnhealthy(
+    orgId: OrgId,
+    rule: ProviderRecord,
+    reason: UnhealthyReason,
+    status: number | null,
+    notify: Notifier | undefined,
+  ) {
+    const turned = await deps.repository.markUnhealthy(orgId, rule.id, reason, new Date(now()), (t) => ({
+      actorUserId: null,
+      actorEmail: null,
+      action: 'rule.unhealthy',
+      resourceType: 'rule',
+      resourceId: rule.id,
+      metadata: {
+        reason,
+        since: t.since.toISOString(),
+        response_status: status,
+        paused_events: t.pausedIds.length,
+      },
+    }));
+    if (!turned) return; // another worker turned it first, and told
+    deps.logger.warn({ orgId, ruleId: rule.id, reason, paused: turned.pausedIds.length }, 'rule turned unhealthy');
+    if (deps.feed && turned.pausedIds.length > 0)
+      await deps.feed.publish(
+        orgId,
+        turned.pausedIds.map((id) => statusMessage(id, now())),
+      );
+    const data = {
+      rule: { id: turned.rule.id, source: turned.rule.source, target_url: turned.rule.targetUrl },
+      reason,
+      since: turned.since.toISOString(),
+    };
+    // After the commit: a notice that cannot be queued is logged, the state change stands.
+    await notify?.(orgId, { type: 'rule.unhealthy', data }).catch((err: unknown) => {
+      deps.logger.warn({ err, orgId, ruleId: rule.id }, 'rule.unhealthy notice not queued');
+    });
+  }
+
+  async function afterAttempt(
+    orgId: OrgId,
+    rule: ProviderRecord,
+    { outcome, delivered }: AttemptSeen,
+    notify: Notifier | undefined,
+  ) {
+    if (delivered) {
+      if (rule.failingSince !== null) await deps.repository.clearFailing(orgId, rule.id);
+      return;
+    }
+    // 410 Gone: the receiver says the endpoint is gone for good; nothing is gained by waiting for the span.
+    if (outcome.kind === 'response' && outcome.status === 410) {
+      await turnUnhealthy(orgId, rule, 'gone', 410, notify);
+      return;
+    }
+    const at = now();
+    const since = rule.failingSince ?? (await deps.repository.markFailing(orgId, rule.id, new Date(at)));
+    if (since === null) return;
+    const spanMs = (rule.unhealthyAfterSeconds ?? deps.unhealthyAfterSeconds) * 1000;
+    if (at - since.getTime() >= spanMs)
+      await turnUnhealthy(orgId, rule, 'failing', outcome.kind === 'response' ? outcome.status : null, notify);
+  }
+
+  return {
+    async beforeAttempt(orgId, eventId, rule) {
+      if (rule?.health !== 'unhealthy') return { rule };
+      // The cached rule may be stale: the statement checks the rule's committed health as it pauses.
+      const result = await deps.repository.pauseEvent(orgId, eventId, rule.id);
+      if (result.paused) {
+        await deps.feed?.publish(orgId, [statusMessage(eventId, now())]);
+        return { stop: 'paused' };
+      }
+      // Unhealthy, yet not paused: the event is no longer queued (another worker took it).
+      if (result.health === 'unhealthy') return { stop: 'skipped' };
+      // Resumed since it was cached (a resume clears the failing run too), or deleted.
+      return { rule: result.health === null ? null : { ...rule, health: 'healthy', failingSince: null } };
+    },
+
+    async afterAttempt(orgId, rule, attempt, notify) {
+      // An unhealthy rule stays so until it is resumed; events without a rule have no health.
+      if (rule === null || rule.health === 'unhealthy') return;
+      try {
+        await afterAttempt(orgId, rule, attempt, notify);
+      } catch (err) {
+        deps.logger.warn({ err, orgId, ruleId: rule.id }, 'rule health update failed; the next attempt tries again');
+      }
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import type { OrgId, RuleHealthState, UnhealthyReason } from '@relay/core';
+import type pg from 'pg';
+import { insertAuditEntry, type AuditInput } from './audit.repository';
+
+const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
+const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
+
+/** What a pause attempt found: the rule's health as committed now, and whether the event was paused. */
+export interface PauseResult {
+  /** null: the rule is gone (deleted since the event was stored). */
+  health: RuleHealthState | null;
+  paused: boolean;
+}
+
+/** A rule that has just turned unhealthy, and the queued events that were paused with it. */
+export interface TurnedUnhealthy {
+  rule: { id: string; source: string; targetUrl: string };
+  since: Date;
+  pausedIds: string[];
+}
+
+// Pauses one queued event while its rule is unhealthy, in one statement. The rule row is read FOR SHARE:
+// a resume (which updates that row, then releases the rule's paused events) either commits first, and
+// this statement sees the rule healthy and pauses nothing, or waits for it and then releases this event
+// too. Without the lock an event paused during a resume would wait for a rule that is healthy again.
+const PAUSE_EVENT = `
+WITH rule AS (
+  SELECT health::text AS health FROM providers WHERE organization_id = $1 AND id = $3 FOR SHARE
+), paused AS (
+  UPDATE events SET status = 'paused', updated_at = ${UTC_NOW}
+  WHERE organization_id = $1 AND id = $2 AND status = 'queued' AND (SELECT health FROM rule) = 'unhealthy'
+  RETURNING id
+)
+SELECT (SELECT health FROM rule) AS health, (SELECT count(*) FROM paused)::int AS paused`;
+
+// Sets the start of a failing run unless one is running already (the condition makes concurrent workers
+// agree on the first failure); answers the start in force, as far as this statement can see it.
+const MARK_FAILING = `
+WITH set AS (
+  UPDATE providers SET failing_since = ${at(3)}
+  WHERE organization_id = $1 AND id = $2 AND failing_since IS NULL
+  RETURNING failing_since
+)
+SELECT coalesce((SELECT failing_since FROM set),
+  (SELECT failing_since FROM providers WHERE organization_id = $1 AND id = $2)) AS failing_since`;
+
+const CLEAR_FAILING = `UPDATE providers SET failing_since = NULL
+  WHERE organization_id = $1 AND id = $2 AND failing_since IS NOT NULL`;
+
+// Conditional on the rule still being healthy, so it happens once however many workers see the failure.
+const TURN_UNHEALTHY = `UPDATE providers
+  SET health = 'unhealthy', unhealthy_reason = $3, unhealthy_since = ${at(4)}, updated_at = ${UTC_NOW}
+  WHERE organization_id = $1 AND id = $2 AND health = 'healthy'
+  RETURNING id, source, target_url, unhealthy_since`;
+
+const PAUSE_QUEUED = `UPDATE events SET status = 'paused', updated_at = ${UTC_NOW}
+  WHERE organization_id = $1 AND provider_id = $2 AND status = 'queued' RETURNING id`;
+
+const RESUME_RULE = `UPDATE providers
+  SET health = 'healthy', unhealthy_reason = NULL, unhealthy_since = NULL, failing_since = NULL,
+    updated_at = ${UTC_NOW}
+  WHERE organization_id = $1 AND id = $2 RETURNING id`;
+
+// A resumed event starts a new run (as a retry does): the retry policy counts from run_start_attempt, so
+// it gets a full set of attempts whatever it had used before it was paused.
+const RESUME_EVENTS = `UPDATE events SET status = 'queued', run_start_attempt = attempt_count,
+    next_attempt_at = ${UTC_NOW}, failure_reason = NULL, last_error = NULL, updated_at = ${UTC_NOW}
+  WHERE organization_id = $1 AND provider_id = $2 AND status = 'paused' RETURNING id`;
+
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T | null>): Promise<T | null> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query(result === null ? 'ROLLBACK' : 'COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+// Endpoint health of rules (docs/rules.md, "Endpoint health"): the worker's writes when a target fails
+// or answers 410, and the API's resume. Raw SQL over the shared pool, like the other event writes; each
+// state change and its audit entry commit together.
+export function createRuleHealthRepository(pool: pg.Pool) {
+  return {
+    async pauseEvent(orgId: OrgId, eventId: string, providerId: string): Promise<PauseResult> {
+      const { rows } = await pool.query<{ health: RuleHealthState | null; paused: number }>(PAUSE_EVENT, [
+        orgId,
+        eventId,
+        providerId,
+      ]);
+      return { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
+    },
+
+    /** The start of the rule's current failing run (set to `at` if none ran); null: the rule is gone. */
+    async markFailing(orgId: OrgId, providerId: string, at: Date): Promise<Date | null> {
+      const { rows } = await pool.query<{ failing_since: Date | null }>(MARK_FAILING, [orgId, providerId, at]);
+      return rows[0]?.failing_since ?? null;
+    },
+
+    async clearFailing(orgId: OrgId, providerId: string): Promise<void> {
+      await pool.query(CLEAR_FAILING, [orgId, providerId]);
+    },
+
+    /**
+     * Turns a healthy rule unhealthy, pauses its queued events and writes the audit entry, in one
+     * transaction. null: the rule was unhealthy already (or is gone), and nothing was written.
+     */
+    markUnhealthy(
+      orgId: OrgId,
+      providerId: string,
+      reason: UnhealthyReason,
+      at: Date,
+      audit: (turned: TurnedUnhealthy) => AuditInput,
+    ): Promise<TurnedUnhealthy | null> {
+      return inTransaction(pool, async (client) => {
+        const { rows } = await client.query<{ id: string; source: string; target_url: string; unhealthy_since: Date }>(
+          TURN_UNHEALTHY,
+          [orgId, providerId, reason, at],
+        );
+        const rule = rows[0];
+        if (!rule) return null;
+        const paused = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, providerId]);
+        const turned: TurnedUnhealthy = {
+          rule: { id: rule.id, source: rule.source, targetUrl: rule.target_url },
+          since: rule.unhealthy_since,
+          pausedIds: paused.rows.map((r) => r.id),
+        };
+        await insertAuditEntry(client, orgId, audit(turned));
+        return turned;
+      });
+    },
+
+    /**
+     * Makes the rule healthy again and releases its paused events (queued, due now, a fresh run), with
+     * the audit entry, in one transaction. null: no such rule.
+     */
+    resume(
+      orgId: OrgId,
+      providerId: string,
+      audit: (resumedIds: string[]) => AuditInput,
+    ): Promise<{ resumedIds: string[] } | null> {
+      return inTransaction(pool, async (client) => {
+        const { rowCount } = await client.query(RESUME_RULE, [orgId, providerId]);
+        if (!rowCount) return null;
+        const { rows } = await client.query<{ id: string }>(RESUME_EVENTS, [orgId, providerId]);
+        const resumedIds = rows.map((r) => r.id);
+        await insertAuditEntry(client, orgId, audit(resumedIds));
+        return { resumedIds };
+      });
+    },
+  };
+}
+
+export type RuleHealthRepository = ReturnType<typeof createRuleHealthRepository>;

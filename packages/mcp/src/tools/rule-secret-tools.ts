@@ -1,0 +1,37 @@
+import { dataOf } from '@relay/client';
+import { z } from 'zod';
+import { defineTool } from '../tool-kit';
+import { verificationSecretInput } from './rule-option-inputs';
+import { ruleIdInput, ruleSummary, ruleView } from './rule-views';
+
+// Secret rotation of a rule's inbound verification: the provider and the relay cannot switch at the same instant,
+// so the replaced secret is still accepted for a window.
+
+export const rotateVerificationSecret = defineTool({
+  name: 'rotate_rule_verification_secret',
+  title: "Rotate a rule's verification secret",
+  description:
+    "Replaces the secret that verifies a rule's inbound webhook signatures. The new one verifies from now; the " +
+    'replaced one is still accepted for previous_secret_valid_for_seconds (default 86400; 0 retires it at once), ' +
+    'so the provider can switch over without refused webhooks. The secrets are never shown.',
+  access: { role: 'admin', scope: 'rules:write' },
+  input: {
+    id: ruleIdInput,
+    verification_secret: verificationSecretInput,
+    previous_secret_valid_for_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .optional()
+      .describe('How long the replaced secret is still accepted (default 86400).'),
+  },
+  output: { rule: ruleSummary },
+  annotations: { destructiveHint: false },
+  async run({ id, ...body }, { client, link }) {
+    const rule = await dataOf(
+      client.POST('/rules/{id}/verification-secret/rotate', { params: { path: { id } }, body }),
+    );
+    return { rule: ruleView(rule, link) };
+  },
+});

@@ -179,8 +179,9 @@ describe('ordered delivery', () => {
 describe('ordered delivery and the sweeper', () => {
   let pipeline: Pipeline;
   let target: OrderTarget;
-  const redis = createRedisConnection(REDIS_URL, 'producer');
+  let redis: ReturnType<typeof createRedisConnection>;
   beforeAll(async () => {
+    redis = createRedisConnection(REDIS_URL, 'producer');
     target = await startOrderTarget();
     pipeline = await startPipeline({ worker: false });
   });

@@ -29,44 +29,49 @@ function registerNotifications(org: Command, ctx: CommandContext) {
     'relay org notifications clear',
   );
 
-  notifications
+  const show = notifications
     .command('show')
-    .description('The notification URL and whether notices have a secret of their own')
-    .action(async (_: unknown, cmd: Command) => {
-      const { client } = await ctx.connect(cmd);
-      ctx.output(cmd).result(await dataOf(client.GET('/api/organization/notifications')), notificationsText);
-    });
+    .description('The notification URL and whether notices have a secret of their own');
+  withExamples(show, 'relay org notifications show', 'relay org notifications show --json');
+  show.action(async (_: unknown, cmd: Command) => {
+    const { client } = await ctx.connect(cmd);
+    ctx.output(cmd).result(await dataOf(client.GET('/api/organization/notifications')), notificationsText);
+  });
 
-  notifications
+  const set = notifications
     // The URL is an argument: --url is the program's own option (the relay to talk to).
     .command('set <url>')
     .description('Set the notification URL (http/https), and optionally its secret (kept when omitted)')
     // Like rule secrets, never on the command line (shell history, process lists): from stdin.
     .option('--secret-stdin', 'read the signing secret (16-256 characters) from stdin; it is never shown')
-    .option('--clear-secret', 'sign with the install default (DEFAULT_SIGNING_SECRET) or not at all')
-    .action(async (url: string, options: SetOptions, cmd: Command) => {
-      if (options.secretStdin && options.clearSecret) {
-        throw new UsageError('give --secret-stdin or --clear-secret, not both');
-      }
-      const secret = options.clearSecret
-        ? null
-        : options.secretStdin
-          ? await readSecretFromStdin(ctx.deps.stdin, 'notification secret')
-          : undefined;
-      const { client } = await ctx.connect(cmd);
-      const body = { url, ...(secret !== undefined ? { secret } : {}) };
-      const saved = await dataOf(client.PUT('/api/organization/notifications', { body }));
-      ctx.output(cmd).result(saved, (n) => `Notifications set.\n${notificationsText(n)}`);
-    });
+    .option('--clear-secret', 'sign with the install default (DEFAULT_SIGNING_SECRET) or not at all');
+  withExamples(
+    set,
+    'relay org notifications set https://ops.example.com/relay',
+    'relay org notifications set https://ops.example.com/relay --secret-stdin < notice-secret.txt',
+  );
+  set.action(async (url: string, options: SetOptions, cmd: Command) => {
+    if (options.secretStdin && options.clearSecret) {
+      throw new UsageError('give --secret-stdin or --clear-secret, not both');
+    }
+    const secret = options.clearSecret
+      ? null
+      : options.secretStdin
+        ? await readSecretFromStdin(ctx.deps.stdin, 'notification secret')
+        : undefined;
+    const { client } = await ctx.connect(cmd);
+    const body = { url, ...(secret !== undefined ? { secret } : {}) };
+    const saved = await dataOf(client.PUT('/api/organization/notifications', { body }));
+    ctx.output(cmd).result(saved, (n) => `Notifications set.\n${notificationsText(n)}`);
+  });
 
-  notifications
-    .command('clear')
-    .description('No more notices: forgets the URL and its secret')
-    .action(async (_: unknown, cmd: Command) => {
-      const { client } = await ctx.connect(cmd);
-      const saved = await dataOf(client.PUT('/api/organization/notifications', { body: { url: null } }));
-      ctx.output(cmd).result(saved, (n) => `Notifications off.\n${notificationsText(n)}`);
-    });
+  const clear = notifications.command('clear').description('No more notices: forgets the URL and its secret');
+  withExamples(clear, 'relay org notifications clear');
+  clear.action(async (_: unknown, cmd: Command) => {
+    const { client } = await ctx.connect(cmd);
+    const saved = await dataOf(client.PUT('/api/organization/notifications', { body: { url: null } }));
+    ctx.output(cmd).result(saved, (n) => `Notifications off.\n${notificationsText(n)}`);
+  });
 }
 
 /** `relay org …`: the organization's own settings (admins). */

@@ -145,6 +145,22 @@ describe('ordered delivery', () => {
     expect(await pipeline.store.prisma.eventOrdering.count()).toBe(0);
   });
 
+  it('frees the waiting events at once when the rule stops ordering, while the old head still fails', async () => {
+    const ruleId = await createRule(pipeline, admin, 'unordered', target.url, { header: 'x-key' });
+    target.answerWith((key, seq) => (key === 'U' && seq === 0 ? 500 : 200));
+    const ids = await ingest(pipeline, 'unordered', stream(['U'], 3));
+    await waitFor(async () => ((await pipeline.attemptsOf(ids.get('U0')!)).length >= 2 ? true : undefined));
+    expect(target.accepted('U')).toEqual([]);
+    await pipeline.http.patch(`/rules/${ruleId}`).set('authorization', admin).send({ ordering: null }).expect(200);
+    // Their jobs ended while they waited: the sweeper gives them new ones.
+    await pipeline.waitForStatus(ids.get('U1')!, 'delivered');
+    await pipeline.waitForStatus(ids.get('U2')!, 'delivered');
+    expect(target.accepted('U')).toEqual(expect.arrayContaining([1, 2]));
+    expect((await pipeline.eventById(ids.get('U0')!))?.status).toBe('queued');
+    target.answerWith(() => 200);
+    await pipeline.waitForStatus(ids.get('U0')!, 'delivered');
+  });
+
   it('moves a key on when its head fails finally; the failure stays for attention', async () => {
     await createRule(pipeline, admin, 'final', target.url, { json_pointer: '/key' });
     // 400 is final: no retries.

@@ -42,19 +42,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The next head may still hold the job that found it blocked a moment before the release committed
 // (job id = event id, so an enqueue then is a no-op, and that job is about to end without an attempt).
-// So the hand-off enqueues until the head's job is one that has not run yet (waiting or delayed): a
-// few short pauses cover a waiting job's check; past them the head is attempting already. A worker that
-// dies before the hand-off leaves the head to the sweeper (it re-enqueues heads, never waiting events).
+// So the hand-off enqueues until the head's job is one that runs after the release: one created since
+// (its own), or an older one that has not started (waiting or delayed). An older active job is waited
+// for, a few short pauses (a waiting job's check is quick; past them the head is attempting already).
+// A worker that dies before the hand-off leaves the head to the sweeper (it re-enqueues heads, never
+// waiting events).
 export function createOrderHandoff(deps: OrderHandoffDeps) {
   const pauseMs = deps.pauseMs ?? 25;
   const tries = deps.tries ?? 6;
   const running = new Set<Promise<void>>();
 
   async function handOff(head: OrderingHead): Promise<void> {
+    const released = Date.now();
     for (let i = 0; ; i++) {
       await deps.queue.enqueue([{ orgId: head.organizationId, eventId: head.id }]);
-      const state = await deps.queue.queue.getJobState(head.id);
-      if (state !== 'active' && state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
+      // Gone again already: the job ended in between (ours, having run, or the old one): enqueue again.
+      const job = await deps.queue.queue.getJob(head.id);
+      if (job && (job.timestamp >= released || (await job.getState()) !== 'active')) return;
       if (i >= tries) return;
       await sleep(pauseMs * 2 ** i);
     }
@@ -77,5 +81,3 @@ export function createOrderHandoff(deps: OrderHandoffDeps) {
     },
   };
 }
-
-export type OrderHandoff = ReturnType<typeof createOrderHandoff>;

@@ -4,6 +4,7 @@ import type { CommandContext } from '../context';
 import { confirmed } from './admin-kit';
 import { withExamples } from './command-kit';
 import { ruleDetail, rulesTable } from './rule-views';
+import { registerBlocked } from './rules-blocked-command';
 import { registerRuleWriteCommands } from './rules-write-commands';
 
 const byId = (id: string) => ({ params: { path: { id } } });
@@ -83,6 +84,7 @@ export function registerRulesCommands(program: Command, ctx: CommandContext): vo
     'relay rules disable 0192f0c4-…',
   );
   registerReads(rules, ctx);
+  registerBlocked(rules, ctx);
   registerRuleWriteCommands(rules, ctx);
   registerToggles(rules, ctx);
   registerDelete(rules, ctx);

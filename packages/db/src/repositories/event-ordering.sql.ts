@@ -1,13 +1,15 @@
 // Ordered delivery (rule option `ordering`, docs/rules.md): an unfinished event of an ordered rule has
 // an event_ordering row; the oldest row (smallest event id: ids are time-ordered, so ingest order) of
 // an (organization, rule, key) is the key's head, the one event of the key that may be attempted.
-// A row whose event is no longer queued or paused (left behind when the rule's ordering was turned
-// off and on again) is stale and never blocks: LIVE_OLDER names only rows that do.
+// Rows block only while their rule orders delivery (turned off, its waiting events are free at once), and
+// a row whose event is no longer queued or paused (left behind while ordering was off) is stale and never
+// blocks: LIVE_OLDER names only rows that do.
 
 /** An older row of the same key as `o` whose event still waits for delivery (`o` must wait behind it). */
 const LIVE_OLDER = (o: string) => `
   SELECT 1 FROM event_ordering h
   JOIN events he ON he.id = h.event_id AND he.status IN ('queued', 'paused')
+  JOIN providers hp ON hp.id = h.provider_id AND hp.ordering IS NOT NULL
   WHERE h.organization_id = ${o}.organization_id AND h.provider_id = ${o}.provider_id
     AND h.ordering_key = ${o}.ordering_key AND h.event_id < ${o}.event_id`;
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
 import { resumeRule } from './rule-health-tools';
+import { ruleBlockedKeys } from './rule-ordering-tools';
 import { rotateVerificationSecret } from './rule-secret-tools';
 import {
   descriptionInput,
@@ -138,4 +139,5 @@ export const RULE_TOOLS: readonly AnyRelayTool[] = [
   deleteRule,
   rotateVerificationSecret,
   resumeRule,
+  ruleBlockedKeys,
 ];

@@ -8,6 +8,7 @@ import { useSession } from '../../app/session';
 import { ConfirmCell } from '../../components/confirm-button';
 import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
+import { BlockedKeysCard } from './blocked-keys-card';
 import { HookForm } from './hook-form';
 import { RotateSecret } from './rotate-secret';
 import { RuleHealthCard } from './rule-health-card';
@@ -55,6 +56,7 @@ export function RuleDetailPage() {
       <RuleHealthCard rule={r} canWrite={canWrite} />
       {canWrite ? <RotateSecret rule={r} /> : null}
       <RuleOptionsCard rule={r} />
+      <BlockedKeysCard rule={r} />
       {canWrite && (r.verification || r.has_verification_secret) ? <RotateVerificationSecret rule={r} /> : null}
       <Title order={3}>Hooks</Title>
       <ProblemAlert error={hooks.error ?? remove.error} />

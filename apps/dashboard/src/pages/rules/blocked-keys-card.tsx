@@ -1,0 +1,73 @@
+import { Card, Stack, Table, Text } from '@mantine/core';
+import { dataOf } from '@relay/client';
+import { useQuery } from '@tanstack/react-query';
+import { client } from '../../app/api-client';
+import { AnchorLink } from '../../components/links';
+import { ProblemAlert } from '../../components/problem-alert';
+import type { Rule } from './rule-types';
+
+/** How long ago, coarsely: the age of a block is what matters, not its second. */
+function age(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/**
+ * Ordered delivery (docs/rules.md): the keys of an ordered rule that a failing event holds up, with how long and
+ * how many events wait behind it. Shown only for a rule with `ordering`.
+ */
+export function BlockedKeysCard({ rule }: { rule: Rule }) {
+  const blocked = useQuery({
+    queryKey: ['rules', rule.id, 'ordering'],
+    queryFn: async () => dataOf(client.GET('/rules/{id}/ordering', { params: { path: { id: rule.id } } })),
+    enabled: rule.ordering !== null,
+    refetchInterval: 15_000,
+  });
+  if (rule.ordering === null) return null;
+  const keys = blocked.data?.blocked_keys ?? [];
+  return (
+    <Card withBorder aria-label="Blocked keys">
+      <Stack gap="xs">
+        <Text fw={600}>Blocked keys</Text>
+        <ProblemAlert error={blocked.error} />
+        {blocked.data && keys.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            No blocked keys: every ordering key is flowing.
+          </Text>
+        ) : null}
+        {keys.length > 0 ? (
+          <Table>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Key</Table.Th>
+                <Table.Th>Failing event</Table.Th>
+                <Table.Th>Attempts</Table.Th>
+                <Table.Th>Blocked for</Table.Th>
+                <Table.Th>Waiting</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {keys.map((k) => (
+                <Table.Tr key={k.key}>
+                  <Table.Td>{k.key === '' ? '(whole source)' : k.key}</Table.Td>
+                  <Table.Td>
+                    <AnchorLink to="/events/$id" params={{ id: k.event_id }}>
+                      {k.event_id.slice(0, 8)}
+                    </AnchorLink>{' '}
+                    {k.status === 'paused' ? '(paused)' : null}
+                  </Table.Td>
+                  <Table.Td>{k.attempts}</Table.Td>
+                  <Table.Td title={new Date(k.blocked_since).toLocaleString()}>{age(k.blocked_since)}</Table.Td>
+                  <Table.Td>{k.waiting}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        ) : null}
+      </Stack>
+    </Card>
+  );
+}

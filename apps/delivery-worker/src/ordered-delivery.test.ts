@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
+import type { ProviderRecord } from '@relay/db';
+import { createDeliveryQueue, createRedisConnection, QUEUES, type DeliverJobData } from '@relay/queue';
+import { uniqueQueuePrefix, waitFor } from '@relay/test-support';
+import { Worker } from 'bullmq';
+import { pino } from 'pino';
+import { createOrderGate, createOrderHandoff } from './ordered-delivery';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const org: OrgId = DEFAULT_ORGANIZATION_ID;
+
+describe('the order gate', () => {
+  const ruleWith = (ordering: ProviderRecord['ordering']) => ({ ordering }) as ProviderRecord;
+
+  it('asks the database nothing for an event of an unordered rule or of no rule', async () => {
+    const asked: string[] = [];
+    const gate = createOrderGate({
+      rules: async (_orgId, providerId) => (providerId === 'plain' ? ruleWith(null) : null),
+      ordering: {
+        isBlocked: async (_orgId, id) => {
+          asked.push(id);
+          return false;
+        },
+      },
+    });
+    expect(await gate.check(org, { id: 'e1', providerId: 'plain' })).toBe('unordered');
+    expect(await gate.check(org, { id: 'e2', providerId: null })).toBe('unordered');
+    expect(asked).toEqual([]);
+  });
+
+  it("checks an ordered rule's event: it waits while blocked, else goes ahead as ordered", async () => {
+    let blocked = true;
+    const gate = createOrderGate({
+      rules: async () => ruleWith({ header: 'x-key' }),
+      ordering: { isBlocked: async () => blocked },
+    });
+    expect(await gate.check(org, { id: 'e1', providerId: 'r' })).toBe('wait');
+    blocked = false;
+    expect(await gate.check(org, { id: 'e1', providerId: 'r' })).toBe('ordered');
+  });
+});
+
+describe('the ordered hand-off', () => {
+  const redis = createRedisConnection(REDIS_URL, 'producer');
+  const prefix = uniqueQueuePrefix();
+  const queue = createDeliveryQueue({ connection: redis, prefix });
+  afterAll(async () => {
+    await queue.queue.obliterate({ force: true });
+    await queue.close();
+    redis.disconnect();
+  });
+
+  it('gives the next head a job, and one that runs after the release when its old job is still active', async () => {
+    const handoff = createOrderHandoff({ queue, logger: pino({ level: 'silent' }), pauseMs: 20, tries: 8 });
+    const idle = randomUUID();
+    handoff.handOff([{ id: idle, organizationId: org }]);
+    await handoff.drain();
+    expect(await queue.queue.getJobState(idle)).toBe('waiting');
+    await queue.queue.remove(idle);
+
+    // The head's job is active: it found the key blocked just before the release, and is about to end.
+    const head = randomUUID();
+    const workerRedis = createRedisConnection(REDIS_URL, 'worker');
+    let finish = () => {};
+    const runs: string[] = [];
+    const worker = new Worker<DeliverJobData>(
+      QUEUES.delivery,
+      async (job) => {
+        runs.push(job.data.eventId);
+        if (runs.length === 1) await new Promise<void>((resolve) => (finish = resolve));
+        return 'waiting_order';
+      },
+      { connection: workerRedis, prefix, concurrency: 1 },
+    );
+    await queue.enqueue([{ orgId: org, eventId: head }]);
+    await waitFor(() => runs.length === 1, 5_000, 'the old job to be active');
+    handoff.handOff([{ id: head, organizationId: org }]);
+    setTimeout(() => finish(), 60);
+    await handoff.drain();
+    // The old job ended; the hand-off's own job ran (or waits to run) after it.
+    await waitFor(() => runs.length === 2, 5_000, 'a second run of the head');
+    // Exactly one more run: once its own job exists, the hand-off stops.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(runs).toEqual([head, head]);
+    await worker.close();
+    workerRedis.disconnect();
+  });
+});

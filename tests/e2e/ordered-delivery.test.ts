@@ -171,6 +171,30 @@ describe('ordered delivery', () => {
     expect(target.accepted('F')).toEqual([1, 2, 3]);
   });
 
+  it('gives up on a retrying head when an admin acknowledges it, and the key moves on', async () => {
+    const ruleId = await createRule(pipeline, admin, 'acked', target.url, { json_pointer: '/key' });
+    target.answerWith((key, seq) => (key === 'K' && seq === 0 ? 503 : 200));
+    const ids = await ingest(pipeline, 'acked', stream(['K'], 3));
+    const head = ids.get('K0')!;
+    await waitFor(async () => ((await pipeline.attemptsOf(head)).length >= 2 ? true : undefined));
+    // Behind the head: not acknowledgeable (it never failed), and nothing of it was sent.
+    const behind = await pipeline.http
+      .post(`/events/${ids.get('K1')}/ack`)
+      .set('authorization', admin)
+      .expect(409);
+    expect(behind.body.code).toBe('event_not_failed');
+    const acked = await pipeline.http.post(`/events/${head}/ack`).set('authorization', admin).expect(200);
+    expect(acked.body).toMatchObject({ id: head, status: 'failed', failure_reason: 'acknowledged' });
+    await waitFor(() => target.accepted('K').length === 2, 15_000, 'the rest of K');
+    expect(target.accepted('K')).toEqual([1, 2]);
+    const blocked = await pipeline.http.get(`/rules/${ruleId}/ordering`).set('authorization', admin).expect(200);
+    expect(blocked.body.blocked_keys).toEqual([]);
+    const sentAfter = target.received.filter((r) => r.key === 'K' && r.seq === 0).length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Its scheduled retry finds it failed: the head is not sent again.
+    expect(target.received.filter((r) => r.key === 'K' && r.seq === 0).length).toBe(sentAfter);
+  });
+
   it('orders a whole source as one key when the option names neither header nor pointer', async () => {
     const ruleId = await createRule(pipeline, admin, 'whole', target.url, {});
     let hold = true;

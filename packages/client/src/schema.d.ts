@@ -909,7 +909,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Acknowledge a failed event */
+    /**
+     * Acknowledge a failed event, or give up on the retrying head of an ordered key
+     * @description A failed event leaves the "needs attention" view. The head of an ordered key that has failed and still retries ends `failed` (reason `acknowledged`) and its key moves on (docs/rules.md, "Ordered delivery").
+     */
     post: operations['postEventsIdAck'];
     delete?: never;
     options?: never;
@@ -5377,7 +5380,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The event is not failed (`event_not_failed`). */
+      /** @description Neither failed nor a retrying ordered head (`event_not_failed`). */
       409: {
         headers: {
           [name: string]: unknown;

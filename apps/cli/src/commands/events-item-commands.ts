@@ -51,7 +51,7 @@ function registerRetry(events: Command, ctx: CommandContext) {
 function registerAck(events: Command, ctx: CommandContext) {
   const ack = events
     .command('ack')
-    .description('Acknowledge a failed event (it no longer needs attention)')
+    .description('Acknowledge a failed event (it no longer needs attention), or give up on a blocked ordered head')
     .argument('<id>', 'the event id')
     .action(async (id: string, _: unknown, cmd: Command) => {
       const out = ctx.output(cmd);

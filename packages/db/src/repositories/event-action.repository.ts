@@ -2,6 +2,7 @@ import type { FeedStatus, OrgId } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import { eventWhere, type EventFilter } from './event-filter.sql';
+import { RELEASE_ORDERING } from './event-ordering.sql';
 
 /** Which events a bulk action touches: explicit ids, or the list filters. */
 export type EventSelection = { ids: readonly string[] } | { filter: EventFilter };
@@ -21,6 +22,15 @@ export interface BulkResult {
   truncated: boolean;
 }
 const STATE = `RETURNING id, status, failure_reason, acknowledged_at IS NOT NULL AS acknowledged`;
+
+// The head of an ordered key that has failed in its current run and still retries holds up its key; an
+// admin's acknowledge gives up on it (failed, reason `acknowledged`) so the key moves on.
+const ACK_BLOCKED_HEAD = `
+UPDATE events SET status = 'failed', failure_reason = 'acknowledged', next_attempt_at = NULL,
+  acknowledged_at = now() AT TIME ZONE 'UTC', updated_at = now() AT TIME ZONE 'UTC'
+WHERE organization_id = $1 AND id = $2 AND status = 'queued' AND attempt_count > run_start_attempt
+  AND EXISTS (SELECT 1 FROM event_ordering o WHERE o.event_id = events.id AND o.organization_id = $1)
+${STATE}`;
 
 // Writes of the event actions API. Each statement is scoped to one organization and guarded by
 // the status it expects, so a concurrent delivery cannot be overwritten.
@@ -122,6 +132,19 @@ export function createEventActionRepository(pool: pg.Pool) {
            updated_at = now() AT TIME ZONE 'UTC'
          WHERE organization_id = $1 AND id = $2 AND status = 'failed' ${STATE}`,
         audit,
+      ),
+
+    /** Gives up on a retrying ordered head (see ACK_BLOCKED_HEAD); answers its state and its key's next event. */
+    acknowledgeBlockedHead: (orgId: OrgId, id: string, audit: AuditInput) =>
+      audited(
+        orgId,
+        async (client): Promise<{ state: FeedStatus; next: string[] } | null> => {
+          const { rows } = await client.query<FeedStatus>(ACK_BLOCKED_HEAD, [orgId, id]);
+          if (!rows[0]) return null;
+          const next = await client.query<{ id: string }>(RELEASE_ORDERING, [[id], [orgId]]);
+          return { state: rows[0], next: next.rows.map((r) => r.id) };
+        },
+        (result) => (result ? audit : null),
       ),
 
     delete: (orgId: OrgId, id: string, audit: AuditInput): Promise<boolean> =>

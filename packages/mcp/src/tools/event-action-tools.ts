@@ -38,8 +38,10 @@ const acknowledgeEvent = defineTool({
   title: 'Acknowledge a failed event',
   description:
     'Marks a failed event as seen, so it no longer needs attention (needs_attention false) without being ' +
-    'retried; it stays failed. Use it when a failure is understood and no retry is wanted. Only failed events ' +
-    'can be acknowledged (event_not_failed); acknowledging one again changes nothing. Returns the event.',
+    'retried; it stays failed. Use it when a failure is understood and no retry is wanted. The retrying head ' +
+    "of an ordered rule's blocked key (rule_blocked_keys) can be acknowledged too: it is given up on (failed, " +
+    'reason acknowledged) and its key moves on. Other events are refused (event_not_failed); acknowledging one ' +
+    'again changes nothing. Returns the event.',
   access: send,
   input: { id: eventId },
   output: eventSummaryShape,

@@ -153,10 +153,13 @@ export const eventOperations = [
     method: 'post',
     path: '/events/:id/ack',
     access: send,
-    summary: 'Acknowledge a failed event',
+    summary: 'Acknowledge a failed event, or give up on the retrying head of an ordered key',
+    description:
+      'A failed event leaves the "needs attention" view. The head of an ordered key that has failed and still ' +
+      'retries ends `failed` (reason `acknowledged`) and its key moves on (docs/rules.md, "Ordered delivery").',
     responses: {
       200: { description: 'Acknowledged.', schema: eventSummarySchema },
-      409: { description: 'The event is not failed (`event_not_failed`).' },
+      409: { description: 'Neither failed nor a retrying ordered head (`event_not_failed`).' },
     },
     handler: async ({ services, principal, params }) => ({
       status: 200,

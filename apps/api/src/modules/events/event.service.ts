@@ -112,12 +112,20 @@ export function createEventService(deps: EventServiceDeps) {
       return { id, status: 'queued' as const };
     },
 
-    /** Acknowledges a failed event; answers the event as it is now. */
+    /**
+     * Acknowledges a failed event, or gives up on the retrying head of an ordered key (it fails, reason
+     * `acknowledged`, and the key's next event is sent); answers the event as it is now.
+     */
     async acknowledge(principal: Principal, id: string) {
       const audit = auditEntry(principal, fact('event.acknowledged', id));
-      const result = await actions.acknowledge(principal.orgId, id, audit);
+      let result = await actions.acknowledge(principal.orgId, id, audit);
       if (result === 'not_found') throw noSuchEvent();
-      if (result === 'wrong_status') throw new AppError('event_not_failed');
+      if (result === 'wrong_status') {
+        const head = await actions.acknowledgeBlockedHead(principal.orgId, id, audit);
+        if (!head) throw new AppError('event_not_failed');
+        await notices.enqueue(principal.orgId, head.next);
+        result = head.state;
+      }
       await notices.statusChanged(principal.orgId, [result]);
       return summaryOf(principal.orgId, id);
     },

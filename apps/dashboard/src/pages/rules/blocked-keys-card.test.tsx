@@ -1,4 +1,5 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { admin, fakeApi, renderApp } from '../../../test/render-app';
 import { rule, RULE_ID } from './rule-fixtures';
@@ -27,6 +28,32 @@ describe('rule detail: blocked keys of an ordered rule', () => {
     expect(rows[1]).toHaveTextContent(/cus_42\s*0190a0a0\s*4\s*5m\s*7/);
     expect(within(rows[1]!).getByRole('link', { name: '0190a0a0' })).toHaveAttribute('href', `/app/events/${HEAD}`);
     expect(rows[2]).toHaveTextContent(/\(whole source\)\s*0190a0a0 \(paused\)\s*1/);
+  });
+
+  it("gives up on a queued head after confirmation (the event's acknowledge), not on a paused one", async () => {
+    const since = new Date().toISOString();
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      [`GET /rules/${RULE_ID}`]: { body: { ...rule, ordering: {} } },
+      [`GET /rules/${RULE_ID}/hooks`]: { body: { hooks: [] } },
+      [`GET /rules/${RULE_ID}/ordering`]: {
+        body: {
+          blocked_keys: [
+            { key: 'a', event_id: HEAD, status: 'queued', attempts: 2, blocked_since: since, waiting: 1 },
+            { key: 'b', event_id: HEAD, status: 'paused', attempts: 1, blocked_since: since, waiting: 0 },
+          ],
+        },
+      },
+      [`POST /events/${HEAD}/ack`]: { body: { id: HEAD, status: 'failed', failure_reason: 'acknowledged' } },
+    });
+    const user = userEvent.setup();
+    renderApp(`/app/rules/${RULE_ID}`);
+    const card = await screen.findByLabelText('Blocked keys', {}, { timeout: 5000 });
+    const rows = await within(card).findAllByRole('row');
+    expect(within(rows[2]!).queryByRole('button', { name: 'Give up' })).toBeNull();
+    await user.click(within(rows[1]!).getByRole('button', { name: 'Give up' }));
+    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Give up' }));
+    await waitFor(() => expect(api.calls.find((c) => c.method === 'POST')?.url.pathname).toBe(`/events/${HEAD}/ack`));
   });
 
   it('says every key flows when none is blocked', async () => {

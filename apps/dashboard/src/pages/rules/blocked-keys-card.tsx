@@ -1,7 +1,9 @@
 import { Card, Stack, Table, Text } from '@mantine/core';
 import { dataOf } from '@relay/client';
-import { useQuery } from '@tanstack/react-query';
-import { client } from '../../app/api-client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, client } from '../../app/api-client';
+import { useSession } from '../../app/session';
+import { ConfirmButton } from '../../components/confirm-button';
 import { AnchorLink } from '../../components/links';
 import { ProblemAlert } from '../../components/problem-alert';
 import type { Rule } from './rule-types';
@@ -20,6 +22,13 @@ function age(iso: string, now = Date.now()): string {
  * how many events wait behind it. Shown only for a rule with `ordering`.
  */
 export function BlockedKeysCard({ rule }: { rule: Rule }) {
+  const { canWrite } = useSession();
+  const queryClient = useQueryClient();
+  // Acknowledging a retrying head gives up on it: it fails (reason `acknowledged`) and its key moves on.
+  const skip = useMutation({
+    mutationFn: (eventId: string) => api.post(`/events/${eventId}/ack`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['rules', rule.id, 'ordering'] }),
+  });
   const blocked = useQuery({
     queryKey: ['rules', rule.id, 'ordering'],
     queryFn: async () => dataOf(client.GET('/rules/{id}/ordering', { params: { path: { id: rule.id } } })),
@@ -32,7 +41,7 @@ export function BlockedKeysCard({ rule }: { rule: Rule }) {
     <Card withBorder aria-label="Blocked keys">
       <Stack gap="xs">
         <Text fw={600}>Blocked keys</Text>
-        <ProblemAlert error={blocked.error} />
+        <ProblemAlert error={blocked.error ?? skip.error} />
         {blocked.data && keys.length === 0 ? (
           <Text size="sm" c="dimmed">
             No blocked keys: every ordering key is flowing.
@@ -47,6 +56,7 @@ export function BlockedKeysCard({ rule }: { rule: Rule }) {
                 <Table.Th>Attempts</Table.Th>
                 <Table.Th>Blocked for</Table.Th>
                 <Table.Th>Waiting</Table.Th>
+                {canWrite ? <Table.Th /> : null}
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -62,6 +72,20 @@ export function BlockedKeysCard({ rule }: { rule: Rule }) {
                   <Table.Td>{k.attempts}</Table.Td>
                   <Table.Td title={new Date(k.blocked_since).toLocaleString()}>{age(k.blocked_since)}</Table.Td>
                   <Table.Td>{k.waiting}</Table.Td>
+                  {canWrite ? (
+                    <Table.Td>
+                      {k.status === 'queued' ? (
+                        <ConfirmButton
+                          size="xs"
+                          message="Give up on this event? It fails (acknowledged) and the events behind it are sent."
+                          confirmLabel="Give up"
+                          onConfirm={() => skip.mutate(k.event_id)}
+                        >
+                          Give up
+                        </ConfirmButton>
+                      ) : null}
+                    </Table.Td>
+                  ) : null}
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -30,7 +30,7 @@ export function createInboundVerifier(deps: InboundVerifierDeps): InboundVerifie
     if (option === null) return;
     const at = now();
     const secrets: string[] = [];
-    // The API refuses verification without a secret; a rule that still has none verifies nothing.
+    // The API refuses verification without a secret; a rule that still has none refuses every webhook (fails closed).
     if (rule.verificationSecret !== null) secrets.push(openSecret(deps.keys, rule.verificationSecret));
     const previous = rule.previousVerificationSecret;
     if (previous !== null && (rule.previousVerificationExpiresAt?.getTime() ?? 0) > at)

@@ -214,7 +214,13 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     maxPendingWhileBusy: config.SEARCH_INDEX_MAX_PENDING,
   });
   const stopIndexer = indexer.start(config.SEARCH_INDEX_INTERVAL_MS);
-  const retention = startRetention(config, { db, producer: producerRedis, logger, metrics: metrics.retention });
+  const retention = startRetention(config, {
+    db,
+    producer: producerRedis,
+    logger,
+    metrics: metrics.retention,
+    otherJobs: (job) => notifications.processJob(job),
+  });
 
   let shuttingDown = false;
   return {

@@ -2,14 +2,10 @@ import type { OrgId } from '@relay/core';
 
 // Every queue and job the relay uses, in one place. Jobs carry ids only: the database is the truth,
 // and a worker reloads the event it is told about.
-// `maintenance` carries the workers' scheduled jobs (retention): one job per schedule slot across workers.
-// `notifications` carries notices to organizations' notification URLs and the scheduled failure digest.
-export const QUEUES = {
-  delivery: 'deliveries',
-  hooks: 'hooks',
-  maintenance: 'maintenance',
-  notifications: 'notifications',
-} as const;
+// `maintenance` carries the workers' scheduled jobs (retention, the failure digest: one job per schedule
+// slot across workers) and notices to organizations' notification URLs. One queue, so one BullMQ worker:
+// each idle worker of its own cost a delivery worker about a fifth more CPU per delivery (docs/performance.md).
+export const QUEUES = { delivery: 'deliveries', hooks: 'hooks', maintenance: 'maintenance' } as const;
 
 export const JOBS = {
   deliver: 'deliver',

@@ -19,7 +19,7 @@ const KEEP = { removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_40
 type NotificationJobData = NoticeJobData | Record<string, never>;
 
 export function createNotificationQueue(options: NotificationQueueOptions) {
-  const queue = new Queue<NotificationJobData>(QUEUES.notifications, {
+  const queue = new Queue<NotificationJobData>(QUEUES.maintenance, {
     connection: options.connection,
     prefix: options.prefix,
   });

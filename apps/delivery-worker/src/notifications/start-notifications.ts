@@ -1,7 +1,7 @@
 import type { TargetPolicy } from '@relay/core';
 import { createNotificationRepository, type Database } from '@relay/db';
-import { createNotificationQueue, createRedisConnection, JOBS, QUEUES, type NoticeJobData } from '@relay/queue';
-import { Worker, type Job } from 'bullmq';
+import { createNotificationQueue, JOBS, type NoticeJobData } from '@relay/queue';
+import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
@@ -20,6 +20,8 @@ export interface NotificationsHandle {
   digestNow(at?: Date): Promise<DigestTotals>;
   /** Resolves once the schedule's registration attempt settled. */
   registered(): Promise<void>;
+  /** A notice or digest job of the maintenance queue (the retention scheduler's worker runs it). */
+  processJob(job: Job): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -32,7 +34,7 @@ export interface NotificationsDeps {
   logger: Logger;
 }
 
-// Notices to organizations' notification URLs: a `notifications` queue whose jobs are sent with retries,
+// Notices to organizations' notification URLs: jobs of the `maintenance` queue, sent with retries,
 // and the failure digest, a BullMQ job scheduler on the same queue (one job per slot across workers,
 // upserted again on every reconnect, as retention-scheduler.ts does).
 export function startNotifications(config: WorkerConfig, deps: NotificationsDeps): NotificationsHandle {
@@ -71,29 +73,18 @@ export function startNotifications(config: WorkerConfig, deps: NotificationsDeps
   if (deps.producer.status === 'ready') onReady();
   deps.producer.on('ready', onReady);
 
-  const connection = createRedisConnection(config.REDIS_URL, 'worker');
-  const worker = new Worker(
-    QUEUES.notifications,
-    async (job: Job) => (job.name === JOBS.failureDigest ? digest.runOnce() : sendNotice(job as Job<NoticeJobData>)),
-    {
-      connection,
-      prefix: config.QUEUE_PREFIX,
-      concurrency: 4,
-      lockDuration: config.WORKER_LOCK_DURATION_MS,
-      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-    },
-  );
-  worker.on('error', (err) => deps.logger.warn({ err }, 'notification worker connection error'));
+  // Run by the maintenance queue's worker (retention-scheduler.ts): one BullMQ worker for both.
+  const processJob = (job: Job) =>
+    job.name === JOBS.failureDigest ? digest.runOnce() : sendNotice(job as Job<NoticeJobData>);
 
   return {
     notify: createQueueNotifier(queue),
     digestNow: (at) => digest.runOnce(at),
     registered: () => upserting,
+    processJob,
     async close() {
       deps.producer.off('ready', onReady);
-      await worker.close();
       await queue.close().catch(() => {});
-      connection.disconnect();
     },
   };
 }

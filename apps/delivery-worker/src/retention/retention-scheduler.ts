@@ -1,5 +1,5 @@
 import { JOBS, QUEUES } from '@relay/queue';
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RetentionRun } from './retention-run';
@@ -19,6 +19,8 @@ export interface RetentionSchedulerDeps {
   logger: Logger;
   lockDurationMs: number;
   stalledIntervalMs: number;
+  /** The maintenance queue's other jobs (notices, the failure digest: start-notifications.ts). */
+  otherJobs?: (job: Job) => Promise<unknown>;
 }
 
 // A BullMQ job scheduler runs retention: each worker process upserts the same scheduler id, so however
@@ -47,13 +49,18 @@ export function startRetentionScheduler(deps: RetentionSchedulerDeps) {
   if (deps.producer.status === 'ready') onReady();
   deps.producer.on('ready', onReady);
 
-  const worker = new Worker(QUEUES.maintenance, async () => deps.run.runOnce(), {
-    connection: deps.workerConnection,
-    prefix: deps.prefix,
-    concurrency: 1,
-    lockDuration: deps.lockDurationMs,
-    stalledInterval: deps.stalledIntervalMs,
-  });
+  // Several at once, so a notice never waits for a long retention run; two retention jobs share one run.
+  const worker = new Worker(
+    QUEUES.maintenance,
+    async (job: Job) => (job.name === JOBS.retention ? deps.run.runOnce() : deps.otherJobs?.(job)),
+    {
+      connection: deps.workerConnection,
+      prefix: deps.prefix,
+      concurrency: 4,
+      lockDuration: deps.lockDurationMs,
+      stalledInterval: deps.stalledIntervalMs,
+    },
+  );
   worker.on('error', (err) => deps.logger.warn({ err }, 'maintenance worker connection error'));
 
   return {

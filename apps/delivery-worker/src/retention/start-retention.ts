@@ -1,5 +1,6 @@
 import { createRetentionRepository, type Database } from '@relay/db';
 import { createRedisConnection } from '@relay/queue';
+import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
@@ -18,7 +19,14 @@ export interface RetentionHandle {
 /** Wires retention into a worker process: the run over the database and its BullMQ job scheduler. */
 export function startRetention(
   config: WorkerConfig,
-  deps: { db: Database; producer: Redis; logger: Logger; metrics?: RetentionMetrics },
+  deps: {
+    db: Database;
+    producer: Redis;
+    logger: Logger;
+    metrics?: RetentionMetrics;
+    /** The maintenance queue's other jobs (notices, the failure digest), run by the same worker. */
+    otherJobs?: (job: Job) => Promise<unknown>;
+  },
 ): RetentionHandle {
   const run = createRetentionRun({
     repository: createRetentionRepository(deps.db.pool),
@@ -38,6 +46,7 @@ export function startRetention(
     logger: deps.logger,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: config.WORKER_STALLED_INTERVAL_MS,
+    ...(deps.otherJobs ? { otherJobs: deps.otherJobs } : {}),
   });
   return {
     runNow: (at) => run.runOnce(at),

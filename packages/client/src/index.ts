@@ -6,6 +6,7 @@ import type { paths } from './schema';
 export type { components, operations, paths } from './schema';
 export { dataOf, problemOf, ProblemError, type ProblemDocument } from './problem';
 export type { AnswerOf } from './answer-of';
+export { DEDUP_PRESETS, HMAC_ALGORITHMS, SIGNATURE_ENCODINGS, VERIFICATION_PRESETS } from './rule-option-values';
 
 export interface RelayClientOptions {
   /** The relay's origin, e.g. `https://relay.example.com`; `''` in a page the relay serves itself. */

@@ -1,3 +1,4 @@
+import { DEDUP_PRESETS, HMAC_ALGORITHMS, SIGNATURE_ENCODINGS, VERIFICATION_PRESETS } from '@relay/client';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors';
 import { oneOf } from './admin-kit';
@@ -11,19 +12,6 @@ type Verification = NonNullable<Rule['verification']>;
 type Policy = NonNullable<Rule['delivery_policy']>;
 type Outbound = Rule['outbound_headers'];
 
-const DEDUP_PRESETS = ['github', 'stripe', 'shopify', 'standard_webhooks'] as const satisfies readonly NonNullable<
-  Dedup['preset']
->[];
-const VERIFY_PRESETS = [
-  'github',
-  'stripe',
-  'shopify',
-  'slack',
-  'standard_webhooks',
-  'hmac',
-] as const satisfies readonly Verification['preset'][];
-const ALGORITHMS = ['sha1', 'sha256', 'sha512'] as const satisfies readonly NonNullable<Verification['algorithm']>[];
-const ENCODINGS = ['hex', 'base64'] as const satisfies readonly NonNullable<Verification['encoding']>[];
 const FORWARDABLE = ['authorization'] as const satisfies readonly Outbound['forward'][number][];
 
 export interface RuleOptionFlags {
@@ -86,10 +74,10 @@ export function addRuleOptionFlags(cmd: Command, update: boolean): Command {
   cmd
     .option('--dedup <key>', `deduplicate by ${DEDUP_PRESETS.join('|')}, header:NAME or pointer:/json/pointer`)
     .option('--dedup-window <duration>', 'how long a key is remembered (default 24h)')
-    .option('--verify <preset>', `verify inbound signatures: ${VERIFY_PRESETS.join('|')}`)
+    .option('--verify <preset>', `verify inbound signatures: ${VERIFICATION_PRESETS.join('|')}`)
     .option('--verify-header <name>', 'hmac: the header carrying the signature')
-    .option('--verify-algorithm <name>', `hmac: ${ALGORITHMS.join('|')} (default sha256)`)
-    .option('--verify-encoding <name>', `hmac: ${ENCODINGS.join('|')} (default hex)`)
+    .option('--verify-algorithm <name>', `hmac: ${HMAC_ALGORITHMS.join('|')} (default sha256)`)
+    .option('--verify-encoding <name>', `hmac: ${SIGNATURE_ENCODINGS.join('|')} (default hex)`)
     .option('--verify-prefix <text>', 'hmac: text before the digest, such as sha256=')
     .option('--verify-tolerance <duration>', 'stripe, slack, standard_webhooks: oldest signed timestamp accepted')
     .option('--verification-secret-stdin', "read the provider's signing secret (to verify with) from stdin")
@@ -136,11 +124,13 @@ function verificationOf(f: RuleOptionFlags, stored: Verification | null | undefi
   if (f.verify === false) return null;
   const given: Partial<Verification> = {};
   if (f.verifyHeader !== undefined) given.header = f.verifyHeader;
-  if (f.verifyAlgorithm !== undefined) given.algorithm = oneOf(ALGORITHMS, '--verify-algorithm')(f.verifyAlgorithm);
-  if (f.verifyEncoding !== undefined) given.encoding = oneOf(ENCODINGS, '--verify-encoding')(f.verifyEncoding);
+  if (f.verifyAlgorithm !== undefined)
+    given.algorithm = oneOf(HMAC_ALGORITHMS, '--verify-algorithm')(f.verifyAlgorithm);
+  if (f.verifyEncoding !== undefined)
+    given.encoding = oneOf(SIGNATURE_ENCODINGS, '--verify-encoding')(f.verifyEncoding);
   if (f.verifyPrefix !== undefined) given.prefix = f.verifyPrefix;
   if (f.verifyTolerance !== undefined) given.tolerance_seconds = durationSeconds(f.verifyTolerance);
-  if (f.verify !== undefined) return { ...given, preset: oneOf(VERIFY_PRESETS, '--verify')(f.verify) };
+  if (f.verify !== undefined) return { ...given, preset: oneOf(VERIFICATION_PRESETS, '--verify')(f.verify) };
   if (Object.keys(given).length === 0) return undefined;
   if (!stored) throw new UsageError('the --verify-… flags need --verify (this rule does not verify signatures)');
   return { ...stored, ...given };

@@ -1,27 +1,17 @@
-import type { AnswerOf } from '@relay/client';
+import {
+  DEDUP_PRESETS,
+  HMAC_ALGORITHMS,
+  SIGNATURE_ENCODINGS,
+  VERIFICATION_PRESETS,
+  type AnswerOf,
+} from '@relay/client';
 import { z } from 'zod';
 
 // The rule options (docs/rules.md) as create_rule and update_rule take them and tool results show them. The shapes
 // are the API's; limits are checked by the API too, whose field errors reach the assistant. The package depends on
-// the typed client only, so the enums are repeated here and `satisfies` ties them to the client's types.
+// the typed client only, so the enums come from it (checked there against the API's schema).
 
 type Rule = AnswerOf<'/rules/{id}', 'get'>;
-type Dedup = NonNullable<Rule['dedup']>;
-type Verification = NonNullable<Rule['verification']>;
-
-const DEDUP_PRESETS = ['github', 'stripe', 'shopify', 'standard_webhooks'] as const satisfies readonly NonNullable<
-  Dedup['preset']
->[];
-const VERIFICATION_PRESETS = [
-  'github',
-  'stripe',
-  'shopify',
-  'slack',
-  'standard_webhooks',
-  'hmac',
-] as const satisfies readonly Verification['preset'][];
-const ALGORITHMS = ['sha1', 'sha256', 'sha512'] as const satisfies readonly NonNullable<Verification['algorithm']>[];
-const ENCODINGS = ['hex', 'base64'] as const satisfies readonly NonNullable<Verification['encoding']>[];
 
 const headerName = z.string().min(1).max(100).describe('An HTTP header name.');
 const jsonPointer = z.string().min(2).max(500).describe('A JSON pointer (RFC 6901) such as /id or /data/object/id.');
@@ -44,8 +34,8 @@ export const verificationInput = z
   .object({
     preset: z.enum(VERIFICATION_PRESETS).describe('The signature scheme; `hmac` is generic (then header is needed).'),
     header: headerName.optional().describe('hmac: the header carrying the signature.'),
-    algorithm: z.enum(ALGORITHMS).optional().describe('hmac: the digest (default sha256).'),
-    encoding: z.enum(ENCODINGS).optional().describe('hmac: how the digest is written (default hex).'),
+    algorithm: z.enum(HMAC_ALGORITHMS).optional().describe('hmac: the digest (default sha256).'),
+    encoding: z.enum(SIGNATURE_ENCODINGS).optional().describe('hmac: how the digest is written (default hex).'),
     prefix: z.string().max(50).optional().describe('hmac: text before the digest, such as "sha256=".'),
     tolerance_seconds: seconds('stripe, slack, standard_webhooks: the oldest signed timestamp accepted.').optional(),
   })

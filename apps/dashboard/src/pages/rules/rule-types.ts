@@ -14,23 +14,5 @@ export type OrderingOption = NonNullable<Rule['ordering']>;
 export type DeliveryPolicy = NonNullable<Rule['delivery_policy']>;
 export type OutboundHeaders = Rule['outbound_headers'];
 
-export const DEDUP_PRESETS = [
-  'github',
-  'stripe',
-  'shopify',
-  'standard_webhooks',
-] as const satisfies readonly NonNullable<DedupOption['preset']>[];
-export const VERIFICATION_PRESETS = [
-  'github',
-  'stripe',
-  'shopify',
-  'slack',
-  'standard_webhooks',
-  'hmac',
-] as const satisfies readonly VerificationOption['preset'][];
-export const HMAC_ALGORITHMS = ['sha256', 'sha1', 'sha512'] as const satisfies readonly NonNullable<
-  VerificationOption['algorithm']
->[];
-export const SIGNATURE_ENCODINGS = ['hex', 'base64'] as const satisfies readonly NonNullable<
-  VerificationOption['encoding']
->[];
+// The options' value sets come with the typed client (one list for every client).
+export { DEDUP_PRESETS, HMAC_ALGORITHMS, SIGNATURE_ENCODINGS, VERIFICATION_PRESETS } from '@relay/client';

@@ -1,4 +1,4 @@
-import type { OrgId } from '@relay/core';
+import { createCachedLoader, type OrgId } from '@relay/core';
 import type { ProviderRecord, ProviderRepository } from '@relay/db';
 
 /** The rule (provider) of a delivery: its health, ordering, delivery policy, secrets and headers. */
@@ -10,21 +10,10 @@ export function createRuleLookup(
   providers: Pick<ProviderRepository, 'findById'>,
   options: { cacheMs: number; maxEntries?: number; now?: () => number },
 ): RuleLookup {
-  const now = options.now ?? Date.now;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const cache = new Map<string, { rule: Promise<ProviderRecord | null>; until: number }>();
-  return (orgId, providerId) => {
-    if (providerId === null) return Promise.resolve(null);
-    const key = `${orgId}\u0000${providerId}`;
-    const hit = cache.get(key);
-    if (hit && hit.until > now()) return hit.rule;
-    const rule = providers.findById(orgId, providerId);
-    if (options.cacheMs > 0) {
-      if (cache.size >= maxEntries) cache.clear();
-      cache.set(key, { rule, until: now() + options.cacheMs });
-      // A failed read is not remembered: the next delivery asks again.
-      rule.catch(() => cache.delete(key));
-    }
-    return rule;
-  };
+  const cached = createCachedLoader({
+    load: (orgId: OrgId, providerId: string) => providers.findById(orgId, providerId),
+    keyOf: (orgId, providerId) => `${orgId}\u0000${providerId}`,
+    ...options,
+  });
+  return (orgId, providerId) => (providerId === null ? Promise.resolve(null) : cached(orgId, providerId));
 }

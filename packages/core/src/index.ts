@@ -5,6 +5,7 @@ export * from './inbound-signature';
 export * from './retry-policy';
 export * from './forward-headers';
 export * from './rule-options';
+export * from './cached-loader';
 export * from './rule-delivery-policy';
 export * from './event';
 export * from './source';

@@ -103,6 +103,36 @@ describe('background search indexing', () => {
     expect(await count('event_search_pending')).toBe(0);
   });
 
+  it('stops a run between batches when deliveries become busy, and follows the bound from then on', async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    await repo.indexPending(10_000);
+    let busy = false;
+    const search = {
+      ...repo,
+      // Deliveries get busy while the first batch is being indexed.
+      indexPending: async (limit: number) => {
+        const indexed = await repo.indexPending(limit);
+        busy = true;
+        return indexed;
+      },
+    };
+    const indexer = createSearchIndexer({
+      search,
+      logger: pino({ level: 'silent' }),
+      batchSize: 2,
+      busy: () => busy,
+      maxPendingWhileBusy: 100,
+    });
+    for (let i = 0; i < 7; i++) await ingest(`stop-between-${i}`);
+    expect(await indexer.runOnce()).toBe(2);
+    expect(await count('event_search_pending')).toBe(5);
+    // Busy and under the bound: nothing more until deliveries calm down.
+    expect(await indexer.runOnce()).toBe(0);
+    busy = false;
+    search.indexPending = repo.indexPending;
+    expect(await indexer.runOnce()).toBe(5);
+  });
+
   // The api refuses such bodies; one stored around it (by hand, a restore) must not stall the indexer.
   it('indexes a body that is not UTF-8 by its escaped bytes, and the events around it normally', async () => {
     const repo = createEventSearchRepository(pipeline.store.pool);

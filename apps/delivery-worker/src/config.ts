@@ -53,8 +53,8 @@ const schema = z.object({
   SWEEP_GRACE_MS: integer(30_000, 0),
   // Background search indexing (search-indexer.ts): how often pending events are indexed, and how many
   // per statement.
-  SEARCH_INDEX_INTERVAL_MS: integer(1_000, 10),
-  SEARCH_INDEX_BATCH: integer(1_000, 1, 100_000),
+  SEARCH_INDEX_INTERVAL_MS: integer(200, 10),
+  SEARCH_INDEX_BATCH: integer(200, 1, 100_000),
   SEARCH_INDEX_MAX_PENDING: integer(10_000, 0, 10_000_000),
   // Retention (retention/): days events are kept after their last change, 0/unset = off unless an
   // organization has its own; unacknowledged failures up to the hard maximum; audit entries on their own.

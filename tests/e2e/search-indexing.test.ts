@@ -129,7 +129,7 @@ describe('background search indexing', () => {
     // Busy and under the bound: nothing more until deliveries calm down.
     expect(await indexer.runOnce()).toBe(0);
     busy = false;
-    search.indexPending = repo.indexPending;
+    search.indexPending = (limit: number) => repo.indexPending(limit);
     expect(await indexer.runOnce()).toBe(5);
   });
 

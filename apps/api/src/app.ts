@@ -3,7 +3,7 @@ import { authenticate } from './auth/authenticate';
 import { csrfGuard } from './auth/csrf';
 import { sessionPrincipal } from './auth/sessions';
 import type { IdempotencyStore } from './http/idempotency-store';
-import { mountOperations } from './http/mount-operations';
+import { mountOperations, operationHandler } from './http/mount-operations';
 import type { AnyOperation } from './http/operation';
 import { errorHandler, notFound } from './http/problem';
 import { requestLogger } from './http/request-logger';
@@ -44,15 +44,16 @@ export function createApp({ ctx, services, sessionMiddleware, idempotency, queue
   const trustProxy = config.TRUST_PROXY;
   app.set('trust proxy', trustProxy === undefined ? false : /^\d+$/.test(trustProxy) ? Number(trustProxy) : trustProxy);
   app.set('etag', false);
+  const mountOptions = { validateResponses: config.API_VALIDATE_RESPONSES, idempotency };
   const mount = (operations: readonly AnyOperation<ApiServices>[]) =>
-    mountOperations(operations, services, { validateResponses: config.API_VALIDATE_RESPONSES, idempotency });
+    mountOperations(operations, services, mountOptions);
   app.use(requestLogger(ctx.logger));
   app.use(headerCountLimit(config.HTTP_MAX_HEADERS));
   // A POST whose first path segment belongs to no route of the relay's can only be a webhook: it goes
   // straight to ingest instead of being matched against every API route first (which cost more CPU
   // per webhook than storing it: bench, docs/performance.md). The ingest service still refuses
   // reserved sources, whichever way a request arrives.
-  const ingest = instrumentIngest(mount([INGEST_ROUTE]), ctx.metrics);
+  const ingest = instrumentIngest(operationHandler(INGEST_ROUTE, services, mountOptions), ctx.metrics);
   app.use((req, res, next) => {
     if (req.method === 'POST' && !RESERVED_PATH_SEGMENTS.has(firstPathSegment(req.path))) ingest(req, res, next);
     else next();

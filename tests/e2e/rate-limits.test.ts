@@ -1,4 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { waitFor } from '@relay/test-support';
 import supertest from 'supertest';
 import { FAST_HASH_ENV, startApiReplica, startPipeline, userCredential, type Pipeline } from './harness';
 import { CANONICAL, HOSTED_ENV, operatorSession, webhookAt } from './limits-fixture';
@@ -10,10 +11,14 @@ import type { ApiRuntime } from '../../apps/api/src/runtime';
 let pipeline: Pipeline;
 let asOperator: (req: supertest.Test) => supertest.Test;
 const replicas: ApiRuntime[] = [];
-const replicaPair = (env: Record<string, string>) => {
+// Used once their Redis connection is up: the producer connection queues nothing while offline, and a limiter that
+// cannot reach Redis lets requests pass uncounted (by design), so the first webhooks would not be counted.
+const replicaPair = async (env: Record<string, string>) => {
   const pair = [startApiReplica(pipeline, env), startApiReplica(pipeline, env)];
   replicas.push(...pair);
-  return pair.map((api) => supertest(api.app));
+  const clients = pair.map((api) => supertest(api.app));
+  for (const http of clients) await waitFor(async () => (await http.get('/ready')).body.checks?.redis === 'ok', 5_000);
+  return clients;
 };
 const eventsOf = (organizationId: string) => pipeline.store.prisma.event.count({ where: { organizationId } });
 
@@ -31,7 +36,7 @@ afterAll(async () => {
 
 describe('the ingest rate limit', () => {
   it('refuses the N+1th webhook across two api processes, with Retry-After and the draft-8 headers, storing nothing', async () => {
-    const [a, b] = replicaPair({ ...HOSTED_ENV, INGEST_RATE_LIMIT: '4', RATE_LIMIT_WINDOW_SECONDS: '60' });
+    const [a, b] = await replicaPair({ ...HOSTED_ENV, INGEST_RATE_LIMIT: '4', RATE_LIMIT_WINDOW_SECONDS: '60' });
     const accepted = [];
     for (const http of [a!, b!, a!, b!]) accepted.push(await webhookAt(http, CANONICAL).expect(202));
     expect(accepted.map((res) => res.headers.ratelimit)).toEqual([
@@ -66,7 +71,7 @@ describe('the ingest rate limit', () => {
 
 describe('the API rate limit', () => {
   it('refuses the N+1th request of one credential across two api processes; other credentials go on', async () => {
-    const [a, b] = replicaPair({ ...HOSTED_ENV, API_RATE_LIMIT: '3', TRUST_PROXY: 'loopback' });
+    const [a, b] = await replicaPair({ ...HOSTED_ENV, API_RATE_LIMIT: '3', TRUST_PROXY: 'loopback' });
     const first = await userCredential(pipeline, 'viewer');
     const second = await userCredential(pipeline, 'viewer');
     for (const http of [a!, b!, a!]) {

@@ -55,15 +55,6 @@ export interface IncomingWebhookRequest {
   exchange?: { req: Request; res: Response };
 }
 
-const isPercentDecodable = (path: string): boolean => {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const headerOf = (message: IncomingMessage, name: string): string | undefined => {
   const value = message.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
@@ -74,8 +65,6 @@ const headerOf = (message: IncomingMessage, name: string): string | undefined =>
 export function createWebhookService(deps: WebhookServiceDeps) {
   const now = deps.now ?? (() => new Date());
   function sourceOf(request: IncomingWebhookRequest): string {
-    // A path that is not valid percent-encoding names no source, as it names no route of the API's (404).
-    if (!isPercentDecodable(request.path)) throw new AppError('not_found', `No route for POST ${request.path}.`);
     const fromPath = sourceFromPath(request.path);
     if (fromPath !== undefined && deps.reservedSegments.has(fromPath.toLowerCase())) {
       throw new AppError('not_found', `No route for POST ${request.path}.`);

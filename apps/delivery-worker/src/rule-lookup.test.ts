@@ -48,4 +48,17 @@ describe('rule lookup', () => {
     expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.targetUrl).toBe('https://b.test');
     expect(reads).toBe(3);
   });
+
+  it('forgets a rule it is told has changed: the next read is fresh, however long the cache', async () => {
+    const providers = createProviderRepository(db.prisma);
+    const created = await providers.create(DEFAULT_ORGANIZATION_ID, { source: 'told', targetUrl: 'https://a.test' });
+    if (!created.ok) throw new Error('not created');
+    const id = created.provider.id;
+    const rules = createRuleLookup(providers, { cacheMs: 60_000 });
+    expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.health).toBe('healthy');
+    await db.pool.query(`UPDATE providers SET health = 'unhealthy' WHERE id = $1`, [id]);
+    expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.health).toBe('healthy');
+    rules.forget(DEFAULT_ORGANIZATION_ID, id);
+    expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.health).toBe('unhealthy');
+  });
 });

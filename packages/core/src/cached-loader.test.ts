@@ -42,3 +42,13 @@ describe('cached loader', () => {
     expect(await small('x')).not.toBe(first);
   });
 });
+
+describe('cached loader forget', () => {
+  it("drops one key's answer: the next call loads afresh, other keys stay remembered", async () => {
+    let loads = 0;
+    const load = createCachedLoader({ load: async (k: string) => `${k}${++loads}`, keyOf: (k) => k, cacheMs: 1e9 });
+    expect([await load('a'), await load('b')]).toEqual(['a1', 'b2']);
+    load.forget('a');
+    expect([await load('a'), await load('b'), await load('a')]).toEqual(['a3', 'b2', 'a3']);
+  });
+});

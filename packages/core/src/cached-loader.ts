@@ -1,7 +1,11 @@
+/** A remembering loader; `forget` drops one key's answer, so the next call for it loads afresh. */
+export type CachedLoader<A extends unknown[], V> = ((...args: A) => Promise<V>) & { forget(...args: A): void };
+
 /**
  * A loader whose answers are remembered for `cacheMs` (0: never), keyed by `keyOf`. Concurrent misses of one
  * key share one load; a failed load is forgotten, so the next call tries again. Past `maxEntries` the cache
- * starts over, so a flood of distinct keys (made-up sources) cannot grow it.
+ * starts over, so a flood of distinct keys (made-up sources) cannot grow it. `forget` drops one key's answer,
+ * for a caller told that the source changed: the next call loads afresh.
  */
 export function createCachedLoader<A extends unknown[], V>(options: {
   load: (...args: A) => Promise<V>;
@@ -9,11 +13,11 @@ export function createCachedLoader<A extends unknown[], V>(options: {
   cacheMs: number;
   maxEntries?: number;
   now?: () => number;
-}): (...args: A) => Promise<V> {
+}): CachedLoader<A, V> {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 10_000;
   const cache = new Map<string, { value: Promise<V>; until: number }>();
-  return (...args) => {
+  const cached = (...args: A): Promise<V> => {
     const key = options.keyOf(...args);
     const hit = cache.get(key);
     if (hit && hit.until > now()) return hit.value;
@@ -27,4 +31,5 @@ export function createCachedLoader<A extends unknown[], V>(options: {
     }
     return value;
   };
+  return Object.assign(cached, { forget: (...args: A) => void cache.delete(options.keyOf(...args)) });
 }

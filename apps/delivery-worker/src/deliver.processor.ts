@@ -198,6 +198,21 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       await healthAfter(false);
       return { result: 'retry_scheduled', delayMs: decision.delayMs };
     }
+    // A 410 turns the rule unhealthy first (rule-health.ts). Met on a rule already unhealthy, the attempt is
+    // stored and the event paused with the rule's others instead of failed (counted as a retry: not final).
+    if (deps.health && checked.rule && outcome.kind === 'response' && outcome.status === 410) {
+      if ((await deps.health.gone(orgId, eventId, checked.rule, deps.notify)) === 'pause') {
+        await record({
+          orgId,
+          id: eventId,
+          attempt,
+          update: { status: 'queued', nextAttemptAt: new Date(now()), error: decision.error },
+        });
+        counted('retry');
+        const paused = await deps.health.pauseGone(orgId, eventId, checked.rule);
+        return 'stop' in paused ? { result: paused.stop } : { result: 'retry_scheduled', delayMs: 0 };
+      }
+    }
     await record({
       orgId,
       id: eventId,

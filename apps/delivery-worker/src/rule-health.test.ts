@@ -51,10 +51,12 @@ function setup() {
   ) as RuleHealthRepository;
   const notices: Notice[] = [];
   const published: FeedMessage[] = [];
+  const turned: string[] = [];
   const health = createRuleHealth({
     repository,
     unhealthyAfterSeconds: 5 * 86_400,
     feed: { publish: async (_org, messages) => void published.push(...messages) },
+    turned: async (_org, ruleId) => void turned.push(ruleId),
     logger: pino({ level: 'silent' }),
     now: () => clock,
   });
@@ -64,6 +66,7 @@ function setup() {
     calls,
     notices,
     published,
+    turned,
     notify,
     at: (ms: number) => void (clock = T0 + ms),
   };
@@ -86,8 +89,8 @@ const statusesOf = async (ids: string[]) =>
   (await db.pool.query<{ status: string }>('SELECT status FROM events WHERE id = ANY($1::uuid[])', [ids])).rows.map(
     (r) => r.status,
   );
-const auditsOf = (rule: ProviderRecord) =>
-  db.prisma.auditEntry.findMany({ where: { action: 'rule.unhealthy', resourceId: rule.id } });
+const auditsOf = (rule: ProviderRecord, action = 'rule.unhealthy') =>
+  db.prisma.auditEntry.findMany({ where: { action, resourceId: rule.id }, orderBy: { createdAt: 'asc' } });
 
 describe('rule health after attempts', () => {
   it('turns unhealthy once failures have gone on for the span, pausing queued events, audited and notified', async () => {
@@ -172,20 +175,53 @@ describe('rule health after attempts', () => {
     expect(await reload(rule)).toMatchObject({ health: 'unhealthy', unhealthyReason: 'failing' });
   });
 
-  it('a 410 turns the rule unhealthy at once (reason gone)', async () => {
-    const { health, notices, notify, at } = setup();
+  it('a 410 turns the rule unhealthy at once (reason gone), before the outcome is stored', async () => {
+    const { health, notices, notify, turned, at } = setup();
     const rule = await newRule();
-    const queued = await queuedEventsOf(rule, 1);
+    const [cause, other] = await queuedEventsOf(rule, 2);
     at(1_000);
-    await health.afterAttempt(ORG, rule, { outcome: gone, delivered: false }, notify);
+    expect(await health.gone(ORG, cause!, rule, notify)).toBe('fail');
     expect(await reload(rule)).toMatchObject({
       health: 'unhealthy',
       unhealthyReason: 'gone',
       unhealthySince: new Date(T0 + 1_000),
     });
-    expect(await statusesOf(queued)).toEqual(['paused']);
-    expect((await auditsOf(rule))[0]!.metadata).toMatchObject({ reason: 'gone', response_status: 410 });
+    // The event whose attempt got the 410 is left to its own outcome (it fails); the rule's others wait.
+    expect(await statusesOf([cause!, other!])).toEqual(['queued', 'paused']);
+    expect((await auditsOf(rule))[0]!.metadata).toMatchObject({
+      reason: 'gone',
+      response_status: 410,
+      paused_events: 1,
+    });
     expect(notices.map((n) => n.data.reason)).toEqual(['gone']);
+    // Every worker is told, so none attempts the rule on a cached healthy copy.
+    expect(turned).toEqual([rule.id]);
+    // The 410 itself changes nothing more after the outcome is stored.
+    await health.afterAttempt(ORG, rule, { outcome: gone, delivered: false }, notify);
+    expect(await auditsOf(rule)).toHaveLength(1);
+  });
+
+  it('a 410 met on a rule another attempt already turned pauses its event instead of failing it, audited', async () => {
+    const { health, notices, notify, turned, published } = setup();
+    const rule = await newRule(); // the healthy copy a worker still remembers
+    const [first, second] = await queuedEventsOf(rule, 2);
+    expect(await health.gone(ORG, first!, rule, notify)).toBe('fail');
+    await db.pool.query(`UPDATE events SET status = 'queued' WHERE id = $1`, [second]); // sent after the transition
+    published.length = 0;
+
+    expect(await health.gone(ORG, second!, rule, notify)).toBe('pause');
+    expect(await health.pauseGone(ORG, second!, rule)).toEqual({ stop: 'paused' });
+    expect(await statusesOf([second!])).toEqual(['paused']);
+    expect(published).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ id: second, status: 'paused' }) }),
+    ]);
+    // One transition, one notice; the later pause has its own entry naming the event.
+    expect(notices).toHaveLength(1);
+    expect(turned).toEqual([rule.id]);
+    const [entry, ...more] = await auditsOf(rule, 'rule.event_paused');
+    expect(more).toHaveLength(0);
+    expect(entry).toMatchObject({ actorUserId: SYSTEM_ACTOR.id, resourceType: 'rule' });
+    expect(entry!.metadata).toEqual({ event_id: second, response_status: 410 });
   });
 
   it('costs no round trip for a healthy rule that succeeds, and one to start a failing run', async () => {
@@ -213,11 +249,16 @@ describe('rule health before attempts', () => {
 
     expect(await health.beforeAttempt(ORG, first!, unhealthy)).toEqual({ stop: 'paused' });
     expect(await statusesOf([first!])).toEqual(['paused']);
+    // A pause after the transition is audited as such (the transition's entry counts only its own).
+    expect((await auditsOf(rule, 'rule.event_paused')).map((e) => e.metadata)).toEqual([
+      { event_id: first, response_status: null },
+    ]);
     expect(published).toEqual([
       expect.objectContaining({ type: 'event.status', data: expect.objectContaining({ id: first, status: 'paused' }) }),
     ]);
     // Already paused (another worker's job for it): nothing to do.
     expect(await health.beforeAttempt(ORG, first!, unhealthy)).toEqual({ stop: 'skipped' });
+    expect(await auditsOf(rule, 'rule.event_paused')).toHaveLength(1);
 
     // Resumed since the worker cached it: the event goes ahead, health as the resume left it.
     await createRuleHealthRepository(db.pool).resume(ORG, rule.id, () => ({

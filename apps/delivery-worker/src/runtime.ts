@@ -16,7 +16,9 @@ import {
   createFeedPublisher,
   createHookQueue,
   createRedisConnection,
+  createRuleChangePublisher,
   QUEUES,
+  subscribeRuleChanges,
   type DeliverJobData,
   type HookJobData,
 } from '@relay/queue';
@@ -95,6 +97,19 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     prefix: config.QUEUE_PREFIX,
     onError: (err) => logger.debug({ err }, 'live feed publish failed'),
   });
+  // A rule that turns unhealthy is forgotten by every worker at once, this one included (rule-changes.ts).
+  const ruleChanges = createRuleChangePublisher({
+    redis: producerRedis,
+    prefix: config.QUEUE_PREFIX,
+    onError: (err) => logger.warn({ err }, 'rule change not published; other workers learn it within RULE_CACHE_MS'),
+  });
+  // A worker connection: the subscription waits for Redis however long it is away, and ioredis renews it.
+  const ruleChangeRedis = createRedisConnection(config.REDIS_URL, 'worker');
+  const ruleChangesHeard = subscribeRuleChanges({
+    redis: ruleChangeRedis,
+    prefix: config.QUEUE_PREFIX,
+    onChange: ({ orgId, ruleId }) => rules.forget(orgId, ruleId),
+  }).catch((err: unknown) => logger.warn({ err }, 'rule changes not subscribed; rules apply within RULE_CACHE_MS'));
   // Released ordering keys' next events get their jobs (ordered-delivery.ts; `handoff` is made with the queue).
   const store = createDeliveryStore(events, feed, undefined, (heads) => handoff.handOff(heads));
   // This process's Prometheus registry; queue depths are read from Redis when scraped.
@@ -116,6 +131,10 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       repository: createRuleHealthRepository(db.pool),
       unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
       feed,
+      turned: async (orgId, ruleId) => {
+        rules.forget(orgId, ruleId);
+        await ruleChanges.publish({ orgId, ruleId });
+      },
       logger,
     }),
     targets: createTargetResolver(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
@@ -249,6 +268,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       sender.close();
       workerRedis.disconnect();
       hookRedis.disconnect();
+      ruleChangeRedis.disconnect();
+      await ruleChangesHeard;
       producerRedis.disconnect();
       await db.close();
     },

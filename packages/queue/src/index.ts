@@ -4,3 +4,4 @@ export * from './delivery-queue';
 export * from './hook-queue';
 export * from './event-feed';
 export * from './notification-queue';
+export * from './rule-changes';

@@ -53,17 +53,21 @@ const TURN_UNHEALTHY = `UPDATE providers
   WHERE organization_id = $1 AND id = $2 AND health = 'healthy'
   RETURNING id, source, target_url, unhealthy_since`;
 
+// $3: the event whose attempt turned the rule (its own outcome is stored after), or null.
 const PAUSE_QUEUED = `UPDATE events SET status = 'paused', updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND provider_id = $2 AND status = 'queued' RETURNING id`;
+  WHERE organization_id = $1 AND provider_id = $2 AND status = 'queued' AND ($3::uuid IS NULL OR id <> $3::uuid)
+  RETURNING id`;
 
 const RESUME_RULE = `UPDATE providers
   SET health = 'healthy', unhealthy_reason = NULL, unhealthy_since = NULL, failing_since = NULL,
     updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND id = $2 RETURNING id`;
+  WHERE organization_id = $1 AND id = $2 RETURNING id, target_url`;
 
 // A resumed event starts a new run (as a retry does): the retry policy counts from run_start_attempt, so
-// it gets a full set of attempts whatever it had used before it was paused.
-const RESUME_EVENTS = `UPDATE events SET status = 'queued', run_start_attempt = attempt_count,
+// it gets a full set of attempts whatever it had used before it was paused. It goes to the rule's target
+// as it is now ($3): a rule is resumed once its target is fixed, often by a new target_url, and the target
+// an event of the rule was given at ingest was the rule's own.
+const RESUME_EVENTS = `UPDATE events SET status = 'queued', run_start_attempt = attempt_count, target_url = $3,
     next_attempt_at = ${UTC_NOW}, failure_reason = NULL, last_error = NULL, updated_at = ${UTC_NOW}
   WHERE organization_id = $1 AND provider_id = $2 AND status = 'paused' RETURNING id`;
 
@@ -87,13 +91,26 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
 // state change and its audit entry commit together.
 export function createRuleHealthRepository(pool: pg.Pool) {
   return {
-    async pauseEvent(orgId: OrgId, eventId: string, providerId: string): Promise<PauseResult> {
-      const { rows } = await pool.query<{ health: RuleHealthState | null; paused: number }>(PAUSE_EVENT, [
-        orgId,
-        eventId,
-        providerId,
-      ]);
-      return { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
+    /** Pauses one queued event of an unhealthy rule; a pause made is audited (`audit`) in the same transaction. */
+    async pauseEvent(orgId: OrgId, eventId: string, providerId: string, audit: AuditInput): Promise<PauseResult> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ health: RuleHealthState | null; paused: number }>(PAUSE_EVENT, [
+          orgId,
+          eventId,
+          providerId,
+        ]);
+        const result = { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
+        if (result.paused) await insertAuditEntry(client, orgId, audit);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
+        throw err;
+      } finally {
+        client.release();
+      }
     },
 
     /** The start of the rule's current failing run (set to `at` if none ran); null: the rule is gone. */
@@ -107,8 +124,9 @@ export function createRuleHealthRepository(pool: pg.Pool) {
     },
 
     /**
-     * Turns a healthy rule unhealthy, pauses its queued events and writes the audit entry, in one
-     * transaction. null: the rule was unhealthy already (or is gone), and nothing was written.
+     * Turns a healthy rule unhealthy, pauses its queued events (all but `causeId`, the event whose attempt
+     * turned it) and writes the audit entry, in one transaction. null: the rule was unhealthy already (or
+     * is gone), and nothing was written.
      */
     markUnhealthy(
       orgId: OrgId,
@@ -116,6 +134,7 @@ export function createRuleHealthRepository(pool: pg.Pool) {
       reason: UnhealthyReason,
       at: Date,
       audit: (turned: TurnedUnhealthy) => AuditInput,
+      causeId: string | null = null,
     ): Promise<TurnedUnhealthy | null> {
       return inTransaction(pool, async (client) => {
         const { rows } = await client.query<{ id: string; source: string; target_url: string; unhealthy_since: Date }>(
@@ -124,7 +143,7 @@ export function createRuleHealthRepository(pool: pg.Pool) {
         );
         const rule = rows[0];
         if (!rule) return null;
-        const paused = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, providerId]);
+        const paused = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, providerId, causeId]);
         const turned: TurnedUnhealthy = {
           rule: { id: rule.id, source: rule.source, targetUrl: rule.target_url },
           since: rule.unhealthy_since,
@@ -145,9 +164,10 @@ export function createRuleHealthRepository(pool: pg.Pool) {
       audit: (resumedIds: string[]) => AuditInput,
     ): Promise<{ resumedIds: string[] } | null> {
       return inTransaction(pool, async (client) => {
-        const { rowCount } = await client.query(RESUME_RULE, [orgId, providerId]);
-        if (!rowCount) return null;
-        const { rows } = await client.query<{ id: string }>(RESUME_EVENTS, [orgId, providerId]);
+        const resumed = await client.query<{ target_url: string }>(RESUME_RULE, [orgId, providerId]);
+        const rule = resumed.rows[0];
+        if (!rule) return null;
+        const { rows } = await client.query<{ id: string }>(RESUME_EVENTS, [orgId, providerId, rule.target_url]);
         const resumedIds = rows.map((r) => r.id);
         await insertAuditEntry(client, orgId, audit(resumedIds));
         return { resumedIds };

@@ -1042,7 +1042,7 @@ export interface paths {
     put?: never;
     /**
      * Mark a rule healthy again and queue its paused events, each with a fresh run of attempts
-     * @description Clears the health state (reason, since, the failing run) and moves every `paused` event of the rule back to `queued`, due now, with a full set of attempts. Allowed on a healthy rule too (it releases any paused events). Audited as `rule.resumed` with the number of events.
+     * @description Clears the health state (reason, since, the failing run) and moves every `paused` event of the rule back to `queued`, due now, with a full set of attempts, sent to the rule's current `target_url` (a target fixed by PATCH before the resume applies to them). Allowed on a healthy rule too (it releases any paused events). Audited as `rule.resumed` with the number of events.
      */
     post: operations['postRulesIdResume'];
     delete?: never;

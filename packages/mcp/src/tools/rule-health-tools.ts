@@ -12,7 +12,8 @@ export const resumeRule = defineTool({
   description:
     'Marks a rule healthy again after its target was fixed (a rule turns unhealthy when its target answers 410 ' +
     'or fails every attempt for its span) and queues every paused event of the rule again, each with a fresh set ' +
-    'of attempts. Confirm with the user first: the paused events are then sent to the target. Also releases ' +
+    "of attempts. Confirm with the user first: the paused events are then sent to the rule's current target " +
+    '(fix a moved target with update_rule first). Also releases ' +
     'paused events of a rule that is healthy already. Returns the rule and how many events were resumed.',
   access: { role: 'admin', scope: 'rules:write' },
   input: { id: ruleIdInput },

@@ -71,7 +71,7 @@ describe('pnpm bench --smoke --profile', () => {
 });
 
 describe('pnpm bench --fair --smoke', () => {
-  it('measures a healthy target alone and beside a hanging one, delivering each event once', async () => {
+  it('measures a healthy target alone, beside a hanging one and a hanging rule that retries, once each', async () => {
     await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--fair', '--smoke'], {
       cwd: ROOT,
       maxBuffer: 10 * 1024 * 1024,
@@ -79,7 +79,7 @@ describe('pnpm bench --fair --smoke', () => {
       throw new Error(`bench --fair --smoke failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
     });
     const result = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/fair-smoke.json'), 'utf8'));
-    for (const phase of [result.alone, result.beside]) {
+    for (const phase of [result.alone, result.beside, result.retries]) {
       expect(phase.deliveredPerSecond).toBeGreaterThan(0);
       expect(phase.e2eP99).toBeGreaterThan(0);
       expect(phase.openLoopDelivered).toBe(phase.openLoopOffered);
@@ -87,6 +87,10 @@ describe('pnpm bench --fair --smoke', () => {
     }
     expect(result.beside.hangingStillQueued).toBe(100);
     expect(result.ratios.throughput).toBeGreaterThan(0);
+    // Beside a hanging rule that retries (issue 26): its policy bounds the attempts of each event.
+    expect(result.retries.hangingMostAttempts).toBeGreaterThan(0);
+    expect(result.retries.hangingMostAttempts).toBeLessThanOrEqual(result.hangingPolicy.max_attempts);
+    expect(result.ratios.retriesThroughput).toBeGreaterThan(0);
   }, 240_000);
 });
 

@@ -1,7 +1,10 @@
-// pnpm bench --fair [--smoke] [--workers N]
+// pnpm bench --fair [--smoke] [--workers N] [--fair-backlog N] [--fair-rate R] [--fair-phases alone,retries]
+//   [--fair-out FILE] (short A/B runs on a loaded machine; results/FILE instead of fair.json)
 // Issue 11, item 5: a healthy target's delivery throughput (backlog drain) and end-to-end p99 (open
 // loop) measured alone, then beside 100 events pending on a target that never answers. Each phase
 // runs on its own database with the production build; the figures go to bench/results/fair.json.
+// Issue 26, item 4: a third phase puts the hanging target behind a rule whose delivery policy retries
+// (3 s time-out, 3 attempts, 1 s backoff base), so its events come back due again and again.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,14 +17,22 @@ import { percentile, round } from './lib/stats.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
 const HANGING = 100;
+// The hanging rule of the `retries` phase: attempts end at its time-out and are retried.
+const HANGING_POLICY = { timeout_seconds: 3, max_attempts: 3, backoff_base_seconds: 1 };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The hanging target's events, sent with X-Target-Url (the api allows it in this scenario). */
-async function ingestHanging(port, hangingPort) {
+/**
+ * The hanging target's events: sent with X-Target-Url (the api allows it in this scenario), or to the
+ * source of a rule whose target hangs (`viaRule`).
+ */
+async function ingestHanging(port, hangingPort, viaRule) {
+  const headers = viaRule
+    ? { 'content-type': 'application/json' }
+    : { 'content-type': 'application/json', 'x-target-url': `http://127.0.0.1:${hangingPort}/stuck` };
   const send = () =>
-    fetch(`http://127.0.0.1:${port}/github`, {
+    fetch(`http://127.0.0.1:${port}/${viaRule ? 'stuck' : 'github'}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-target-url': `http://127.0.0.1:${hangingPort}/stuck` },
+      headers,
       body,
     }).then((res) => {
       if (res.status !== 202) throw new Error(`hanging event refused: ${res.status}`);
@@ -35,6 +46,14 @@ async function phase({ root, name, withHanging, workers, backlog, rate, duration
   const url = await freshDatabase(root, dbName);
   const { child: target, msg: targetReady } = await forkReady(path.join(here, 'target-server.mjs'));
   const { child: hanging, msg: hangingReady } = await forkReady(path.join(here, 'target-server.mjs'), { HANG: '1' });
+  if (withHanging === 'rule') {
+    await query(
+      url,
+      `INSERT INTO providers (id, organization_id, source, target_url, delivery_policy, updated_at)
+       VALUES (gen_random_uuid(), '00000000-0000-7000-8000-000000000001', 'stuck', $1, $2, now())`,
+      [`http://127.0.0.1:${hangingReady.port}/stuck`, JSON.stringify(HANGING_POLICY)],
+    );
+  }
   const port = await freePort();
   const env = {
     DATABASE_URL: url,
@@ -57,7 +76,7 @@ async function phase({ root, name, withHanging, workers, backlog, rate, duration
     await sleep(1500);
     await stop(first);
     // The hanging target's events are enqueued first: the worst case, they are ahead in the queue.
-    if (withHanging) await ingestHanging(port, hangingReady.port);
+    if (withHanging) await ingestHanging(port, hangingReady.port, withHanging === 'rule');
     const ingested = await saturate({ url: `http://127.0.0.1:${port}/github`, body, connections: 64, amount: backlog });
     const healthy = ingested.ok;
 
@@ -73,7 +92,8 @@ async function phase({ root, name, withHanging, workers, backlog, rate, duration
     const e2e = loop.samples.map((s) => receipts.get(s.id)?.t - s.t0).filter((v) => Number.isFinite(v));
     const [stuck] = await query(
       url,
-      `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, coalesce(sum(attempt_count), 0)::int AS attempts
+      `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, coalesce(sum(attempt_count), 0)::int AS attempts,
+         coalesce(max(attempt_count), 0)::int AS most
        FROM events WHERE target_url LIKE $1`,
       [`http://127.0.0.1:${hangingReady.port}/%`],
     );
@@ -89,6 +109,7 @@ async function phase({ root, name, withHanging, workers, backlog, rate, duration
       duplicates: [...receipts.values()].reduce((sum, r) => sum + (r.n - 1), 0),
       hangingStillQueued: stuck.queued,
       hangingAttempts: stuck.attempts,
+      hangingMostAttempts: stuck.most,
       hangingRequests,
     };
   } finally {
@@ -103,41 +124,65 @@ export async function runFairDelivery({ root, smoke, workers, log }) {
   log(`fair delivery: building (${smoke ? 'smoke' : 'full'}, ${workers} workers)`);
   execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
   const settings = smoke ? { backlog: 500, rate: 100, durationS: 2 } : { backlog: 10_000, rate: 300, durationS: 10 };
+  // Shorter runs for an A/B on a loaded machine: a smaller backlog, a lower rate, fewer phases.
+  const args = process.argv.slice(2);
+  const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  if (option('--fair-backlog')) settings.backlog = Number(option('--fair-backlog'));
+  if (option('--fair-rate')) settings.rate = Number(option('--fair-rate'));
+  const phases = (option('--fair-phases') ?? 'alone,beside,retries').split(',');
   const common = { root, workers, log, ...settings };
+  const skipped = { deliveredPerSecond: NaN, e2eP99: NaN, duplicates: 0, hangingStillQueued: NaN };
   const alone = await phase({ ...common, name: 'alone', withHanging: false });
   log(`alone: ${JSON.stringify(alone)}`);
-  const beside = await phase({ ...common, name: 'beside', withHanging: true });
+  const beside = phases.includes('beside')
+    ? await phase({ ...common, name: 'beside', withHanging: true })
+    : { ...skipped, hangingStillQueued: 1 };
   log(`beside hanging: ${JSON.stringify(beside)}`);
+  const retries = phases.includes('retries')
+    ? await phase({ ...common, name: 'retries', withHanging: 'rule' })
+    : { ...skipped, hangingMostAttempts: 0 };
+  log(`beside a hanging rule that retries: ${JSON.stringify(retries)}`);
   const ratios = {
     throughput: beside.deliveredPerSecond / alone.deliveredPerSecond,
     p99: beside.e2eP99 / alone.e2eP99,
+    retriesThroughput: retries.deliveredPerSecond / alone.deliveredPerSecond,
+    retriesP99: retries.e2eP99 / alone.e2eP99,
   };
   const targets = {
     throughput: { target: '>= 0.8 of alone', met: ratios.throughput >= 0.8 },
     p99: { target: '<= 2x alone', met: ratios.p99 <= 2 },
+    retriesThroughput: { target: '>= 0.8 of alone', met: ratios.retriesThroughput >= 0.8 },
+    retriesP99: { target: '<= 2x alone', met: ratios.retriesP99 <= 2 },
     hangingPending: { target: 'hanging events still queued', met: beside.hangingStillQueued > 0 },
-    duplicates: { target: '0', met: alone.duplicates === 0 && beside.duplicates === 0 },
+    // The rule's policy holds: no event of it gets more than its 3 attempts.
+    retriesBounded: {
+      target: `<= ${HANGING_POLICY.max_attempts} attempts per event`,
+      met: retries.hangingMostAttempts <= HANGING_POLICY.max_attempts,
+    },
+    duplicates: { target: '0', met: [alone, beside, retries].every((p) => p.duplicates === 0) },
   };
   const result = {
     date: new Date().toISOString(),
     mode: smoke ? 'smoke' : 'full',
+    phases,
     workers,
     settings,
     alone,
     beside,
+    retries,
+    hangingPolicy: HANGING_POLICY,
     ratios,
     targets,
   };
   mkdirSync(path.join(here, 'results'), { recursive: true });
-  writeFileSync(
-    path.join(here, 'results', smoke ? 'fair-smoke.json' : 'fair.json'),
-    `${JSON.stringify(result, null, 2)}\n`,
-  );
-  const row = (label, key, digits = 1) => `| ${label} | ${round(alone[key], digits)} | ${round(beside[key], digits)} |`;
+  const file = option('--fair-out') ?? (smoke ? 'fair-smoke.json' : 'fair.json');
+  writeFileSync(path.join(here, 'results', file), `${JSON.stringify(result, null, 2)}\n`);
+  const row = (label, key, digits = 1) =>
+    `| ${label} | ${[alone, beside, retries].map((p) => round(p[key], digits)).join(' | ')} |`;
   console.log(
     [
-      `| healthy target (${workers} workers) | alone | beside ${HANGING} hanging |`,
-      '|---|---|---|',
+      `| healthy target (${workers} workers) | alone | beside ${HANGING} hanging | beside ${HANGING} hanging, retried |`,
+      '|---|---|---|---|',
       row('delivered/s (backlog drain)', 'deliveredPerSecond'),
       row(`end-to-end p50 at ${settings.rate}/s (ms)`, 'e2eP50'),
       row(`end-to-end p99 at ${settings.rate}/s (ms)`, 'e2eP99'),
@@ -146,6 +191,8 @@ export async function runFairDelivery({ root, smoke, workers, log }) {
       '',
       `throughput beside / alone = ${ratios.throughput.toFixed(2)} (target ≥ 0.8); ` +
         `p99 beside / alone = ${ratios.p99.toFixed(2)} (target ≤ 2)`,
+      `with retries (${JSON.stringify(HANGING_POLICY)}): throughput ${ratios.retriesThroughput.toFixed(2)}, ` +
+        `p99 ${ratios.retriesP99.toFixed(2)}`,
       `targets met: ${Object.entries(targets)
         .map(([k, v]) => `${k} ${v.met ? 'yes' : 'NO'}`)
         .join(', ')}`,
@@ -153,5 +200,5 @@ export async function runFairDelivery({ root, smoke, workers, log }) {
   );
   // As in the main run, speed targets are reported; correctness (nothing delivered twice, the
   // hanging target's events still pending rather than lost or failed) decides the exit code.
-  if (!targets.duplicates.met || !targets.hangingPending.met) process.exitCode = 1;
+  if (!targets.duplicates.met || !targets.hangingPending.met || !targets.retriesBounded.met) process.exitCode = 1;
 }

@@ -153,10 +153,13 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       return { result: 'waiting_turn', delayMs };
     }
     let sent: Awaited<ReturnType<typeof attemptDelivery>>;
+    // A time-out frees the slot but is no sign the origin flows again (its retries must not crowd others out).
+    let answered = false;
     try {
       sent = await attemptDelivery(event, { ...target, targetUrl: target.targetUrl }, policy.timeoutMs);
+      answered = sent.outcome.kind === 'response';
     } finally {
-      deps.fairGate?.release(origin);
+      deps.fairGate?.release(origin, answered);
     }
     const { attempt, outcome } = sent;
     // Counted after the outcome is committed: an outcome that cannot be stored is deferred and tried again.

@@ -4,7 +4,8 @@ import type { WorkerConfig } from './config';
 export interface FairGate {
   /** True: a slot of the origin is held until `release`. False: not its turn, re-queue the job. */
   acquire(origin: string): Promise<boolean>;
-  release(origin: string): void;
+  /** `answered`: the delivery got a response; false for a time-out or a network failure (fair-share.ts). */
+  release(origin: string, answered?: boolean): void;
   /** How long an event refused a slot waits before it asks again. */
   waitFor(origin: string): number;
 }
@@ -51,8 +52,8 @@ export function createFairGate(
       onExcess?.(share.excess());
       return again === 'go';
     },
-    release(origin) {
-      share.release(origin);
+    release(origin, answered) {
+      share.release(origin, answered);
       onExcess?.(share.excess());
       wakeOne(origin);
     },

@@ -124,6 +124,46 @@ describe('fair share of the delivery pool', () => {
     expect(fair.waitFor('https://stuck')).toBe(100);
   });
 
+  // Issue 26: a hanging target behind a rule that retries with a short time-out frees its slots every
+  // few seconds. Those were taken as a flowing origin: its due retries were held in job slots ('wait')
+  // and its deferred events asked again every `waitMs`, crowding the healthy origin out of the worker.
+  it('does not count slots freed by time-outs as flowing: the due retries of a hanging origin are deferred', () => {
+    const { fair, tick } = setup();
+    admitMany(fair, 'https://hanging', 4);
+    expect(fair.admit('https://healthy')).toBe('go');
+    const schedule: string[] = [];
+    // Its requests end at the rule's time-out one after the other; each freed slot goes to a retry,
+    // and the rest of its due events ask too.
+    for (let round = 0; round < 6; round++) {
+      tick(300);
+      fair.release('https://hanging', false);
+      schedule.push(fair.admit('https://hanging'), fair.admit('https://hanging'));
+    }
+    expect(schedule).toEqual(Array(6).fill(['go', 'defer']).flat());
+    // Stuck since it took its first slot (1.8 s): its deferred events wait the longest, not `waitMs`...
+    expect(fair.waitFor('https://hanging')).toBe(1_000);
+    // ...while the healthy origin still gets its share at once.
+    expect(admitMany(fair, 'https://healthy', 3)).toEqual(['go', 'go', 'go']);
+  });
+
+  it('keeps the stuck time of an origin whose every delivery timed out, until it answers', () => {
+    const { fair, tick } = setup();
+    admitMany(fair, 'https://hanging', 2);
+    fair.admit('https://healthy');
+    tick(600);
+    fair.release('https://hanging', false);
+    fair.release('https://hanging', false);
+    // Nothing in flight, yet its retries find it as stuck as before.
+    expect(fair.admit('https://hanging')).toBe('go');
+    expect(fair.waitFor('https://hanging')).toBe(600);
+    // An answer (any status) makes it flowing again.
+    admitMany(fair, 'https://hanging', 3);
+    fair.release('https://hanging');
+    expect(fair.waitFor('https://hanging')).toBe(100);
+    expect(fair.admit('https://hanging')).toBe('go');
+    expect(fair.admit('https://hanging')).toBe('wait');
+  });
+
   it('takes scheme, host and port as the origin', () => {
     expect(targetOrigin('https://Example.com:443/a?b')).toBe('https://example.com');
     expect(targetOrigin('http://example.com:8080/x')).toBe('http://example.com:8080');

@@ -34,7 +34,11 @@ export type Admission = 'go' | 'wait' | 'defer';
 
 export interface FairShare {
   admit(origin: string): Admission;
-  release(origin: string): void;
+  /**
+   * A delivery of the origin ended. `answered: false` (a time-out, a refused connection): its slot is
+   * free, but the origin did not answer, so it is not flowing and its stuck time keeps running.
+   */
+  release(origin: string, answered?: boolean): void;
   /** The most slots this origin may hold right now. */
   limitFor(origin: string): number;
   /** How long a deferred event of this origin should wait before it asks again. */
@@ -56,10 +60,18 @@ export function createFairShare(options: FairShareOptions): FairShare {
   const limits = fairShareLimits(options);
   const inFlight = new Map<string, number>();
   const lastAsked = new Map<string, number>();
-  // When each origin with deliveries in flight last freed a slot (or took its first one)...
+  // When each origin last answered a delivery (or took its first slot since it did)...
   const lastFreed = new Map<string, number>();
-  // ...and when it last really freed one (a delivery of it ended).
+  // ...and when a delivery of it last really ended with an answer. A slot freed by a time-out says
+  // nothing good of the origin: a hanging target behind a rule that retries with a short time-out
+  // frees slots every few seconds, and counting those as flowing had its events held in job slots
+  // ('wait') and asking again every `waitMs`, crowding other origins out of the worker.
   const lastEnded = new Map<string, number>();
+  const forget = (origin: string) => {
+    lastAsked.delete(origin);
+    lastFreed.delete(origin);
+    lastEnded.delete(origin);
+  };
 
   // Another origin is active when it has deliveries in flight or asked within the window; origins
   // that are neither are forgotten here, so the map stays as small as the set of live targets.
@@ -67,7 +79,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
     for (const [other, askedAt] of lastAsked) {
       if (other === origin) continue;
       if ((inFlight.get(other) ?? 0) > 0 || at - askedAt < options.activeWindowMs) return true;
-      lastAsked.delete(other);
+      forget(other);
     }
     return false;
   };
@@ -80,7 +92,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
       const contended = othersActive(origin, at);
       if (held < (contended ? limits.share : limits.alone)) {
         inFlight.set(origin, held + 1);
-        if (held === 0) lastFreed.set(origin, at);
+        if (!lastFreed.has(origin)) lastFreed.set(origin, at);
         return 'go';
       }
       // A flowing origin frees a slot within moments: waiting for it beats a re-queue. One that
@@ -88,15 +100,19 @@ export function createFairShare(options: FairShareOptions): FairShare {
       const ended = lastEnded.get(origin);
       return ended !== undefined && at - ended < options.flowingMs ? 'wait' : 'defer';
     },
-    release(origin) {
+    release(origin, answered = true) {
       const held = (inFlight.get(origin) ?? 0) - 1;
+      if (held > 0) inFlight.set(origin, held);
+      else inFlight.delete(origin);
+      if (!answered) return;
+      // An origin that answered and has nothing left in flight starts afresh; one still holding
+      // slots is flowing. One that did not answer keeps its stuck time across its retries, until
+      // the active window forgets it.
       if (held > 0) {
         const at = now();
-        inFlight.set(origin, held);
         lastFreed.set(origin, at);
         lastEnded.set(origin, at);
       } else {
-        inFlight.delete(origin);
         lastFreed.delete(origin);
         lastEnded.delete(origin);
       }
@@ -105,9 +121,10 @@ export function createFairShare(options: FairShareOptions): FairShare {
       return othersActive(origin, now()) ? limits.share : limits.alone;
     },
     // An origin that frees slots often gets its turn soon: its events ask again after `waitMs`. One
-    // that has freed none for a while (a hanging target, whose requests end only at the time-out)
-    // would gain nothing from being asked every `waitMs`; its events wait about as long as it has
-    // been stuck, up to `maxWaitMs`. Jitter spreads them out so they never come back all at once.
+    // that has answered none for a while (a hanging target, whose requests end only at the time-out,
+    // however often a rule's policy retries them) would gain nothing from being asked every `waitMs`;
+    // its events wait about as long as it has been stuck, up to `maxWaitMs`. Jitter spreads them out
+    // so they never come back all at once.
     waitFor(origin) {
       const freed = lastFreed.get(origin);
       const stuckFor = freed === undefined ? 0 : now() - freed;
@@ -123,7 +140,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
       let active = 0;
       for (const [origin, askedAt] of lastAsked) {
         if ((inFlight.get(origin) ?? 0) > 0 || at - askedAt < options.activeWindowMs) active++;
-        else lastAsked.delete(origin);
+        else forget(origin);
       }
       if (active < 2) return 0;
       let over = 0;

@@ -98,3 +98,21 @@ it('signs in through the identity provider from the sign-in page and comes back 
     await context.close();
   }
 });
+
+it('lands a failed identity-provider login on the sign-in page, which says why', async () => {
+  const context = await newContext(browser);
+  try {
+    const page = await context.newPage();
+    // A callback of no login started in this browser (a stale tab, a forged link): no JSON problem page.
+    await page.goto(`${relay.url}/api/auth/callback/idp?code=x&state=y`);
+    await page.waitForURL((u) => u.pathname === '/app/login');
+    const alert = page.getByRole('alert');
+    await alert.getByText('Sign-in through the identity provider failed').waitFor();
+    await alert.getByText(/was started in this browser, or it took too long/).waitFor();
+    await shots.take(page, 'idp-03-login-failed');
+    // Nothing in the audit log for it.
+    expect(await pipeline.store.prisma.auditEntry.count({ where: { action: 'auth.login_failed' } })).toBe(0);
+  } finally {
+    await context.close();
+  }
+});

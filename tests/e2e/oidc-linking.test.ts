@@ -82,7 +82,9 @@ describe('linking an identity to a signed-in user', () => {
       headers: { cookie: jar.header(world.relay.url), 'sec-fetch-site': 'same-origin' },
     });
     const res = await jar.get(callback.href);
-    expect(res.status).toBe(401);
+    // The started link went with the session: a callback of no login in progress, to the sign-in page.
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/app/login?error=no_login_in_progress');
     expect(await prisma.userIdentity.count({ where: { subject: 'alice' } })).toBe(0);
   });
 });

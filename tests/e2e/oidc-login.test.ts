@@ -1,5 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { FAST_HASH_ENV, seedUser, startPipeline, type Pipeline } from './harness';
+import { parseExposition, valueOf } from './metrics-text';
 import { CookieJar, reservePort, startTestProvider, type TestProvider } from './oidc-test-provider';
 
 // The identity-provider login against a real OpenID Connect provider (oidc-provider in a child process), the
@@ -66,11 +67,24 @@ const failures = (reason: string) =>
     where: { action: 'auth.login_failed', metadata: { path: ['reason'], equals: reason } },
   });
 
-async function expectFailure(response: Response, reason: string, jar: CookieJar) {
-  expect(response.status).toBe(401);
-  expect(response.headers.get('content-type')).toContain('application/problem+json');
-  expect(await response.json()).toMatchObject({ code: 'idp_login_failed', reason });
+/** The callbacks refused for `reason` so far (relay_idp_callback_rejected_total). */
+const rejected = async (of: Pipeline, reason: string) =>
+  valueOf(parseExposition((await of.http.get('/metrics').expect(200)).text), 'relay_idp_callback_rejected_total', {
+    reason,
+  }) ?? 0;
+
+/** A failed login: to the sign-in page with the reason as `?error=` (and the asked page), no session. */
+async function expectSignInPage(response: Response, reason: string, jar: CookieJar, back?: string) {
+  expect(response.status).toBe(302);
+  const location = new URL(response.headers.get('location')!, relay.url);
+  expect(location.origin + location.pathname).toBe(`${relay.url}/app/login`);
+  expect(Object.fromEntries(location.searchParams)).toEqual({ error: reason, ...(back ? { redirect: back } : {}) });
   expect(await me(jar)).toMatchObject({ mechanism: 'none', user: null });
+}
+
+/** A login this browser started failed: the sign-in page says why, and the failure is audited once. */
+async function expectFailure(response: Response, reason: string, jar: CookieJar) {
+  await expectSignInPage(response, reason, jar, '/events');
   expect(await failures(reason)).toEqual([
     expect.objectContaining({
       organizationId: DEFAULT_ORGANIZATION_ID,
@@ -150,11 +164,15 @@ describe('identity-provider login (OpenID Connect)', () => {
     expect(await me(jar)).toMatchObject({ login_method: 'idp', role: 'admin', user: { username: 'root' } });
   });
 
-  it('ends a tampered state without a session', async () => {
+  it('ends a tampered state without a session, counted but not audited', async () => {
+    const before = await rejected(pipeline, 'state_mismatch');
     const jar = new CookieJar();
     const callback = await toCallback(jar, 'alice');
     callback.searchParams.set('state', 'forged-state');
-    await expectFailure(await jar.get(callback.href), 'state_mismatch', jar);
+    await expectSignInPage(await jar.get(callback.href), 'state_mismatch', jar, '/events');
+    // Anyone can send a callback with a state of their choosing: it writes to no audit log.
+    expect(await failures('state_mismatch')).toEqual([]);
+    expect((await rejected(pipeline, 'state_mismatch')) - before).toBe(1);
   });
 
   it('ends an ID token with another nonce without a session', async () => {
@@ -201,10 +219,12 @@ describe('identity-provider login (OpenID Connect)', () => {
     }
   });
 
-  it('answers a callback without a login started in this browser, and a provider error', async () => {
+  it('answers a callback without a login started in this browser (not audited), and a provider error', async () => {
     const stranger = new CookieJar();
     const callback = await toCallback(new CookieJar(), 'alice');
-    await expectFailure(await stranger.get(callback.href), 'no_login_in_progress', stranger);
+    await expectSignInPage(await stranger.get(callback.href), 'no_login_in_progress', stranger);
+    expect(await failures('no_login_in_progress')).toEqual([]);
+    // A login started here that the provider refused is a person's failed login: audited.
     const jar = new CookieJar();
     const denied = await toCallback(jar, 'nobody-known');
     expect(denied.searchParams.get('error')).toBe('access_denied');
@@ -224,14 +244,14 @@ describe('identity-provider login (OpenID Connect)', () => {
     expect(await me(jar)).toMatchObject({ mechanism: 'session', login_method: 'password' });
   });
 
-  it('audits a provider that cannot be reached when the login starts', async () => {
+  it('audits a provider that cannot be reached when the login starts, and sends to the sign-in page', async () => {
     const unreachable = await startPipeline({
       worker: false,
       api: { OIDC_ISSUER_URL: 'http://127.0.0.1:1', OIDC_CLIENT_ID: 'relay' },
     });
     try {
-      const response = await unreachable.http.get('/api/auth/idp').expect(401);
-      expect(response.body).toMatchObject({ code: 'idp_login_failed', reason: 'provider_unreachable' });
+      const response = await unreachable.http.get('/api/auth/idp?return_to=/app/rules').expect(302);
+      expect(response.headers.location).toBe('/app/login?error=provider_unreachable&redirect=%2Frules');
       expect(await unreachable.store.prisma.auditEntry.count({ where: { action: 'auth.login_failed' } })).toBe(1);
     } finally {
       await unreachable.close();
@@ -244,5 +264,34 @@ describe('identity-provider login (OpenID Connect)', () => {
     const callback = await toCallback(jar, 'alice');
     await provider.stop();
     await expectFailure(await jar.get(callback.href), 'provider_unreachable', jar);
+  });
+});
+
+describe('anonymous callbacks and the audit log', () => {
+  const anonymousCallbacks = async (of: Pipeline) => {
+    const audited = () => of.store.prisma.auditEntry.count();
+    const [entries, counted] = [await audited(), await rejected(of, 'no_login_in_progress')];
+    for (let i = 0; i < 5; i++) {
+      const response = await of.http.get('/api/auth/callback/idp?code=x&state=y').expect(302);
+      expect(response.headers.location).toBe('/app/login?error=no_login_in_progress');
+      // No session is made for it either.
+      expect(response.headers['set-cookie']).toBeUndefined();
+    }
+    // Nothing in any organization's audit log (nor the platform's); the metric counts them.
+    expect((await audited()) - entries).toBe(0);
+    expect((await rejected(of, 'no_login_in_progress')) - counted).toBe(5);
+  };
+
+  it('writes nothing for callbacks of an unknown state with an identity provider configured', async () => {
+    await anonymousCallbacks(pipeline);
+  });
+
+  it('writes nothing for callbacks of an unknown state without an identity provider', async () => {
+    const bare = await startPipeline({ worker: false });
+    try {
+      await anonymousCallbacks(bare);
+    } finally {
+      await bare.close();
+    }
   });
 });

@@ -166,8 +166,9 @@ describe('logins per organization', () => {
       const jar = new CookieJar();
       const callback = await toCallback(jar, `${world.relay.url}/api/auth/idp?organization=beta`, 'alice');
       const res = await jar.get(callback.href);
-      expect(res.status).toBe(401);
-      expect(await res.json()).toMatchObject({ code: 'idp_login_failed', reason: 'wrong_organization' });
+      // To the sign-in page, which says why (the reason of `idp_login_failed`).
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('/app/login?error=wrong_organization');
       expect(await me(world, jar)).toMatchObject({ mechanism: 'none', user: null });
       const refused = await prisma.auditEntry.count({
         where: {

@@ -442,7 +442,7 @@ export interface paths {
     };
     /**
      * Login callback from the identity provider
-     * @description Completes the login started by GET /api/auth/idp: the provider's answer is checked (state, PKCE, the ID token's signature, issuer, audience, expiry and nonce), the user found by (issuer, subject) or provisioned, and a session started (`login_method: idp`) in the organization the login started for. A link (`?link=1` at the start) adds the identity to the signed-in user instead (`409 identity_taken` when another user has it).
+     * @description Completes the login started by GET /api/auth/idp: the provider's answer is checked (state, PKCE, the ID token's signature, issuer, audience, expiry and nonce), the user found by (issuer, subject) or provisioned, and a session started (`login_method: idp`) in the organization the login started for. A link (`?link=1` at the start) adds the identity to the signed-in user instead (`409 identity_taken` when another user has it). A failure of a login this browser started (its `state`) is audited as `auth.login_failed`; a callback of no such login (`no_login_in_progress`, `state_mismatch`) is only logged and counted (`relay_idp_callback_rejected_total`).
      */
     get: operations['getApiAuthCallbackIdp'];
     put?: never;
@@ -2989,7 +2989,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description To the provider's authorization endpoint. */
+      /** @description To the provider's authorization endpoint; when the provider cannot be reached (audited), to the sign-in page with `?error=provider_unreachable`. */
       302: {
         headers: {
           [name: string]: unknown;
@@ -3003,7 +3003,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `idp_login_failed` with a `reason` (state_mismatch, provider_error, code_rejected, id_token_invalid, provider_unreachable, not_provisioned, email_not_verified, domain_not_allowed, user_disabled, …); no session is started and the failure is audited. */
+      /** @description A link (`link=1`) that failed: `idp_login_failed` with a `reason`, audited. (A login redirects to the sign-in page instead.) */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3034,7 +3034,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Signed in (or the identity linked): to `return_to` or /app/. */
+      /** @description Signed in (or the identity linked): to `return_to` or /app/. A failed login (no session started): to the sign-in page, `/app/login?error=<code>[&redirect=<page>]`, with the reason of `idp_login_failed` (state_mismatch, provider_error, code_rejected, id_token_invalid, provider_unreachable, not_provisioned, email_not_verified, domain_not_allowed, user_disabled, …) or `idp_not_configured` as the code. */
       302: {
         headers: {
           [name: string]: unknown;
@@ -3048,7 +3048,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `idp_login_failed` with a `reason` (state_mismatch, provider_error, code_rejected, id_token_invalid, provider_unreachable, not_provisioned, email_not_verified, domain_not_allowed, user_disabled, …); no session is started and the failure is audited. */
+      /** @description A link (`link=1`) that failed: `idp_login_failed` with a `reason`, audited. (A login redirects to the sign-in page instead.) */
       401: {
         headers: {
           [name: string]: unknown;

@@ -99,6 +99,8 @@ export function createServices(ctx: ModuleContext) {
         organizations: ctx.repositories.organizations,
         organizationOf: ctx.organizationOf,
       }),
+      callbackRejected: (code) => ctx.metrics.idpCallbackRejected(code),
+      logger: ctx.logger,
     }),
     organizationIdp: createOrganizationIdpService({
       repositories: ctx.repositories,

@@ -33,6 +33,8 @@ const loginRoute = createRoute({
     redirect: z.string().max(2000).optional().catch(undefined),
     // A notice to show above the form, e.g. after a password was set with an admin's code.
     notice: z.enum(['password-set']).optional().catch(undefined),
+    // Why a sign-in through the identity provider failed: the API's callback sends the browser here with it.
+    error: z.string().max(64).optional().catch(undefined),
   }),
   component: lazyPage(() => import('../pages/login/login.page'), 'LoginPage'),
 });

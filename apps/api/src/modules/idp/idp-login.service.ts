@@ -2,9 +2,12 @@ import type { PendingIdpLogin } from '../../auth/sessions';
 import { AppError, userPrincipal, type OrgId, type Principal } from '@relay/core';
 import type { Repositories } from '@relay/db';
 import * as oidc from 'openid-client';
+import type { Logger } from 'pino';
+import { callbackErrorCode, UNAUDITED_REASONS, type IdpCallbackErrorCode } from './idp-callback-failure';
 import type { IdentityProviderConfig, IdentityProviderLookup } from './identity-provider';
 import { classify, failure } from './idp-error-classify';
 import { linkIdentity } from './idp-link';
+import type { IdpLoginFailure } from './idp-login-failure';
 import { userForIdentity, type IdpClaims } from './idp-users';
 import type { LoginOrganizationResolver } from './login-organization';
 import type { OidcConfigurations } from './oidc-configurations';
@@ -14,14 +17,18 @@ export interface IdpLoginDeps {
   identityProviderFor: IdentityProviderLookup;
   configurations: OidcConfigurations;
   organizationFor: LoginOrganizationResolver;
+  /** Counts a callback that signed nobody in, by its code (relay_idp_callback_rejected_total). */
+  callbackRejected: (code: IdpCallbackErrorCode) => void;
+  logger: Pick<Logger, 'info'>;
 }
 
 /** How long a started login may take at the provider. */
 const PENDING_TTL_MS = 10 * 60_000;
 
 // The identity-provider login (Authorization Code + PKCE, state and nonce, through openid-client): the
-// redirect to the provider and the callback's validation, user lookup or provisioning. Every failure is
-// audited as `auth.login_failed` with its reason; the operations start the session.
+// redirect to the provider and the callback's validation, user lookup or provisioning. A failure of a login
+// this browser started is audited as `auth.login_failed` with its reason; a callback of no such login (anyone
+// can send one) only logged and counted. The operations start the session.
 export function createIdpLoginService(deps: IdpLoginDeps) {
   const repos = deps.repositories;
   const providerOf = async (orgId: OrgId) => {
@@ -32,6 +39,12 @@ export function createIdpLoginService(deps: IdpLoginDeps) {
 
   async function audited(orgId: OrgId, ip: string | undefined, err: unknown): Promise<never> {
     const known = classify(err);
+    // A callback of no login this browser started writes to nobody's audit log (idp-callback-failure.ts).
+    if (!UNAUDITED_REASONS.has(known.reason)) await record(orgId, ip, known);
+    throw new AppError('idp_login_failed', known.message, { reason: known.reason });
+  }
+
+  async function record(orgId: OrgId, ip: string | undefined, known: IdpLoginFailure) {
     await repos.audit.record(orgId, {
       actorUserId: known.user?.id ?? null,
       actorEmail: known.user?.email ?? null,
@@ -46,7 +59,6 @@ export function createIdpLoginService(deps: IdpLoginDeps) {
         ...(known.detail ? { detail: known.detail } : {}),
       },
     });
-    throw new AppError('idp_login_failed', known.message, { reason: known.reason });
   }
 
   /** The provider's answer checked: state, PKCE, the ID token (signature, issuer, audience, expiry, nonce). */
@@ -155,6 +167,19 @@ export function createIdpLoginService(deps: IdpLoginDeps) {
         return audited(orgId, ip, err);
       }
       await linkIdentity(repos, principal, checked.issuer, checked.claims, ip);
+    },
+
+    /**
+     * A callback that signed nobody in: logged and counted. Answers the code the sign-in page shows, or undefined
+     * when `err` is no login failure (the caller lets it through as a problem).
+     */
+    callbackFailed(err: unknown, pending: PendingIdpLogin | undefined, ip: string | undefined) {
+      const code = callbackErrorCode(err);
+      if (code === undefined) return undefined;
+      deps.callbackRejected(code);
+      const organizationId = pending?.organizationId ?? null;
+      deps.logger.info({ reason: code, organizationId, ip }, 'identity-provider callback rejected');
+      return code;
     },
 
     /** `/config/oauth`: whether this organization can sign in through a provider, never a secret. */

@@ -3,17 +3,23 @@ import { AppError, DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import type { Request } from 'express';
 import { promisify, startSession } from '../../auth/session-start';
 import { defineOperation } from '../define-operation';
+import { callbackErrorCode, signInPageFor } from './idp-callback-failure';
 
 // Where the login starts: the callback comes back to this origin, where the host-only session cookie is.
 const originOf = (req: Request) => `${req.protocol}://${req.host}`;
+
+const SIGN_IN_FAILED =
+  'A failed login (no session started): to the sign-in page, `/app/login?error=<code>[&redirect=<page>]`, with ' +
+  'the reason of `idp_login_failed` (state_mismatch, provider_error, code_rejected, id_token_invalid, ' +
+  'provider_unreachable, not_provisioned, email_not_verified, domain_not_allowed, user_disabled, …) or ' +
+  '`idp_not_configured` as the code.';
 
 const failures = {
   400: { description: 'A `return_to` that is not a path on this relay.' },
   401: {
     description:
-      '`idp_login_failed` with a `reason` (state_mismatch, provider_error, code_rejected, id_token_invalid, ' +
-      'provider_unreachable, not_provisioned, email_not_verified, domain_not_allowed, user_disabled, …); ' +
-      'no session is started and the failure is audited.',
+      'A link (`link=1`) that failed: `idp_login_failed` with a `reason`, audited. (A login redirects to the ' +
+      'sign-in page instead.)',
   },
   404: { description: '`idp_not_configured`: no identity provider for this organization (or no such organization).' },
 };
@@ -32,7 +38,14 @@ export const idpOperations = [
       'The organization: `organization` (a slug), else the one of the host; the callback is on the same host. ' +
       'With `link=1` (signed in with a session only) the identity is linked to the signed-in user.',
     query: idpLoginQuerySchema,
-    responses: { 302: { description: "To the provider's authorization endpoint." }, ...failures },
+    responses: {
+      302: {
+        description:
+          "To the provider's authorization endpoint; when the provider cannot be reached (audited), to the " +
+          'sign-in page with `?error=provider_unreachable`.',
+      },
+      ...failures,
+    },
     handler: async ({ services, req, res, query }) => {
       let orgId: OrgId;
       let linkUserId: string | undefined;
@@ -43,7 +56,17 @@ export const idpOperations = [
         [orgId, linkUserId] = [principal.orgId, principal.userId!];
       } else orgId = await services.idpLogin.organizationFor(req.hostname, query.organization);
       const returnTo = query.return_to ?? '/app/';
-      const { url, pending } = await services.idpLogin.start(orgId, returnTo, req.ip, originOf(req), linkUserId);
+      const started = await services.idpLogin
+        .start(orgId, returnTo, req.ip, originOf(req), linkUserId)
+        .catch((err: unknown) => {
+          // E.g. the provider cannot be reached (audited): the sign-in page says so, unless this is a link.
+          const code = callbackErrorCode(err);
+          if (code === undefined || code === 'idp_not_configured' || linkUserId) throw err;
+          res.redirect(302, signInPageFor(code, returnTo));
+          return undefined;
+        });
+      if (!started) return undefined;
+      const { url, pending } = started;
       req.session.idpLogin = pending;
       await promisify((done) => req.session.save(done));
       res.redirect(302, url);
@@ -61,10 +84,12 @@ export const idpOperations = [
       "token's signature, issuer, audience, expiry and nonce), the user found by (issuer, subject) or provisioned, " +
       'and a session started (`login_method: idp`) in the organization the login started for. A link ' +
       '(`?link=1` at the start) adds the identity to the signed-in user instead (`409 identity_taken` when ' +
-      'another user has it).',
+      'another user has it). A failure of a login this browser started (its `state`) is audited as ' +
+      '`auth.login_failed`; a callback of no such login (`no_login_in_progress`, `state_mismatch`) is only ' +
+      'logged and counted (`relay_idp_callback_rejected_total`).',
     query: idpCallbackQuerySchema,
     responses: {
-      302: { description: 'Signed in (or the identity linked): to `return_to` or /app/.' },
+      302: { description: `Signed in (or the identity linked): to \`return_to\` or /app/. ${SIGN_IN_FAILED}` },
       ...failures,
       409: { description: 'A link of an identity another user has already (`identity_taken`).' },
     },
@@ -76,16 +101,24 @@ export const idpOperations = [
         await promisify((done) => req.session.save(done));
       }
       const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-      if (pending?.linkUserId) {
-        await services.idpLogin.link(pending, req.principal, search, req.ip);
-        res.redirect(302, pending.returnTo);
-        return undefined;
+      try {
+        if (pending?.linkUserId) {
+          await services.idpLogin.link(pending, req.principal, search, req.ip);
+          res.redirect(302, pending.returnTo);
+          return undefined;
+        }
+        // The session is only ever for the organization the login started for (kept in this browser's session).
+        const orgId = (pending?.organizationId as OrgId | undefined) ?? DEFAULT_ORGANIZATION_ID;
+        const user = await services.idpLogin.complete(orgId, pending, search, req.ip);
+        await startSession(req, { userId: user.userId!, orgId: user.orgId }, 'idp');
+        res.redirect(302, pending?.returnTo ?? '/app/');
+      } catch (err) {
+        const code = services.idpLogin.callbackFailed(err, pending, req.ip);
+        // A person's browser follows this: the sign-in page says why, not a JSON problem. A link's failure
+        // (signed in, from the Account page) stays the problem its start would answer.
+        if (code === undefined || pending?.linkUserId) throw err;
+        res.redirect(302, signInPageFor(code, pending?.returnTo));
       }
-      // The session is only ever for the organization the login started for (kept in this browser's session).
-      const orgId = (pending?.organizationId as OrgId | undefined) ?? DEFAULT_ORGANIZATION_ID;
-      const user = await services.idpLogin.complete(orgId, pending, search, req.ip);
-      await startSession(req, { userId: user.userId!, orgId: user.orgId }, 'idp');
-      res.redirect(302, pending?.returnTo ?? '/app/');
       return undefined;
     },
   }),

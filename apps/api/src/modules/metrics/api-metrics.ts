@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SecretKind } from '../../auth/login-limiter';
+import type { IdpCallbackErrorCode } from '../idp/idp-callback-failure';
 
 export interface ApiMetricsOptions {
   /** METRICS_ORGANIZATION_LABELS: ingest counters get an `organization` label (one series per organization). */
@@ -55,6 +56,14 @@ export function createApiMetrics(options: ApiMetricsOptions) {
     labelNames: ['kind', 'reason'],
     registers,
   });
+  const idpCallbacksRejected = new Counter({
+    name: 'relay_idp_callback_rejected_total',
+    help:
+      'Identity-provider callbacks that signed nobody in, by reason; no_login_in_progress and state_mismatch ' +
+      '(no login of this browser to match, anyone can send one) are counted and logged, not audited.',
+    labelNames: ['reason'],
+    registers,
+  });
   new Gauge({
     name: 'relay_db_pool_connections',
     help: "Connections of this process's Postgres pool: total, idle, and queries waiting for one (waiting).",
@@ -86,6 +95,9 @@ export function createApiMetrics(options: ApiMetricsOptions) {
     for (const reason of ['wrong_secret', 'limited'] satisfies LoginFailureReason[]) {
       loginFailures.labels({ kind, reason }).inc(0);
     }
+  }
+  for (const reason of ['no_login_in_progress', 'state_mismatch'] satisfies IdpCallbackErrorCode[]) {
+    idpCallbacksRejected.labels({ reason }).inc(0);
   }
 
   return {
@@ -121,6 +133,10 @@ export function createApiMetrics(options: ApiMetricsOptions) {
     },
     loginFailed(kind: SecretKind, reason: LoginFailureReason): void {
       loginFailures.inc({ kind, reason });
+    },
+    /** One identity-provider callback that signed nobody in (idp-login.service.ts). */
+    idpCallbackRejected(reason: IdpCallbackErrorCode): void {
+      idpCallbacksRejected.inc({ reason });
     },
   };
 }

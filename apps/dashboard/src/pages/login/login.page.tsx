@@ -1,4 +1,5 @@
 import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useRouter } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
@@ -6,6 +7,7 @@ import { dataOf } from '@relay/client';
 import { api, client } from '../../app/api-client';
 import { APP_BASE, homeOf, meQuery, safeRedirect } from '../../app/session';
 import { ProblemAlert } from '../../components/problem-alert';
+import { idpErrorText } from './idp-errors';
 
 const route = getRouteApi('/login');
 
@@ -44,7 +46,7 @@ function IdpButton({ back }: { back: string | undefined }) {
 
 /** Password sign-in; afterwards back to the page that asked for it, else the caller's home. */
 export function LoginPage() {
-  const { redirect, notice } = route.useSearch();
+  const { redirect, notice, error } = route.useSearch();
   const router = useRouter();
   const queryClient = useQueryClient();
   const [username, setUsername] = useState('');
@@ -72,6 +74,16 @@ export function LoginPage() {
           {notice ? (
             <Alert color="green" role="status">
               {NOTICES[notice]}
+            </Alert>
+          ) : null}
+          {error && !login.error ? (
+            <Alert
+              color="red"
+              icon={<IconAlertTriangle />}
+              role="alert"
+              title="Sign-in through the identity provider failed"
+            >
+              {idpErrorText(error)}
             </Alert>
           ) : null}
           <ProblemAlert error={login.error} />

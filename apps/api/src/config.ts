@@ -118,6 +118,9 @@ const fields = z.object({
   RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400),
   // How long an Idempotency-Key's first answer is replayed (creates, sends, retries, bulk actions).
   IDEMPOTENCY_TTL_SECONDS: integer(86_400, 60, 604_800),
+  // Longest wait for Redis on a command that sign-in depends on (sessions, login limits, Idempotency-Key): while
+  // Redis is away the request answers 503 after this instead of waiting for Redis to come back.
+  REDIS_COMMAND_TIMEOUT_MS: integer(2_000, 50, 60_000),
   // The dashboard's built files (index.html, assets/), served under /app/; relative to the working directory.
   DASHBOARD_DIR: text(DEFAULT_DASHBOARD_DIR),
   // GET /metrics (Prometheus): open while unset, else `Authorization: Bearer <METRICS_TOKEN>` is required.

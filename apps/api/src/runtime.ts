@@ -101,10 +101,13 @@ export function createApiRuntime(
     memoryKib: config.PASSWORD_HASH_MEMORY_KIB,
     timeCost: config.PASSWORD_HASH_TIME_COST,
   });
-  // connect-redis speaks node-redis only; ioredis stays for BullMQ.
+  // connect-redis speaks node-redis only; ioredis stays for BullMQ. While Redis is away node-redis keeps
+  // commands until it is back: each is bounded by the command timeout, so a login, Basic or cookie request
+  // answers 503 after it rather than waiting for Redis (at start-up, the wait covers the first connect).
   const sessionRedis: RedisClientType = createClient({
     url: config.REDIS_URL,
     socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(retries * 200, 2_000) },
+    commandOptions: { timeout: config.REDIS_COMMAND_TIMEOUT_MS },
   });
   // Connection errors surface through the commands that need Redis (sessions, login limits) and
   // /ready; node-redis reconnects by itself, so the event itself has nothing more to say.
@@ -228,7 +231,9 @@ export function createApiRuntime(
       await queue.close().catch(() => {});
       await queueView.close();
       redis.disconnect();
-      await sessionRedis.close().catch(() => {});
+      // close() waits for queued commands to be answered, which never happens while Redis is away.
+      if (sessionRedis.isReady) await sessionRedis.close().catch(() => {});
+      else if (sessionRedis.isOpen) sessionRedis.destroy();
       await db.close();
     },
   };

@@ -50,7 +50,7 @@ export const ERROR_CODES = {
   organization_is_default: "The install's default organization cannot be deleted.",
   method_not_allowed: 'Method not allowed.',
   database_unavailable: 'The event store is unavailable; the webhook was not accepted.',
-  service_unavailable: 'The service is shutting down or not ready.',
+  service_unavailable: 'The service is shutting down, not ready, or cannot reach a store it needs; try again shortly.',
   stream_unavailable: 'The live feed is unavailable (Redis cannot be reached); try again shortly.',
   dashboard_not_built: 'The dashboard is not built on this install: run `pnpm build`, then restart the api.',
   idempotency_key_reused: 'This Idempotency-Key was used with a different request; use a new key.',

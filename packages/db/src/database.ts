@@ -68,3 +68,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const text = `${(err as { code?: string })?.code ?? ''} ${(err as Error)?.message ?? ''}`;
   return UNAVAILABLE_PATTERN.test(text);
 }
+
+/**
+ * True for a write refused because the organization it names no longer exists: a row's
+ * `<table>_organization_id_fkey` (23503), when the organization was deleted while the request ran.
+ */
+export function isOrganizationGone(err: unknown): boolean {
+  const { code, constraint } = (err ?? {}) as { code?: string; constraint?: string };
+  return code === '23503' && typeof constraint === 'string' && constraint.endsWith('_organization_id_fkey');
+}

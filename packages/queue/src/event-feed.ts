@@ -58,6 +58,12 @@ export function createFeedSubscriber(options: { redis: Redis; prefix: string }):
   const listeners = new Map<string, Set<FeedListener>>();
   // The pending or done SUBSCRIBE of each channel, so a second stream waits for the first's too.
   const ready = new Map<string, Promise<unknown>>();
+  // While the connection is down, a channel subscribed before looks subscribed but hears nothing until
+  // Redis is back (ioredis then subscribes again): new listeners are refused at once (the stream answers 503).
+  // While the first connection is being made they wait, as a SUBSCRIBE does.
+  let down = false;
+  options.redis.on('ready', () => (down = false));
+  options.redis.on('close', () => (down = true));
   options.redis.on('message', (channel: string, raw: string) => {
     const set = listeners.get(channel);
     if (!set) return;
@@ -72,6 +78,7 @@ export function createFeedSubscriber(options: { redis: Redis; prefix: string }):
   });
   return {
     async subscribe(orgId, listener) {
+      if (down) throw new Error('live feed: Redis is not connected');
       const channel = feedChannel(options.prefix, orgId);
       let set = listeners.get(channel);
       if (!set) {

@@ -5,3 +5,4 @@ export * from './wait-for';
 export * from './dns-server';
 export * from './connect-proxy';
 export * from './event-seed';
+export * from './postgres-server';

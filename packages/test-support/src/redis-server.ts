@@ -60,7 +60,8 @@ export async function ownRedis(port?: number): Promise<OwnRedis> {
       await waitFor(() => canConnect(chosen), 10_000, `redis-server on ${chosen}`);
     },
     async stop() {
-      if (!child || child.exitCode !== null) return;
+      // A server killed before has no exit code, only the signal: stopping it again is a no-op.
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child!.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;

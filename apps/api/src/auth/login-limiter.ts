@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RedisClientType } from 'redis';
+import { sessionStoreUnavailable } from './session-store-unavailable';
 
 export interface LoginLimiterOptions {
   client: RedisClientType;
@@ -57,10 +58,12 @@ export function createLoginLimiter(options: LoginLimiterOptions) {
   return {
     /** Counts an attempt and says whether it may go on to verify the secret. */
     async attempt(kind: SecretKind, subject: string, ip: string): Promise<LimitCheck> {
-      const reply = (await options.client.eval(COUNT_ATTEMPT, {
-        keys: keys(kind, subject, ip),
-        arguments: [String(options.windowSeconds)],
-      })) as number[];
+      // Without the count no secret is verified (fail closed): Redis away is a 503, never an unlimited guess.
+      const reply = (await options.client
+        .eval(COUNT_ATTEMPT, { keys: keys(kind, subject, ip), arguments: [String(options.windowSeconds)] })
+        .catch((err: unknown) => {
+          throw sessionStoreUnavailable(err);
+        })) as number[];
       const blocked = limits.flatMap((limit, i) => ((reply[i] ?? 0) > limit ? [reply[limits.length + i] ?? 1] : []));
       if (blocked.length === 0) return { ok: true };
       options.onFailure?.(kind, 'limited');
@@ -72,7 +75,9 @@ export function createLoginLimiter(options: LoginLimiterOptions) {
     },
     /** A verified secret: the subject's count starts over and the IP gets its attempt back. */
     async succeeded(kind: SecretKind, subject: string, ip: string): Promise<void> {
-      await options.client.eval(REFUND, { keys: keys(kind, subject, ip) });
+      await options.client.eval(REFUND, { keys: keys(kind, subject, ip) }).catch((err: unknown) => {
+        throw sessionStoreUnavailable(err);
+      });
     },
   };
 }

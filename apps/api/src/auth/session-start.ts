@@ -1,8 +1,9 @@
 import type { Request } from 'express';
+import { sessionStoreUnavailable } from './session-store-unavailable';
 
-/** express-session's callback methods (regenerate, save, destroy) as promises. */
+/** express-session's callback methods (regenerate, save, destroy) as promises; their failures are the store's. */
 export const promisify = (run: (done: (err?: Error) => void) => void) =>
-  new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
+  new Promise<void>((resolve, reject) => run((err) => (err ? reject(sessionStoreUnavailable(err)) : resolve())));
 
 /** Whose session it is: a user of an organization, or a platform operator. */
 export type SessionOwner = { userId: string; orgId: string } | { operatorId: string };

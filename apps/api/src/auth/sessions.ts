@@ -4,6 +4,7 @@ import { RedisStore } from 'connect-redis';
 import type { RequestHandler } from 'express';
 import session from 'express-session';
 import type { RedisClientType } from 'redis';
+import { sessionStoreUnavailable } from './session-store-unavailable';
 
 /** What the session keeps between the redirect to the identity provider and the callback. */
 export interface PendingIdpLogin {
@@ -45,9 +46,10 @@ export interface SessionOptions {
 export const sessionCookieName = (secure: boolean) => (secure ? '__Host-relay_session' : 'relay_session');
 
 // Sessions live in Redis (shared by every api process) with a TTL; the cookie is HttpOnly and
-// SameSite=Lax, and holds only the signed session id.
+// SameSite=Lax, and holds only the signed session id. What express-session hands on as an error is the
+// store's (reading the session, or saving it as the answer ends): Redis is away, so the answer is a 503.
 export function sessionMiddleware(options: SessionOptions): RequestHandler {
-  return session({
+  const middleware = session({
     name: sessionCookieName(options.secure),
     secret: options.secret,
     store: new RedisStore({ client: options.client, prefix: `${options.prefix}:sess:`, ttl: options.ttlSeconds }),
@@ -56,6 +58,7 @@ export function sessionMiddleware(options: SessionOptions): RequestHandler {
     rolling: false,
     cookie: { httpOnly: true, sameSite: 'lax', secure: options.secure, path: '/', maxAge: options.ttlSeconds * 1000 },
   });
+  return (req, res, next) => middleware(req, res, (err?: unknown) => next(err ? sessionStoreUnavailable(err) : err));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { AppError, DEFAULT_DEDUP_WINDOW_SECONDS, dedupKeyOf, type EventStatus } from '@relay/core';
-import { isDatabaseUnavailable, type EventDedupRepository, type NewEvent } from '@relay/db';
+import { isDatabaseUnavailable, isOrganizationGone, type EventDedupRepository, type NewEvent } from '@relay/db';
 import type { IncomingWebhook } from './ingest.service';
 import type { IngestRule } from './ingest-rules';
 
@@ -64,6 +64,7 @@ export async function storeOnce(
     );
   } catch (err) {
     if (isDatabaseUnavailable(err)) throw new AppError('database_unavailable');
+    if (isOrganizationGone(err)) throw new AppError('not_found', 'The organization no longer exists.');
     throw err;
   }
   switch (result.outcome) {

@@ -1,5 +1,5 @@
-import { createCachedLoader, type OrgId } from '@relay/core';
-import type { ProviderRecord, ProviderRepository } from '@relay/db';
+import { AppError, createCachedLoader, type OrgId } from '@relay/core';
+import { isDatabaseUnavailable, type ProviderRecord, type ProviderRepository } from '@relay/db';
 
 /** What ingest needs of the rule that owns a source: its options (dedup, verification, ordering). */
 export type IngestRule = Pick<
@@ -30,7 +30,10 @@ export interface IngestRuleLookupDeps {
 export function createIngestRuleLookup(deps: IngestRuleLookupDeps): IngestRuleLookup {
   return createCachedLoader({
     load: async (orgId: OrgId, source: string): Promise<IngestRule | null> => {
-      const found = await deps.providers.findActiveBySource(orgId, source);
+      // Postgres away: the webhook is refused as the insert would refuse it (503), not as a failure of the relay.
+      const found = await deps.providers.findActiveBySource(orgId, source).catch((err: unknown) => {
+        throw isDatabaseUnavailable(err) ? new AppError('database_unavailable') : err;
+      });
       return (
         found && {
           id: found.id,

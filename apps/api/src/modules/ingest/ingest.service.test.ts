@@ -1,4 +1,4 @@
-import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { asOrgId, DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import { TEST_REDIS_URL, uniqueQueuePrefix } from '@relay/test-support';
 import pino from 'pino';
@@ -9,7 +9,7 @@ const database = useServiceDatabase();
 const redis = createRedisConnection(TEST_REDIS_URL, 'producer');
 afterAll(() => redis.quit());
 
-function ingestWith(batch: { maxBytes?: number }) {
+function ingestWith(batch: { maxBytes?: number; maxWaitMs?: number }) {
   const sizes: number[] = [];
   const service = createIngestService({
     events: database.repositories().events,
@@ -48,5 +48,24 @@ describe('ingest batches bounded by bytes', () => {
     await Promise.all(Array.from({ length: 12 }, () => service.accept(webhook(30_000))));
     await service.drain();
     expect(Math.max(...sizes)).toBeGreaterThan(2);
+  });
+});
+
+describe('a webhook whose organization is deleted while it is stored', () => {
+  it('is refused as not_found, and the other webhooks of its batch are stored', async () => {
+    // A batch gathers for a moment, so both webhooks go into one insert.
+    const { service, webhook } = ingestWith({ maxWaitMs: 50 });
+    const gone = await database.db.prisma.organization.create({ data: { slug: 'gone-while-ingesting', name: 'x' } });
+    // The organization was found when the request began; it is deleted before the batched insert.
+    await database.db.prisma.organization.delete({ where: { id: gone.id } });
+    const [ours, theirs] = await Promise.allSettled([
+      service.accept(webhook(100)),
+      service.accept({ ...webhook(100), orgId: asOrgId(gone.id) }),
+    ]);
+    await service.drain();
+    expect(theirs).toMatchObject({ status: 'rejected', reason: { code: 'not_found' } });
+    expect(ours.status).toBe('fulfilled');
+    const id = (ours as PromiseFulfilledResult<string>).value;
+    expect((await database.db.pool.query('SELECT 1 FROM events WHERE id = $1', [id])).rowCount).toBe(1);
   });
 });

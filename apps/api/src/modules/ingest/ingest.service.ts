@@ -1,5 +1,11 @@
 import { AppError, createGroupCommit, type OrgId } from '@relay/core';
-import { isDatabaseUnavailable, type EventDedupRepository, type EventRepository, type NewEvent } from '@relay/db';
+import {
+  isDatabaseUnavailable,
+  isOrganizationGone,
+  type EventDedupRepository,
+  type EventRepository,
+  type NewEvent,
+} from '@relay/db';
 import { publishGrouped, type DeliveryQueue, type FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
@@ -75,6 +81,9 @@ export function createIngestService(deps: IngestServiceDeps) {
       await deps.events.insertMany(rows);
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw new AppError('database_unavailable');
+      // The organization was deleted while the webhook (or /api/send) was on its way: nothing to store it for.
+      // Such a row fails alone (retryAlone), so the other webhooks of its batch are stored.
+      if (isOrganizationGone(err)) throw new AppError('not_found', 'The organization no longer exists.');
       throw err;
     }
     deps.onBatch?.(rows.length);

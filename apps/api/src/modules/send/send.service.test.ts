@@ -1,5 +1,8 @@
-import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import type { IncomingWebhook } from '../ingest/ingest.service';
+import { asOrgId, DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
+import { TEST_REDIS_URL, uniqueQueuePrefix } from '@relay/test-support';
+import pino from 'pino';
+import { createIngestService, type IncomingWebhook } from '../ingest/ingest.service';
 import { createSendService } from './send.service';
 import { testPrincipal, useServiceDatabase } from '../service-test-kit';
 
@@ -97,5 +100,38 @@ describe('send service', () => {
     });
     expect(accepted).toEqual([]);
     await expect(service().send(admin, { ...manual, body: [[{ a: 1 }]] })).resolves.toMatchObject({ source: 'deep' });
+  });
+});
+
+describe('send while its organization is deleted', () => {
+  const redis = createRedisConnection(TEST_REDIS_URL, 'producer');
+  const queue = createDeliveryQueue({ connection: redis, prefix: uniqueQueuePrefix() });
+  afterAll(async () => {
+    await queue.close();
+    await redis.quit();
+  });
+
+  it('answers not_found (404), not a failure of the relay, and stores nothing', async () => {
+    const org = await store.db.prisma.organization.create({ data: { slug: 'deleted-while-sending', name: 'x' } });
+    // The real ingest: its batched insert meets the foreign key of the organization deleted meanwhile.
+    const sending = createSendService({
+      ingest: createIngestService({
+        events: store.repositories().events,
+        queue,
+        logger: pino({ level: 'silent' }),
+        batch: { maxSize: 100, maxWaitMs: 0 },
+      }),
+      repositories: store.repositories(),
+      targetPolicy: { allowPrivate: false, allowlist: [] },
+      installDefaultTarget: undefined,
+      maxPayloadDepth: 3,
+    });
+    // The caller was signed in to the organization when the request began; it is deleted before the insert.
+    await store.db.prisma.organization.delete({ where: { id: org.id } });
+    const manual = { source: 'orphan', target_url: 'https://example.com/o', body: { a: 1 } };
+    await expect(sending.send(testPrincipal({ orgId: asOrgId(org.id) }), manual)).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    expect(await store.db.prisma.event.count({ where: { source: 'orphan' } })).toBe(0);
   });
 });

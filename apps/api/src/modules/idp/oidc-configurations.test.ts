@@ -25,7 +25,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(resolve));
+});
 beforeEach(() => (hits.length = 0));
 
 const provider = (overrides: Partial<IdentityProviderConfig> = {}): IdentityProviderConfig => ({

@@ -7,9 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import type { TargetPolicy } from '@relay/core';
 import { startConnectProxy, startTargetServer, type ConnectProxy, type TargetServer } from '@relay/test-support';
-import { createGuardedLookup } from './guarded-lookup';
+import { createGuardedLookup, type TargetPolicy } from '@relay/core';
 import { createTunnelAgents, parseProxyUrl, type OutboundProxy } from './outbound-proxy';
 import { createSender } from './sender';
 

@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { AttemptOutcome, TargetPolicy } from '@relay/core';
+import { createGuardedLookup, type AttemptOutcome, type TargetPolicy } from '@relay/core';
 import got from 'got';
-import { createGuardedLookup } from './guarded-lookup';
 import { createTunnelAgents, type OutboundProxy } from './outbound-proxy';
 
 export const RESPONSE_EXCERPT_BYTES = 64 * 1024;

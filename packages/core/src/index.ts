@@ -11,6 +11,7 @@ export * from './event';
 export * from './source';
 export * from './config-schema';
 export * from './target-policy';
+export * from './guarded-lookup';
 export * from './group-commit';
 export * from './json-depth';
 export * from './access';

@@ -94,7 +94,7 @@ export function createServices(ctx: ModuleContext) {
     idpLogin: createIdpLoginService({
       repositories: ctx.repositories,
       identityProviderFor,
-      configurations: createOidcConfigurations({ timeoutSeconds: 10 }),
+      configurations: createOidcConfigurations({ timeoutSeconds: 10, targetPolicy: ctx.targetPolicy }),
       organizationFor: loginOrganizationResolver({
         organizations: ctx.repositories.organizations,
         organizationOf: ctx.organizationOf,

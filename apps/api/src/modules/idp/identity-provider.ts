@@ -20,6 +20,11 @@ export interface IdentityProviderConfig {
   /** `claim` containing one of `adminValues` → admin, else viewer; null: the role is managed in the API. */
   roleMapping: { claim: string; adminValues: string[] } | null;
   buttonLabel: string;
+  /**
+   * The operator's OIDC_* settings: fetched without the target network policy (a setting, not user input). An
+   * organization's own provider is user input: it and every URL its discovery names pass the policy at connect time.
+   */
+  trusted: boolean;
 }
 
 export type IdentityProviderLookup = (organizationId: OrgId) => Promise<IdentityProviderConfig | null>;
@@ -48,6 +53,7 @@ export function identityProvidersFromSettings(config: ApiConfig): IdentityProvid
           allowedDomains: list(config.OIDC_ALLOWED_DOMAINS).map((d) => d.toLowerCase().replace(/^@/, '')),
           roleMapping: claim ? { claim, adminValues: list(config.OIDC_ADMIN_VALUES) } : null,
           buttonLabel: config.OIDC_BUTTON_LABEL,
+          trusted: true,
         }
       : null;
   return (organizationId) => Promise.resolve(settings && organizationId === DEFAULT_ORGANIZATION_ID ? settings : null);
@@ -78,6 +84,7 @@ function fromRow(config: ApiConfig, row: IdentityProviderRecord): IdentityProvid
     allowedDomains: row.allowedDomains,
     roleMapping: row.roleMapping ? { claim: row.roleMapping.claim, adminValues: row.roleMapping.admin } : null,
     buttonLabel: row.buttonLabel ?? config.OIDC_BUTTON_LABEL,
+    trusted: false,
   };
 }
 

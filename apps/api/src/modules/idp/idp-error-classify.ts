@@ -11,7 +11,9 @@ const causes = (err: unknown): ErrorLike[] => {
   return chain;
 };
 
-// A connection refused or timed out anywhere down the cause chain (fetch wraps them; realms differ, so by name).
+// A connection refused or timed out anywhere down the cause chain (fetch wraps them; realms differ, so by name). A
+// URL the target policy refuses is answered the same way: an organization admin who names an internal address
+// (as the issuer or in its discovery document) must not learn which internal ports are open.
 const unreachable = (err: unknown) =>
   causes(err).some(
     (e) =>
@@ -19,6 +21,8 @@ const unreachable = (err: unknown) =>
       e.name === 'TimeoutError' ||
       e.name === 'AbortError' ||
       e.code === 'OAUTH_TIMEOUT' ||
+      e.code === 'ERR_TARGET_BLOCKED' ||
+      e.code === 'ERR_JWKS_TIMEOUT' ||
       /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH)$/.test(e.code ?? ''),
   );
 

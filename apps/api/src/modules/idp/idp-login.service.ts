@@ -63,7 +63,8 @@ export function createIdpLoginService(deps: IdpLoginDeps) {
 
   /** The provider's answer checked: state, PKCE, the ID token (signature, issuer, audience, expiry, nonce). */
   async function redeem(provider: IdentityProviderConfig, pending: PendingIdpLogin, params: URLSearchParams) {
-    const configuration = await deps.configurations.of(provider);
+    const client = await deps.configurations.of(provider);
+    const { configuration } = client;
     const currentUrl = new URL(pending.redirectUri);
     currentUrl.search = params.toString();
     const tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
@@ -72,6 +73,8 @@ export function createIdpLoginService(deps: IdpLoginDeps) {
       pkceCodeVerifier: pending.codeVerifier,
       idTokenExpected: true,
     });
+    // openid-client checked the claims; the signature is checked here, against the provider's key set.
+    await client.verifyIdToken(tokens.id_token!, pending.nonce);
     let claims: IdpClaims = { ...tokens.claims()! };
     // Providers that keep e-mail or groups out of the ID token answer them at the userinfo endpoint.
     const wanted = ['email', ...(provider.roleMapping ? [provider.roleMapping.claim] : [])];
@@ -104,7 +107,7 @@ export function createIdpLoginService(deps: IdpLoginDeps) {
      */
     async start(orgId: OrgId, returnTo: string, ip: string | undefined, origin: string, linkUserId?: string) {
       const provider = await providerOf(orgId);
-      const configuration = await deps.configurations.of(provider).catch((err: unknown) => audited(orgId, ip, err));
+      const { configuration } = await deps.configurations.of(provider).catch((err: unknown) => audited(orgId, ip, err));
       const pending: PendingIdpLogin = {
         state: oidc.randomState(),
         nonce: oidc.randomNonce(),

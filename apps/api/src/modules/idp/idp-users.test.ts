@@ -16,6 +16,7 @@ const provider = (overrides: Partial<IdentityProviderConfig> = {}): IdentityProv
   allowedDomains: [],
   roleMapping: { claim: 'groups', adminValues: ['relay-admins'] },
   buttonLabel: 'Sign in',
+  trusted: false,
   ...overrides,
 });
 const claims = (sub: string, groups: string[], extra: Record<string, unknown> = {}) => ({

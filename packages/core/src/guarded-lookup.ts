@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { checkAddress, type TargetPolicy } from '@relay/core';
+import { checkAddress, type TargetPolicy } from './target-policy';
 
 export class TargetBlockedError extends Error {
   readonly code = 'ERR_TARGET_BLOCKED';

@@ -1,7 +1,7 @@
 import type dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseAllowlist, type TargetPolicy } from '@relay/core';
+import { parseAllowlist, type TargetPolicy } from './target-policy';
 import { createGuardedLookup } from './guarded-lookup';
 
 const strict: TargetPolicy = { allowPrivate: false, allowlist: [] };

@@ -27,7 +27,7 @@ export const DEFAULT_SENSITIVE_HEADERS = [
 // Credentials in the `<scheme> <token>` syntax (RFC 9110 §11.4): the scheme stays visible, so a reader can
 // tell a Bearer token was sent. Any other header's value is masked whole (a part of it may be the secret).
 const SCHEMED = new Set(['authorization', 'proxy-authorization']);
-export const MASK = '[masked]';
+const MASK = '[masked]';
 
 // An RFC 9110 field name (token).
 const FIELD_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;

@@ -81,6 +81,24 @@ describe('relay events', () => {
     expect(missing.stderr).toMatch(/^error: No such event\. \[not_found\]$/m);
   });
 
+  it('shows credential headers masked, and finds no event by one', async () => {
+    const res = await relay.pipeline.http
+      .post('/cli-sensitive')
+      .set({ 'content-type': 'application/json', 'x-api-key': 'cli-secret-123', authorization: 'Bearer cli-abc-456' })
+      .send('{"n":1}')
+      .expect(202);
+    const id = res.body.id as string;
+    const show = await run(['events', 'show', id]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/x-api-key: \[masked\]/);
+    expect(show.stdout).toMatch(/authorization: Bearer \[masked\]/);
+    expect(show.stdout + (await run(['events', 'show', id, '--json'])).stdout).not.toMatch(
+      /cli-secret-123|cli-abc-456/,
+    );
+    const found = await run(['events', 'list', '--search', 'cli-secret-123']);
+    expect(found.stdout.trim()).toBe('No events match.');
+  });
+
   it('retries a failed event (a new attempt) and acknowledges another', async () => {
     const id = await failed();
     bad.replyWith(200);

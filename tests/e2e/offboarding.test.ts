@@ -113,7 +113,12 @@ beforeAll(async () => {
   const { rows } = await pipeline.store.pool.query<{ id: string }>(
     `INSERT INTO events (id, organization_id, source, provider_id, body, headers, status, attempt_count, created_at)
      VALUES (gen_random_uuid(), $1, 'raw', $2, $3, $4, 'failed', 2, timestamp '2027-01-01') RETURNING id`,
-    [orgA, a.provider.id, NOT_UTF8, JSON.stringify({ authorization: 'Bearer provider-secret', 'x-n': '1' })],
+    [
+      orgA,
+      a.provider.id,
+      NOT_UTF8,
+      JSON.stringify({ authorization: 'Bearer provider-secret', 'x-api-key': 'provider-key', 'x-n': '1' }),
+    ],
   );
   const odd = rows[0]!.id;
   eventsOfA.push(odd);
@@ -187,10 +192,10 @@ describe('exporting an organization (NDJSON)', () => {
     expect(odd).toMatchObject({
       body_encoding: 'base64',
       status: 'failed',
-      headers: { authorization: 'Bearer [masked]', 'x-n': '1' },
+      headers: { authorization: 'Bearer [masked]', 'x-api-key': '[masked]', 'x-n': '1' },
       attempts: { main: 2, hook: 1, last_response_status: 503, last_finished_at: '2027-01-01T00:00:02.005Z' },
     });
-    expect(text).not.toContain('provider-secret');
+    expect(text).not.toMatch(/provider-secret|provider-key/);
 
     const audit = await pipeline.store.prisma.auditEntry.findMany({
       where: { organizationId: null, action: 'organization.exported', resourceId: orgA },

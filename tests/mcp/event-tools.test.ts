@@ -139,6 +139,19 @@ describe('event read tools', () => {
       'No such event. [not_found]',
     );
   });
+
+  it('get_event masks credential headers, and list_events finds no event by one', async () => {
+    const res = await fx.relay.pipeline.http
+      .post('/mcp-sensitive')
+      .set({ 'content-type': 'application/json', 'x-api-key': 'mcp-secret-123', authorization: 'Bearer mcp-abc-456' })
+      .send('{"n":1}')
+      .expect(202);
+    const event = await callOk<{ headers: Record<string, string> }>(reader, 'get_event', { id: res.body.id });
+    expect(event.headers).toMatchObject({ 'x-api-key': '[masked]', authorization: 'Bearer [masked]' });
+    expect(JSON.stringify(event)).not.toMatch(/mcp-secret-123|mcp-abc-456/);
+    for (const search of ['mcp-secret-123', 'mcp-abc-456'])
+      expect((await callOk<{ total: number }>(reader, 'list_events', { search })).total).toBe(0);
+  });
 });
 
 describe('event tool inputs', () => {

@@ -7,6 +7,7 @@ import {
   optionalText,
   parseSettings,
   secretKeysSetting,
+  sensitiveHeadersSetting,
   text,
 } from '@relay/core';
 import { z } from 'zod';
@@ -58,6 +59,8 @@ const fields = z.object({
   // Deepest nesting of objects and arrays in a payload (ingest and /api/send). At most 1,000: the
   // event view re-serialises payloads, and far deeper ones would overflow the stack there.
   MAX_PAYLOAD_DEPTH: integer(128, 1, 1_000),
+  // Credential headers masked in every read and never matched by a search: names added to the built-in list.
+  SENSITIVE_HEADERS: sensitiveHeadersSetting(),
   // HTTP server limits (ingest and API share the server): slow or oversized requests are cut off.
   HTTP_HEADERS_TIMEOUT_MS: integer(15_000, 1, 600_000),
   HTTP_REQUEST_TIMEOUT_MS: integer(30_000, 1, 3_600_000),

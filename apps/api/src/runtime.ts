@@ -61,7 +61,10 @@ export function createApiRuntime(
     poolSize: config.DATABASE_POOL_SIZE,
     onPoolError: (err) => logger.warn({ err }, 'postgres pool error'),
   });
-  const repositories = createRepositories(db, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
+  const repositories = createRepositories(db, {
+    defaultTargetUrl: config.DEFAULT_TARGET_URL,
+    sensitiveHeaders: config.SENSITIVE_HEADERS,
+  });
   // This process's Prometheus registry (GET /metrics); the live streams are counted when scraped.
   const metrics = createApiMetrics({
     organizationLabels: config.METRICS_ORGANIZATION_LABELS,

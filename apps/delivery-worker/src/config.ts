@@ -6,6 +6,7 @@ import {
   optionalText,
   parseSettings,
   secretKeysSetting,
+  sensitiveHeadersSetting,
   text,
 } from '@relay/core';
 import { z } from 'zod';
@@ -56,6 +57,8 @@ const schema = z.object({
   SEARCH_INDEX_INTERVAL_MS: integer(200, 10),
   SEARCH_INDEX_BATCH: integer(200, 1, 100_000),
   SEARCH_INDEX_MAX_PENDING: integer(10_000, 0, 10_000_000),
+  // Header names left out of the search text: the same value as the api's (names added to the built-in list).
+  SENSITIVE_HEADERS: sensitiveHeadersSetting(),
   // Retention (retention/): days events are kept after their last change, 0/unset = off unless an
   // organization has its own; unacknowledged failures up to the hard maximum; audit entries on their own.
   RETENTION_DAYS: integer(0, 0, 36_500),

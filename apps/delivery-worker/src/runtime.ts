@@ -226,7 +226,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   else producerRedis.once('ready', () => void sweep());
 
   const indexer = createSearchIndexer({
-    search: createEventSearchRepository(db.pool),
+    search: createEventSearchRepository(db.pool, config.SENSITIVE_HEADERS),
     logger,
     batchSize: config.SEARCH_INDEX_BATCH,
     busy: () => activeDeliveries >= Math.max(1, config.DELIVERY_CONCURRENCY / 4),

@@ -2196,7 +2196,7 @@ export interface operations {
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             delivered_at: string | null;
-            /** @description The inbound headers as stored; credentials (Authorization) masked, as the events API shows them. */
+            /** @description The inbound headers as stored; sensitive ones (Authorization, X-Api-Key, ...) masked, as the events API shows them. */
             headers: {
               [key: string]: string;
             };
@@ -4605,7 +4605,7 @@ export interface operations {
         page?: number;
         /** @description Page size, default 50, at most 200 (above is a 400). */
         per_page?: number;
-        /** @description Case-insensitive text in source, payload and headers. */
+        /** @description Case-insensitive text in source, payload and headers; never in a sensitive header (Authorization, X-Api-Key, SENSITIVE_HEADERS: docs/security.md). */
         search?: string;
         status?: 'queued' | 'delivered' | 'failed' | 'paused';
         source?: string;
@@ -4744,7 +4744,7 @@ export interface operations {
             }
           | {
               filter: {
-                /** @description Case-insensitive text in source, payload and headers. */
+                /** @description Case-insensitive text in source, payload and headers; never in a sensitive header (Authorization, X-Api-Key, SENSITIVE_HEADERS: docs/security.md). */
                 search?: string;
                 /** @enum {string} */
                 status?: 'queued' | 'delivered' | 'failed' | 'paused';
@@ -4855,7 +4855,7 @@ export interface operations {
             }
           | {
               filter: {
-                /** @description Case-insensitive text in source, payload and headers. */
+                /** @description Case-insensitive text in source, payload and headers; never in a sensitive header (Authorization, X-Api-Key, SENSITIVE_HEADERS: docs/security.md). */
                 search?: string;
                 /** @enum {string} */
                 status?: 'queued' | 'delivered' | 'failed' | 'paused';
@@ -4987,6 +4987,7 @@ export interface operations {
              * @constant
              */
             payload_as_text?: true;
+            /** @description The inbound headers as stored; sensitive ones (Authorization, X-Api-Key, ..., SENSITIVE_HEADERS) masked for every reader: `Bearer [masked]`, `[masked]`. */
             headers: {
               [key: string]: string;
             };

@@ -11,7 +11,10 @@ const filterFields = {
     .min(1)
     .max(200)
     .optional()
-    .describe('Case-insensitive text in source, payload and headers.'),
+    .describe(
+      'Case-insensitive text in source, payload and headers; never in a sensitive header (Authorization, X-Api-Key, ' +
+        'SENSITIVE_HEADERS: docs/security.md).',
+    ),
   status: z.enum(EVENT_STATUSES).optional(),
   source: z.string().max(64).optional(),
   from: dateTimeInput().optional().describe('Created at or after (ISO 8601).'),
@@ -60,7 +63,12 @@ export const eventDetailSchema = eventSummarySchema.extend({
     .literal(true)
     .optional()
     .describe('Present when `payload` is the stored text (a string): not JSON, or nested too deep to re-serialise.'),
-  headers: z.record(z.string(), z.string()),
+  headers: z
+    .record(z.string(), z.string())
+    .describe(
+      'The inbound headers as stored; sensitive ones (Authorization, X-Api-Key, ..., SENSITIVE_HEADERS) masked for ' +
+        'every reader: `Bearer [masked]`, `[masked]`.',
+    ),
   last_error: z.string().nullable(),
   next_attempt_at: timestamp.nullable(),
   updated_at: timestamp,

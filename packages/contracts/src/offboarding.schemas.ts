@@ -6,7 +6,9 @@ import { eventSummarySchema } from './events.schemas';
 export const organizationExportLineSchema = eventSummarySchema.extend({
   headers: z
     .record(z.string(), z.string())
-    .describe('The inbound headers as stored; credentials (Authorization) masked, as the events API shows them.'),
+    .describe(
+      'The inbound headers as stored; sensitive ones (Authorization, X-Api-Key, ...) masked, as the events API shows them.',
+    ),
   body: z.string().describe('The stored body: its text when it is UTF-8, else base64 (see `body_encoding`).'),
   body_encoding: z.enum(['utf8', 'base64']),
   last_error: z.string().nullable(),

@@ -113,18 +113,3 @@ export function fixedHeaders(outbound: OutboundHeaders): Record<string, string> 
   }
   return out;
 }
-
-/**
- * Stored headers as the events API shows them: credentials (the opt-in headers) keep only their
- * scheme, so a viewer can tell a Bearer token was sent without reading it.
- */
-export function maskedHeaders(stored: Record<string, string>): Record<string, string> {
-  const out = { ...stored };
-  for (const name of OPT_IN_HEADERS) {
-    const value = out[name];
-    if (value === undefined) continue;
-    const scheme = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*) +\S/.exec(value)?.[1];
-    out[name] = scheme ? `${scheme} [masked]` : '[masked]';
-  }
-  return out;
-}

@@ -4,6 +4,7 @@ export * from './signing';
 export * from './inbound-signature';
 export * from './retry-policy';
 export * from './forward-headers';
+export * from './sensitive-headers';
 export * from './rule-options';
 export * from './cached-loader';
 export * from './rule-delivery-policy';

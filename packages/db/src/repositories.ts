@@ -50,12 +50,17 @@ export type TransactionRepositories = ReturnType<typeof prismaRepositories>;
 
 // One place decides how each repository reaches Postgres: raw `pg` on the hot and query paths
 // (ingest, event queries and actions, stats, feed replay), Prisma everywhere else.
-export function createRepositories(db: Database, options: EventRepositoryOptions) {
+export interface RepositoryOptions extends EventRepositoryOptions {
+  /** Header names a search does not match (SENSITIVE_HEADERS); the built-in list when left out. */
+  sensitiveHeaders?: readonly string[];
+}
+
+export function createRepositories(db: Database, options: RepositoryOptions) {
   return {
     ...prismaRepositories(db.prisma),
     events: createEventRepository(db.pool, options),
-    eventQueries: createEventQueryRepository(db.pool),
-    eventActions: createEventActionRepository(db.pool),
+    eventQueries: createEventQueryRepository(db.pool, options.sensitiveHeaders),
+    eventActions: createEventActionRepository(db.pool, options.sensitiveHeaders),
     /** Idempotent ingest (rule option `dedup`): a key's claim and its event in one transaction. */
     eventDedup: createEventDedupRepository(db.pool, createEventRepository(db.pool, options)),
     /** Ordered delivery (rule option `ordering`): the blocked keys of a rule. */

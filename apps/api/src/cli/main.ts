@@ -44,7 +44,10 @@ async function run(): Promise<void> {
   const db = createDatabase({ url: config.DATABASE_URL, poolSize: 2 });
   try {
     const deps = {
-      repositories: createRepositories(db, { defaultTargetUrl: config.DEFAULT_TARGET_URL }),
+      repositories: createRepositories(db, {
+        defaultTargetUrl: config.DEFAULT_TARGET_URL,
+        sensitiveHeaders: config.SENSITIVE_HEADERS,
+      }),
       passwords: createPasswordHasher({
         memoryKib: config.PASSWORD_HASH_MEMORY_KIB,
         timeCost: config.PASSWORD_HASH_TIME_COST,

@@ -57,7 +57,10 @@ export function createServices(ctx: ModuleContext) {
       hosts: ctx.hosts,
       quota: ctx.limits.quota,
     }),
-    offboarding: createOffboardingService({ repositories: ctx.repositories }),
+    offboarding: createOffboardingService({
+      repositories: ctx.repositories,
+      sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
+    }),
     webhooks: createWebhookService({
       ingest: ctx.ingest,
       organizationOf: ctx.organizationOf,
@@ -167,6 +170,7 @@ export function createServices(ctx: ModuleContext) {
       feed: ctx.feed,
       logger: ctx.logger,
       bulkCap: BULK_CAP,
+      sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
     }),
     streams: ctx.streams,
     stats: createStatsService({ repositories: ctx.repositories }),

@@ -1,4 +1,4 @@
-import type { FeedStatus, OrgId } from '@relay/core';
+import { DEFAULT_SENSITIVE_HEADERS, type FeedStatus, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import { eventWhere, type EventFilter } from './event-filter.sql';
@@ -37,7 +37,11 @@ ${STATE}`;
 // Search-pending rows of events about to be deleted, removed first (lock order: see `delete`).
 const UNPEND_EVENTS = `DELETE FROM event_search_pending WHERE organization_id = $1 AND event_id = ANY($2::uuid[])`;
 
-export function createEventActionRepository(pool: pg.Pool) {
+/** `sensitiveHeaders`: header names a filter's search does not match (SENSITIVE_HEADERS). */
+export function createEventActionRepository(
+  pool: pg.Pool,
+  sensitiveHeaders: readonly string[] = DEFAULT_SENSITIVE_HEADERS,
+) {
   // The action and its audit entry commit together; an action that changed nothing is not audited.
   async function audited<T>(
     orgId: OrgId,
@@ -78,7 +82,7 @@ export function createEventActionRepository(pool: pg.Pool) {
         params: [orgId, selected.ids],
       };
     }
-    const { where, params } = eventWhere(orgId, selected.filter);
+    const { where, params } = eventWhere(orgId, selected.filter, sensitiveHeaders);
     return {
       sql: `SELECT id FROM events WHERE ${where} AND ${extra} ORDER BY created_at, id LIMIT ${cap + 1}`,
       params,

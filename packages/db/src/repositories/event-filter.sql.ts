@@ -22,9 +22,11 @@ export function searchPattern(term: string, params: unknown[]): string {
 // Builds the WHERE clause for one organization. `search` is a case-insensitive substring of
 // source, payload and headers (event_search.search_text, served by a trigram index, so a term of three
 // or more characters stays fast at millions of rows, plus the events still pending indexing).
+// `hidden`: the sensitive header names, left out of the text a search matches (SEARCH_TEXT).
 export function eventWhere(
   orgId: OrgId,
   filter: EventFilter,
+  hidden: readonly string[],
   params: unknown[] = [],
 ): { where: string; params: unknown[] } {
   const add = (value: unknown) => `$${params.push(value)}`;
@@ -42,7 +44,7 @@ export function eventWhere(
       `id IN (SELECT event_id FROM event_search WHERE organization_id = ${org} AND search_text ILIKE ${pattern}
         UNION ALL
         SELECT p.event_id FROM event_search_pending p JOIN events pe ON pe.id = p.event_id
-        WHERE p.organization_id = ${org} AND ${SEARCH_TEXT('pe')} ILIKE ${pattern})`,
+        WHERE p.organization_id = ${org} AND ${SEARCH_TEXT('pe', add(hidden))} ILIKE ${pattern})`,
     );
   }
   if (filter.needsAttention === true) clauses.push(`status = 'failed' AND acknowledged_at IS NULL`);

@@ -1,4 +1,4 @@
-import type { EventStatus, OrgId } from '@relay/core';
+import { DEFAULT_SENSITIVE_HEADERS, type EventStatus, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { eventWhere, type EventFilter } from './event-filter.sql';
 import { SEARCH_WALK, walkNewest } from './event-search-page';
@@ -36,7 +36,11 @@ const SUMMARY = `id, source, status, provider_id AS "providerId", target_url AS 
 export const EXACT_COUNT_CAP = 10_000;
 
 // Reads for the event history API. Every statement is scoped to one organization.
-export function createEventQueryRepository(pool: pg.Pool) {
+/** `sensitiveHeaders`: header names a search does not match (SENSITIVE_HEADERS). */
+export function createEventQueryRepository(
+  pool: pg.Pool,
+  sensitiveHeaders: readonly string[] = DEFAULT_SENSITIVE_HEADERS,
+) {
   // Counted up to the cap only: past it, the exact number is not worth a scan of every match.
   async function countOrEstimate(where: string, params: unknown[]): Promise<{ total: number; exact: boolean }> {
     const { rows } = await pool.query<{ n: number }>(
@@ -56,7 +60,7 @@ export function createEventQueryRepository(pool: pg.Pool) {
 
   // A search whose page is among the newest events (event-search-page.ts); undefined: ask the index.
   async function fromNewest(orgId: OrgId, filter: EventFilter, page: number, perPage: number) {
-    const walk = await walkNewest(pool, orgId, filter);
+    const walk = await walkNewest(pool, orgId, filter, sensitiveHeaders);
     const complete = walk.examined < SEARCH_WALK;
     if (!complete && walk.ids.length < page * perPage) return undefined;
     const ids = walk.ids.slice((page - 1) * perPage, page * perPage);
@@ -67,7 +71,7 @@ export function createEventQueryRepository(pool: pg.Pool) {
     );
     if (complete) return { events, total: walk.ids.length, totalExact: true };
     // Many matches: their share among the newest events, times the events under the other filters.
-    const { where, params } = eventWhere(orgId, { ...filter, search: undefined });
+    const { where, params } = eventWhere(orgId, { ...filter, search: undefined }, sensitiveHeaders);
     const base = await countOrEstimate(where, params);
     const estimate = Math.round((walk.ids.length / walk.examined) * base.total);
     return { events, total: Math.max(estimate, walk.ids.length), totalExact: false };
@@ -84,7 +88,7 @@ export function createEventQueryRepository(pool: pg.Pool) {
         const found = await fromNewest(orgId, filter, page, perPage);
         if (found) return found;
       }
-      const { where, params } = eventWhere(orgId, filter);
+      const { where, params } = eventWhere(orgId, filter, sensitiveHeaders);
       const [rows, count] = await Promise.all([
         pool.query<EventSummary>(
           `SELECT ${SUMMARY} FROM events WHERE ${where}

@@ -18,8 +18,14 @@ export interface SearchWalk {
 // payload, must fetch and recheck every row (seconds at a million events). So a search first looks
 // through the newest SEARCH_WALK events (about 20 µs each), and only asks the index when they do not
 // hold the page. Pending events (not indexed yet) are matched by their text.
-export async function walkNewest(pool: pg.Pool, orgId: OrgId, filter: EventFilter): Promise<SearchWalk> {
-  const { where, params } = eventWhere(orgId, { ...filter, search: undefined });
+export async function walkNewest(
+  pool: pg.Pool,
+  orgId: OrgId,
+  filter: EventFilter,
+  hidden: readonly string[],
+): Promise<SearchWalk> {
+  const { where, params } = eventWhere(orgId, { ...filter, search: undefined }, hidden);
+  const hiddenParam = `$${params.push(hidden)}`;
   const pattern = searchPattern(filter.search ?? '', params);
   // LATERAL … LIMIT 1: one primary-key lookup per event (a plain EXISTS may be planned as a hash join
   // over every index match, which is the slow case this walk avoids).
@@ -32,7 +38,7 @@ export async function walkNewest(pool: pg.Pool, orgId: OrgId, filter: EventFilte
            SELECT 1 FROM event_search s WHERE s.event_id = r.id AND s.search_text ILIKE ${pattern}
            UNION ALL
            SELECT 1 FROM event_search_pending q JOIN events pe ON pe.id = q.event_id
-           WHERE q.event_id = r.id AND ${SEARCH_TEXT('pe')} ILIKE ${pattern}
+           WHERE q.event_id = r.id AND ${SEARCH_TEXT('pe', hiddenParam)} ILIKE ${pattern}
            LIMIT 1) hit), '{}') AS ids`,
     params,
   );

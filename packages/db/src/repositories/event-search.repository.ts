@@ -1,5 +1,6 @@
+import { DEFAULT_SENSITIVE_HEADERS } from '@relay/core';
 import type pg from 'pg';
-import { SEARCH_TEXT } from './event.sql';
+import { SEARCH_HEADERS, SEARCH_TEXT } from './event.sql';
 
 // Moves up to `limit` pending events into event_search in one statement. SKIP LOCKED lets every
 // worker run the indexer at once without waiting for, or duplicating, another's batch, and a search
@@ -11,7 +12,7 @@ WITH batch AS (
   RETURNING event_id
 )
 INSERT INTO event_search (event_id, organization_id, search_text)
-SELECT e.id, e.organization_id, ${SEARCH_TEXT('e')} FROM events e JOIN batch b ON b.event_id = e.id
+SELECT e.id, e.organization_id, ${SEARCH_TEXT('e', '$2')} FROM events e JOIN batch b ON b.event_id = e.id
 ON CONFLICT (event_id) DO NOTHING`;
 
 const indexOne = (text: string) => `
@@ -22,7 +23,7 @@ ON CONFLICT (event_id) DO NOTHING`;
 
 // A body Postgres cannot read as UTF-8 (stored around the api, which refuses such bodies) is indexed by its
 // escaped bytes: searchable by its ASCII parts, and never holding back the events after it.
-const ESCAPED_TEXT = `e.source || ' ' || encode(e.body, 'escape') || ' ' || e.headers::text`;
+const ESCAPED_TEXT = `e.source || ' ' || encode(e.body, 'escape') || ' ' || ${SEARCH_HEADERS('e', '$2')}`;
 
 // SQLSTATE class 22: data exceptions (22021: bytes that are not valid UTF-8).
 const isDataError = (err: unknown) => {
@@ -30,7 +31,12 @@ const isDataError = (err: unknown) => {
   return typeof code === 'string' && code.startsWith('22');
 };
 
-export function createEventSearchRepository(pool: pg.Pool) {
+/** `sensitiveHeaders`: header names left out of the search text (SENSITIVE_HEADERS). */
+export function createEventSearchRepository(
+  pool: pg.Pool,
+  sensitiveHeaders: readonly string[] = DEFAULT_SENSITIVE_HEADERS,
+) {
+  const hidden = [...sensitiveHeaders];
   async function indexOneByOne(limit: number): Promise<number> {
     const { rows } = await pool.query<{ event_id: string }>(
       'SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1',
@@ -38,9 +44,9 @@ export function createEventSearchRepository(pool: pg.Pool) {
     );
     let indexed = 0;
     for (const { event_id: id } of rows) {
-      const result = await pool.query(indexOne(SEARCH_TEXT('e')), [id]).catch((err: unknown) => {
+      const result = await pool.query(indexOne(SEARCH_TEXT('e', '$2')), [id, hidden]).catch((err: unknown) => {
         if (!isDataError(err)) throw err;
-        return pool.query(indexOne(ESCAPED_TEXT), [id]);
+        return pool.query(indexOne(ESCAPED_TEXT), [id, hidden]);
       });
       indexed += result.rowCount ?? 0;
     }
@@ -51,7 +57,7 @@ export function createEventSearchRepository(pool: pg.Pool) {
     /** Indexes up to `limit` pending events; returns how many were indexed. */
     async indexPending(limit: number): Promise<number> {
       try {
-        return (await pool.query(INDEX_PENDING, [limit])).rowCount ?? 0;
+        return (await pool.query(INDEX_PENDING, [limit, hidden])).rowCount ?? 0;
       } catch (err) {
         // One event of the batch cannot be read as text: the batch goes one event at a time.
         if (!isDataError(err)) throw err;

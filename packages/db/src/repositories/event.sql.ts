@@ -33,9 +33,17 @@ export const INSERT_EVENTS = `${STORE_EVENTS}${MARK_FOR_SEARCH}`;
 /** A batch with ordering keys ($10) also writes their event_ordering rows, in the same statement. */
 export const INSERT_ORDERED_EVENTS = `${STORE_EVENTS},${INSERT_ORDERING_ROWS}${MARK_FOR_SEARCH}`;
 
-/** An event's searchable text: source, payload and headers (written by the search indexer). */
-export const SEARCH_TEXT = (e: string) =>
-  `${e}.source || ' ' || convert_from(${e}.body, 'UTF8') || ' ' || ${e}.headers::text`;
+/**
+ * An event's searchable text: source, payload and headers (written by the search indexer). `hidden` is the
+ * placeholder of a text[] parameter, the sensitive header names: they are left out (name and value), so a
+ * search can never find an event by a credential its readers see masked.
+ */
+export const SEARCH_TEXT = (e: string, hidden: string) =>
+  `${e}.source || ' ' || convert_from(${e}.body, 'UTF8') || ' ' || ${SEARCH_HEADERS(e, hidden)}`;
+
+// Headers that are not an object (a row written by hand) cannot be deleted from; they hold no named header.
+export const SEARCH_HEADERS = (e: string, hidden: string) =>
+  `(CASE WHEN jsonb_typeof(${e}.headers) = 'object' THEN ${e}.headers - ${hidden}::text[] ELSE ${e}.headers END)::text`;
 
 export const LOAD_EVENTS = `
 SELECT ${EVENT_COLUMNS} FROM events

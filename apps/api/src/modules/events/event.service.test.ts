@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type EventStatus, type FeedMessage } from '@relay/core';
+import { DEFAULT_SENSITIVE_HEADERS, type EventStatus, type FeedMessage } from '@relay/core';
 import pino from 'pino';
 import { createEventService } from './event.service';
 import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
@@ -18,6 +18,7 @@ const service = (bulkCap = 1000) =>
     feed: { publish: async (_org, messages) => void published.push(...messages) },
     logger: pino({ enabled: false }),
     bulkCap,
+    sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
   });
 
 const event = (status: EventStatus, source = 'svc') => store.event(status, { source });

@@ -16,6 +16,8 @@ export interface EventServiceDeps {
   logger: Logger;
   /** Most events one bulk call touches. */
   bulkCap: number;
+  /** Header names every reader sees masked (SENSITIVE_HEADERS). */
+  sensitiveHeaders: readonly string[];
   now?: () => number;
 }
 
@@ -83,7 +85,7 @@ export function createEventService(deps: EventServiceDeps) {
     async find(principal: Principal, id: string) {
       const event = await queries.findById(principal.orgId, id);
       if (!event) throw noSuchEvent();
-      return detailView(event);
+      return detailView(event, deps.sensitiveHeaders);
     },
 
     /** The payload exactly as it was received, with the content type it was sent with. */

@@ -37,12 +37,13 @@ function payloadOf(body: Buffer): { payload: unknown; payload_as_text?: true } {
   }
 }
 
-export function detailView(e: EventDetail) {
+/** `sensitiveHeaders`: the header names shown masked (SENSITIVE_HEADERS). */
+export function detailView(e: EventDetail, sensitiveHeaders: readonly string[]) {
   return {
     ...summaryView(e),
     ...payloadOf(e.body),
-    // The provider's credentials (Authorization) are stored for forwarding, never shown.
-    headers: maskedHeaders(e.headers),
+    // The provider's credentials are stored for forwarding, never shown, whoever reads.
+    headers: maskedHeaders(e.headers, sensitiveHeaders),
     last_error: e.lastError,
     next_attempt_at: iso(e.nextAttemptAt),
     updated_at: e.updatedAt.toISOString(),

@@ -1,4 +1,4 @@
-import { asOrgId, type OrgId } from '@relay/core';
+import { asOrgId, DEFAULT_SENSITIVE_HEADERS, type OrgId } from '@relay/core';
 import { createOrganizationRepository, type OperatorRecord, type Repositories } from '@relay/db';
 import { useServiceDatabase } from '../service-test-kit';
 import { createOffboardingService } from './organization-offboarding.service';
@@ -30,7 +30,11 @@ async function collect(lines: AsyncIterable<string>): Promise<{ id: string }[]> 
 describe('organization offboarding service', () => {
   it('exports events that share a created_at across page boundaries once each, in id order', async () => {
     const orgId = await organizationWithEvents('ties', 7, new Date('2026-05-01T00:00:00Z'));
-    const service = createOffboardingService({ repositories: store.repositories(), exportPageSize: 2 });
+    const service = createOffboardingService({
+      sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
+      repositories: store.repositories(),
+      exportPageSize: 2,
+    });
     const lines = await collect(await service.exportEvents(operator, orgId));
     const { rows } = await store.db.pool.query<{ id: string }>(
       `SELECT id FROM events WHERE organization_id = $1 ORDER BY id`,
@@ -51,13 +55,20 @@ describe('organization offboarding service', () => {
       },
     };
     await expect(
-      createOffboardingService({ repositories: crashing, deleteBatchSize: 2 }).deleteOrganization(operator, orgId),
+      createOffboardingService({
+        sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
+        repositories: crashing,
+        deleteBatchSize: 2,
+      }).deleteOrganization(operator, orgId),
     ).rejects.toThrow('killed');
     const org = await store.db.prisma.organization.findUnique({ where: { id: orgId } });
     expect(org?.subscriptionStatus).toBe('canceled');
     expect(await store.db.prisma.event.count({ where: { organizationId: orgId } })).toBe(0);
 
-    await createOffboardingService({ repositories }).deleteOrganization(operator, orgId);
+    await createOffboardingService({ sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS, repositories }).deleteOrganization(
+      operator,
+      orgId,
+    );
     expect(await store.db.prisma.organization.count({ where: { id: orgId } })).toBe(0);
     expect((await store.auditOf(orgId)).map((e) => e.action)).toEqual([
       'organization.deletion_started',
@@ -68,7 +79,10 @@ describe('organization offboarding service', () => {
 
   it('keeps the organization when its audit entry cannot be written (one transaction)', async () => {
     const orgId = await organizationWithEvents('atomic', 1, new Date());
-    const service = createOffboardingService({ repositories: store.repositories() });
+    const service = createOffboardingService({
+      sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
+      repositories: store.repositories(),
+    });
     // actor_user_id is a uuid column: this operator's entry fails, and the start with it.
     await expect(service.deleteOrganization({ ...operator, id: 'not-a-uuid' }, orgId)).rejects.toThrow();
     const org = await store.db.prisma.organization.findUnique({ where: { id: orgId } });

@@ -5,6 +5,8 @@ import { byOperator, noSuchOrganization } from './operator-audit';
 
 export interface OffboardingServiceDeps {
   repositories: Repositories;
+  /** Header names the export masks (SENSITIVE_HEADERS), as the events API does. */
+  sensitiveHeaders: readonly string[];
   /** Events per export query (one page is all the export holds in memory). */
   exportPageSize?: number;
   /** Events (and audit entries) per delete statement: each is its own short transaction. */
@@ -28,7 +30,7 @@ export function createOffboardingService(deps: OffboardingServiceDeps) {
     let after: ExportCursor | null = null;
     for (;;) {
       const page = await r.offboarding.exportPage(orgId, after, pageSize);
-      for (const event of page) yield `${JSON.stringify(exportLineView(event))}\n`;
+      for (const event of page) yield `${JSON.stringify(exportLineView(event, deps.sensitiveHeaders))}\n`;
       if (page.length < pageSize) return;
       const last = page[page.length - 1]!;
       after = { createdAt: last.createdAt, id: last.id };

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startTargetServer, type TargetServer } from '@relay/test-support';
+import { startPipeline, userCredential, type Pipeline } from './harness';
+
+const MIGRATION = path.join(
+  __dirname,
+  '../../prisma/migrations/20261201120000_search_without_credentials/migration.sql',
+);
+
+// Credential headers (the built-in SENSITIVE_HEADERS list plus the names an operator adds) are stored and
+// forwarded as before, but every reader sees them masked, whatever their role, and no search finds an
+// event by them: neither while it waits for the indexer nor once it is indexed.
+describe('sensitive headers', () => {
+  let pipeline: Pipeline;
+  let target: TargetServer;
+  let admin: string;
+  let viewer: string;
+  const sent = {
+    'content-type': 'application/json',
+    'x-api-key': 'secret123',
+    authorization: 'Bearer abc-token-789',
+    'x-partner-key': 'partner456',
+    'x-kept': 'kept-value-1',
+  };
+  const secrets = ['secret123', 'abc-token-789', 'partner456'];
+  const settings = { SENSITIVE_HEADERS: 'X-Partner-Key', SEARCH_INDEX_INTERVAL_MS: '3600000' };
+
+  beforeAll(async () => {
+    target = await startTargetServer();
+    // The worker indexes only when a test asks (indexSearchNow), so both search paths are seen.
+    pipeline = await startPipeline({ api: settings, worker: settings });
+    admin = (await userCredential(pipeline, 'admin')).authorization;
+    viewer = (await userCredential(pipeline, 'viewer')).authorization;
+    await pipeline.http
+      .post('/rules')
+      .set('authorization', admin)
+      .send({ source: 'partner', target_url: `${target.url}/in`, outbound_headers: { forward: ['authorization'] } })
+      .expect(201);
+  });
+  afterAll(async () => {
+    await pipeline.close();
+    await target.close();
+  });
+
+  const ingest = async () => {
+    const res = await pipeline.http.post('/partner').set(sent).send('{"order":"sensitive-order-1"}').expect(202);
+    await pipeline.waitForStatus(res.body.id as string, 'delivered');
+    return res.body.id as string;
+  };
+  const found = async (term: string, auth = admin) =>
+    (await pipeline.http.get('/events').query({ search: term }).set('authorization', auth).expect(200)).body.events as {
+      id: string;
+    }[];
+  const searchRow = async (id: string) =>
+    (
+      await pipeline.store.pool.query<{ search_text: string }>(
+        'SELECT search_text FROM event_search WHERE event_id = $1',
+        [id],
+      )
+    ).rows[0]?.search_text;
+
+  it('forwards the headers unchanged and stores them as received', async () => {
+    target.requests.length = 0;
+    const id = await ingest();
+    const [request] = await target.waitForRequests(1);
+    expect(request!.headers).toMatchObject({
+      'x-api-key': 'secret123',
+      authorization: 'Bearer abc-token-789',
+      'x-partner-key': 'partner456',
+      'x-kept': 'kept-value-1',
+    });
+    expect((await pipeline.eventById(id))?.headers).toMatchObject({ 'x-api-key': 'secret123' });
+  });
+
+  it('shows them masked to viewers and admins alike, in the event and the list', async () => {
+    const id = await ingest();
+    for (const auth of [viewer, admin]) {
+      const detail = await pipeline.http.get(`/events/${id}`).set('authorization', auth).expect(200);
+      expect(detail.body.headers).toMatchObject({
+        'x-api-key': '[masked]',
+        authorization: 'Bearer [masked]',
+        // Added by SENSITIVE_HEADERS, whatever the case it was written in.
+        'x-partner-key': '[masked]',
+        'x-kept': 'kept-value-1',
+      });
+      const list = await pipeline.http.get('/events').set('authorization', auth).expect(200);
+      for (const body of [detail.body, list.body, await found('sensitive-order-1', auth)])
+        for (const secret of secrets) expect(JSON.stringify(body)).not.toContain(secret);
+    }
+  });
+
+  it('finds no event by a sensitive value, pending or indexed, while other headers stay searchable', async () => {
+    const id = await ingest();
+    for (const stage of ['pending', 'indexed']) {
+      if (stage === 'indexed') {
+        await pipeline.worker!.indexSearchNow();
+        expect(await searchRow(id)).toBeDefined();
+      }
+      for (const secret of secrets) expect(await found(secret)).toEqual([]);
+      expect((await found('kept-value-1')).map((e) => e.id)).toContain(id);
+    }
+    for (const secret of secrets) expect(await searchRow(id)).not.toContain(secret);
+  });
+
+  it('selects no event by a sensitive value for a bulk action', async () => {
+    await ingest();
+    for (const secret of secrets) {
+      const res = await pipeline.http
+        .post('/events/bulk/delete')
+        .set('authorization', admin)
+        .send({ filter: { search: secret } })
+        .expect(200);
+      expect(res.body.affected).toBe(0);
+    }
+  });
+
+  it('moves events indexed with a credential back to pending on upgrade, so they stop matching', async () => {
+    const id = await ingest();
+    await pipeline.worker!.indexSearchNow();
+    // The search text as the indexer wrote it before the upgrade: every header, values included.
+    await pipeline.store.pool.query(
+      `UPDATE event_search s SET search_text = e.source || ' ' || convert_from(e.body, 'UTF8') || ' ' || e.headers::text
+       FROM events e WHERE e.id = s.event_id AND s.event_id = $1`,
+      [id],
+    );
+    expect((await found('secret123')).map((e) => e.id)).toContain(id);
+
+    await pipeline.store.pool.query(readFileSync(MIGRATION, 'utf8'));
+    expect(await searchRow(id)).toBeUndefined();
+    expect(await found('secret123')).toEqual([]);
+    expect((await found('kept-value-1')).map((e) => e.id)).toContain(id);
+    await pipeline.worker!.indexSearchNow();
+    expect(await searchRow(id)).not.toContain('secret123');
+    expect(await found('secret123')).toEqual([]);
+  });
+});

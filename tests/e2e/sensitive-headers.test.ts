@@ -5,7 +5,7 @@ import { startPipeline, userCredential, type Pipeline } from './harness';
 
 const MIGRATION = path.join(
   __dirname,
-  '../../prisma/migrations/20261201120000_search_without_credentials/migration.sql',
+  '../../prisma/migrations/20261126074800_search_without_credentials/migration.sql',
 );
 
 // Credential headers (the built-in SENSITIVE_HEADERS list plus the names an operator adds) are stored and

@@ -8,7 +8,7 @@ import {
   type Database,
 } from '@relay/db';
 import { createTestDatabase, uniqueQueuePrefix, waitFor, type TestDatabase } from '@relay/test-support';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import supertest from 'supertest';
 import { parseApiConfig } from '../../apps/api/src/config';
 import { createApiRuntime, type ApiRuntime } from '../../apps/api/src/runtime';
@@ -59,7 +59,7 @@ const silent = pino({ level: 'silent' });
 // The whole relay in one test process: a real api runtime (driven by supertest) and a real worker
 // runtime, on their own database and queue prefix, against the machine's Postgres and Redis.
 export async function startPipeline(
-  options: { api?: Env; worker?: Env | false; redisUrl?: string } = {},
+  options: { api?: Env; worker?: Env | false; redisUrl?: string; apiLogger?: Logger } = {},
 ): Promise<Pipeline> {
   const db = await createTestDatabase();
   const prefix = uniqueQueuePrefix();
@@ -77,7 +77,9 @@ export async function startPipeline(
     // Walks and races send hundreds of API requests per credential; rate-limits.test.ts turns the limit on.
     API_RATE_LIMIT: '0',
   };
-  const api = createApiRuntime(parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }), silent);
+  const api = createApiRuntime(parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }),
+    options.apiLogger ?? silent,
+  );
   // As main.ts does: start-up work (the initial admin) before the api counts as ready.
   await api.start();
   const store = createDatabase({ url: db.url, poolSize: 2 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { pino } from 'pino';
 import { startPipeline, userCredential, type Pipeline } from './harness';
 import { signingKey, startCanary, startFakeProvider, type FakeProvider } from './oidc-fake-provider';
 import { CookieJar, reservePort } from './oidc-test-provider';
@@ -14,6 +15,8 @@ let pipeline: Pipeline;
 let admin: string;
 let canary: Awaited<ReturnType<typeof startCanary>>;
 const providers: FakeProvider[] = [];
+// The api's log lines (the operator's view), as JSON.
+const logged: { level: number; msg: string; err?: { message?: string } }[] = [];
 
 beforeAll(async () => {
   relay = await reservePort();
@@ -21,6 +24,7 @@ beforeAll(async () => {
   pipeline = await startPipeline({
     worker: false,
     api: { PUBLIC_BASE_URL: relay.url, TARGET_ALLOW_PRIVATE: 'false', TARGET_ALLOWLIST: '127.0.0.1' },
+    apiLogger: pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
   });
   relay.serve(pipeline.api.app);
   admin = (await userCredential(pipeline, 'admin')).authorization;
@@ -105,6 +109,11 @@ describe('URLs named by a discovery document pass the target policy at connect t
     expect(canary.requests).toEqual([]);
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
+    // The operator's log tells a refusal from a provider that is down, so a private provider missing from
+    // TARGET_ALLOWLIST can be found: one warning per failed login, naming the refused address.
+    const warnings = logged.filter((l) => l.level === 40 && l.msg.startsWith('identity provider not reached'));
+    expect(warnings).toHaveLength(3);
+    expect(JSON.stringify(warnings[0])).toContain('127.0.0.2');
   });
 
   it('never fetches keys or userinfo from 127.0.0.2', async () => {
@@ -126,7 +135,7 @@ describe('the ID token', () => {
   it('is refused when signed with a key the provider does not publish', async () => {
     await useProvider((p) => (p.signer = signingKey(p.published[0]!.kid)));
     const { answer, user } = await login();
-    expect(answer.status).not.toBe(302);
+    expect(answer.location).toBe('/app/login?error=id_token_invalid');
     expect(user).toBeNull();
     expect(await lastFailure()).toMatchObject({ reason: 'id_token_invalid' });
   });

@@ -19,7 +19,7 @@ export interface IdpLoginDeps {
   organizationFor: LoginOrganizationResolver;
   /** Counts a callback that signed nobody in, by its code (relay_idp_callback_rejected_total). */
   callbackRejected: (code: IdpCallbackErrorCode) => void;
-  logger: Pick<Logger, 'info'>;
+  logger: Pick<Logger, 'info' | 'warn'>;
 }
 
 /** How long a started login may take at the provider. */
@@ -39,6 +39,11 @@ export function createIdpLoginService(deps: IdpLoginDeps) {
 
   async function audited(orgId: OrgId, ip: string | undefined, err: unknown): Promise<never> {
     const known = classify(err);
+    // The organization hears only "cannot be reached" (no port scanning through its provider); the operator's
+    // log says what happened, so a private provider missing from TARGET_ALLOWLIST can be told from one that is down.
+    if (known.reason === 'provider_unreachable') {
+      deps.logger.warn({ orgId, err }, 'identity provider not reached (down, or a URL refused by the target policy)');
+    }
     // A callback of no login this browser started writes to nobody's audit log (idp-callback-failure.ts).
     if (!UNAUDITED_REASONS.has(known.reason)) await record(orgId, ip, known);
     throw new AppError('idp_login_failed', known.message, { reason: known.reason });

@@ -196,6 +196,11 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       });
       counted('retry');
       await healthAfter(false);
+      // The wait the backoff chose, as chosen: the gap between attempts also holds the queue's own latency.
+      deps.logger.debug(
+        { eventId, attempt: attempt.attemptNumber, delayMs: decision.delayMs },
+        'delivery retry scheduled',
+      );
       return { result: 'retry_scheduled', delayMs: decision.delayMs };
     }
     await record({

@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.{ts,tsx}', 'test/**/*.test.{ts,tsx}'],
-    testTimeout: 20_000,
+    // A loaded 2-core machine (a second suite beside this one) stretches every step; above the tests' own waits
+    // (test/wait-limit.ts), so a wait that gives up says what it waited for.
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
   },
 });

@@ -43,7 +43,8 @@ export interface Pipeline {
   http: ReturnType<typeof supertest>;
   worker?: WorkerRuntime;
   store: Database;
-  startWorker(env?: Env): WorkerRuntime;
+  /** A worker; `logger` (default: silent) lets a test read what the worker logs, such as its retry schedule. */
+  startWorker(env?: Env, logger?: Logger): WorkerRuntime;
   eventById(id: string): ReturnType<Database['prisma']['event']['findUnique']>;
   attemptsOf(id: string): ReturnType<Database['prisma']['deliveryAttempt']['findMany']>;
   waitForStatus(
@@ -91,10 +92,10 @@ export async function startPipeline(
     api,
     http: supertest(api.app),
     store,
-    startWorker(env = {}) {
+    startWorker(env = {}, logger = silent) {
       const worker = createWorkerRuntime(
         parseWorkerConfig({ ...baseEnv, ...FAST_WORKER_ENV, ...(options.worker || {}), ...env }),
-        silent,
+        logger,
       );
       workers.push(worker);
       pipeline.worker ??= worker;

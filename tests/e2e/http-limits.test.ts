@@ -4,7 +4,9 @@ import net from 'node:net';
 import { startPipeline, type Pipeline } from './harness';
 
 // The server's limits with raw sockets, with the time-outs shortened: slow clients are cut off on
-// time, idle keep-alive connections are closed, and too many header fields are refused.
+// time, idle keep-alive connections are closed, and too many header fields are refused. "On time" is
+// checked as the server's own settings (which the runtime took from the config) plus the behaviour with
+// lower bounds only: how late a loaded machine closes a connection has no upper bound.
 let pipeline: Pipeline;
 let server: Server;
 let port: number;
@@ -35,6 +37,8 @@ interface Outcome {
   /** Milliseconds from connecting until the server closed the connection. */
   closedAfterMs: number;
   received: string;
+  /** Whether the server closed the connection before the client had sent all it meant to. */
+  cutOff: boolean;
 }
 
 /** Writes `first`, then `trickle` one byte every 100 ms, until the server closes the connection. */
@@ -56,13 +60,13 @@ function slowClient(first: string, trickle: string): Promise<Outcome> {
     socket.on('close', () => {
       clearInterval(timer);
       clearTimeout(limit);
-      resolve({ closedAfterMs: Date.now() - started, received });
+      resolve({ closedAfterMs: Date.now() - started, received, cutOff: sent < trickle.length });
     });
     const limit = setTimeout(() => {
       clearInterval(timer);
       socket.destroy();
-      reject(new Error(`not closed within 10 s; received ${received}`));
-    }, 10_000);
+      reject(new Error(`not closed within 20 s; received ${received}`));
+    }, 20_000);
   });
 }
 
@@ -73,8 +77,9 @@ describe('HTTP server limits', () => {
   it('cuts off a client that sends its headers too slowly, at HTTP_HEADERS_TIMEOUT_MS', async () => {
     const outcome = await slowClient('POST /slow HTTP/1.1\r\nhost: relay.test\r\n', 'x-slow: ' + 'a'.repeat(200));
     expect(outcome.received).toMatch(/^HTTP\/1\.1 408/);
+    expect(outcome.cutOff).toBe(true);
     expect(outcome.closedAfterMs).toBeGreaterThanOrEqual(550);
-    expect(outcome.closedAfterMs).toBeLessThan(1_100);
+    expect(server.headersTimeout).toBe(600);
   });
 
   it('cuts off a client that sends its body too slowly, at HTTP_REQUEST_TIMEOUT_MS', async () => {
@@ -82,8 +87,9 @@ describe('HTTP server limits', () => {
       'POST /slow HTTP/1.1\r\nhost: relay.test\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n';
     const outcome = await slowClient(head, `{"a":"${'b'.repeat(190)}"}`);
     expect(outcome.received).toMatch(/^HTTP\/1\.1 408/);
+    expect(outcome.cutOff).toBe(true);
     expect(outcome.closedAfterMs).toBeGreaterThanOrEqual(1_150);
-    expect(outcome.closedAfterMs).toBeLessThan(1_800);
+    expect(server.requestTimeout).toBe(1_200);
     expect(await pipeline.store.prisma.event.count({ where: { source: 'slow' } })).toBe(0);
   });
 
@@ -91,7 +97,7 @@ describe('HTTP server limits', () => {
     const outcome = await slowClient(request(['GET /health HTTP/1.1', 'host: relay.test']), '');
     expect(outcome.received).toMatch(/^HTTP\/1\.1 200/);
     expect(outcome.closedAfterMs).toBeGreaterThanOrEqual(350);
-    expect(outcome.closedAfterMs).toBeLessThan(1_500);
+    expect(server.keepAliveTimeout).toBe(400);
   });
 
   it('answers 431 too_many_headers to more than HTTP_MAX_HEADERS header fields, and takes 100', async () => {

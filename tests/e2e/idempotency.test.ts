@@ -63,6 +63,21 @@ describe('Idempotency-Key', () => {
     expect(await pipeline.store.prisma.event.count({ where: { source: 'idem' } })).toBe(2);
   });
 
+  it('the same JSON with its keys in another order is the same request: it replays, not 422', async () => {
+    const body = { source: 'idem-order', target_url: 'http://127.0.0.1:9999/hook', body: { a: 1, b: { c: 2, d: 3 } } };
+    const first = await post('/api/send', body, 'order-1').expect(202);
+    const reordered = { body: { b: { d: 3, c: 2 }, a: 1 }, target_url: body.target_url, source: body.source };
+    const again = await post('/api/send', reordered, 'order-1').expect(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await pipeline.store.prisma.event.count({ where: { source: 'idem-order' } })).toBe(1);
+    // Really another body (a value changed, or an array reordered) is still refused.
+    const changed = { ...reordered, body: { b: { d: 3, c: 2 }, a: 2 } };
+    expect((await post('/api/send', changed, 'order-1').expect(422)).body.code).toBe('idempotency_key_reused');
+    await post('/api/send', { ...body, body: [1, 2] }, 'order-2').expect(202);
+    await post('/api/send', { ...body, body: [2, 1] }, 'order-2').expect(422);
+  });
+
   it('is scoped to the calling credential: another token or key with the same key acts anew', async () => {
     const mine = await post('/api/send', manual(3), 'shared-key').expect(202);
     const otherUser = (await userCredential(pipeline, 'admin')).authorization;

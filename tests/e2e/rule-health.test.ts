@@ -77,6 +77,7 @@ describe('endpoint health', () => {
     // A paused event is not retried on its own: its rule is resumed.
     const refused = await pipeline.http.post(`/events/${later[0]}/retry`).set('authorization', admin).expect(409);
     expect(refused.body).toMatchObject({ code: 'event_paused', status: 409 });
+    expect(refused.body.detail).toContain('POST /rules/{id}/resume');
 
     target.replyWith(200);
     const resumed = await pipeline.http.post(`/rules/${ruleId}/resume`).set('authorization', admin).expect(200);

@@ -143,6 +143,13 @@ describe('POST /api/send', () => {
     ]) {
       expect({ body, code: (await send(body).expect(400)).body.code }).toEqual({ body, code: 'validation_failed' });
     }
+    // Both modes at once names each field of both modes, not one nameless "Invalid input".
+    const both = await send({ provider_id: rule.id, source: 'x', target_url: '', body: {} }).expect(400);
+    const errors = (both.body as { errors: { field: string; message: string }[] }).errors;
+    expect(errors.map((e) => e.field)).toEqual(['provider_id', 'source', 'target_url']);
+    expect(errors[0]!.message).toBe(
+      'cannot be combined with source, target_url: give either provider_id, or source and target_url',
+    );
   });
 
   it('is refused to viewers and to keys without webhooks:send', async () => {

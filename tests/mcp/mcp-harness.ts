@@ -52,7 +52,6 @@ export async function startMcpRelay(api: Env = {}): Promise<McpRelay> {
     async connect(authorization) {
       const server = await createRelayMcpServer({
         client: createRelayClient({ baseUrl: served.url, headers: { authorization } }),
-        version: 'test',
       });
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);

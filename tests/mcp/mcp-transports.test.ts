@@ -1,12 +1,17 @@
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildRelay, runBinary } from '../cli/cli-harness';
 import { seedUser } from '../e2e/harness';
 import { ALL_SCOPES, startMcpRelay, type McpRelay } from './mcp-harness';
 import { keyIdOf } from './tool-results';
+
+// One version over both transports: the MCP package's own (packages/mcp/package.json).
+const MCP_VERSION = (
+  JSON.parse(readFileSync(path.resolve(__dirname, '../../packages/mcp/package.json'), 'utf8')) as { version: string }
+).version;
 
 const initialize = {
   jsonrpc: '2.0',
@@ -36,6 +41,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('serves the SDK client: tools by scope, calls through the REST API', async () => {
     await relay.pipeline.http.post('/stripe').set('content-type', 'application/json').send({ id: 'evt' }).expect(202);
     const client = await relay.connectOver(http(await relay.key(ALL_SCOPES)));
+    expect(client.getServerVersion()).toEqual({ name: 'webhook-relay', version: MCP_VERSION });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('list_sources');
     const result = await client.callTool({ name: 'list_sources', arguments: {} });
@@ -139,6 +145,7 @@ describe('MCP over stdio: relay mcp', () => {
     const reader = await relay.connectOver(
       stdio({ RELAY_URL: relay.url, RELAY_TOKEN: (await relay.key(['events:read'])).slice('Bearer '.length) }),
     );
+    expect(reader.getServerVersion()).toEqual({ name: 'webhook-relay', version: MCP_VERSION });
     const names = (await reader.listTools()).tools.map((t) => t.name);
     expect(names).toContain('list_sources');
     const result = await reader.callTool({ name: 'list_sources', arguments: {} });

@@ -2,6 +2,7 @@
 // which writes frames, drops it or answers an error, over real sockets.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WAIT_LIMIT_MS } from './wait-limit';
 
 export interface SseConnection {
   headers: http.IncomingHttpHeaders;
@@ -46,7 +47,7 @@ export async function startSseServer(onConnection: (c: SseConnection) => void = 
   const result: SseTestServer = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     connections,
-    async nth(n, timeoutMs = 5_000) {
+    async nth(n, timeoutMs = WAIT_LIMIT_MS) {
       const until = Date.now() + timeoutMs;
       while (connections.length < n) {
         if (Date.now() > until) throw new Error(`connection ${n} did not arrive (${connections.length} so far)`);

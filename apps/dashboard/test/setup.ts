@@ -3,9 +3,10 @@ import { notifications } from '@mantine/notifications';
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
 
-// findBy*/waitFor give up after 1 s by default: a lazy route rendering Mantine in jsdom takes longer than that on
-// a loaded 2-core machine (tests failed at random there). Waiting longer only slows a test that fails anyway.
-configure({ asyncUtilTimeout: 8_000 });
+// findBy*/waitFor give up after 1 s by default: a lazy route rendering Mantine in jsdom took 5 s and more on a
+// loaded 2-core machine (with a second suite beside it). One generous default for every query, set here only:
+// waiting longer only slows a test that fails anyway, so no test passes a shorter timeout of its own.
+configure({ asyncUtilTimeout: 30_000 });
 
 // jsdom lacks the layout APIs Mantine asks for.
 Object.defineProperty(window, 'matchMedia', {

@@ -199,6 +199,11 @@ export function createDeliverProcessor(deps: DeliverDeps) {
       });
       counted('retry');
       await healthAfter(false);
+      // The wait the backoff chose, as chosen: the gap between attempts also holds the queue's own latency.
+      deps.logger.debug(
+        { eventId, attempt: attempt.attemptNumber, delayMs: decision.delayMs },
+        'delivery retry scheduled',
+      );
       return { result: 'retry_scheduled', delayMs: decision.delayMs };
     }
     // A 410 turns the rule unhealthy first (rule-health.ts). Met on a rule already unhealthy, the attempt is

@@ -33,7 +33,7 @@ export const ERROR_CODES = {
   event_not_retryable: 'Only a failed or delivered event can be retried; this one is still queued.',
   event_not_failed: 'Only a failed event, or the retrying head of an ordered key, can be acknowledged.',
   event_paused:
-    'The event is paused because its rule is unhealthy: resume the rule (POST /api/rules/{id}/resume) to queue it again.',
+    'The event is paused because its rule is unhealthy: resume the rule (POST /rules/{id}/resume) to queue it again.',
   bulk_all_required: 'An empty filter selects every event: send "all": true beside it to mean that.',
   active_provider_exists: 'Another active provider already serves this source; deactivate it first.',
   provider_inactive: 'That provider is not active.',

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dataOf, ProblemError, type RelayClient } from '@relay/client';
 import type { ZodRawShape } from 'zod';
+import { version } from '../package.json';
 import { callerMay, refusalOf, type Caller } from './caller-access';
 import { RELAY_TOOLS } from './tool-catalog';
 import type { AnyRelayTool, ToolContext } from './tool-kit';
@@ -11,11 +12,15 @@ import { registerTriagePrompt } from './triage-prompt';
 export interface RelayMcpServerOptions {
   /** The typed client with the caller's credential: every tool acts through the REST API, as that caller. */
   client: RelayClient;
-  /** The relay's version, reported to MCP clients. */
-  version: string;
   /** The tools to offer (default: all of them); tests narrow it. */
   tools?: readonly AnyRelayTool[];
 }
+
+/**
+ * The version every transport reports to MCP clients (HTTP in the api, stdio in the CLI): this package's own,
+ * so one server never answers with two versions.
+ */
+const MCP_SERVER_VERSION = version;
 
 const INSTRUCTIONS =
   'Tools of a webhook relay: providers post webhooks to it, it stores each as an event and delivers it to a ' +
@@ -47,7 +52,7 @@ export async function createRelayMcpServer(options: RelayMcpServerOptions): Prom
   const base = endpoint.base_url.replace(/\/+$/, '');
   const ctx: ToolContext = { client, link: (path) => `${base}/app${path}` };
 
-  const server = new McpServer({ name: 'webhook-relay', version: options.version }, { instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: 'webhook-relay', version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
   const refused = new Map<string, string>();
   for (const tool of options.tools ?? RELAY_TOOLS) {
     if (!callerMay(caller, tool.access)) {

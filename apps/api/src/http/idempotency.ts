@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { AppError, type ErrorCode } from '@relay/core';
 import type { Request, Response } from 'express';
+import { canonicalJson } from './canonical-json';
 import type { IdempotencyStore, StoredOutcome } from './idempotency-store';
 import { operationKey, type Operation, type Reply } from './operation';
 import { problemStatus } from './problem';
@@ -85,7 +86,10 @@ export async function runIdempotently(
   const slot = sha256(JSON.stringify([scope, operationKey(op), req.params, key]));
   // Keyed by the client's key, so what Redis holds cannot be matched against guessed bodies (which may
   // carry a new user's password) without it.
-  const fingerprint = createHmac('sha256', `${scope}\u0000${key}`).update(JSON.stringify(input)).digest('hex');
+  // Canonical JSON: the same body with its keys in another order is the same request.
+  const fingerprint = createHmac('sha256', `${scope}\u0000${key}`)
+    .update(canonicalJson(input) ?? '')
+    .digest('hex');
   // Without the store the key's promise cannot be kept: refuse rather than risk acting twice.
   const claim = await store.claim(slot, fingerprint).catch(() => {
     throw new AppError('service_unavailable', 'Idempotency keys cannot be checked right now; try again shortly.');

@@ -25,6 +25,39 @@ describe('validate', () => {
     expect(fieldsOf(() => validate(sendSchema, { ...body, source: 'a\u0000' }))).toContain('source');
   });
 
+  it('names the fields of a union of objects instead of one nameless "Invalid input"', () => {
+    const errorsOf = (value: unknown) => {
+      try {
+        validate(sendSchema, value);
+      } catch (err) {
+        return (err as { details: { errors: { field: string; message: string }[] } }).details.errors;
+      }
+      return [];
+    };
+    const id = '00000000-0000-7000-8000-000000000001';
+    const both = errorsOf({ provider_id: id, source: 'x', target_url: '', body: {} });
+    const choice = 'give either provider_id, or source and target_url';
+    expect(both).toEqual([
+      { field: 'provider_id', message: `cannot be combined with source, target_url: ${choice}` },
+      { field: 'source', message: `cannot be combined with provider_id: ${choice}` },
+      { field: 'target_url', message: `cannot be combined with provider_id: ${choice}` },
+    ]);
+    // Fields of one mode: that mode's own errors, by field.
+    expect(errorsOf({ provider_id: 'nope', body: {} }).map((e) => e.field)).toEqual(['provider_id']);
+    expect(errorsOf({ source: 'x', body: {} }).map((e) => e.field)).toEqual(['target_url']);
+    expect(errorsOf({ source: 'x', target_url: '', body: {}, extra: 1 })).toEqual([
+      { field: '', message: 'Unrecognized key: "extra"' },
+    ]);
+    // No mode at all: every field that would choose one.
+    expect(errorsOf({ body: {} })).toEqual(
+      ['provider_id', 'source', 'target_url'].map((field) => ({ field, message: `required: ${choice}` })),
+    );
+    // A union nested in an object is named under its path.
+    const nested = z.object({ inner: z.union([z.strictObject({ a: z.string() }), z.strictObject({ b: z.number() })]) });
+    expect(fieldsOf(() => validate(nested, { inner: { a: 'x', b: 1 } }))).toEqual(['inner.a', 'inner.b']);
+    expect(fieldsOf(() => validate(nested, { inner: { b: 'x' } }))).toEqual(['inner.b']);
+  });
+
   it('walks deeply nested input without recursion', () => {
     let deep: unknown = '\u0000';
     for (let i = 0; i < 100_000; i++) deep = [deep];

@@ -95,6 +95,63 @@ export function nulFields(schema: z.ZodType | undefined, value: unknown): FieldE
   return errors;
 }
 
+/** The schema of the value at a path; undefined where the path crosses a union or leaves the schema. */
+function schemaAt(schema: z.ZodType | undefined, path: readonly PropertyKey[]): Def | undefined {
+  for (const key of path) {
+    if (schema === undefined || unwrap(schema).type === 'union') return undefined;
+    schema = memberOf(schema, unwrap(schema).type === 'array' ? undefined : String(key));
+  }
+  return schema && unwrap(schema);
+}
+
+const valueAt = (value: unknown, path: readonly PropertyKey[]) =>
+  path.reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as never)[key] : undefined), value);
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * An issue as field errors. A union of objects (POST /api/send's two modes) fails as one nameless
+ * "Invalid input"; the caller needs to know which fields to give, so the input's fields pick the
+ * branch: fields of several branches at once are each named as not combinable, fields of one
+ * branch get that branch's errors, and no branch's fields names every field that would choose one.
+ */
+function issueErrors(issue: Issue, schema: z.ZodType, value: unknown, prefix: PropertyKey[] = []): FieldError[] {
+  const at = [...prefix, ...issue.path];
+  const field = (key?: string) => (key === undefined ? at : [...at, key]).map(String).join('.');
+  const def = issue.code === 'invalid_union' ? schemaAt(schema, issue.path) : undefined;
+  const options = def?.type === 'union' ? (def.options ?? []) : [];
+  const input = valueAt(value, issue.path);
+  const shapes = options.map((o) => unwrap(o).shape);
+  if (
+    issue.code !== 'invalid_union' ||
+    options.length === 0 ||
+    issue.errors.length !== options.length ||
+    shapes.some((s) => s === undefined) ||
+    input === null ||
+    typeof input !== 'object' ||
+    Array.isArray(input)
+  ) {
+    return [{ field: field(), message: issue.message }];
+  }
+  const keys = shapes.map((s) => Object.keys(s!));
+  const own = keys.map((k) => k.filter((key) => !keys.every((other) => other.includes(key))));
+  if (own.some((k) => k.length === 0)) return [{ field: field(), message: issue.message }];
+  const given = own.map((k) => k.filter((key) => Object.hasOwn(input, key)));
+  const used = given.flatMap((g, i) => (g.length > 0 ? [i] : []));
+  const choice = `give either ${own.map((k) => k.join(' and ')).join(', or ')}`;
+  if (used.length === 1) {
+    const i = used[0]!;
+    return issue.errors[i]!.flatMap((sub) => issueErrors(sub, options[i]!, input, at));
+  }
+  if (used.length === 0) return own.flat().map((key) => ({ field: field(key), message: `required: ${choice}` }));
+  return used.flatMap((i) =>
+    given[i]!.map((key) => {
+      const others = used.filter((j) => j !== i).flatMap((j) => given[j]!);
+      return { field: field(key), message: `cannot be combined with ${others.join(', ')}: ${choice}` };
+    }),
+  );
+}
+
 /** Parses a request part with a zod schema; every problem is reported at once, by field. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const nul = nulFields(schema, value);
@@ -104,7 +161,7 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown): z.outp
   const errors = [
     ...nul,
     ...issues
-      .map((issue) => ({ field: issue.path.join('.'), message: issue.message }))
+      .flatMap((issue) => issueErrors(issue, schema, value))
       .filter((e) => !nul.some((n) => n.field === e.field)),
   ];
   throw new AppError('validation_failed', 'The request is not valid.', { errors });

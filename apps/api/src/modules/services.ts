@@ -44,7 +44,7 @@ export function createServices(ctx: ModuleContext) {
     probes: createProbeService(ctx.readiness),
     metrics: createMetricsService({ metrics: ctx.metrics, token: ctx.config.METRICS_TOKEN }),
     docs: createDocsService({ version: ctx.version, serverUrl: ctx.config.PUBLIC_BASE_URL }),
-    mcp: createMcpService({ version: ctx.version }),
+    mcp: createMcpService(),
     operatorBootstrap: createBootstrapService({
       repositories: ctx.repositories,
       passwords: ctx.passwords,

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { version } from '../../package.json';
 import type { CommandContext } from '../context';
 import { CliError } from '../errors';
 import { withExamples } from '../commands/command-kit';
@@ -14,7 +13,7 @@ export function registerMcpCommand(program: Command, ctx: CommandContext): void 
         throw new CliError('relay mcp needs a token (RELAY_TOKEN, --token, or a profile logged in as a member)');
       // Loaded only for this command: the SDK is a large part of the bundle.
       const { runStdioServer } = await import('./stdio-server');
-      await runStdioServer(connection.client, version, ctx.deps);
+      await runStdioServer(connection.client, ctx.deps);
     });
   withExamples(
     mcp,

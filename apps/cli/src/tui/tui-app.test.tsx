@@ -1,12 +1,13 @@
 import { render } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WAIT_LIMIT_MS } from '../../test/wait-limit';
 import { eventRow, fakeStream, startFakeApi, type FakeApi } from './fake-api.test-support';
 import { TuiApp } from './tui-app';
 
 const ESC = '\u001b';
 const DOWN = '\u001b[B';
 
-async function until(check: () => boolean, what: () => string, ms = 5_000) {
+async function until(check: () => boolean, what: () => string, ms = WAIT_LIMIT_MS) {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting; screen:\n${what()}`);

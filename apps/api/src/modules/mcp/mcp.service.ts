@@ -9,7 +9,7 @@ import { serveOnLoopback } from './loopback-server';
  * api's REST operations (on a loopback port of this process) with the caller's own bearer token — the same
  * authorization table and the same audit entries as any API call, so an assistant can never do more than its key.
  */
-export function createMcpService(options: { version: string }) {
+export function createMcpService() {
   return {
     async handle(req: Request, res: Response): Promise<void> {
       const loopback = await serveOnLoopback(req.app as Express);
@@ -18,7 +18,7 @@ export function createMcpService(options: { version: string }) {
         baseUrl: loopback.url,
         headers: { authorization: req.get('authorization') ?? '' },
       });
-      const server = await createRelayMcpServer({ client, version: options.version });
+      const server = await createRelayMcpServer({ client });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();

@@ -40,7 +40,7 @@ describe('access page', () => {
     });
     renderApp('/app/access');
     const user = userEvent.setup();
-    expect(await screen.findByText('alice@example.com', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('alice@example.com')).toBeInTheDocument();
     await user.click(screen.getByRole('tab', { name: 'API keys' }));
     expect(await screen.findByText('rk_abc')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'New API key' }));
@@ -68,7 +68,7 @@ describe('access page', () => {
     });
     renderApp('/app/access');
     const user = userEvent.setup();
-    await user.selectOptions(await screen.findByLabelText('Role of bob', {}, { timeout: 5000 }), 'admin');
+    await user.selectOptions(await screen.findByLabelText('Role of bob'), 'admin');
     await waitFor(() => expect(api.calls.find((c) => c.method === 'PATCH')?.body).toEqual({ role: 'admin' }));
   });
 
@@ -83,7 +83,7 @@ describe('access page', () => {
     });
     renderApp('/app/access');
     const user = userEvent.setup();
-    expect(await screen.findByRole('tab', { name: 'Personal tokens' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByRole('tab', { name: 'Personal tokens' })).toBeInTheDocument();
     expect(screen.queryByRole('tab', { name: 'Users' })).not.toBeInTheDocument();
     expect(screen.queryByRole('tab', { name: 'API keys' })).not.toBeInTheDocument();
     await user.click(screen.getByRole('tab', { name: 'Audit log' }));

@@ -15,7 +15,7 @@ const bob = { ...alice, id: 'u2', username: 'bob', email: 'bob@example.com', rol
 const carol = { ...alice, id: 'u3', username: 'carol', email: 'carol@example.com', role: 'viewer', disabled: true };
 
 const rowOf = async (name: string) => {
-  const cell = await screen.findByRole('cell', { name }, { timeout: 5000 });
+  const cell = await screen.findByRole('cell', { name });
   return cell.closest('tr')!;
 };
 /** Clicks a user's action, then its dialog's confirm button, and waits until the dialog has gone. */
@@ -130,7 +130,7 @@ describe('users panel: the account lifecycle', () => {
       'GET /api/auth/tokens': { body: { tokens: [] } },
     });
     renderApp('/app/access');
-    expect(await screen.findByRole('tab', { name: 'Personal tokens' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByRole('tab', { name: 'Personal tokens' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /Disable|Enable|Reset password|Delete/ })).not.toBeInTheDocument();
     expect(api.calls.some((c) => c.url.pathname === '/api/users')).toBe(false);
   });

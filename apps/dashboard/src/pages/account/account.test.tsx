@@ -58,7 +58,7 @@ describe('sign-in page: identity provider', () => {
 describe('account page: change password', () => {
   const fill = async (current: string, next: string, confirm = next) => {
     const user = userEvent.setup();
-    await user.type(await screen.findByLabelText(/Current password/, {}, { timeout: 5000 }), current);
+    await user.type(await screen.findByLabelText(/Current password/), current);
     await user.type(screen.getByLabelText(/^New password/), next);
     await user.type(screen.getByLabelText(/Confirm new password/), confirm);
     await user.click(screen.getByRole('button', { name: 'Change password' }));
@@ -145,7 +145,7 @@ describe('set-password page', () => {
     });
     const { router } = renderApp('/app/set-password?code=abc123');
     const user = userEvent.setup();
-    await user.type(await screen.findByLabelText(/^New password/, {}, { timeout: 5000 }), NEW);
+    await user.type(await screen.findByLabelText(/^New password/), NEW);
     await user.type(screen.getByLabelText(/Confirm new password/), NEW);
     await user.click(screen.getByRole('button', { name: 'Set password' }));
     expect(await screen.findByRole('heading', { name: 'Sign in' })).toBeInTheDocument();
@@ -164,7 +164,7 @@ describe('set-password page', () => {
     });
     const { router } = renderApp('/app/set-password?code=used');
     const user = userEvent.setup();
-    await user.type(await screen.findByLabelText(/^New password/, {}, { timeout: 5000 }), NEW);
+    await user.type(await screen.findByLabelText(/^New password/), NEW);
     await user.type(screen.getByLabelText(/Confirm new password/), NEW);
     await user.click(screen.getByRole('button', { name: 'Set password' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('The set-password code was used already.');

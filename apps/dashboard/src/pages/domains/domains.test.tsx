@@ -32,7 +32,7 @@ describe('domains page', () => {
     });
     renderApp('/app/domains');
     const user = userEvent.setup();
-    await user.type(await screen.findByLabelText(/Domain/, {}, { timeout: 5000 }), 'hooks.acme.com');
+    await user.type(await screen.findByLabelText(/Domain/), 'hooks.acme.com');
     await user.click(screen.getByRole('button', { name: 'Add domain' }));
     expect(await screen.findByText('relay-verification=tok123')).toBeInTheDocument();
     expect(screen.getByText('acme.ingest.example.com')).toBeInTheDocument();
@@ -67,7 +67,7 @@ describe('domains page', () => {
     });
     renderApp('/app/domains');
     const user = userEvent.setup();
-    await user.click(await screen.findByRole('button', { name: 'Verify' }, { timeout: 5000 }));
+    await user.click(await screen.findByRole('button', { name: 'Verify' }));
     expect(await screen.findByText('TXT missing or wrong')).toBeInTheDocument();
     expect(screen.getByText('ok')).toBeInTheDocument();
     expect(screen.getByText('Found: other')).toBeInTheDocument();
@@ -82,7 +82,7 @@ describe('domains page', () => {
     });
     const view = renderApp('/app/domains');
     const user = userEvent.setup();
-    await user.click(await screen.findByRole('button', { name: 'Remove' }, { timeout: 5000 }));
+    await user.click(await screen.findByRole('button', { name: 'Remove' }));
     const dialog = await screen.findByRole('dialog');
     expect(api.calls.some((c) => c.method === 'DELETE')).toBe(false);
     await user.click(within(dialog).getByRole('button', { name: 'Remove' }));
@@ -92,7 +92,7 @@ describe('domains page', () => {
     // The API refuses a viewer the list (organization management): the page says who manages domains instead.
     const viewerApi = fakeApi({ 'GET /api/auth/me': { body: viewer } });
     renderApp('/app/domains');
-    expect(await screen.findByText(/managed by the organization's admins/, {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText(/managed by the organization's admins/)).toBeInTheDocument();
     expect(viewerApi.calls.some((c) => c.url.pathname === '/api/domains')).toBe(false);
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Add domain' })).not.toBeInTheDocument();

@@ -50,10 +50,7 @@ describe('platform console', () => {
       }),
     });
     renderApp('/app/platform');
-    expect(await screen.findByRole('link', { name: 'Acme' }, { timeout: 5000 })).toHaveAttribute(
-      'href',
-      '/app/platform/organizations/o1',
-    );
+    expect(await screen.findByRole('link', { name: 'Acme' })).toHaveAttribute('href', '/app/platform/organizations/o1');
     expect(screen.getByText('Delivered events').nextSibling).toHaveTextContent('40');
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Search organizations'), 'zzz');
@@ -88,7 +85,7 @@ describe('platform console', () => {
     });
     renderApp('/app/platform');
     const user = userEvent.setup();
-    await user.click(await screen.findByRole('button', { name: 'New organization' }, { timeout: 5000 }));
+    await user.click(await screen.findByRole('button', { name: 'New organization' }));
     const dialog = await screen.findByRole('dialog');
     const values: Record<string, string> = {
       'Organization name': 'Acme',
@@ -142,7 +139,7 @@ describe('platform console', () => {
     });
     renderApp('/app/platform/organizations/o1');
     const user = userEvent.setup();
-    expect(await screen.findByRole('heading', { name: 'Acme' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Acme' })).toBeInTheDocument();
     expect(screen.getByText('hooks.acme.com (active)')).toBeInTheDocument();
     await user.selectOptions(screen.getByLabelText('Status'), 'suspended');
     await user.type(screen.getByLabelText(/Monthly event limit/), '1000');

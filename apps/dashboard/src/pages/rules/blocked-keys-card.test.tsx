@@ -23,7 +23,7 @@ describe('rule detail: blocked keys of an ordered rule', () => {
       },
     });
     renderApp(`/app/rules/${RULE_ID}`);
-    const card = await screen.findByLabelText('Blocked keys', {}, { timeout: 5000 });
+    const card = await screen.findByLabelText('Blocked keys');
     const rows = await within(card).findAllByRole('row');
     expect(rows[1]).toHaveTextContent(/cus_42\s*0190a0a0\s*4\s*5m\s*7/);
     expect(within(rows[1]!).getByRole('link', { name: '0190a0a0' })).toHaveAttribute('href', `/app/events/${HEAD}`);
@@ -48,7 +48,7 @@ describe('rule detail: blocked keys of an ordered rule', () => {
     });
     const user = userEvent.setup();
     renderApp(`/app/rules/${RULE_ID}`);
-    const card = await screen.findByLabelText('Blocked keys', {}, { timeout: 5000 });
+    const card = await screen.findByLabelText('Blocked keys');
     const rows = await within(card).findAllByRole('row');
     expect(within(rows[2]!).queryByRole('button', { name: 'Give up' })).toBeNull();
     await user.click(within(rows[1]!).getByRole('button', { name: 'Give up' }));
@@ -64,7 +64,7 @@ describe('rule detail: blocked keys of an ordered rule', () => {
       [`GET /rules/${RULE_ID}/ordering`]: { body: { blocked_keys: [] } },
     });
     renderApp(`/app/rules/${RULE_ID}`);
-    const card = await screen.findByLabelText('Blocked keys', {}, { timeout: 5000 });
+    const card = await screen.findByLabelText('Blocked keys');
     expect(await within(card).findByText(/No blocked keys/)).toBeInTheDocument();
   });
 
@@ -75,7 +75,7 @@ describe('rule detail: blocked keys of an ordered rule', () => {
       [`GET /rules/${RULE_ID}/hooks`]: { body: { hooks: [] } },
     });
     renderApp(`/app/rules/${RULE_ID}`);
-    await screen.findByLabelText('Endpoint health', {}, { timeout: 5000 });
+    await screen.findByLabelText('Endpoint health');
     expect(screen.queryByLabelText('Blocked keys')).toBeNull();
     expect(api.calls.some((c) => c.url.pathname.endsWith('/ordering'))).toBe(false);
   });

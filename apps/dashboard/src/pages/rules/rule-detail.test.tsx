@@ -38,7 +38,7 @@ describe('rule detail page', () => {
     });
     renderApp(`/app/rules/${RULE_ID}`);
     const user = userEvent.setup();
-    await user.click(await screen.findByRole('button', { name: 'Delete' }, { timeout: 5000 }));
+    await user.click(await screen.findByRole('button', { name: 'Delete' }));
     const dialog = await screen.findByRole('dialog');
     expect(dialog).toHaveTextContent('Delete the hook to https://example.com/alert?');
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
@@ -58,7 +58,7 @@ describe('rule detail page', () => {
     });
     renderApp(`/app/rules/${RULE_ID}`);
     const user = userEvent.setup();
-    const form = await screen.findByRole('form', { name: 'Rotate signing secret' }, { timeout: 5000 });
+    const form = await screen.findByRole('form', { name: 'Rotate signing secret' });
     await user.type(within(form).getByLabelText(/New signing secret/), 'another-secret-16+');
     await user.clear(within(form).getByLabelText(/keeps signing for/));
     await user.type(within(form).getByLabelText(/keeps signing for/), '2');

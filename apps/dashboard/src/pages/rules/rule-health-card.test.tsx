@@ -25,7 +25,7 @@ describe('rule detail: endpoint health', () => {
       [`POST /rules/${RULE_ID}/resume`]: { body: { rule: healthy, resumed_events: 3 } },
     });
     renderApp(`/app/rules/${RULE_ID}`);
-    const card = await screen.findByLabelText('Endpoint health', {}, { timeout: 5000 });
+    const card = await screen.findByLabelText('Endpoint health');
     expect(within(card).getByText('unhealthy')).toBeInTheDocument();
     expect(card).toHaveTextContent('The target answered 410 Gone.');
     expect(card).toHaveTextContent(`Unhealthy since ${new Date('2026-11-01T10:00:00.000Z').toLocaleString()}`);
@@ -44,7 +44,7 @@ describe('rule detail: endpoint health', () => {
       [`GET /rules/${RULE_ID}/hooks`]: { body: { hooks: [] } },
     });
     renderApp(`/app/rules/${RULE_ID}`);
-    const card = await screen.findByLabelText('Endpoint health', {}, { timeout: 5000 });
+    const card = await screen.findByLabelText('Endpoint health');
     expect(within(card).getByText('healthy')).toBeInTheDocument();
     expect(within(card).queryByRole('button', { name: 'Resume' })).toBeNull();
   });

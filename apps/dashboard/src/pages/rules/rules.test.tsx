@@ -25,7 +25,7 @@ describe('rules page', () => {
           : { status: 201, body: { ...rule, id: 'new', source: 'github' } },
     });
     renderApp('/app/rules');
-    expect(await screen.findByRole('link', { name: 'stripe' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'stripe' })).toBeInTheDocument();
     expect(screen.getByText('signed')).toBeInTheDocument();
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'New provider' }));
@@ -82,7 +82,7 @@ describe('rules page', () => {
     });
     renderApp('/app/rules');
     const user = userEvent.setup();
-    await user.click(await screen.findByRole('button', { name: 'Edit' }, { timeout: 5000 }));
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
     const dialog = await screen.findByRole('dialog');
     expect(within(dialog).getByLabelText(/Signing secret/)).toHaveValue('');
     expect(within(dialog).getByText('A secret is set; type a new one to replace it')).toBeInTheDocument();

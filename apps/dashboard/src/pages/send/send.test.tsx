@@ -17,7 +17,7 @@ describe('send page', () => {
     });
     renderApp('/app/send');
     const user = userEvent.setup();
-    const provider = await screen.findByLabelText(/Provider/, {}, { timeout: 5000 });
+    const provider = await screen.findByLabelText(/Provider/);
     await screen.findByRole('option', { name: /stripe/ });
     // Inactive providers cannot send: they are not offered.
     expect(screen.queryByRole('option', { name: /off/ })).not.toBeInTheDocument();
@@ -39,7 +39,7 @@ describe('send page', () => {
     });
     renderApp('/app/send');
     const user = userEvent.setup();
-    await user.click(await screen.findByText('Manual', {}, { timeout: 5000 }));
+    await user.click(await screen.findByText('Manual'));
     await user.type(screen.getByLabelText(/Source/), 'github');
     const body = screen.getByLabelText(/Body/);
     await user.clear(body);
@@ -58,9 +58,7 @@ describe('send page', () => {
   it('shows a viewer no send form', async () => {
     const api = fakeApi({ 'GET /api/auth/me': { body: viewer } });
     renderApp('/app/send');
-    expect(
-      await screen.findByText('Only admins send webhooks through the relay.', {}, { timeout: 5000 }),
-    ).toBeInTheDocument();
+    expect(await screen.findByText('Only admins send webhooks through the relay.')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Send' })).not.toBeInTheDocument();
     expect(api.calls.some((c) => c.url.pathname === '/rules')).toBe(false);
   });

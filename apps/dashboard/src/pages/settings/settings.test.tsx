@@ -23,9 +23,7 @@ describe('settings page', () => {
   it('shows the ingest URLs with copy buttons, the default target in effect and the organization', async () => {
     fakeApi({ 'GET /api/auth/me': { body: viewer }, ...routes });
     renderApp('/app/settings');
-    expect(
-      await screen.findByText('https://acme.hooks.example.com/{source}', {}, { timeout: 5000 }),
-    ).toBeInTheDocument();
+    expect(await screen.findByText('https://acme.hooks.example.com/{source}')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Copy ingest URL' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Copy https://hooks.acme.com/' })).toBeInTheDocument();
     expect(
@@ -56,7 +54,7 @@ describe('settings page', () => {
     });
     renderApp('/app/settings');
     const user = userEvent.setup();
-    const input = await screen.findByLabelText('Organization default target', {}, { timeout: 5000 });
+    const input = await screen.findByLabelText('Organization default target');
     await user.type(input, 'http://10.0.0.1/');
     await user.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(input).toHaveAttribute('aria-invalid', 'true'));
@@ -87,7 +85,7 @@ describe('settings page', () => {
     });
     renderApp('/app/settings');
     const user = userEvent.setup();
-    const input = await screen.findByLabelText('Notification URL', {}, { timeout: 5000 });
+    const input = await screen.findByLabelText('Notification URL');
     expect(await screen.findByText('No notification URL: no notices.')).toBeInTheDocument();
     await user.type(input, 'http://10.0.0.1/');
     await user.click(screen.getByRole('button', { name: 'Save notifications' }));

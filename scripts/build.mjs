@@ -7,10 +7,22 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildCli } from './build-cli.mjs';
+import { withBuildLock } from './lib/build-lock.mjs';
 import { bundleWorkspace } from './lib/bundle-workspace.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const apps = ['api', 'delivery-worker'];
+
+// `node scripts/build.mjs [api] [worker]`: what to build; nothing named builds everything. `pnpm start:api` builds
+// the api (and the dashboard it serves), `pnpm start:worker` the worker only, so neither rewrites the other's
+// files while it runs; builds still take turns (build-lock.mjs), as two of the same may start at once.
+const TARGETS = { api: ['api'], worker: ['delivery-worker'] };
+const named = process.argv.slice(2);
+const unknown = named.filter((name) => !(name in TARGETS));
+if (unknown.length)
+  throw new Error(`unknown build target ${unknown.join(', ')}: use ${Object.keys(TARGETS).join(', ')}`);
+const everything = named.length === 0;
+const apps = everything ? ['api', 'delivery-worker'] : named.flatMap((name) => TARGETS[name]);
+const withDashboard = apps.includes('api');
 
 // The bundles import their external packages at run time from the app's own node_modules (pnpm
 // links only declared dependencies), so every external import must be a dependency of the app.
@@ -37,32 +49,39 @@ async function buildDashboard() {
   await vite.build({ root: dashboard, configFile: path.join(dashboard, 'vite.config.ts'), logLevel: 'warn' });
 }
 
-await Promise.all([
-  buildDashboard(),
-  buildCli(),
-  ...apps.map(async (app) => {
-    const result = await build({
-      entryPoints: [path.join(root, 'apps', app, 'src/main.ts')],
-      outfile: path.join(root, 'apps', app, 'dist/main.mjs'),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20.19',
-      sourcemap: true,
-      packages: 'external',
-      // Workspace packages are TypeScript sources: bundle them despite `packages: 'external'`.
-      plugins: [bundleWorkspace(root)],
-      banner: {
-        js:
-          "import { createRequire as __relayCreateRequire } from 'node:module'; " +
-          'const require = __relayCreateRequire(import.meta.url);',
-      },
-      logLevel: 'warning',
-      metafile: true,
-    });
-    assertResolvable(app, result.metafile);
-  }),
-]);
-console.log(
-  `built ${apps.map((a) => `apps/${a}/dist/main.mjs`).join(', ')}, apps/dashboard/dist, apps/cli/dist/relay.mjs`,
+const buildApp = async (app) => {
+  const result = await build({
+    entryPoints: [path.join(root, 'apps', app, 'src/main.ts')],
+    outfile: path.join(root, 'apps', app, 'dist/main.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    sourcemap: true,
+    packages: 'external',
+    // Workspace packages are TypeScript sources: bundle them despite `packages: 'external'`.
+    plugins: [bundleWorkspace(root)],
+    banner: {
+      js:
+        "import { createRequire as __relayCreateRequire } from 'node:module'; " +
+        'const require = __relayCreateRequire(import.meta.url);',
+    },
+    logLevel: 'warning',
+    metafile: true,
+  });
+  assertResolvable(app, result.metafile);
+};
+
+await withBuildLock(path.join(root, 'node_modules', '.cache', 'relay-build.lock'), () =>
+  Promise.all([
+    ...(withDashboard ? [buildDashboard()] : []),
+    ...(everything ? [buildCli()] : []),
+    ...apps.map(buildApp),
+  ]),
 );
+const built = [
+  ...apps.map((a) => `apps/${a}/dist/main.mjs`),
+  ...(withDashboard ? ['apps/dashboard/dist'] : []),
+  ...(everything ? ['apps/cli/dist/relay.mjs'] : []),
+];
+console.log(`built ${built.join(', ')}`);

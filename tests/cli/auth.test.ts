@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { seedUser } from '../e2e/harness';
 import { PASSWORD, startCliRelay, type CliRelay } from './cli-harness';
@@ -91,6 +91,35 @@ describe('relay login, whoami, logout', () => {
     expect(byFlag.code).toBe(1);
     const byProfile = await relay.run(home, ['whoami', '--json']);
     expect(JSON.parse(byProfile.stdout).user.username).toBe('grace');
+  });
+
+  it('treats an empty RELAY_URL or RELAY_TOKEN as unset: login --url works and whoami uses the profile', async () => {
+    await seedUser(relay.pipeline, { username: 'eve', role: 'viewer', password: PASSWORD });
+    const home = relay.newHome();
+    const env = { RELAY_URL: '', RELAY_TOKEN: '', RELAY_PROFILE: '' };
+    const login = await relay.run(home, ['login', '--url', relay.url, '--username', 'eve', '--password-stdin'], {
+      env,
+      input: PASSWORD,
+    });
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    const whoami = await relay.run(home, ['whoami', '--json'], { env });
+    expect(whoami.code).toBe(0);
+    expect(JSON.parse(whoami.stdout).user.username).toBe('eve');
+  });
+
+  it('tightens a config folder that already existed with a wider mode to 0700', async () => {
+    await seedUser(relay.pipeline, { username: 'wide', role: 'viewer', password: PASSWORD });
+    const home = relay.newHome();
+    const folder = path.dirname(configOf(home));
+    mkdirSync(folder, { recursive: true, mode: 0o755 });
+    chmodSync(folder, 0o755);
+    const login = await relay.run(home, ['login', '--url', relay.url, '--username', 'wide', '--password-stdin'], {
+      input: PASSWORD,
+    });
+    expect(login.code).toBe(0);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(statSync(configOf(home)).mode & 0o777).toBe(0o600);
   });
 
   it('keeps named profiles apart', async () => {

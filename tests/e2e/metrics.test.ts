@@ -132,6 +132,15 @@ describe('metrics after a known sequence of ingests and deliveries', () => {
     }
   });
 
+  it('counts only POSTs as ingest requests: unknown GETs are 404s, not refused webhooks', async () => {
+    const total = async () => valueOf(await scrapeApi(), 'relay_ingest_requests_total') ?? 0;
+    const before = await total();
+    for (const path of ['/favicon.ico', '/robots.txt', '/nosuch']) await pipeline.http.get(path).expect(404);
+    expect(await total()).toBe(before);
+    await ingest('/github', '{"counted":true}').expect(202);
+    expect(await total()).toBe(before + 1);
+  });
+
   it('counts failed logins: a wrong password, then attempts over the limit', async () => {
     await seedUser(pipeline, { username: 'mallory', role: 'viewer', password: 'mallory-password-1' });
     const before = await scrapeApi();

@@ -9,7 +9,10 @@ const API_MAIN = path.join(ROOT, 'apps/api/src/main.ts');
 function runApi(env: Record<string, string | undefined>) {
   const child = spawn(process.execPath, ['--import', 'tsx', API_MAIN], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    // A setting given as undefined is unset, even when the test runner's own environment has it.
+    env: Object.fromEntries(
+      Object.entries({ ...process.env, LOG_LEVEL: 'info', ...env }).filter(([, value]) => value !== undefined),
+    ),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -31,6 +34,27 @@ describe('the api process', () => {
     expect(await api.exited).not.toBe(0);
     expect(api.output()).toMatch(/PORT: must be a whole number/);
     expect(api.output()).toMatch(/ALLOW_PUBLIC_TARGET_OVERRIDE/);
+  }, 30_000);
+
+  it('advertises its own PORT in /config/endpoint when PUBLIC_BASE_URL is unset', async () => {
+    const port = await freePort();
+    const env = { ...pipeline.baseEnv, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: undefined };
+    const api = runApi(env);
+    try {
+      const res = await waitFor(
+        () => fetch(`http://127.0.0.1:${port}/config/endpoint`).catch(() => undefined),
+        20_000,
+        'api to listen',
+      );
+      // The dashboard's ready-made curl is built from ingest_url (pages/events/events-empty.tsx).
+      expect(await res.json()).toMatchObject({
+        base_url: `http://localhost:${port}`,
+        ingest_url: `http://localhost:${port}/`,
+      });
+    } finally {
+      api.child.kill('SIGTERM');
+      await api.exited;
+    }
   }, 30_000);
 
   it('drains on SIGTERM: a webhook in its batch window is still committed and answered, then it exits 0', async () => {

@@ -24,7 +24,8 @@ const fields = z.object({
   HOST: text('0.0.0.0'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   QUEUE_PREFIX: text('relay'),
-  PUBLIC_BASE_URL: text('http://localhost:3000'),
+  // Unset: http://localhost:${PORT} (see `schema` below), so a relay moved to another port advertises that one.
+  PUBLIC_BASE_URL: optionalText(),
   DEFAULT_TARGET_URL: optionalText(),
   // Identity-provider login (OIDC) for the default organization: GET /api/auth/idp and its callback. The issuer
   // must be https, except on a loopback address (a local provider, tests).
@@ -135,12 +136,15 @@ const fields = z.object({
 });
 
 // Settings that default from others.
-const schema = fields.transform((settings) => ({
-  ...settings,
-  OIDC_REDIRECT_URL:
-    settings.OIDC_REDIRECT_URL ?? `${settings.PUBLIC_BASE_URL.replace(/\/+$/, '')}/api/auth/callback/idp`,
-  SESSION_COOKIE_SECURE: settings.SESSION_COOKIE_SECURE ?? settings.PUBLIC_BASE_URL.toLowerCase().startsWith('https:'),
-}));
+const schema = fields.transform((settings) => {
+  const publicBaseUrl = settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`;
+  return {
+    ...settings,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    OIDC_REDIRECT_URL: settings.OIDC_REDIRECT_URL ?? `${publicBaseUrl.replace(/\/+$/, '')}/api/auth/callback/idp`,
+    SESSION_COOKIE_SECURE: settings.SESSION_COOKIE_SECURE ?? publicBaseUrl.toLowerCase().startsWith('https:'),
+  };
+});
 
 export type ApiConfig = z.output<typeof schema>;
 

@@ -14,7 +14,7 @@ const cliEnvSchema = z.object({
   RELAY_PROFILE: z.string().min(1).optional(),
   XDG_CONFIG_HOME: z.string().min(1).optional(),
   HOME: z.string().min(1).optional(),
-  // https://no-color.org: any non-empty value turns colour off; FORCE_COLOR turns it on without a TTY.
+  // https://no-color.org: any non-empty value turns colour off; FORCE_COLOR (non-empty) turns it on without a TTY.
   NO_COLOR: z.string().optional(),
   FORCE_COLOR: z.string().optional(),
   CI: flag,
@@ -31,8 +31,15 @@ export interface CliEnv {
   ci: boolean;
 }
 
+/**
+ * An empty variable is no setting (`RELAY_URL= relay login --url …`, a `.env` line left blank): it reads as
+ * unset for every variable here, so it neither fails validation nor hides the next source (a flag, the profile).
+ */
+const withoutEmpty = (raw: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''));
+
 export function parseCliEnv(raw: Record<string, string | undefined>): CliEnv {
-  const parsed = cliEnvSchema.safeParse(raw);
+  const parsed = cliEnvSchema.safeParse(withoutEmpty(raw));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Error(`invalid environment variable ${issue.path.join('.')}: ${issue.message}`);

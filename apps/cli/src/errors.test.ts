@@ -40,6 +40,19 @@ describe('parseCliEnv', () => {
     expect(parseCliEnv({ HOME: '/h', NO_COLOR: '', CI: '0' })).toMatchObject({ noColor: false, ci: false });
   });
 
+  it('treats an empty variable as unset, everywhere it reads one', () => {
+    const empty = { RELAY_URL: '', RELAY_TOKEN: '', RELAY_PROFILE: '', XDG_CONFIG_HOME: '', FORCE_COLOR: '', CI: '' };
+    expect(parseCliEnv({ HOME: '/h', ...empty })).toEqual({
+      url: undefined,
+      token: undefined,
+      profile: undefined,
+      configFile: '/h/.config/webhook-relay/config.json',
+      noColor: false,
+      forceColor: false,
+      ci: false,
+    });
+  });
+
   it('refuses a RELAY_URL that is not http(s)', () => {
     expect(() => parseCliEnv({ HOME: '/h', RELAY_URL: 'ftp://x' })).toThrow('RELAY_URL');
   });

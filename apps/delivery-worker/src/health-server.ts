@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { ERROR_CODES } from '@relay/core';
 import { checkReadiness, metricsAccessAllowed, type Readiness } from '@relay/service-kit';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 
 /** GET /metrics on the health port: the worker's registry, behind METRICS_TOKEN when it is set. */
@@ -27,6 +28,23 @@ export function createHealthServer(readiness: Readiness, metrics?: MetricsExposu
       });
     });
   });
+}
+
+/**
+ * Listens on WORKER_HEALTH_PORT. Workers scale by starting more of them, and on one host only the first gets
+ * the port: a worker that finds it taken warns once and runs on without a health server (it still delivers),
+ * instead of dying on an uncaught EADDRINUSE. Any other listen error is still fatal.
+ */
+export function listenHealthServer(server: http.Server, port: number, logger: Logger): http.Server {
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    logger.warn(
+      { port },
+      `WORKER_HEALTH_PORT ${port} is in use (another worker on this host?): this worker runs without /health, ` +
+        '/ready and /metrics; give each worker its own WORKER_HEALTH_PORT, or 0 to turn it off',
+    );
+  });
+  return server.listen(port);
 }
 
 function serveMetrics(

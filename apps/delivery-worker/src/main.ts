@@ -1,6 +1,6 @@
 import { createLogger, handleShutdownSignals } from '@relay/service-kit';
 import { parseWorkerConfig } from './config';
-import { createHealthServer } from './health-server';
+import { createHealthServer, listenHealthServer } from './health-server';
 import { createWorkerRuntime } from './runtime';
 
 const config = parseWorkerConfig(process.env);
@@ -8,8 +8,10 @@ const logger = createLogger('delivery-worker', config.LOG_LEVEL);
 const runtime = createWorkerRuntime(config, logger);
 const healthServer =
   config.WORKER_HEALTH_PORT > 0
-    ? createHealthServer(runtime.health, { registry: runtime.metrics.registry, token: config.METRICS_TOKEN }).listen(
+    ? listenHealthServer(
+        createHealthServer(runtime.health, { registry: runtime.metrics.registry, token: config.METRICS_TOKEN }),
         config.WORKER_HEALTH_PORT,
+        logger,
       )
     : undefined;
 logger.info({ concurrency: config.DELIVERY_CONCURRENCY }, 'delivery worker started');

@@ -27,6 +27,14 @@ describe('config store', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).profiles.a.url).toBe('http://r');
   });
 
+  it('tightens a folder that already existed with a wider mode to 0700', async () => {
+    const file = fileIn();
+    mkdirSync(path.dirname(file), { recursive: true });
+    chmodSync(path.dirname(file), 0o755);
+    await createConfigStore(file).write({ profiles: {} });
+    expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+  });
+
   it('names the file when it is not JSON or not a config', async () => {
     const file = fileIn();
     mkdirSync(path.dirname(file), { recursive: true });

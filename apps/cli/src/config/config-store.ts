@@ -53,7 +53,13 @@ export function createConfigStore(file: string): ConfigStore {
       return parsed.data;
     },
     async write(config) {
-      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      const folder = path.dirname(file);
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      // mkdir's mode applies only to a folder it creates: one that already existed wider (0755) is tightened,
+      // as the file holds tokens and the folder its temporary copies.
+      await chmod(folder, 0o700).catch((error: Error) => {
+        throw new Error(`cannot make ${folder} private (mode 0700), where relay keeps its tokens: ${error.message}`);
+      });
       // A temporary file then rename: a crash mid-write never leaves half a config (and half a token).
       const temporary = `${file}.${process.pid}.tmp`;
       await writeFile(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });

@@ -22,6 +22,9 @@ export function instrumentIngest(handler: RequestHandler, metrics: ApiMetrics): 
     metrics.ingestAnswered(this.statusCode, locals.problemCode, seconds, locals.organizationId);
   }
   return (req, res, next) => {
+    // Only a POST is a webhook: app.ts also mounts ingest last, where every request no route claimed passes
+    // (GET /favicon.ico, /robots.txt); those 404s are no refused webhooks.
+    if (req.method !== 'POST') return next();
     const locals = res.locals as IngestLocals;
     if (locals.ingestStartedAt === undefined) {
       locals.ingestStartedAt = performance.now();

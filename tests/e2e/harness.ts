@@ -78,7 +78,8 @@ export async function startPipeline(
     // Walks and races send hundreds of API requests per credential; rate-limits.test.ts turns the limit on.
     API_RATE_LIMIT: '0',
   };
-  const api = createApiRuntime(parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }),
+  const api = createApiRuntime(
+    parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }),
     options.apiLogger ?? silent,
   );
   // As main.ts does: start-up work (the initial admin) before the api counts as ready.

@@ -93,7 +93,9 @@ export function createRuleHealthRepository(pool: pg.Pool) {
   return {
     /** Pauses one queued event of an unhealthy rule; a pause made is audited (`audit`) in the same transaction. */
     async pauseEvent(orgId: OrgId, eventId: string, providerId: string, audit: AuditInput): Promise<PauseResult> {
-      return inTransaction(pool, async (client) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
         const { rows } = await client.query<{ health: RuleHealthState | null; paused: number }>(PAUSE_EVENT, [
           orgId,
           eventId,
@@ -101,8 +103,14 @@ export function createRuleHealthRepository(pool: pg.Pool) {
         ]);
         const result = { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
         if (result.paused) await insertAuditEntry(client, orgId, audit);
+        await client.query('COMMIT');
         return result;
-      });
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
+        throw err;
+      } finally {
+        client.release();
+      }
     },
 
     /** The start of the rule's current failing run (set to `at` if none ran); null: the rule is gone. */

@@ -301,7 +301,9 @@ describe('ordered delivery when a worker is killed mid-stream', () => {
     expect(target.accepted('K')).toEqual([0, 1]);
     expect(target.accepted('L')).toEqual([0, 1, 2]);
 
-    pipeline.startWorker();
+    // The killed worker's locks (FAST_WORKER_ENV: 1 s) expire and its jobs are found stalled; the new worker's own
+    // are longer, so a busy machine that stalls its event loop for a second does not redeliver what it holds.
+    pipeline.startWorker({ WORKER_LOCK_DURATION_MS: '15000' });
     for (const id of ids.values()) await pipeline.waitForStatus(id, 'delivered', 30_000);
     expect(target.accepted('K')).toEqual(inOrder(5));
     expect(target.accepted('L')).toEqual(inOrder(5));

@@ -1,4 +1,4 @@
-import { startTargetServer, type TargetServer } from '@relay/test-support';
+import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { startPipeline, type Pipeline } from './harness';
 
 describe('graceful shutdown', () => {
@@ -26,14 +26,19 @@ describe('graceful shutdown', () => {
   });
 
   it('the api flushes its pending ingest batch when it closes', async () => {
+    // The batch closes by itself only after a second (the setting's maximum): closed while the webhook waits in
+    // it, the webhook is stored in time only if close() flushes it.
     const slowBatch = await startPipeline({
-      api: { DEFAULT_TARGET_URL: target.url, INGEST_BATCH_WAIT_MS: '500' },
+      api: { DEFAULT_TARGET_URL: target.url, INGEST_BATCH_WAIT_MS: '1000' },
       worker: false,
     });
     try {
+      let settled = false;
       const pending = slowBatch.http.post('/a').set('content-type', 'application/json').send('{"late":true}');
-      const answered = pending.then((r) => r);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const answered = pending.then((r) => ((settled = true), r));
+      // Closed once the webhook waits in its batch: a fixed pause raced the request on a busy machine. (Should the
+      // machine stall past the second, the batch closes by itself and the answer is still checked.)
+      await waitFor(() => slowBatch.api.ingestWaiting() === 1 || settled || undefined, 30_000, 'the webhook to wait');
       await slowBatch.api.close();
       const res = await answered;
       expect(res.status).toBe(202);

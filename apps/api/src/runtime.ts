@@ -35,6 +35,8 @@ export interface ApiRuntime {
   beginShutdown(): void;
   /** Flushes pending ingest batches and closes every connection. */
   close(): Promise<void>;
+  /** Webhooks waiting for their group commit (tests: a shutdown that must flush them). */
+  ingestWaiting(): number;
 }
 
 export function targetPolicyOf(config: {
@@ -226,6 +228,7 @@ export function createApiRuntime(
       // Open streams would hold server.close() forever; their clients reconnect to another process.
       streams.closeAll();
     },
+    ingestWaiting: () => ingest.waiting(),
     async close() {
       shuttingDown = true;
       streams.closeAll();

@@ -16,6 +16,19 @@ describe('group commit', () => {
     expect(flushes).toEqual([[1, 2, 3]]);
   });
 
+  it('counts the items waiting for their batch, and none once drained', async () => {
+    const commit = createGroupCommit<number, number>({
+      maxSize: 100,
+      maxWaitMs: 60_000,
+      flush: async (items) => items,
+    });
+    const answers = [commit.submit(1), commit.submit(2)];
+    expect(commit.waiting()).toBe(2);
+    await commit.drain();
+    expect(commit.waiting()).toBe(0);
+    expect(await Promise.all(answers)).toEqual([1, 2]);
+  });
+
   it('closes a batch at maxSize', async () => {
     const sizes: number[] = [];
     const commit = createGroupCommit<number, number>({

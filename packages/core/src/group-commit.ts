@@ -38,6 +38,8 @@ export interface GroupCommit<T, R> {
   submit(item: T): Promise<R>;
   /** Flushes what is pending and waits for every flush in progress. */
   drain(): Promise<void>;
+  /** Items submitted and not yet in a flush (waiting for their batch to close). */
+  waiting(): number;
 }
 
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T, R> {
@@ -116,5 +118,6 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
         await Promise.race([...inFlight]);
       }
     },
+    waiting: () => batch.length,
   };
 }

@@ -135,6 +135,8 @@ export function createIngestService(deps: IngestServiceDeps) {
         webhook,
         claim,
       ),
+    /** Webhooks waiting for their batch to close (tests: a shutdown with a batch pending). */
+    waiting: () => commit.waiting(),
     /** Flushes pending batches and waits for their enqueues (shutdown). */
     async drain() {
       await commit.drain();

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createFairShare } from '@relay/core';
 import {
-  createDatabase,
   createEventOrderingRepository,
   createEventRepository,
   createProviderRepository,
@@ -9,30 +8,21 @@ import {
   createTargetResolver,
   type Database,
 } from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 import { createDeliveryStore } from '../delivery-store';
 import { createFairGate } from '../fair-gate';
 import { createOrderGate } from '../ordered-delivery';
 import { createRuleHealth } from '../rule-health';
+import { useRuleTestDatabase } from '../rule-test-database';
 import { createRuleLookup } from '../rule-lookup';
 import { createRulePolicies } from '../rule-policy';
 import type { Delivery, Prepared } from './delivery';
 import { createPrepare } from './prepare.stage';
-import { emptyTables, newEvent, newRule, ORG, quiet, RETRY } from './stage-test-kit';
+import { newEvent, newRule, ORG, quiet, RETRY } from './stage-test-kit';
 
 const T0 = new Date('2027-06-01T00:00:00Z').getTime();
 
-let testDb: TestDatabase;
 let db: Database;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 3 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
-beforeEach(() => emptyTables(db));
+useRuleTestDatabase((opened) => (db = opened));
 
 // The prepare stage over the real database: every gate it passes, in the order it passes them.
 function setup(options: { poolSize?: number } = {}) {

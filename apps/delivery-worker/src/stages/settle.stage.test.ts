@@ -1,33 +1,18 @@
 import type { AttemptOutcome } from '@relay/core';
-import {
-  createDatabase,
-  createEventRepository,
-  createRuleHealthRepository,
-  type Database,
-  type OrderingHead,
-} from '@relay/db';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { createEventRepository, createRuleHealthRepository, type OrderingHead, type Database } from '@relay/db';
 import { createDeliveryStore } from '../delivery-store';
 import type { ProviderOutcome } from '../hook-dispatch';
 import type { Notice } from '../notifications/notifier';
 import { createRuleHealth } from '../rule-health';
+import { useRuleTestDatabase } from '../rule-test-database';
 import type { Delivery, Sent } from './delivery';
 import { createSettle } from './settle.stage';
-import { emptyTables, newEvent, newRule, ORG, quiet, RETRY } from './stage-test-kit';
+import { newEvent, newRule, ORG, quiet, RETRY } from './stage-test-kit';
 
 const T0 = new Date('2027-06-01T00:00:00Z').getTime();
 
-let testDb: TestDatabase;
 let db: Database;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 3 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
-beforeEach(() => emptyTables(db));
+useRuleTestDatabase((opened) => (db = opened));
 
 // The settle stage over the real database and real endpoint health; what it tells others (hooks, metrics,
 // notices, released ordering keys) is heard through the functions it is given.

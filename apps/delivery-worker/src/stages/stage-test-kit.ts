@@ -16,13 +16,6 @@ export const ORG: OrgId = DEFAULT_ORGANIZATION_ID;
 export const quiet = pino({ level: 'silent' });
 export const RETRY = { maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 60_000, retryAfterMaxMs: 60_000 };
 
-/** Empties what the stages write (events and their attempts go with the cascade). */
-export async function emptyTables(db: Database): Promise<void> {
-  await db.pool.query('DELETE FROM events');
-  await db.pool.query('DELETE FROM audit_entries');
-  await db.pool.query('DELETE FROM providers');
-}
-
 export async function newRule(
   db: Database,
   data: { source: string; targetUrl?: string; ordering?: object; deliveryPolicy?: object; health?: 'unhealthy' },

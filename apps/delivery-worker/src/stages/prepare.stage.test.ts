@@ -27,7 +27,7 @@ useRuleTestDatabase((opened) => (db = opened));
 // The prepare stage over the real database: every gate it passes, in the order it passes them.
 function setup(options: { poolSize?: number } = {}) {
   const rules = createRuleLookup(createProviderRepository(db.prisma), { cacheMs: 0 });
-  const store = createDeliveryStore(createEventRepository(db.pool, {}));
+  const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: undefined }));
   const share = createFairShare({
     poolSize: options.poolSize ?? 10,
     sharePercent: 100,
@@ -35,13 +35,14 @@ function setup(options: { poolSize?: number } = {}) {
     activeWindowMs: 1_000,
     waitMs: 500,
     maxWaitMs: 5_000,
+    flowingMs: 0,
     now: () => T0,
   });
   const fairGate = createFairGate(share, 0);
   const prepare = createPrepare({
     store,
     order: createOrderGate({ rules, ordering: createEventOrderingRepository(db.pool) }),
-    targets: createTargetResolver(db.pool, {}),
+    targets: createTargetResolver(db.pool, { defaultTargetUrl: undefined }),
     rules,
     health: createRuleHealth({
       repository: createRuleHealthRepository(db.pool),

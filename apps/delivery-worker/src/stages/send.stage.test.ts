@@ -51,6 +51,7 @@ function setup(policy: TargetPolicy = open) {
       activeWindowMs: 1_000,
       waitMs: 500,
       maxWaitMs: 5_000,
+      flowingMs: 0,
     }),
     0,
   );

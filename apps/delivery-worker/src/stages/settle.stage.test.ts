@@ -18,8 +18,11 @@ useRuleTestDatabase((opened) => (db = opened));
 // notices, released ordering keys) is heard through the functions it is given.
 function setup() {
   const released: OrderingHead[] = [];
-  const store = createDeliveryStore(createEventRepository(db.pool, {}), undefined, undefined, (heads) =>
-    released.push(...heads),
+  const store = createDeliveryStore(
+    createEventRepository(db.pool, { defaultTargetUrl: undefined }),
+    undefined,
+    undefined,
+    (heads) => released.push(...heads),
   );
   const hooks: ProviderOutcome[] = [];
   const counted: string[] = [];

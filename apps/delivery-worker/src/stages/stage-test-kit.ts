@@ -31,7 +31,7 @@ export async function newEvent(
   db: Database,
   event: { source: string; nextAttemptAt?: Date; orderingKey?: string; providerId?: string } = { source: 'none' },
 ): Promise<StoredEvent> {
-  const events = createEventRepository(db.pool, {});
+  const events = createEventRepository(db.pool, { defaultTargetUrl: undefined });
   // Time-ordered, as ingest's: the oldest id of an ordering key is its head.
   const id = uuidv7();
   await events.insertMany([

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createFairShare } from '@relay/core';
 import {
   createEventOrderingRepository,
   createEventRepository,
@@ -9,7 +8,6 @@ import {
   type Database,
 } from '@relay/db';
 import { createDeliveryStore } from '../delivery-store';
-import { createFairGate } from '../fair-gate';
 import { createOrderGate } from '../ordered-delivery';
 import { createRuleHealth } from '../rule-health';
 import { useRuleTestDatabase } from '../rule-test-database';
@@ -17,7 +15,7 @@ import { createRuleLookup } from '../rule-lookup';
 import { createRulePolicies } from '../rule-policy';
 import type { Delivery, Prepared } from './delivery';
 import { createPrepare } from './prepare.stage';
-import { newEvent, newRule, ORG, quiet, RETRY } from './stage-test-kit';
+import { fairGateOf, newEvent, newRule, ORG, quiet, RETRY } from './stage-test-kit';
 
 const T0 = new Date('2027-06-01T00:00:00Z').getTime();
 
@@ -28,17 +26,7 @@ useRuleTestDatabase((opened) => (db = opened));
 function setup(options: { poolSize?: number } = {}) {
   const rules = createRuleLookup(createProviderRepository(db.prisma), { cacheMs: 0 });
   const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: undefined }));
-  const share = createFairShare({
-    poolSize: options.poolSize ?? 10,
-    sharePercent: 100,
-    reservePercent: 0,
-    activeWindowMs: 1_000,
-    waitMs: 500,
-    maxWaitMs: 5_000,
-    flowingMs: 0,
-    now: () => T0,
-  });
-  const fairGate = createFairGate(share, 0);
+  const fairGate = fairGateOf(options.poolSize ?? 10);
   const prepare = createPrepare({
     store,
     order: createOrderGate({ rules, ordering: createEventOrderingRepository(db.pool) }),

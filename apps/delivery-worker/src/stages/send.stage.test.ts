@@ -1,12 +1,12 @@
-import { createFairShare, parsePortPolicy, type TargetPolicy } from '@relay/core';
+import { parsePortPolicy, type TargetPolicy } from '@relay/core';
 import type { StoredEvent } from '@relay/db';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
-import { createFairGate, type FairGate } from '../fair-gate';
+import type { FairGate } from '../fair-gate';
 import { createSender } from '../sender';
 import { createSecretLookup } from '../signing-secrets';
 import type { Delivery } from './delivery';
 import { createSend } from './send.stage';
-import { ORG, RETRY } from './stage-test-kit';
+import { fairGateOf, ORG, RETRY } from './stage-test-kit';
 
 const T0 = new Date('2027-06-01T00:00:00Z').getTime();
 // The target server listens on 127.0.0.1 at a random port: a self-hosted install's policy lets it through.
@@ -43,18 +43,7 @@ const event: StoredEvent = {
 
 // A real fair gate whose releases are heard: the slot prepare took must always come back.
 function setup(policy: TargetPolicy = open) {
-  const gate = createFairGate(
-    createFairShare({
-      poolSize: 1,
-      sharePercent: 100,
-      reservePercent: 0,
-      activeWindowMs: 1_000,
-      waitMs: 500,
-      maxWaitMs: 5_000,
-      flowingMs: 0,
-    }),
-    0,
-  );
+  const gate = fairGateOf(1);
   const released: { origin: string; answered: boolean | undefined }[] = [];
   const fairGate: FairGate = {
     ...gate,

@@ -1,4 +1,4 @@
-import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
+import { createFairShare, DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import {
   createEventRepository,
   createProviderRepository,
@@ -7,6 +7,7 @@ import {
   type StoredEvent,
 } from '@relay/db';
 import { pino } from 'pino';
+import { createFairGate, type FairGate } from '../fair-gate';
 import { v7 as uuidv7 } from 'uuid';
 
 // Fixtures of the stage tests (prepare, send, settle): real rows in a test database, written the way the
@@ -48,4 +49,18 @@ export async function newEvent(
     },
   ]);
   return (await events.findById(ORG, id))!;
+}
+
+/** A real fair gate over `poolSize` slots: one origin alone may hold them all; a refused event never waits. */
+export function fairGateOf(poolSize: number): FairGate {
+  const share = createFairShare({
+    poolSize,
+    sharePercent: 100,
+    reservePercent: 0,
+    activeWindowMs: 1_000,
+    waitMs: 500,
+    maxWaitMs: 5_000,
+    flowingMs: 0,
+  });
+  return createFairGate(share, 0);
 }

@@ -1,13 +1,14 @@
 import { decide, type RetryPolicy, type TargetPolicy } from '@relay/core';
 import type { AttemptRepository, EventRepository, HookRepository } from '@relay/db';
 import type { FeedPublisher, HookJobData } from '@relay/queue';
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { feedAttempt } from './feed-messages';
-import { DEFAULT_FAULT_BOUND, deferOrGiveUp, relayErrorAttempt, type FaultBound } from './relay-faults';
+import { DEFAULT_FAULT_BOUND, relayErrorAttempt, type FaultBound } from './relay-faults';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
 import type { SecretLookup } from './signing-secrets';
+import { attemptFields, runJob, stepOf, type Step } from './stages/job-step';
 
 export interface HookDeps {
   events: Pick<EventRepository, 'findById'>;
@@ -30,19 +31,20 @@ export type HookResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' 
 // One hook request: the original payload, signed like a main delivery, plus the provider's outcome
 // (X-Relay-Delivery-Status, and X-Relay-Response-Status when the provider answered over HTTP).
 // Transient failures are retried under the same retry policy as deliveries; a final failure is
-// stored and logged and goes no further: it never changes the event and never fires a hook.
+// stored and logged and goes no further: it never changes the event and never fires a hook. A hook settles
+// as a delivery does (stages/job-step.ts): the policy's decision is its step, faults defer the job alike.
 export function createHookProcessor(deps: HookDeps) {
   const now = deps.now ?? Date.now;
   const faults = deps.faults ?? DEFAULT_FAULT_BOUND;
 
-  async function attempt(data: HookJobData, attemptNumber: number): Promise<{ result: HookResult; delayMs?: number }> {
+  async function attempt(data: HookJobData, attemptNumber: number): Promise<Step<HookResult>> {
     const [event, hook] = await Promise.all([
       deps.events.findById(data.orgId, data.eventId),
       deps.hooks.findById(data.orgId, data.hookId),
     ]);
     // A deleted event, or a hook deleted or switched off since, sends nothing.
     if (!event || !hook || !hook.active) return { result: 'skipped' };
-    const { outcome, responseBody, durationMs, startedAt, finishedAt } = await sendSignedRequest(
+    const sent = await sendSignedRequest(
       deps,
       event,
       {
@@ -56,28 +58,22 @@ export function createHookProcessor(deps: HookDeps) {
       },
       now,
     );
-    const decision = decide(outcome, attemptNumber, deps.retry, Math.random, now());
+    const decision = decide(sent.outcome, attemptNumber, deps.retry, Math.random, now());
     const error = decision.action === 'delivered' ? null : decision.error;
     const record = {
       eventId: data.eventId,
       hookId: hook.id,
       attemptNumber,
       targetUrl: hook.targetUrl,
-      responseStatus: outcome.kind === 'response' ? outcome.status : null,
-      responseBody,
-      error,
-      durationMs,
-      startedAt,
-      finishedAt,
+      ...attemptFields(sent, error),
     };
     await deps.attempts.recordHook(data.orgId, record);
     await deps.feed?.publish(data.orgId, [
       { type: 'attempt', at: record.finishedAt.getTime(), data: feedAttempt('hook', record) },
     ]);
-    if (decision.action === 'delivered') return { result: 'delivered' };
-    if (decision.action === 'retry') return { result: 'retry_scheduled', delayMs: decision.delayMs };
-    deps.logger.warn({ eventId: data.eventId, hookId: hook.id, reason: decision.reason, error }, 'hook failed');
-    return { result: 'failed' };
+    if (decision.action === 'fail')
+      deps.logger.warn({ eventId: data.eventId, hookId: hook.id, reason: decision.reason, error }, 'hook failed');
+    return stepOf(decision);
   }
 
   // Past the fault bound the hook's attempt is recorded failed with the reason and goes no further.
@@ -94,29 +90,22 @@ export function createHookProcessor(deps: HookDeps) {
     return 'failed';
   }
 
-  return async function process(job: Job<HookJobData>, token?: string): Promise<HookResult> {
+  return function process(job: Job<HookJobData>, token?: string): Promise<HookResult> {
     const attemptNumber = (job.data.attempt ?? 0) + 1;
-    let outcome: { result: HookResult; delayMs?: number };
-    try {
-      outcome = await attempt(job.data, attemptNumber);
-      // A real outcome ends a run of faults: only consecutive defers count.
-      if (outcome.result === 'retry_scheduled')
-        await job.updateData({ ...job.data, attempt: attemptNumber, defers: undefined });
-    } catch (cause) {
-      outcome = await deferOrGiveUp({
-        job,
-        cause,
-        bound: faults,
-        logger: deps.logger,
-        context: { eventId: job.data.eventId, hookId: job.data.hookId },
-        giveUp: () => giveUp(job.data, attemptNumber, cause),
-      });
-    }
-    deps.onResult?.(outcome.result);
-    if (outcome.delayMs !== undefined) {
-      await job.moveToDelayed(now() + outcome.delayMs, token);
-      throw new DelayedError();
-    }
-    return outcome.result;
+    return runJob<HookResult>(job, token, {
+      stages: async () => {
+        const step = await attempt(job.data, attemptNumber);
+        // A real outcome ends a run of faults: only consecutive defers count.
+        if (step.result === 'retry_scheduled')
+          await job.updateData({ ...job.data, attempt: attemptNumber, defers: undefined });
+        return step;
+      },
+      giveUp: (cause) => giveUp(job.data, attemptNumber, cause),
+      bound: faults,
+      logger: deps.logger,
+      context: { eventId: job.data.eventId, hookId: job.data.hookId },
+      settled: (step) => deps.onResult?.(step.result),
+      now,
+    });
   };
 }

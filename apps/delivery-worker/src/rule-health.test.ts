@@ -1,6 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID, type AttemptOutcome, type FeedMessage } from '@relay/core';
 import {
-  createDatabase,
   createProviderRepository,
   createRuleHealthRepository,
   SYSTEM_ACTOR,
@@ -8,10 +7,11 @@ import {
   type ProviderRecord,
   type RuleHealthRepository,
 } from '@relay/db';
-import { createTestDatabase, seedEvents, type TestDatabase } from '@relay/test-support';
+import { seedEvents } from '@relay/test-support';
 import { pino } from 'pino';
 import type { Notice } from './notifications/notifier';
 import { createRuleHealth } from './rule-health';
+import { useRuleTestDatabase } from './rule-test-database';
 
 const ORG = DEFAULT_ORGANIZATION_ID;
 const DAY = 86_400_000;
@@ -20,22 +20,8 @@ const failed: AttemptOutcome = { kind: 'response', status: 503 };
 const gone: AttemptOutcome = { kind: 'response', status: 410 };
 const ok: AttemptOutcome = { kind: 'response', status: 200 };
 
-let testDb: TestDatabase;
 let db: Database;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 3 });
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
-beforeEach(async () => {
-  // DELETE, not TRUNCATE: the children of events and providers go with them (cascades).
-  await db.pool.query('DELETE FROM events');
-  await db.pool.query('DELETE FROM audit_entries');
-  await db.pool.query('DELETE FROM providers');
-});
+useRuleTestDatabase((opened) => (db = opened));
 
 // A real database and a fake clock: the span is days long, the test takes milliseconds.
 function setup() {

@@ -17,12 +17,14 @@ import {
   createHookQueue,
   createRedisConnection,
   createRuleChangePublisher,
+  JOBS,
   QUEUES,
   subscribeRuleChanges,
   type DeliverJobData,
   type HookJobData,
+  type NoticeJobData,
 } from '@relay/queue';
-import { Worker } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
 import { createDeliverProcessor } from './deliver.processor';
@@ -37,6 +39,7 @@ import { createSecretLookup } from './signing-secrets';
 import { createSender } from './sender';
 import { parseProxyUrl } from './outbound-proxy';
 import { createSearchIndexer } from './search-indexer';
+import { startMaintenanceWorker } from './maintenance-worker';
 import { startRetention } from './retention/start-retention';
 import { startNotifications } from './notifications/start-notifications';
 import type { Notifier } from './notifications/notifier';
@@ -238,7 +241,20 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     producer: producerRedis,
     logger,
     metrics: metrics.retention,
-    otherJobs: (job) => notifications.processJob(job),
+  });
+  // The maintenance queue's one worker: each job name to its handler (maintenance-worker.ts).
+  const maintenanceRedis = createRedisConnection(config.REDIS_URL, 'worker');
+  const maintenance = startMaintenanceWorker({
+    connection: maintenanceRedis,
+    prefix: config.QUEUE_PREFIX,
+    handlers: {
+      [JOBS.retention]: () => retention.runNow(),
+      [JOBS.notice]: (job) => notifications.sendNotice(job as Job<NoticeJobData>),
+      [JOBS.failureDigest]: () => notifications.digestNow(),
+    },
+    logger,
+    lockDurationMs: config.WORKER_LOCK_DURATION_MS,
+    stalledIntervalMs: config.WORKER_STALLED_INTERVAL_MS,
   });
 
   let shuttingDown = false;
@@ -261,7 +277,10 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       await handoff.drain();
       await sweeping;
       await stopIndexer();
+      // Retention's run stops first, so the maintenance worker's close does not wait it out.
       await retention.close();
+      await maintenance.close();
+      maintenanceRedis.disconnect();
       await notifications.close();
       await queue.close().catch(() => {});
       await hookQueue.close().catch(() => {});

@@ -15,6 +15,10 @@ export const JOBS = {
   failureDigest: 'failure_digest',
 } as const;
 
+/** The jobs of the `maintenance` queue: its one worker holds one handler for each (maintenance-worker.ts). */
+export const MAINTENANCE_JOBS = [JOBS.retention, JOBS.notice, JOBS.failureDigest] as const;
+export type MaintenanceJobName = (typeof MAINTENANCE_JOBS)[number];
+
 export interface DeliverJobData {
   orgId: OrgId;
   eventId: string;

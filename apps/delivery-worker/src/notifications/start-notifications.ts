@@ -1,6 +1,6 @@
 import type { TargetPolicy } from '@relay/core';
 import { createNotificationRepository, type Database } from '@relay/db';
-import { createNotificationQueue, JOBS, type NoticeJobData } from '@relay/queue';
+import { createNotificationQueue, type NoticeJobData } from '@relay/queue';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -16,12 +16,12 @@ export const DIGEST_SCHEDULER_ID = 'failure-digest';
 
 export interface NotificationsHandle {
   notify: Notifier;
-  /** One digest run now (as the schedule would); `at` stands in for the clock. */
+  /** One digest run now (the scheduled job's handler); `at` stands in for the clock. */
   digestNow(at?: Date): Promise<DigestTotals>;
+  /** Sends one notice job of the maintenance queue (its handler in maintenance-worker.ts). */
+  sendNotice(job: Job<NoticeJobData>): Promise<unknown>;
   /** Resolves once the schedule's registration attempt settled. */
   registered(): Promise<void>;
-  /** A notice or digest job of the maintenance queue (the retention scheduler's worker runs it). */
-  processJob(job: Job): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -73,15 +73,11 @@ export function startNotifications(config: WorkerConfig, deps: NotificationsDeps
   if (deps.producer.status === 'ready') onReady();
   deps.producer.on('ready', onReady);
 
-  // Run by the maintenance queue's worker (retention-scheduler.ts): one BullMQ worker for both.
-  const processJob = (job: Job) =>
-    job.name === JOBS.failureDigest ? digest.runOnce() : sendNotice(job as Job<NoticeJobData>);
-
   return {
     notify: createQueueNotifier(queue),
     digestNow: (at) => digest.runOnce(at),
     registered: () => upserting,
-    processJob,
+    sendNotice,
     async close() {
       deps.producer.off('ready', onReady);
       await queue.close().catch(() => {});

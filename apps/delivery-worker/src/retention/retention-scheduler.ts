@@ -1,5 +1,5 @@
 import { JOBS, QUEUES } from '@relay/queue';
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RetentionRun } from './retention-run';
@@ -10,23 +10,18 @@ export const RETENTION_SCHEDULER_ID = 'retention';
 export interface RetentionSchedulerDeps {
   /** A producer connection (fails fast while Redis is down): the queue and the scheduler upsert. */
   producer: Redis;
-  /** A connection of its own for the blocking worker (role `worker`). */
-  workerConnection: Redis;
   prefix: string;
   /** RETENTION_SCHEDULE, a cron pattern. */
   pattern: string;
   run: RetentionRun;
   logger: Logger;
-  lockDurationMs: number;
-  stalledIntervalMs: number;
-  /** The maintenance queue's other jobs (notices, the failure digest: start-notifications.ts). */
-  otherJobs?: (job: Job) => Promise<unknown>;
 }
 
 // A BullMQ job scheduler runs retention: each worker process upserts the same scheduler id, so however
 // many workers run there is one schedule, and each of its jobs (one per cron slot, with an id of the
 // slot) is taken by one worker. Upserting on every (re)connect puts the schedule back after Redis
-// restarted empty, and replaces the pattern after RETENTION_SCHEDULE changed.
+// restarted empty, and replaces the pattern after RETENTION_SCHEDULE changed. The maintenance worker
+// (maintenance-worker.ts) runs the jobs.
 export function startRetentionScheduler(deps: RetentionSchedulerDeps) {
   const queue = new Queue(QUEUES.maintenance, { connection: deps.producer, prefix: deps.prefix });
   queue.on('error', () => {});
@@ -49,27 +44,13 @@ export function startRetentionScheduler(deps: RetentionSchedulerDeps) {
   if (deps.producer.status === 'ready') onReady();
   deps.producer.on('ready', onReady);
 
-  // Several at once, so a notice never waits for a long retention run; two retention jobs share one run.
-  const worker = new Worker(
-    QUEUES.maintenance,
-    async (job: Job) => (job.name === JOBS.retention ? deps.run.runOnce() : deps.otherJobs?.(job)),
-    {
-      connection: deps.workerConnection,
-      prefix: deps.prefix,
-      concurrency: 4,
-      lockDuration: deps.lockDurationMs,
-      stalledInterval: deps.stalledIntervalMs,
-    },
-  );
-  worker.on('error', (err) => deps.logger.warn({ err }, 'maintenance worker connection error'));
-
   return {
     /** Resolves once the latest upsert attempt settled (tests wait for the registration). */
     registered: () => upserting,
     async close(): Promise<void> {
       deps.producer.off('ready', onReady);
+      // A run in progress stops starting batches, so the maintenance worker's close does not wait it out.
       await deps.run.stop();
-      await worker.close();
       await queue.close().catch(() => {});
     },
   };

@@ -1,6 +1,4 @@
 import { createRetentionRepository, type Database } from '@relay/db';
-import { createRedisConnection } from '@relay/queue';
-import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
@@ -9,14 +7,17 @@ import { createRetentionRun, type RetentionMetrics, type RetentionTotals } from 
 import { startRetentionScheduler } from './retention-scheduler';
 
 export interface RetentionHandle {
-  /** One retention run now; `at` stands in for the clock (what counts as old). */
+  /** One retention run now (a scheduled job's handler); `at` stands in for the clock (what counts as old). */
   runNow(at?: Date): Promise<RetentionTotals>;
   /** Resolves once the schedule's registration attempt settled. */
   registered(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Wires retention into a worker process: the run over the database and its BullMQ job scheduler. */
+/**
+ * Wires retention into a worker process: the run over the database and its BullMQ job scheduler; the
+ * maintenance worker (maintenance-worker.ts) runs the scheduled jobs through `runNow`.
+ */
 export function startRetention(
   config: WorkerConfig,
   deps: {
@@ -24,8 +25,6 @@ export function startRetention(
     producer: Redis;
     logger: Logger;
     metrics?: RetentionMetrics;
-    /** The maintenance queue's other jobs (notices, the failure digest), run by the same worker. */
-    otherJobs?: (job: Job) => Promise<unknown>;
   },
 ): RetentionHandle {
   const run = createRetentionRun({
@@ -36,24 +35,16 @@ export function startRetention(
     maxRunMs: config.RETENTION_MAX_RUN_SECONDS * 1_000,
     metrics: deps.metrics,
   });
-  const workerConnection = createRedisConnection(config.REDIS_URL, 'worker');
   const scheduler = startRetentionScheduler({
     producer: deps.producer,
-    workerConnection,
     prefix: config.QUEUE_PREFIX,
     pattern: config.RETENTION_SCHEDULE,
     run,
     logger: deps.logger,
-    lockDurationMs: config.WORKER_LOCK_DURATION_MS,
-    stalledIntervalMs: config.WORKER_STALLED_INTERVAL_MS,
-    ...(deps.otherJobs ? { otherJobs: deps.otherJobs } : {}),
   });
   return {
     runNow: (at) => run.runOnce(at),
     registered: scheduler.registered,
-    async close() {
-      await scheduler.close();
-      workerConnection.disconnect();
-    },
+    close: () => scheduler.close(),
   };
 }

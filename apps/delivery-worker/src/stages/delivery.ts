@@ -1,0 +1,52 @@
+import type { AttemptOutcome, OrgId } from '@relay/core';
+import type { NewAttempt, ProviderRecord, StoredEvent } from '@relay/db';
+import type { RuleDeliveryPolicy } from '../rule-policy';
+import type { Step } from './job-step';
+
+// The values handed from stage to stage (prepare → send → settle, deliver.processor.ts). A delivery is
+// one event to one target: routing makes one per destination, and each goes through send and settle.
+
+/** One event ready to go to one target: what prepare found, send needs and settle stores. */
+export interface Delivery {
+  orgId: OrgId;
+  event: StoredEvent;
+  targetUrl: string;
+  /** The rule it is delivered for (hooks, signing); null for the default target. */
+  providerId: string | null;
+  /** The rule as its health check left it (null: no rule, or health not tracked): health after the attempt. */
+  rule: ProviderRecord | null;
+  /** The rule's attempts, backoff and time-out over the install-wide ones. */
+  policy: RuleDeliveryPolicy;
+  /** Its rule orders deliveries: a final outcome releases the ordering key (the next event is handed a job). */
+  ordered: boolean;
+  /** The target origin whose fair-share slot prepare acquired; send releases it. */
+  origin: string;
+}
+
+/** An event with no target to go to: settle records it failed (no_target) without an attempt. */
+export interface Unroutable {
+  orgId: OrgId;
+  eventId: string;
+  ordered: boolean;
+}
+
+/** Why prepare ended the job without a delivery; none of these counts an attempt. */
+export type Waiting =
+  /** Nothing to deliver: no valid id, not queued (any more), or taken by another worker. */
+  | 'skipped'
+  /** Arrived before its time (a duplicate enqueue): waits for it. */
+  | 'rescheduled'
+  /** An older event of its ordering key is unfinished: enqueued again when that one finishes. */
+  | 'waiting_order'
+  /** Its rule is unhealthy: the event waits (status paused) until the rule is resumed. */
+  | 'paused'
+  /** Its target origin holds its share of the pool: waits its turn. */
+  | 'waiting_turn';
+
+export type Prepared = { delivery: Delivery } | { unroutable: Unroutable } | Step<Waiting>;
+
+/** What send hands settle: the attempt as it is stored, and the outcome the retry policy classifies. */
+export interface Sent {
+  attempt: NewAttempt;
+  outcome: AttemptOutcome;
+}

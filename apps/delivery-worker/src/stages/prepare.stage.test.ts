@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createEventOrderingRepository,
+  createEventRepository,
+  createProviderRepository,
+  createRuleHealthRepository,
+  createTargetResolver,
+  type Database,
+} from '@relay/db';
+import { createDeliveryStore } from '../delivery-store';
+import { createOrderGate } from '../ordered-delivery';
+import { createRuleHealth } from '../rule-health';
+import { useRuleTestDatabase } from '../rule-test-database';
+import { createRuleLookup } from '../rule-lookup';
+import { createRulePolicies } from '../rule-policy';
+import type { Delivery, Prepared } from './delivery';
+import { createPrepare } from './prepare.stage';
+import { fairGateOf, newEvent, newRule, ORG, quiet, RETRY } from './stage-test-kit';
+
+const T0 = new Date('2027-06-01T00:00:00Z').getTime();
+
+let db: Database;
+useRuleTestDatabase((opened) => (db = opened));
+
+// The prepare stage over the real database: every gate it passes, in the order it passes them.
+function setup(options: { poolSize?: number } = {}) {
+  const rules = createRuleLookup(createProviderRepository(db.prisma), { cacheMs: 0 });
+  const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: undefined }));
+  const fairGate = fairGateOf(options.poolSize ?? 10);
+  const prepare = createPrepare({
+    store,
+    order: createOrderGate({ rules, ordering: createEventOrderingRepository(db.pool) }),
+    targets: createTargetResolver(db.pool, { defaultTargetUrl: undefined }),
+    rules,
+    health: createRuleHealth({
+      repository: createRuleHealthRepository(db.pool),
+      unhealthyAfterSeconds: 3_600,
+      logger: quiet,
+      now: () => T0,
+    }),
+    policyOf: createRulePolicies(RETRY),
+    fairGate,
+    logger: quiet,
+    now: () => T0,
+  });
+  return { prepare, fairGate, drain: () => store.drain() };
+}
+
+const deliveryOf = (prepared: Prepared): Delivery => {
+  if (!('delivery' in prepared)) throw new Error(`no delivery: ${JSON.stringify(prepared)}`);
+  return prepared.delivery;
+};
+
+describe('the prepare stage', () => {
+  it("hands on a queued event of a rule: its target, its rule's policy and health, its origin's slot", async () => {
+    const rule = await newRule(db, {
+      source: 'shop',
+      targetUrl: 'http://shop.example:8080/in',
+      deliveryPolicy: { max_attempts: 7, timeout_seconds: 2 },
+    });
+    const event = await newEvent(db, { source: 'shop' });
+    const { prepare } = setup();
+    const delivery = deliveryOf(await prepare(ORG, event.id));
+    expect(delivery).toMatchObject({
+      orgId: ORG,
+      targetUrl: 'http://shop.example:8080/in',
+      providerId: rule.id,
+      ordered: false,
+      origin: 'http://shop.example:8080',
+      policy: { retry: { ...RETRY, maxAttempts: 7 }, timeoutMs: 2_000 },
+    });
+    expect(delivery.event.id).toBe(event.id);
+    expect(delivery.rule?.id).toBe(rule.id);
+  });
+
+  it('skips a job that names no event, an unknown event and one no longer queued', async () => {
+    const { prepare } = setup();
+    expect(await prepare(ORG, 'not-a-uuid')).toEqual({ result: 'skipped' });
+    expect(await prepare(ORG, randomUUID())).toEqual({ result: 'skipped' });
+    await newRule(db, { source: 'shop' });
+    const event = await newEvent(db, { source: 'shop' });
+    await db.pool.query(`UPDATE events SET status = 'delivered', delivered_at = now() WHERE id = $1`, [event.id]);
+    expect(await prepare(ORG, event.id)).toEqual({ result: 'skipped' });
+  });
+
+  it("reschedules a job that came before the event's time, by the time left", async () => {
+    await newRule(db, { source: 'shop' });
+    const event = await newEvent(db, { source: 'shop', nextAttemptAt: new Date(T0 + 30_000) });
+    expect(await setup().prepare(ORG, event.id)).toEqual({ result: 'rescheduled', delayMs: 30_000 });
+  });
+
+  it("lets only an ordered key's head through; the head goes on as ordered", async () => {
+    await newRule(db, { source: 'orders', ordering: { key: 'source' } });
+    const head = await newEvent(db, { source: 'orders', orderingKey: 'k' });
+    const next = await newEvent(db, { source: 'orders', orderingKey: 'k' });
+    const { prepare } = setup();
+    expect(await prepare(ORG, next.id)).toEqual({ result: 'waiting_order' });
+    expect(deliveryOf(await prepare(ORG, head.id)).ordered).toBe(true);
+  });
+
+  it('hands an event with no rule and no default target to settle as unroutable', async () => {
+    const event = await newEvent(db, { source: 'nobody' });
+    expect(await setup().prepare(ORG, event.id)).toEqual({
+      unroutable: { orgId: ORG, eventId: event.id, ordered: false },
+    });
+  });
+
+  it("pauses an unhealthy rule's event instead of sending it", async () => {
+    const rule = await newRule(db, { source: 'shop' });
+    const event = await newEvent(db, { source: 'shop' });
+    await db.pool.query(`UPDATE providers SET health = 'unhealthy', unhealthy_since = now() WHERE id = $1`, [rule.id]);
+    expect(await setup().prepare(ORG, event.id)).toEqual({ result: 'paused' });
+    const { rows } = await db.pool.query('SELECT status FROM events WHERE id = $1', [event.id]);
+    expect(rows[0].status).toBe('paused');
+  });
+
+  it('makes an event wait its turn while its origin holds the pool, and lets it go once a slot is freed', async () => {
+    await newRule(db, { source: 'shop' });
+    const first = await newEvent(db, { source: 'shop' });
+    const second = await newEvent(db, { source: 'shop' });
+    const { prepare, fairGate } = setup({ poolSize: 1 });
+    const held = deliveryOf(await prepare(ORG, first.id));
+    const waiting = await prepare(ORG, second.id);
+    expect(waiting).toMatchObject({ result: 'waiting_turn' });
+    expect((waiting as { delayMs: number }).delayMs).toBeGreaterThan(0);
+    fairGate.release(held.origin, true);
+    expect(deliveryOf(await prepare(ORG, second.id)).event.id).toBe(second.id);
+  });
+});

@@ -1,0 +1,71 @@
+import { isUuid, targetOrigin, type OrgId } from '@relay/core';
+import type { TargetResolver } from '@relay/db';
+import type { Logger } from 'pino';
+import type { DeliveryStore } from '../delivery-store';
+import type { FairGate } from '../fair-gate';
+import type { OrderGate } from '../ordered-delivery';
+import type { RuleHealth } from '../rule-health';
+import type { RuleLookup } from '../rule-lookup';
+import type { RulePolicyLookup } from '../rule-policy';
+import type { Prepared } from './delivery';
+
+export interface PrepareDeps {
+  store: Pick<DeliveryStore, 'load'>;
+  /** Ordered delivery (ordered-delivery.ts): an event behind its key's head waits; absent: no ordering. */
+  order?: OrderGate | undefined;
+  targets: TargetResolver;
+  /** The event's rule (cached briefly): health, ordering and delivery policy apply per rule. */
+  rules: RuleLookup;
+  /** Endpoint health (rule-health.ts): an unhealthy rule's events wait as `paused`; absent: not tracked. */
+  health?: RuleHealth | undefined;
+  policyOf: RulePolicyLookup;
+  /** Shares the pool between target origins; without it, first come first served. */
+  fairGate?: FairGate | undefined;
+  logger: Logger;
+  now: () => number;
+}
+
+// Everything decided before a request goes out, in the order that costs least: the event (batched loads),
+// its ordering key, its target, its rule's health and policy, and last the fair share's slot, which a
+// delivery returned here holds until send releases it. Only an ordered rule's events and an unhealthy
+// rule's events cost a query beyond the load (the rule and the target are cached or stored).
+export function createPrepare(deps: PrepareDeps) {
+  return async function prepare(orgId: OrgId, eventId: string): Promise<Prepared> {
+    // A job that cannot name an event would fail every load it joins, forever: nothing to deliver.
+    if (!isUuid(orgId) || !isUuid(eventId)) {
+      deps.logger.error({ orgId, eventId }, 'delivery job without a valid event id dropped');
+      return { result: 'skipped' };
+    }
+    const event = await deps.store.load({ orgId, id: eventId });
+    if (!event || event.status !== 'queued') return { result: 'skipped' };
+    // A job that arrives before the event's time (a duplicate enqueue) waits for it.
+    const early = (event.nextAttemptAt?.getTime() ?? 0) - deps.now();
+    if (early > 1_000) return { result: 'rescheduled', delayMs: early };
+    // Ordered delivery: only its key's head is attempted; a final outcome releases the key.
+    const order = deps.order ? await deps.order.check(orgId, event) : 'unordered';
+    if (order === 'wait') return { result: 'waiting_order' };
+    const ordered = order === 'ordered';
+    // An event stored without a target asks again: a rule or default configured since rescues it.
+    const target =
+      event.targetUrl !== null
+        ? { targetUrl: event.targetUrl, providerId: event.providerId }
+        : await deps.targets.resolve(orgId, event.source);
+    const { targetUrl, providerId } = target;
+    if (targetUrl === null) return { unroutable: { orgId, eventId, ordered } };
+    // The event's rule, read once here (cached): its health and delivery policy apply to this attempt.
+    const rule = await deps.rules(orgId, providerId);
+    // An unhealthy rule's events wait as `paused` instead of burning attempts (rule-health.ts).
+    const checked = deps.health ? await deps.health.beforeAttempt(orgId, eventId, rule) : { rule: null };
+    if ('stop' in checked) return { result: checked.stop };
+    const policy = deps.policyOf(rule);
+    // A slow or hanging target holds at most its share of the pool while other targets wait.
+    const origin = targetOrigin(targetUrl);
+    if (deps.fairGate && !(await deps.fairGate.acquire(origin))) {
+      const delayMs = deps.fairGate.waitFor(origin);
+      deps.logger.debug({ eventId, origin, delayMs }, "delivery waits for its target's turn");
+      return { result: 'waiting_turn', delayMs };
+    }
+    // Nothing may throw from here on: the slot is released by send.
+    return { delivery: { orgId, event, targetUrl, providerId, rule: checked.rule, policy, ordered, origin } };
+  };
+}

@@ -1,0 +1,45 @@
+import type { NewAttempt } from '@relay/db';
+import type { FairGate } from '../fair-gate';
+import { sendSignedRequest, type SignedRequestDeps } from '../signed-request';
+import type { Delivery, Sent } from './delivery';
+import { attemptFields } from './job-step';
+
+export interface SendDeps extends SignedRequestDeps {
+  /** The gate prepare acquired the delivery's slot from; absent: no fair share. */
+  fairGate?: FairGate | undefined;
+  now: () => number;
+}
+
+// One request of a prepared delivery: signed with its rule's secrets, with the rule's headers and time-out.
+// It never throws for the target's sake (a refused or unreachable target is an outcome), and always
+// releases the fair share's slot prepare acquired, whatever happens.
+export function createSend(deps: SendDeps) {
+  return async function send(delivery: Delivery): Promise<Sent> {
+    const { event, targetUrl } = delivery;
+    // A time-out frees the slot but is no sign the origin flows again (its retries must not crowd others out).
+    let answered = false;
+    try {
+      const sent = await sendSignedRequest(
+        deps,
+        event,
+        { url: targetUrl, providerId: delivery.providerId, ruleTarget: true, timeoutMs: delivery.policy.timeoutMs },
+        deps.now,
+      );
+      const { outcome } = sent;
+      answered = outcome.kind === 'response';
+      const error =
+        outcome.kind === 'response'
+          ? null
+          : `${outcome.kind === 'network' ? outcome.code : outcome.kind}: ${outcome.message}`;
+      const attempt: NewAttempt = {
+        attemptNumber: event.attemptCount + 1,
+        kind: 'main',
+        targetUrl,
+        ...attemptFields(sent, error),
+      };
+      return { attempt, outcome };
+    } finally {
+      deps.fairGate?.release(delivery.origin, answered);
+    }
+  };
+}

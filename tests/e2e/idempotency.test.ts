@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import { buildOpenApiDocument } from '../../apps/api/src/openapi/openapi-document';
-import { ALL_OPERATIONS } from '../../apps/api/src/modules/catalog';
+import { ALL_OPERATIONS } from '../../apps/api/src/composition/catalog';
 import {
   apiKeyCredential,
   basicAuth,

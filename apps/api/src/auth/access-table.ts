@@ -1,6 +1,6 @@
 import type { AccessRule } from '@relay/core';
 import { operationKey } from '../http/operation';
-import { ALL_OPERATIONS } from '../modules/catalog';
+import { ALL_OPERATIONS } from '../composition/catalog';
 
 /**
  * The authorization table, derived from the operation declarations: every guarded operation

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../http/idempotency';
 import type { AnyOperation } from '../http/operation';
-import { ALL_OPERATIONS } from '../modules/catalog';
+import { ALL_OPERATIONS } from '../composition/catalog';
 
 /** What the document reads of an operation declaration (the handler is not its business). */
 type Operation = Omit<AnyOperation<unknown>, 'handler'>;

@@ -5,13 +5,13 @@ import type { Logger } from 'pino';
 import type { LoginLimiter } from '../auth/login-limiter';
 import type { PasswordHasher } from '../auth/passwords';
 import type { ApiConfig } from '../config';
-import type { IngestService } from './ingest/ingest.service';
-import type { ApiMetrics } from './metrics/api-metrics';
-import type { Limits } from './limits/limits';
-import type { HostResolver } from './platform/host-resolver';
-import type { IngestHostSettings } from './platform/ingest-hosts';
-import type { EventStreams } from './stream/event-stream';
-import type { DomainVerifier } from './domains/dns-verifier';
+import type { IngestService } from '../modules/ingest/ingest.service';
+import type { ApiMetrics } from '../modules/metrics/api-metrics';
+import type { Limits } from '../modules/limits/limits';
+import type { HostResolver } from '../modules/platform/host-resolver';
+import type { IngestHostSettings } from '../modules/platform/ingest-hosts';
+import type { EventStreams } from '../modules/stream/event-stream';
+import type { DomainVerifier } from '../modules/domains/dns-verifier';
 
 /** What the api process provides to its modules' services; runtime.ts builds it once. */
 export interface ModuleContext {

@@ -224,7 +224,7 @@ describe('Idempotency-Key', () => {
         'post /rules/:id/hooks',
       ].sort(),
     );
-    const doc = buildOpenApiDocument({ version: 'test' }) as {
+    const doc = buildOpenApiDocument(ALL_OPERATIONS, { version: 'test' }) as {
       paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; responses: object }>>;
     };
     const send = doc.paths['/api/send']!.post!;

@@ -1,3 +1,4 @@
+import { accessTableOf } from '../auth/access-table';
 import type { AnyOperation } from '../http/operation';
 import { bootstrapOperations } from '../modules/platform/bootstrap.operations';
 import { dashboardOperations } from '../modules/dashboard/dashboard.operations';
@@ -97,3 +98,9 @@ export const ALL_OPERATIONS: Operations = [
   ...API_OPERATIONS,
   ...INGEST_OPERATIONS,
 ];
+
+/**
+ * The authorization table: every guarded operation (`METHOD /path`) and the least role and API-key
+ * scope it needs. docs/authorization.md is generated from the same declarations (`pnpm docs:authorization`).
+ */
+export const ACCESS_TABLE = accessTableOf(ALL_OPERATIONS);

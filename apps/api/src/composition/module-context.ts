@@ -1,4 +1,4 @@
-import type { TargetPolicy } from '@relay/core';
+import type { AccessRule, TargetPolicy } from '@relay/core';
 import type { Repositories } from '@relay/db';
 import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
@@ -40,8 +40,20 @@ export interface ModuleContext {
     isStarted: () => boolean;
     isShuttingDown: () => boolean;
   };
-  /** Package version, shown in the OpenAPI document. */
-  version: string;
+  /**
+   * What the route catalog says, computed by the composition root (runtime.ts) and passed in: services
+   * cannot import the catalog, which imports every module's operations and so every service.
+   */
+  catalog: CatalogFacts;
   /** Tests: the clock rule options follow (deduplication windows); absent: the real one. */
   now?: () => Date;
+}
+
+export interface CatalogFacts {
+  /** First path segments of the relay's own routes: never a webhook source. */
+  reservedSegments: ReadonlySet<string>;
+  /** The access rule of every guarded operation (the authorization table's rows). */
+  accessRules: readonly AccessRule[];
+  /** Builds the OpenAPI document of every operation (GET /openapi.json builds it once, when first asked). */
+  openApiDocument: () => unknown;
 }

@@ -1,5 +1,3 @@
-import { ACCESS_TABLE } from '../auth/access-table';
-import { RESERVED_PATH_SEGMENTS } from './catalog';
 import { BULK_CAP } from '@relay/contracts';
 import { createAuditService } from '../modules/audit/audit.service';
 import { createCredentialService } from '../modules/credentials/credential.service';
@@ -43,7 +41,7 @@ export function createServices(ctx: ModuleContext) {
   return {
     probes: createProbeService(ctx.readiness),
     metrics: createMetricsService({ metrics: ctx.metrics, token: ctx.config.METRICS_TOKEN }),
-    docs: createDocsService({ version: ctx.version, serverUrl: ctx.config.PUBLIC_BASE_URL }),
+    docs: createDocsService({ openApiDocument: ctx.catalog.openApiDocument }),
     mcp: createMcpService(),
     operatorBootstrap: createBootstrapService({
       repositories: ctx.repositories,
@@ -69,7 +67,7 @@ export function createServices(ctx: ModuleContext) {
       defaultSource: ctx.config.DEFAULT_SOURCE,
       allowTargetOverride: ctx.config.ALLOW_PUBLIC_TARGET_OVERRIDE,
       targetPolicy: ctx.targetPolicy,
-      reservedSegments: RESERVED_PATH_SEGMENTS,
+      reservedSegments: ctx.catalog.reservedSegments,
       gate: ctx.limits.ingestGate,
       rules: createIngestRuleLookup({
         providers: ctx.repositories.providers,
@@ -92,7 +90,7 @@ export function createServices(ctx: ModuleContext) {
       passwords: ctx.passwords,
       limiter: ctx.loginLimiter,
       secureCookie: ctx.config.SESSION_COOKIE_SECURE,
-      accessRules: Object.values(ACCESS_TABLE),
+      accessRules: ctx.catalog.accessRules,
     }),
     idpLogin: createIdpLoginService({
       repositories: ctx.repositories,
@@ -162,7 +160,7 @@ export function createServices(ctx: ModuleContext) {
       identityProviderFor,
       hosts: ctx.hosts,
       organizationOf: ctx.organizationOf,
-      reservedSegments: RESERVED_PATH_SEGMENTS,
+      reservedSegments: ctx.catalog.reservedSegments,
     }),
     events: createEventService({
       repositories: ctx.repositories,

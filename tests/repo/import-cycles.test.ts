@@ -5,7 +5,7 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-// `pnpm circular` (dpdm, settings in dpdm.config.json) must count type-only imports: a circle of
+// `pnpm circular` (dpdm, settings in dpdm.config.ts) must count type-only imports: a circle of
 // `import type` still ties the modules together (35 files of the api were one loop while it did not).
 // The check itself runs here, as `pnpm test` runs it, on files planted in a temporary folder.
 describe('the import-cycle check', () => {

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderAccessTable, withAccessTable } from '../apps/api/src/modules/authorization-doc';
-import { ALL_OPERATIONS } from '../apps/api/src/modules/catalog';
+import { ALL_OPERATIONS } from '../apps/api/src/composition/catalog';
 
 const file = path.resolve(__dirname, '../docs/authorization.md');
 const current = readFileSync(file, 'utf8');

@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import prettier from 'prettier';
+import { ALL_OPERATIONS } from '../apps/api/src/composition/catalog';
 import { buildOpenApiDocument } from '../apps/api/src/openapi/openapi-document';
 import { renderSchemaTypes } from '../packages/client/src/codegen/render-schema';
 
@@ -12,7 +13,7 @@ const file = path.resolve(__dirname, '../packages/client/src/schema.d.ts');
 
 async function schemaSource(): Promise<string> {
   // No server URL and a fixed version: the generated types depend on the declarations only.
-  const source = await renderSchemaTypes(buildOpenApiDocument({ version: '0.0.0' }));
+  const source = await renderSchemaTypes(buildOpenApiDocument(ALL_OPERATIONS, { version: '0.0.0' }));
   const options = await prettier.resolveConfig(file);
   return prettier.format(source, { ...options, filepath: file });
 }

@@ -1,6 +1,6 @@
 import { checkAccess, DEFAULT_ORGANIZATION_ID, issueToken, SCOPES, type Principal } from '@relay/core';
 import { createCredentialRepository, createUserRepository } from '@relay/db';
-import { ACCESS_TABLE } from '../../apps/api/src/auth/access-table';
+import { ACCESS_TABLE } from '../../apps/api/src/composition/catalog';
 import { FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
 import { listen, openStream } from './sse-client';
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createOperatorRepository } from '@relay/db';
 import type supertest from 'supertest';
 import type { AnyOperation } from '../../apps/api/src/http/operation';
-import { ALL_OPERATIONS } from '../../apps/api/src/modules/catalog';
-import type { ApiServices } from '../../apps/api/src/modules/services';
+import { ALL_OPERATIONS } from '../../apps/api/src/composition/catalog';
+import type { ApiServices } from '../../apps/api/src/composition/services';
 import { basicAuth, FAST_HASH_ENV, startPipeline, testPasswords, userCredential, type Pipeline } from './harness';
 
 // A generated walk over every operation of the catalog: every string and number input (path

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import { buildOpenApiDocument } from '../../apps/api/src/openapi/openapi-document';
-import { ALL_OPERATIONS } from '../../apps/api/src/modules/catalog';
+import { ALL_OPERATIONS } from '../../apps/api/src/composition/catalog';
 import {
   apiKeyCredential,
   basicAuth,
@@ -224,7 +224,7 @@ describe('Idempotency-Key', () => {
         'post /rules/:id/hooks',
       ].sort(),
     );
-    const doc = buildOpenApiDocument({ version: 'test' }) as {
+    const doc = buildOpenApiDocument(ALL_OPERATIONS, { version: 'test' }) as {
       paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; responses: object }>>;
     };
     const send = doc.paths['/api/send']!.post!;

@@ -2,7 +2,7 @@ import { issueToken, SCOPES, type OrgId } from '@relay/core';
 import { createCredentialRepository } from '@relay/db';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
 import type supertest from 'supertest';
-import { ACCESS_TABLE } from '../../apps/api/src/auth/access-table';
+import { ACCESS_TABLE } from '../../apps/api/src/composition/catalog';
 import { basicAuth, createOrganization, FAST_HASH_ENV, startPipeline, testPasswords, type Pipeline } from './harness';
 import { listen, openStream } from './sse-client';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderAccessTable, withAccessTable } from '../../apps/api/src/modules/authorization-doc';
-import { ALL_OPERATIONS } from '../../apps/api/src/modules/catalog';
+import { ALL_OPERATIONS } from '../../apps/api/src/composition/catalog';
 
 describe('docs/authorization.md', () => {
   it('holds the authorization table generated from the operation declarations (pnpm docs:authorization)', () => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES } from '@relay/core';
-import { ALL_OPERATIONS } from '../../apps/api/src/modules/catalog';
+import { ALL_OPERATIONS } from '../../apps/api/src/composition/catalog';
 
 // Every "METHOD /path" the README, docs/ and the error messages name is a route the api serves: a
 // message that sends a client to /api/rules/{id}/resume (the route is /rules/{id}/resume) is a dead end.

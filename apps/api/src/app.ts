@@ -17,14 +17,14 @@ import {
   firstPathSegment,
   PROBE_OPERATIONS,
   RESERVED_PATH_SEGMENTS,
-} from './modules/catalog';
+} from './composition/catalog';
 import { dashboardAssets } from './modules/dashboard/dashboard-assets';
 import { docsAssets } from './modules/docs/docs-assets';
 import { INGEST_ROUTE } from './modules/ingest/ingest.operations';
 import { instrumentIngest } from './modules/metrics/ingest-metrics';
-import type { ModuleContext } from './modules/module-context';
+import type { ModuleContext } from './composition/module-context';
 import { QUEUE_VIEW_PATH } from './modules/queue-view/queue-view';
-import type { ApiServices } from './modules/services';
+import type { ApiServices } from './composition/services';
 
 export interface AppDeps {
   ctx: ModuleContext;

@@ -13,10 +13,12 @@ import { createLoginLimiter } from './auth/login-limiter';
 import { createPasswordHasher } from './auth/passwords';
 import { sessionMiddleware } from './auth/sessions';
 import type { ApiConfig } from './config';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 import { createIngestService } from './modules/ingest/ingest.service';
 import { createDnsVerifier, parseDnsServers } from './modules/domains/dns-verifier';
-import type { ModuleContext } from './modules/module-context';
-import { createServices } from './modules/services';
+import { ACCESS_TABLE, ALL_OPERATIONS, RESERVED_PATH_SEGMENTS } from './composition/catalog';
+import type { ModuleContext } from './composition/module-context';
+import { createServices } from './composition/services';
 import { ensureInitialAdmin } from './modules/users/create-user';
 import { resealSecrets } from './modules/providers/reseal-secrets';
 import { createHostResolver } from './modules/platform/host-resolver';
@@ -24,6 +26,9 @@ import { createEventStreams } from './modules/stream/event-stream';
 import { createLimits } from './modules/limits/limits';
 import { createApiMetrics } from './modules/metrics/api-metrics';
 import { createQueueView } from './modules/queue-view/queue-view';
+
+/** Package version, shown in the OpenAPI document. */
+const VERSION = '0.0.0';
 
 export interface ApiRuntime {
   app: Express;
@@ -176,8 +181,13 @@ export function createApiRuntime(
       isStarted: () => started,
       isShuttingDown: () => shuttingDown,
     },
-    version: '0.0.0',
     now: overrides.now,
+    catalog: {
+      reservedSegments: RESERVED_PATH_SEGMENTS,
+      accessRules: Object.values(ACCESS_TABLE),
+      openApiDocument: () =>
+        buildOpenApiDocument(ALL_OPERATIONS, { version: VERSION, serverUrl: config.PUBLIC_BASE_URL }),
+    },
   };
   // Read-only bull-board over the job catalog's queues, on the producer connection.
   const queueView = createQueueView({ connection: redis, prefix: config.QUEUE_PREFIX });

@@ -1,14 +1,17 @@
 import type { AccessRule } from '@relay/core';
-import { operationKey } from '../http/operation';
-import { ALL_OPERATIONS } from '../modules/catalog';
+import { operationKey, type AnyOperation } from '../http/operation';
 
 /**
- * The authorization table, derived from the operation declarations: every guarded operation
- * (`METHOD /path`) and the least role and API-key scope it needs. docs/authorization.md is
- * generated from it (`pnpm docs:authorization`).
+ * The authorization table of some operations: every guarded operation (`METHOD /path`) and the least
+ * role and API-key scope it needs. The catalog derives the api's table from its operations
+ * (composition/catalog.ts); docs/authorization.md is generated from the same declarations.
  */
-export const ACCESS_TABLE: Readonly<Record<string, AccessRule>> = Object.fromEntries(
-  ALL_OPERATIONS.flatMap((op) =>
-    op.access === 'public' || op.access === 'operator' ? [] : [[operationKey(op), op.access]],
-  ),
-);
+export function accessTableOf(
+  operations: readonly Pick<AnyOperation<unknown>, 'method' | 'path' | 'access'>[],
+): Readonly<Record<string, AccessRule>> {
+  return Object.fromEntries(
+    operations.flatMap((op) =>
+      op.access === 'public' || op.access === 'operator' ? [] : [[operationKey(op), op.access]],
+    ),
+  );
+}

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { API_OPERATIONS } from '../modules/catalog';
-import type { ApiServices } from '../modules/services';
+import { API_OPERATIONS } from '../composition/catalog';
+import type { ApiServices } from '../composition/services';
 import { INGEST_ROUTE } from '../modules/ingest/ingest.operations';
 import { operationHandler } from './mount-operations';
 

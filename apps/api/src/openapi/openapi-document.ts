@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../http/idempotency';
 import type { AnyOperation } from '../http/operation';
-import { ALL_OPERATIONS } from '../modules/catalog';
 
 /** What the document reads of an operation declaration (the handler is not its business). */
 type Operation = Omit<AnyOperation<unknown>, 'handler'>;
@@ -139,10 +138,13 @@ function operationObject(op: Operation): Json {
   };
 }
 
-/** The OpenAPI 3.1 document of the whole API, built from the operation catalog. */
-export function buildOpenApiDocument(options: { version: string; serverUrl?: string | undefined }): Json {
+/** The OpenAPI 3.1 document of the API's operations (the catalog's ALL_OPERATIONS: composition/catalog.ts). */
+export function buildOpenApiDocument(
+  operations: readonly Operation[],
+  options: { version: string; serverUrl?: string | undefined },
+): Json {
   const paths: Record<string, Json> = {};
-  for (const op of ALL_OPERATIONS) {
+  for (const op of operations) {
     const key = openApiPath(op.path);
     paths[key] = { ...paths[key], [op.method]: operationObject(op) };
   }

@@ -1,15 +1,9 @@
-import { toStorableText, type EventStatus, type FailureReason, type OrgId } from '@relay/core';
+import { toStorableText, type FailureReason, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { recordAndRelease, type OrderingHead } from './event-ordering.repository';
-import {
-  INSERT_EVENTS,
-  INSERT_ORDERED_EVENTS,
-  LOAD_EVENTS,
-  RECORD_OUTCOMES,
-  toStoredEvent,
-  type EventRow,
-} from './event.sql';
+import { INSERT_EVENTS, INSERT_ORDERED_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES } from './event.sql';
+import { toStoredEvent, type EventRow, type StoredEvent } from './stored-event';
 
 export interface NewEvent {
   id: string;
@@ -29,25 +23,6 @@ export interface NewEvent {
 export interface EventRepositoryOptions {
   /** The install-wide default target (DEFAULT_TARGET_URL). */
   defaultTargetUrl: string | undefined;
-}
-
-export interface StoredEvent {
-  id: string;
-  organizationId: OrgId;
-  source: string;
-  providerId: string | null;
-  targetUrl: string | null;
-  body: Uint8Array;
-  headers: Record<string, string>;
-  status: EventStatus;
-  attemptCount: number;
-  nextAttemptAt: Date | null;
-  failureReason: string | null;
-  lastError: string | null;
-  createdAt: Date;
-  deliveredAt: Date | null;
-  /** attempt_count when the current delivery run began (a retry starts a new run). */
-  runStartAttempt: number;
 }
 
 export interface EventRef {

@@ -1,7 +1,5 @@
-import type { EventStatus, OrgId } from '@relay/core';
 import { ACTIVE_PROVIDER_JOIN } from '../target.sql';
 import { INSERT_ORDERING_ROWS } from './event-ordering.sql';
-import type { StoredEvent } from './event.repository';
 
 // Timestamps: Prisma stores DateTime as UTC in `timestamp` columns. Parameters go in as timestamptz
 // and are converted AT TIME ZONE 'UTC', so the session's time zone never matters.
@@ -73,41 +71,3 @@ FROM unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[], $16::tim
   $18::text[], $19::timestamptz[])
   AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at)
 WHERE e.id = u.id AND e.organization_id = u.organization_id`;
-
-export interface EventRow {
-  id: string;
-  organization_id: string;
-  source: string;
-  provider_id: string | null;
-  target_url: string | null;
-  body: Buffer;
-  headers: Record<string, string>;
-  status: EventStatus;
-  attempt_count: number;
-  next_attempt_at: Date | null;
-  failure_reason: string | null;
-  last_error: string | null;
-  created_at: Date;
-  delivered_at: Date | null;
-  run_start_attempt: number;
-}
-
-export function toStoredEvent(row: EventRow): StoredEvent {
-  return {
-    id: row.id,
-    organizationId: row.organization_id as OrgId,
-    source: row.source,
-    providerId: row.provider_id,
-    targetUrl: row.target_url,
-    body: row.body,
-    headers: row.headers,
-    status: row.status,
-    attemptCount: row.attempt_count,
-    nextAttemptAt: row.next_attempt_at,
-    failureReason: row.failure_reason,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    deliveredAt: row.delivered_at,
-    runStartAttempt: row.run_start_attempt,
-  };
-}

@@ -6,7 +6,7 @@ import {
   uuidParam,
 } from '@relay/contracts';
 import { retryAfter } from '../../auth/too-many-attempts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 import { renewSession } from './renew-session';
 
 const manage = { role: 'admin', scope: 'organization:manage' } as const;

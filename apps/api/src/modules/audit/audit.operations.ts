@@ -1,5 +1,5 @@
 import { auditPageSchema, pageQuery } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 export const auditOperations = [
   defineOperation({

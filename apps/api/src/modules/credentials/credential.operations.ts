@@ -8,7 +8,7 @@ import {
   uuidParam,
 } from '@relay/contracts';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const own = { role: 'viewer', scope: null } as const;
 const manage = { role: 'admin', scope: 'organization:manage' } as const;

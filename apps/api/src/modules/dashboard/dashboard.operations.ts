@@ -1,4 +1,4 @@
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const common = { tag: 'dashboard', access: 'public' } as const;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const common = { tag: 'operations', access: 'public' } as const;
 

@@ -1,19 +1,19 @@
-import { buildOpenApiDocument } from '../../openapi/openapi-document';
-
 export interface DocsServiceDeps {
-  version: string;
-  /** PUBLIC_BASE_URL: the document's server. */
-  serverUrl: string | undefined;
+  /**
+   * Builds the OpenAPI document of every operation. The composition root passes it in (runtime.ts):
+   * the document is built from the route catalog, which imports every module, this one too.
+   */
+  openApiDocument: () => unknown;
 }
 
-// The OpenAPI document is built from the operation declarations once, on first request: they do
-// not change while the process runs.
+// The document is built once, on first request: the operation declarations do not change while the
+// process runs.
 export function createDocsService(deps: DocsServiceDeps) {
   let cached: string | undefined;
   return {
     /** The document, serialised. */
     openApiJson(): string {
-      cached ??= JSON.stringify(buildOpenApiDocument({ version: deps.version, serverUrl: deps.serverUrl }));
+      cached ??= JSON.stringify(deps.openApiDocument());
       return cached;
     },
   };

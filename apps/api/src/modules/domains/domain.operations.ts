@@ -1,6 +1,6 @@
 import { domainCreateSchema, domainSchema, domainVerifiedSchema, uuidParam } from '@relay/contracts';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const manage = { role: 'admin', scope: 'organization:manage' } as const;
 const common = { tag: 'domains', access: manage, notFound: 'No such domain.' } as const;

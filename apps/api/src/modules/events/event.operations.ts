@@ -11,7 +11,7 @@ import {
   uuidParam,
 } from '@relay/contracts';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 // Reading needs events:read; re-sending needs webhooks:send; deleting stored data is an
 // organization-management act.

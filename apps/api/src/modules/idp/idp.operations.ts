@@ -2,7 +2,7 @@ import { idpCallbackQuerySchema, idpLoginQuerySchema } from '@relay/contracts';
 import { AppError, DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import type { Request } from 'express';
 import { promisify, startSession } from '../../auth/session-start';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 import { callbackErrorCode, signInPageFor } from './idp-callback-failure';
 
 // Where the login starts: the callback comes back to this origin, where the host-only session cookie is.

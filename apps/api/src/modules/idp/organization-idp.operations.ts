@@ -1,5 +1,5 @@
 import { identityProviderSchema, identityProviderUpdateSchema } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const manage = { role: 'admin', scope: 'organization:manage' } as const;
 const common = { tag: 'organization', access: manage, path: '/api/organization/identity-provider' } as const;

@@ -1,6 +1,6 @@
 import { AppError, DEFAULT_DEDUP_WINDOW_SECONDS, dedupKeyOf, type EventStatus } from '@relay/core';
 import { isDatabaseUnavailable, isOrganizationGone, type EventDedupRepository, type NewEvent } from '@relay/db';
-import type { IncomingWebhook } from './ingest.service';
+import type { IncomingWebhook } from './incoming-webhook';
 import type { IngestRule } from './ingest-rules';
 
 /** A webhook's deduplication key under the rule that owns its source. */

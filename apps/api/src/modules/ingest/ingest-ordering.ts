@@ -1,5 +1,5 @@
 import { orderingKeyOf } from '@relay/core';
-import type { IncomingWebhook } from './ingest.service';
+import type { IncomingWebhook } from './incoming-webhook';
 import type { IngestRule } from './ingest-rules';
 
 /**

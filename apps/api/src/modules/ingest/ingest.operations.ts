@@ -1,7 +1,7 @@
 import { ingestAccepted, ingestDuplicate, sourceParam } from '@relay/contracts';
 import type { Request, Response } from 'express';
-import { defineOperation } from '../define-operation';
-import type { ApiServices } from '../services';
+import { defineOperation } from '../../composition/define-operation';
+import type { ApiServices } from '../../composition/services';
 
 const ingestResponses = {
   200: {

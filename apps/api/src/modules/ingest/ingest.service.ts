@@ -1,4 +1,4 @@
-import { AppError, createGroupCommit, type OrgId } from '@relay/core';
+import { AppError, createGroupCommit } from '@relay/core';
 import {
   isDatabaseUnavailable,
   isOrganizationGone,
@@ -10,19 +10,7 @@ import { publishGrouped, type DeliveryQueue, type FeedPublisher } from '@relay/q
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { storeOnce, type DedupAnswer, type IngestDedupClaim } from './dedup-ingest';
-
-export interface IncomingWebhook {
-  orgId: OrgId;
-  source: string;
-  body: Buffer;
-  headers: Record<string, string>;
-  /** A policy-checked X-Target-Url, when the override is enabled. */
-  targetOverride?: string;
-  /** Send in provider mode: the chosen provider (its target is the override). */
-  providerId?: string;
-  /** The owning rule orders delivery: the webhook's ordering key ('' for the whole source). */
-  orderingKey?: string;
-}
+import type { IncomingWebhook } from './incoming-webhook';
 
 export interface IngestServiceDeps {
   events: EventRepository;

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { createIngestService } from './ingest.service';
 import { createWebhookService } from './webhook.service';
 import { useServiceDatabase } from '../service-test-kit';
-import { RESERVED_PATH_SEGMENTS } from '../catalog';
+import { RESERVED_PATH_SEGMENTS } from '../../composition/catalog';
 
 const store = useServiceDatabase();
 let ingest: ReturnType<typeof createIngestService>;

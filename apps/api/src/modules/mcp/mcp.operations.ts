@@ -1,6 +1,6 @@
 import { AppError } from '@relay/core';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const tag = 'mcp';
 const stateless = 'The MCP endpoint is stateless Streamable HTTP: send JSON-RPC messages with POST.';

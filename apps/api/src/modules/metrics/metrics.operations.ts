@@ -1,6 +1,6 @@
 import { AppError } from '@relay/core';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 // Declared as an operation so /metrics is documented and reserved (never a webhook source); the answer
 // is Prometheus' text format, written by the handler. Public: METRICS_TOKEN, not a relay credential, guards it.

@@ -1,5 +1,5 @@
 import { notificationSettingsSchema, notificationSettingsUpdateSchema } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 // Where the organization's notices go is organization management: the URL receives facts about every rule.
 const manage = { role: 'admin', scope: 'organization:manage' } as const;

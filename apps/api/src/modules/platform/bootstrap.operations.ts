@@ -1,7 +1,7 @@
 import { bootstrapSchema, operatorBootstrappedSchema } from '@relay/contracts';
 import express from 'express';
 import { retryAfter } from '../../auth/too-many-attempts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 // Public: it carries PLATFORM_ADMIN_TOKEN, not a relay credential, so app.ts mounts it before
 // credentials are resolved, with a JSON parser of its own that takes only a small body.

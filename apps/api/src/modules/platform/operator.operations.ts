@@ -2,7 +2,7 @@ import { operatorCreateSchema, operatorSchema, passwordChangeSchema, uuidParam }
 import { z } from 'zod';
 import { retryAfter } from '../../auth/too-many-attempts';
 import { renewSession } from '../account/renew-session';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const common = { tag: 'platform', access: 'operator', notFound: 'No such operator.' } as const;
 

@@ -1,6 +1,6 @@
 import { organizationExportLineSchema, uuidParam } from '@relay/contracts';
 import type { Response } from 'express';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const common = { tag: 'platform', access: 'operator', notFound: 'No such organization.' } as const;
 

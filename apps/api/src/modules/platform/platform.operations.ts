@@ -11,7 +11,7 @@ import {
   subscriptionPatchSchema,
   uuidParam,
 } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const common = { tag: 'platform', access: 'operator', notFound: 'No such organization.' } as const;
 

@@ -1,7 +1,7 @@
 import { AppError } from '@relay/core';
 import { healthSchema, readySchema } from '@relay/contracts';
 import { sendProblem } from '../../http/problem';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const common = { tag: 'operations', access: 'public' } as const;
 

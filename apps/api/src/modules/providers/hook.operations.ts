@@ -1,6 +1,6 @@
 import { hookCreateSchema, hookParams, hookSchema, hookUpdateSchema, uuidParam } from '@relay/contracts';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 import { rejected } from './provider.operations';
 
 const read = { role: 'viewer', scope: 'rules:read' } as const;

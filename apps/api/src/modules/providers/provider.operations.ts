@@ -1,6 +1,6 @@
 import { ruleCreateSchema, ruleSchema, ruleSecretRotateSchema, ruleUpdateSchema, uuidParam } from '@relay/contracts';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const read = { role: 'viewer', scope: 'rules:read' } as const;
 const write = { role: 'admin', scope: 'rules:write' } as const;

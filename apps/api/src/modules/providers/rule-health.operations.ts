@@ -1,5 +1,5 @@
 import { ruleResumedSchema, uuidParam } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 // Endpoint health (docs/rules.md): the worker marks a rule unhealthy; an admin resumes it here.
 export const ruleHealthOperations = [

@@ -1,5 +1,5 @@
 import { ruleOrderingSchema, uuidParam } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 // Ordered delivery (docs/rules.md): the keys a failing event holds up.
 export const ruleOrderingOperations = [

@@ -1,5 +1,5 @@
 import { ruleSchema, uuidParam, verificationSecretRotateSchema } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 // Inbound signature verification's secret (docs/rules.md): set with the rule, rotated here.
 export const ruleVerificationOperations = [

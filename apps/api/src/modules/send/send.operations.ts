@@ -1,5 +1,5 @@
 import { sendSchema, sentSchema } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 export const sendOperations = [
   defineOperation({

@@ -2,7 +2,8 @@ import { asOrgId, DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import { TEST_REDIS_URL, uniqueQueuePrefix } from '@relay/test-support';
 import pino from 'pino';
-import { createIngestService, type IncomingWebhook } from '../ingest/ingest.service';
+import type { IncomingWebhook } from '../ingest/incoming-webhook';
+import { createIngestService } from '../ingest/ingest.service';
 import { createSendService } from './send.service';
 import { testPrincipal, useServiceDatabase } from '../service-test-kit';
 

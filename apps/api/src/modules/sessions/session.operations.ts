@@ -3,7 +3,7 @@ import { AppError } from '@relay/core';
 import { z } from 'zod';
 import { promisify, startSession } from '../../auth/session-start';
 import { retryAfter, tooManyAttempts } from '../../auth/too-many-attempts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 import { anonymousMeView, loginView, operatorMeView } from './session.views';
 
 export const sessionOperations = [

@@ -1,6 +1,6 @@
 import { SYSTEM_ACTOR } from '@relay/db';
 import { DEFAULT_ORGANIZATION_ID, SCOPES, type Principal } from '@relay/core';
-import { ACCESS_TABLE } from '../../auth/access-table';
+import { ACCESS_TABLE } from '../../composition/catalog';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createSessionService } from './session.service';
 import { useServiceDatabase, useTestLimiter } from '../service-test-kit';

@@ -5,7 +5,7 @@ import {
   oauthQuerySchema,
   oauthSchema,
 } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 export const settingsOperations = [
   defineOperation({

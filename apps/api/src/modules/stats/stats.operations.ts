@@ -1,5 +1,5 @@
 import { deliveryStatsSchema, statsQuery } from '@relay/contracts';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 export const statsOperations = [
   defineOperation({

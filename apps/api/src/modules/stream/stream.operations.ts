@@ -1,6 +1,6 @@
 import { streamQuery } from '@relay/contracts';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 import { parseLastEventId } from './event-stream';
 
 // `GET /events/stream`; mounted before `/events/:id` so `stream` is not taken for an id. The

@@ -1,6 +1,6 @@
 import { newUserSchema, organizationWithUsageSchema, roleChangeSchema, userSchema, uuidParam } from '@relay/contracts';
 import { z } from 'zod';
-import { defineOperation } from '../define-operation';
+import { defineOperation } from '../../composition/define-operation';
 
 const manage = { role: 'admin', scope: 'organization:manage' } as const;
 const common = { tag: 'organization', access: manage, notFound: 'No such user.' } as const;

@@ -1,33 +1,34 @@
+import { accessTableOf } from '../auth/access-table';
 import type { AnyOperation } from '../http/operation';
-import { bootstrapOperations } from './platform/bootstrap.operations';
-import { dashboardOperations } from './dashboard/dashboard.operations';
-import { docsOperations } from './docs/docs.operations';
-import { ingestOperations } from './ingest/ingest.operations';
-import { mcpOperations } from './mcp/mcp.operations';
-import { metricsOperations } from './metrics/metrics.operations';
-import { platformOperations } from './platform/platform.operations';
-import { organizationOffboardingOperations } from './platform/organization-offboarding.operations';
-import { operatorOperations } from './platform/operator.operations';
-import { accountOperations } from './account/account.operations';
-import { probeOperations } from './probes/probe.operations';
-import { domainOperations } from './domains/domain.operations';
-import { auditOperations } from './audit/audit.operations';
-import { credentialOperations } from './credentials/credential.operations';
-import { sessionOperations } from './sessions/session.operations';
-import { idpOperations } from './idp/idp.operations';
-import { organizationIdpOperations } from './idp/organization-idp.operations';
-import { notificationSettingsOperations } from './notifications/notification-settings.operations';
-import { userOperations } from './users/user.operations';
-import { hookOperations } from './providers/hook.operations';
-import { providerOperations } from './providers/provider.operations';
-import { ruleHealthOperations } from './providers/rule-health.operations';
-import { ruleVerificationOperations } from './providers/rule-verification.operations';
-import { ruleOrderingOperations } from './providers/rule-ordering.operations';
-import { sendOperations } from './send/send.operations';
-import { settingsOperations } from './settings/settings.operations';
-import { eventOperations } from './events/event.operations';
-import { statsOperations } from './stats/stats.operations';
-import { streamOperations } from './stream/stream.operations';
+import { bootstrapOperations } from '../modules/platform/bootstrap.operations';
+import { dashboardOperations } from '../modules/dashboard/dashboard.operations';
+import { docsOperations } from '../modules/docs/docs.operations';
+import { ingestOperations } from '../modules/ingest/ingest.operations';
+import { mcpOperations } from '../modules/mcp/mcp.operations';
+import { metricsOperations } from '../modules/metrics/metrics.operations';
+import { platformOperations } from '../modules/platform/platform.operations';
+import { organizationOffboardingOperations } from '../modules/platform/organization-offboarding.operations';
+import { operatorOperations } from '../modules/platform/operator.operations';
+import { accountOperations } from '../modules/account/account.operations';
+import { probeOperations } from '../modules/probes/probe.operations';
+import { domainOperations } from '../modules/domains/domain.operations';
+import { auditOperations } from '../modules/audit/audit.operations';
+import { credentialOperations } from '../modules/credentials/credential.operations';
+import { sessionOperations } from '../modules/sessions/session.operations';
+import { idpOperations } from '../modules/idp/idp.operations';
+import { organizationIdpOperations } from '../modules/idp/organization-idp.operations';
+import { notificationSettingsOperations } from '../modules/notifications/notification-settings.operations';
+import { userOperations } from '../modules/users/user.operations';
+import { hookOperations } from '../modules/providers/hook.operations';
+import { providerOperations } from '../modules/providers/provider.operations';
+import { ruleHealthOperations } from '../modules/providers/rule-health.operations';
+import { ruleVerificationOperations } from '../modules/providers/rule-verification.operations';
+import { ruleOrderingOperations } from '../modules/providers/rule-ordering.operations';
+import { sendOperations } from '../modules/send/send.operations';
+import { settingsOperations } from '../modules/settings/settings.operations';
+import { eventOperations } from '../modules/events/event.operations';
+import { statsOperations } from '../modules/stats/stats.operations';
+import { streamOperations } from '../modules/stream/stream.operations';
 import type { ApiServices } from './services';
 
 type Operations = readonly AnyOperation<ApiServices>[];
@@ -97,3 +98,9 @@ export const ALL_OPERATIONS: Operations = [
   ...API_OPERATIONS,
   ...INGEST_OPERATIONS,
 ];
+
+/**
+ * The authorization table: every guarded operation (`METHOD /path`) and the least role and API-key
+ * scope it needs. docs/authorization.md is generated from the same declarations (`pnpm docs:authorization`).
+ */
+export const ACCESS_TABLE = accessTableOf(ALL_OPERATIONS);

@@ -1,40 +1,38 @@
-import { ACCESS_TABLE } from '../auth/access-table';
-import { RESERVED_PATH_SEGMENTS } from './catalog';
 import { BULK_CAP } from '@relay/contracts';
-import { createAuditService } from './audit/audit.service';
-import { createCredentialService } from './credentials/credential.service';
-import { createDomainService } from './domains/domain.service';
-import { createDocsService } from './docs/docs.service';
-import { createInboundVerifier } from './ingest/inbound-verification';
-import { createIngestRuleLookup } from './ingest/ingest-rules';
-import { createWebhookService } from './ingest/webhook.service';
-import { createBootstrapService } from './platform/bootstrap.service';
-import { createPlatformService } from './platform/platform.service';
-import { createOffboardingService } from './platform/organization-offboarding.service';
-import { createOperatorService } from './platform/operator.service';
-import { createPasswordService } from './account/password.service';
-import { createUserLifecycleService } from './account/user-lifecycle.service';
-import { createProbeService } from './probes/probe.service';
-import { createEventService } from './events/event.service';
-import { createMcpService } from './mcp/mcp.service';
-import { createMetricsService } from './metrics/metrics.service';
+import { createAuditService } from '../modules/audit/audit.service';
+import { createCredentialService } from '../modules/credentials/credential.service';
+import { createDomainService } from '../modules/domains/domain.service';
+import { createDocsService } from '../modules/docs/docs.service';
+import { createInboundVerifier } from '../modules/ingest/inbound-verification';
+import { createIngestRuleLookup } from '../modules/ingest/ingest-rules';
+import { createWebhookService } from '../modules/ingest/webhook.service';
+import { createBootstrapService } from '../modules/platform/bootstrap.service';
+import { createPlatformService } from '../modules/platform/platform.service';
+import { createOffboardingService } from '../modules/platform/organization-offboarding.service';
+import { createOperatorService } from '../modules/platform/operator.service';
+import { createPasswordService } from '../modules/account/password.service';
+import { createUserLifecycleService } from '../modules/account/user-lifecycle.service';
+import { createProbeService } from '../modules/probes/probe.service';
+import { createEventService } from '../modules/events/event.service';
+import { createMcpService } from '../modules/mcp/mcp.service';
+import { createMetricsService } from '../modules/metrics/metrics.service';
 import type { ModuleContext } from './module-context';
-import { createSessionService } from './sessions/session.service';
-import { identityProviderFor as identityProviderLookup } from './idp/identity-provider';
-import { loginOrganizationResolver } from './idp/login-organization';
-import { createOrganizationIdpService } from './idp/organization-idp.service';
-import { createNotificationSettingsService } from './notifications/notification-settings.service';
-import { createIdpLoginService } from './idp/idp-login.service';
-import { createOidcConfigurations } from './idp/oidc-configurations';
-import { createHookService } from './providers/hook.service';
-import { createProviderService } from './providers/provider.service';
-import { createRuleHealthService } from './providers/rule-health.service';
-import { createVerificationSecretService } from './providers/verification-secret.service';
-import { createRuleOrderingService } from './providers/rule-ordering.service';
-import { createSendService } from './send/send.service';
-import { createSettingsService } from './settings/settings.service';
-import { createStatsService } from './stats/stats.service';
-import { createUserService } from './users/user.service';
+import { createSessionService } from '../modules/sessions/session.service';
+import { identityProviderFor as identityProviderLookup } from '../modules/idp/identity-provider';
+import { loginOrganizationResolver } from '../modules/idp/login-organization';
+import { createOrganizationIdpService } from '../modules/idp/organization-idp.service';
+import { createNotificationSettingsService } from '../modules/notifications/notification-settings.service';
+import { createIdpLoginService } from '../modules/idp/idp-login.service';
+import { createOidcConfigurations } from '../modules/idp/oidc-configurations';
+import { createHookService } from '../modules/providers/hook.service';
+import { createProviderService } from '../modules/providers/provider.service';
+import { createRuleHealthService } from '../modules/providers/rule-health.service';
+import { createVerificationSecretService } from '../modules/providers/verification-secret.service';
+import { createRuleOrderingService } from '../modules/providers/rule-ordering.service';
+import { createSendService } from '../modules/send/send.service';
+import { createSettingsService } from '../modules/settings/settings.service';
+import { createStatsService } from '../modules/stats/stats.service';
+import { createUserService } from '../modules/users/user.service';
 
 /** Every module's service, as operation handlers receive them. */
 export function createServices(ctx: ModuleContext) {
@@ -43,7 +41,7 @@ export function createServices(ctx: ModuleContext) {
   return {
     probes: createProbeService(ctx.readiness),
     metrics: createMetricsService({ metrics: ctx.metrics, token: ctx.config.METRICS_TOKEN }),
-    docs: createDocsService({ version: ctx.version, serverUrl: ctx.config.PUBLIC_BASE_URL }),
+    docs: createDocsService({ openApiDocument: ctx.catalog.openApiDocument }),
     mcp: createMcpService(),
     operatorBootstrap: createBootstrapService({
       repositories: ctx.repositories,
@@ -69,7 +67,7 @@ export function createServices(ctx: ModuleContext) {
       defaultSource: ctx.config.DEFAULT_SOURCE,
       allowTargetOverride: ctx.config.ALLOW_PUBLIC_TARGET_OVERRIDE,
       targetPolicy: ctx.targetPolicy,
-      reservedSegments: RESERVED_PATH_SEGMENTS,
+      reservedSegments: ctx.catalog.reservedSegments,
       gate: ctx.limits.ingestGate,
       rules: createIngestRuleLookup({
         providers: ctx.repositories.providers,
@@ -92,7 +90,7 @@ export function createServices(ctx: ModuleContext) {
       passwords: ctx.passwords,
       limiter: ctx.loginLimiter,
       secureCookie: ctx.config.SESSION_COOKIE_SECURE,
-      accessRules: Object.values(ACCESS_TABLE),
+      accessRules: ctx.catalog.accessRules,
     }),
     idpLogin: createIdpLoginService({
       repositories: ctx.repositories,
@@ -162,7 +160,7 @@ export function createServices(ctx: ModuleContext) {
       identityProviderFor,
       hosts: ctx.hosts,
       organizationOf: ctx.organizationOf,
-      reservedSegments: RESERVED_PATH_SEGMENTS,
+      reservedSegments: ctx.catalog.reservedSegments,
     }),
     events: createEventService({
       repositories: ctx.repositories,

@@ -1,17 +1,17 @@
-import type { TargetPolicy } from '@relay/core';
+import type { AccessRule, TargetPolicy } from '@relay/core';
 import type { Repositories } from '@relay/db';
 import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { LoginLimiter } from '../auth/login-limiter';
 import type { PasswordHasher } from '../auth/passwords';
 import type { ApiConfig } from '../config';
-import type { IngestService } from './ingest/ingest.service';
-import type { ApiMetrics } from './metrics/api-metrics';
-import type { Limits } from './limits/limits';
-import type { HostResolver } from './platform/host-resolver';
-import type { IngestHostSettings } from './platform/ingest-hosts';
-import type { EventStreams } from './stream/event-stream';
-import type { DomainVerifier } from './domains/dns-verifier';
+import type { IngestService } from '../modules/ingest/ingest.service';
+import type { ApiMetrics } from '../modules/metrics/api-metrics';
+import type { Limits } from '../modules/limits/limits';
+import type { HostResolver } from '../modules/platform/host-resolver';
+import type { IngestHostSettings } from '../modules/platform/ingest-hosts';
+import type { EventStreams } from '../modules/stream/event-stream';
+import type { DomainVerifier } from '../modules/domains/dns-verifier';
 
 /** What the api process provides to its modules' services; runtime.ts builds it once. */
 export interface ModuleContext {
@@ -40,8 +40,20 @@ export interface ModuleContext {
     isStarted: () => boolean;
     isShuttingDown: () => boolean;
   };
-  /** Package version, shown in the OpenAPI document. */
-  version: string;
+  /**
+   * What the route catalog says, computed by the composition root (runtime.ts) and passed in: services
+   * cannot import the catalog, which imports every module's operations and so every service.
+   */
+  catalog: CatalogFacts;
   /** Tests: the clock rule options follow (deduplication windows); absent: the real one. */
   now?: () => Date;
+}
+
+export interface CatalogFacts {
+  /** First path segments of the relay's own routes: never a webhook source. */
+  reservedSegments: ReadonlySet<string>;
+  /** The access rule of every guarded operation (the authorization table's rows). */
+  accessRules: readonly AccessRule[];
+  /** Builds the OpenAPI document of every operation (GET /openapi.json builds it once, when first asked). */
+  openApiDocument: () => unknown;
 }

@@ -1,0 +1,15 @@
+import type { OrgId } from '@relay/core';
+
+/** A webhook accepted for storing: the ingest service's input, and what deduplication and ordering read. */
+export interface IncomingWebhook {
+  orgId: OrgId;
+  source: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  /** A policy-checked X-Target-Url, when the override is enabled. */
+  targetOverride?: string;
+  /** Send in provider mode: the chosen provider (its target is the override). */
+  providerId?: string;
+  /** The owning rule orders delivery: the webhook's ordering key ('' for the whole source). */
+  orderingKey?: string;
+}

@@ -1,0 +1,60 @@
+import type { EventStatus, OrgId } from '@relay/core';
+
+// An event as the repositories return it, and the row of the events table it is read from (EVENT_COLUMNS in
+// event.sql.ts). A file of its own, so that event.sql.ts and event.repository.ts need not import each other.
+export interface StoredEvent {
+  id: string;
+  organizationId: OrgId;
+  source: string;
+  providerId: string | null;
+  targetUrl: string | null;
+  body: Uint8Array;
+  headers: Record<string, string>;
+  status: EventStatus;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  failureReason: string | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  /** attempt_count when the current delivery run began (a retry starts a new run). */
+  runStartAttempt: number;
+}
+
+export interface EventRow {
+  id: string;
+  organization_id: string;
+  source: string;
+  provider_id: string | null;
+  target_url: string | null;
+  body: Buffer;
+  headers: Record<string, string>;
+  status: EventStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  failure_reason: string | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  run_start_attempt: number;
+}
+
+export function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    organizationId: row.organization_id as OrgId,
+    source: row.source,
+    providerId: row.provider_id,
+    targetUrl: row.target_url,
+    body: row.body,
+    headers: row.headers,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.next_attempt_at,
+    failureReason: row.failure_reason,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+    runStartAttempt: row.run_start_attempt,
+  };
+}

@@ -14,7 +14,7 @@ export const rotateVerificationSecret = defineTool({
     "Replaces the secret that verifies a rule's inbound webhook signatures. The new one verifies from now; the " +
     'replaced one is still accepted for previous_secret_valid_for_seconds (default 86400; 0 retires it at once), ' +
     'so the provider can switch over without refused webhooks. The secrets are never shown.',
-  access: { role: 'admin', scope: 'rules:write' },
+  operation: 'POST /rules/{id}/verification-secret/rotate',
   input: {
     id: ruleIdInput,
     verification_secret: verificationSecretInput,

@@ -15,8 +15,6 @@ import {
 } from './rule-views';
 
 // Rules (the API's providers, `/rules`): which source is delivered to which target, signed with which secret.
-const read = { role: 'viewer', scope: 'rules:read' } as const;
-const write = { role: 'admin', scope: 'rules:write' } as const;
 
 const sourceInput = z
   .string()
@@ -39,7 +37,7 @@ const listRules = defineTool({
     'Every rule (provider) of the organization: which source is delivered to which target URL, whether it is ' +
     'active and signs its deliveries. Events of a source without an active rule go to the default target. Use it ' +
     'to find a rule id for update_rule, delete_rule, list_hooks or send_webhook.',
-  access: read,
+  operation: 'GET /rules',
   input: {},
   output: { rules: z.array(ruleSummary) },
   annotations: { readOnlyHint: true, idempotentHint: true },
@@ -57,7 +55,7 @@ const createRule = defineTool({
     'Refused when another active rule serves the source (active_provider_exists) or the target is not allowed ' +
     '(target_url_rejected). The signing secret is never shown again. The options (deduplication, inbound ' +
     'signature verification, health threshold, ordering, delivery policy, set/removed headers) are off unless given.',
-  access: write,
+  operation: 'POST /rules',
   input: {
     source: sourceInput,
     target_url: targetUrlInput,
@@ -85,7 +83,7 @@ const updateRule = defineTool({
     'the default target. To rotate a secret without a gap, use the dashboard (rotation keeps the old one valid); ' +
     'for the verification secret, rotate_rule_verification_secret. An option set to null is turned off; ' +
     'forward_headers, set_headers and remove_headers each replace their list and keep the others.',
-  access: write,
+  operation: 'PATCH /rules/{id}',
   input: {
     id: ruleIdInput,
     source: sourceInput.optional(),
@@ -122,7 +120,7 @@ const deleteRule = defineTool({
   description:
     'Deletes a rule and its hooks, at once and for good. Events of its source are then delivered to the default ' +
     'target (or fail without one); stored events stay. To pause instead, use update_rule with active: false.',
-  access: write,
+  operation: 'DELETE /rules/{id}',
   input: { id: ruleIdInput },
   output: { id: z.string(), deleted: z.literal(true), link: z.string().describe('The rules page.') },
   annotations: { destructiveHint: true },

@@ -80,7 +80,7 @@ describe('MCP server: the tools a caller sees', () => {
       RELAY_TOOLS.filter((tool) => {
         const access = OPERATION_ACCESS[tool.operation];
         if (access === 'public') return true;
-        if (access === 'operator' || rank[role] < rank[access.role]) return false;
+        if (rank[role] < rank[access.role]) return false;
         return access.scope === null || scopes.includes(access.scope);
       }).map((tool) => tool.name);
     for (const scope of ALL_SCOPES) {

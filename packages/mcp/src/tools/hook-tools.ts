@@ -1,4 +1,5 @@
 import { dataOf } from '@relay/client';
+import { hookCreateSchema } from '@relay/contracts';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { descriptionInput, hookSummary, hookView, ruleIdInput, targetUrlInput } from './rule-views';
@@ -31,7 +32,7 @@ const createHook = defineTool({
   operation: 'POST /rules/{id}/hooks',
   input: {
     rule_id: ruleIdInput,
-    trigger: z.enum(['provider_succeeded', 'provider_failed']).describe('When the hook is called.'),
+    trigger: hookCreateSchema.shape.trigger.describe('When the hook is called.'),
     target_url: targetUrlInput,
     active: z.boolean().optional().describe('Default true.'),
     description: descriptionInput.optional(),

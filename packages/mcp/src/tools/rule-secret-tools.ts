@@ -1,7 +1,6 @@
 import { dataOf } from '@relay/client';
-import { z } from 'zod';
+import { verificationSecretRotateSchema } from '@relay/contracts';
 import { defineTool } from '../tool-kit';
-import { verificationSecretInput } from './rule-option-inputs';
 import { ruleIdInput, ruleSummary, ruleView } from './rule-views';
 
 // Secret rotation of a rule's inbound verification: the provider and the relay cannot switch at the same instant,
@@ -17,14 +16,7 @@ export const rotateVerificationSecret = defineTool({
   operation: 'POST /rules/{id}/verification-secret/rotate',
   input: {
     id: ruleIdInput,
-    verification_secret: verificationSecretInput,
-    previous_secret_valid_for_seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(30 * 86_400)
-      .optional()
-      .describe('How long the replaced secret is still accepted (default 86400).'),
+    ...verificationSecretRotateSchema.shape,
   },
   output: { rule: ruleSummary },
   annotations: { destructiveHint: false },

@@ -1,34 +1,25 @@
 import { dataOf } from '@relay/client';
+import { outboundHeadersSchema, signingSecret, sourceSchema } from '@relay/contracts';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
 import { resumeRule } from './rule-health-tools';
 import { ruleBlockedKeys } from './rule-ordering-tools';
 import { rotateVerificationSecret } from './rule-secret-tools';
-import {
-  descriptionInput,
-  FORWARDABLE_HEADERS,
-  ruleIdInput,
-  ruleSummary,
-  ruleView,
-  targetUrlInput,
-} from './rule-views';
+import { descriptionInput, ruleIdInput, ruleSummary, ruleView, targetUrlInput } from './rule-views';
 
 // Rules (the API's providers, `/rules`): which source is delivered to which target, signed with which secret.
 
-const sourceInput = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit')
-  .describe('The source this rule serves: webhooks posted to /<source> (e.g. "stripe"). One active rule per source.');
-const signingSecretInput = z
-  .string()
-  .min(16)
-  .max(256)
-  .describe('HMAC secret (16-256 characters) signing each delivery; write-only: results only say whether one is set.');
-const forwardHeadersInput = z
-  .array(z.enum(FORWARDABLE_HEADERS))
-  .max(FORWARDABLE_HEADERS.length)
-  .describe('Inbound headers withheld by default that this rule forwards to its target, e.g. ["authorization"].');
+// The API's field schemas (@relay/contracts), with text for an assistant where the API's says less.
+const sourceInput = sourceSchema.describe(
+  'The source this rule serves: webhooks posted to /<source> (e.g. "stripe"). One active rule per source.',
+);
+const signingSecretInput = signingSecret.describe(
+  'HMAC secret (16-256 characters) signing each delivery; write-only: results only say whether one is set.',
+);
+// Without the API's default ([]): a list left out of update_rule keeps the stored one.
+const { forward } = outboundHeadersSchema.shape;
+const forwardHeadersInput = forward.unwrap().describe(forward.description ?? '');
 
 const listRules = defineTool({
   name: 'list_rules',

@@ -123,9 +123,15 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['@relay/*', '!@relay/client', '!@relay/mcp', '**/apps/**'] }],
     },
   },
-  // The MCP server is a client of the REST API too: the typed client, the MCP SDK and zod.
+  // The MCP server is a client of the REST API too: the typed client, the MCP SDK and zod, and the API's own input
+  // schemas (contracts: zod and core, no HTTP or database) as its tools' input shapes, never a copy of them.
   {
     files: ['packages/mcp/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['@relay/*', '!@relay/client', '**/apps/**'] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@relay/*', '!@relay/client', '!@relay/contracts', '**/apps/**'] },
+      ],
+    },
   },
 );

@@ -1,3 +1,4 @@
+import { OPERATION_ACCESS } from '@relay/client';
 import { RELAY_TOOLS } from '@relay/mcp';
 import { startMcpRelay, ALL_SCOPES, type McpRelay } from './mcp-harness';
 
@@ -71,5 +72,24 @@ describe('MCP server: the tools a caller sees', () => {
       'verify_domain',
     ])
       expect(tools.map((t) => t.name)).toContain(name);
+  });
+
+  it("offers each tool exactly to the credentials its operation's row of the generated access map allows", async () => {
+    const rank = { viewer: 0, admin: 1 } as const;
+    const allowed = (role: 'viewer' | 'admin', scopes: readonly string[]) =>
+      RELAY_TOOLS.filter((tool) => {
+        const access = OPERATION_ACCESS[tool.operation];
+        if (access === 'public') return true;
+        if (rank[role] < rank[access.role]) return false;
+        return access.scope === null || scopes.includes(access.scope);
+      }).map((tool) => tool.name);
+    for (const scope of ALL_SCOPES) {
+      const key = await relay.key([scope]);
+      const me = await relay.pipeline.http.get('/api/auth/me').set('authorization', key).expect(200);
+      const { tools } = await (await relay.connect(key)).listTools();
+      expect({ scope, tools: tools.map((t) => t.name) }).toEqual({ scope, tools: allowed(me.body.role, [scope]) });
+    }
+    const viewer = await relay.connect(await relay.token('viewer'));
+    expect((await viewer.listTools()).tools.map((t) => t.name)).toEqual(allowed('viewer', ALL_SCOPES));
   });
 });

@@ -6,6 +6,15 @@ import type { paths } from './schema';
 export type { components, operations, paths } from './schema';
 export { dataOf, problemOf, ProblemError, type ProblemDocument } from './problem';
 export type { AnswerOf } from './answer-of';
+export { OPERATION_ACCESS } from './operation-access';
+export {
+  accessOf,
+  type AccessRole,
+  type ApiKeyScope,
+  type MemberAccess,
+  type MemberOperation,
+  type OperationKey,
+} from './access-of';
 export { DEDUP_PRESETS, HMAC_ALGORITHMS, SIGNATURE_ENCODINGS, VERIFICATION_PRESETS } from './rule-option-values';
 
 export interface RelayClientOptions {

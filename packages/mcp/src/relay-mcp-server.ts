@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { dataOf, ProblemError, type RelayClient } from '@relay/client';
+import { accessOf, dataOf, ProblemError, type RelayClient } from '@relay/client';
 import type { ZodRawShape } from 'zod';
 import { version } from '../package.json';
 import { callerMay, refusalOf, type Caller } from './caller-access';
@@ -55,8 +55,9 @@ export async function createRelayMcpServer(options: RelayMcpServerOptions): Prom
   const server = new McpServer({ name: 'webhook-relay', version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
   const refused = new Map<string, string>();
   for (const tool of options.tools ?? RELAY_TOOLS) {
-    if (!callerMay(caller, tool.access)) {
-      refused.set(tool.name, refusalOf(tool.name, caller, tool.access));
+    const access = accessOf(tool.operation);
+    if (access !== 'public' && !callerMay(caller, access)) {
+      refused.set(tool.name, refusalOf(tool.name, caller, access));
       continue;
     }
     server.registerTool(
@@ -77,7 +78,10 @@ export async function createRelayMcpServer(options: RelayMcpServerOptions): Prom
       },
     );
   }
-  if (callerMay(caller, { role: 'viewer', scope: 'events:read' })) registerEventResources(server, ctx);
+  // The resources read what list_events and get_event read, so they ask what those operations ask.
+  if (callerMay(caller, accessOf('GET /events')) && callerMay(caller, accessOf('GET /events/{id}'))) {
+    registerEventResources(server, ctx);
+  }
   registerTriagePrompt(server);
   refuseOutsideScopes(server, refused);
   return server;

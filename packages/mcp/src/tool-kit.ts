@@ -1,8 +1,5 @@
-import type { RelayClient } from '@relay/client';
+import type { MemberOperation, RelayClient } from '@relay/client';
 import type { z, ZodRawShape } from 'zod';
-
-export type ToolRole = 'viewer' | 'admin';
-export type ToolScope = 'events:read' | 'webhooks:send' | 'rules:read' | 'rules:write' | 'organization:manage';
 
 /** What a tool's run gets: the typed REST client (with the caller's credential) and links into the dashboard. */
 export interface ToolContext {
@@ -21,7 +18,8 @@ export interface ToolHints {
 }
 
 /**
- * One MCP tool over one REST operation. `access` is the operation's row of the authorization table (least role and
+ * One MCP tool over one REST operation. `operation` names it as the typed client calls it (`'POST /rules'`); what
+ * the tool asks of its caller is that operation's row of the generated access map (`accessOf`, least role and
  * API-key scope): a credential without it does not see the tool, and a call to it is refused before anything runs.
  */
 export interface RelayTool<I extends ZodRawShape = ZodRawShape, O extends ZodRawShape = ZodRawShape> {
@@ -30,7 +28,8 @@ export interface RelayTool<I extends ZodRawShape = ZodRawShape, O extends ZodRaw
   title: string;
   /** What it does and when to use it, for an assistant choosing among tools. */
   description: string;
-  access: { role: ToolRole; scope: ToolScope };
+  /** The REST operation the tool acts through; its access is the API's, never written here. */
+  operation: MemberOperation;
   input: I;
   output: O;
   annotations: ToolHints;

@@ -1,3 +1,4 @@
+import { accessOf } from '@relay/client';
 import type { AnyRelayTool } from './tool-kit';
 
 const START = '<!-- tools:start -->';
@@ -13,14 +14,23 @@ const hintsOf = (tool: AnyRelayTool) =>
 // A sentence ends at ". " before a capital letter, not inside "e.g. " or "i.e. ".
 const firstSentence = (text: string) => text.split(/(?<!\b(?:e\.g|i\.e))(?<=\.)\s(?=[A-Z`])/)[0] ?? text;
 
-/** The tools table of docs/mcp.md: name, what it does, the role and scope it needs, its hints. */
+/** The role and scope columns: the tool's operation's row of the generated access map. */
+function accessColumns(tool: AnyRelayTool): string {
+  const access = accessOf(tool.operation);
+  if (access === 'public') return 'any | -';
+  return `${access.role} | ${access.scope === null ? '-' : `\`${access.scope}\``}`;
+}
+
+/** The tools table of docs/mcp.md: name, what it does, its REST operation, the role and scope it needs, its hints. */
 export function renderToolsTable(tools: readonly AnyRelayTool[]): string {
   const rows = tools.map(
     (t) =>
-      `| \`${t.name}\` | ${firstSentence(t.description).replace(/\|/g, '\\|')} | ${t.access.role} | ` +
-      `\`${t.access.scope}\` | ${hintsOf(t) || '-'} |`,
+      `| \`${t.name}\` | ${firstSentence(t.description).replace(/\|/g, '\\|')} | \`${t.operation}\` | ${accessColumns(t)} | ` +
+      `${hintsOf(t) || '-'} |`,
   );
-  return ['| Tool | What it does | Role | Scope | Hints |', '|---|---|---|---|---|', ...rows].join('\n');
+  return ['| Tool | What it does | Operation | Role | Scope | Hints |', '|---|---|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }
 
 /** The document with the table between its markers replaced. */

@@ -14,7 +14,7 @@ import { IconLogout, IconMoon, IconSun } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { Suspense } from 'react';
-import { api } from './api-client';
+import { client } from './api-client';
 import { navItems } from './nav-items';
 import { useSession } from './session';
 import { NavLinkLink } from '../components/links';
@@ -42,7 +42,8 @@ function LogoutButton() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const logout = async () => {
-    await api.post('/api/auth/logout').catch(() => undefined);
+    // Signing out of a session that is already gone is no failure: the sign-in page follows either way.
+    await client.POST('/api/auth/logout').catch(() => undefined);
     queryClient.clear();
     await navigate({ to: '/login', search: {} });
   };

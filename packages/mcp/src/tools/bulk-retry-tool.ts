@@ -21,7 +21,7 @@ export const BULK_RETRY_EVENTS = defineTool({
     'its target is fixed. Check the selection with list_events and confirm with the user first: every match is ' +
     'sent again. With no ids and no filter it would retry every event, which needs all: true. Returns how many ' +
     `were retried, whether more matched than the cap (call again), and the first ${IDS_SHOWN} ids.`,
-  access: { role: 'admin', scope: 'webhooks:send' },
+  operation: 'POST /events/bulk/retry',
   input: {
     ids: z.array(z.uuid()).min(1).max(BULK_CAP).optional().describe('Exact event ids; not with the filters.'),
     ...eventFilterShape,

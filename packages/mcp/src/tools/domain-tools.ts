@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 
 // Custom ingest domains (`/api/domains`): hosts of the organization's own that receive its webhooks once their
-// DNS records are verified. Organization management, like the REST operations.
-const manage = { role: 'admin', scope: 'organization:manage' } as const;
+// DNS records are verified.
 
 type Domain = AnswerOf<'/api/domains', 'get'>['domains'][number];
 type Checks = AnswerOf<'/api/domains/{id}/verify', 'post'>['checks'];
@@ -56,7 +55,7 @@ const listDomains = defineTool({
   description:
     "The organization's custom ingest domains (e.g. hooks.example.com), pending or active, with the DNS records " +
     'each needs and the outcome of its last check. Use verify_domain to check a pending one again.',
-  access: manage,
+  operation: 'GET /api/domains',
   input: {},
   output: { domains: z.array(domainSummary) },
   annotations: { readOnlyHint: true, idempotentHint: true },
@@ -73,7 +72,7 @@ const verifyDomain = defineTool({
     "Checks a domain's DNS now: its CNAME must point at the relay's ingest host and its TXT record must hold the " +
     'verification token. Both valid: the domain becomes active and receives webhooks. Otherwise it stays pending ' +
     'and the result says, per record, what is missing or wrong. Safe to call again after DNS changes.',
-  access: manage,
+  operation: 'POST /api/domains/{id}/verify',
   input: { id: z.uuid().describe('The domain id (from list_domains).') },
   output: {
     domain: domainSummary,

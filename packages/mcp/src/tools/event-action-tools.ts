@@ -4,9 +4,6 @@ import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { BULK_RETRY_EVENTS } from './bulk-retry-tool';
 import { eventSummaryOf, eventSummaryShape } from './event-views';
 
-// The api's authorization table: re-sending needs webhooks:send, deleting stored data organization:manage.
-const send = { role: 'admin', scope: 'webhooks:send' } as const;
-const manage = { role: 'admin', scope: 'organization:manage' } as const;
 const eventId = z.uuid().describe('The event id, from list_events.');
 
 const retryEvent = defineTool({
@@ -18,7 +15,7 @@ const retryEvent = defineTool({
     'failure is fixed; confirm with the user first, since a delivered event is delivered again. A queued event ' +
     'cannot be retried (event_not_retryable), nor a paused one (event_paused: resume its rule with resume_rule). ' +
     'Returns at once: check the outcome later with get_event.',
-  access: send,
+  operation: 'POST /events/{id}/retry',
   input: { id: eventId },
   output: {
     id: z.string(),
@@ -42,7 +39,7 @@ const acknowledgeEvent = defineTool({
     "of an ordered rule's blocked key (rule_blocked_keys) can be acknowledged too: it is given up on (failed, " +
     'reason acknowledged) and its key moves on. Other events are refused (event_not_failed); acknowledging one ' +
     'again changes nothing. Returns the event.',
-  access: send,
+  operation: 'POST /events/{id}/ack',
   input: { id: eventId },
   output: eventSummaryShape,
   // A second acknowledgement keeps the first one's time: the api sets it only when unset.
@@ -58,7 +55,7 @@ const deleteEvent = defineTool({
   description:
     'Deletes one event with its payload and attempts, for good (e.g. a payload that must not be kept). It ' +
     'cannot be undone: confirm with the user first. Returns the deleted id.',
-  access: manage,
+  operation: 'DELETE /events/{id}',
   input: { id: eventId },
   output: { id: z.string(), deleted: z.literal(true) },
   annotations: { destructiveHint: true, idempotentHint: true },

@@ -4,8 +4,6 @@ import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { PAYLOAD_PREVIEW_CHARS } from '../truncate';
 import { eventDetailShape, fetchEventDetail } from './event-views';
 
-const read = { role: 'viewer', scope: 'events:read' } as const;
-
 const getEvent = defineTool({
   name: 'get_event',
   title: 'Get an event',
@@ -13,7 +11,7 @@ const getEvent = defineTool({
     'One event: its status, attempts count, failure reason, last error, target, headers (credentials masked) ' +
     `and the first ${PAYLOAD_PREVIEW_CHARS} characters of its JSON payload. When payload_truncated is true, ` +
     'get_event_payload returns the whole payload in pieces.',
-  access: read,
+  operation: 'GET /events/{id}',
   input: { id: z.uuid().describe('The event id, from list_events.') },
   output: eventDetailShape,
   annotations: { readOnlyHint: true, idempotentHint: true },
@@ -42,7 +40,7 @@ const getEventPayload = defineTool({
     'with offset = next_offset until next_offset is null; the pieces joined in order are the whole payload. ' +
     'Use it when get_event says the payload was truncated and the rest matters. Offsets count characters ' +
     '(UTF-16 code units), not bytes.',
-  access: read,
+  operation: 'GET /events/{id}/body',
   input: {
     id: z.uuid().describe('The event id.'),
     offset: z.number().int().min(0).optional().describe('Where the piece starts, in characters (default 0).'),

@@ -5,15 +5,13 @@ import { EVENT_DETAIL_TOOLS } from './event-detail-tools';
 import { apiFilterOf, eventFilterShape, eventListLink, eventSummaryOf, eventSummarySchema } from './event-views';
 import { getStats } from './stats-tool';
 
-const read = { role: 'viewer', scope: 'events:read' } as const;
-
 const listSources = defineTool({
   name: 'list_sources',
   title: 'List sources',
   description:
     'The sources webhooks arrived from (the first path segment of the ingest URL, e.g. "github", "stripe"), with ' +
     'how many events each has. Use it to learn which source names list_events can filter on.',
-  access: read,
+  operation: 'GET /events/sources',
   input: {},
   output: {
     sources: z.array(z.object({ source: z.string(), count: z.number(), link: z.string() })),
@@ -40,7 +38,7 @@ const listEvents = defineTool({
     'needs_attention true (failed and not acknowledged), optionally by source and a from/to time range. ' +
     'Returns summaries (no payloads) with total and pages; use get_event for one event, list_event_attempts ' +
     `for why it failed. per_page defaults to ${PER_PAGE_DEFAULT}, at most ${PER_PAGE_MAX}.`,
-  access: read,
+  operation: 'GET /events',
   input: {
     ...eventFilterShape,
     page: z.number().int().min(1).max(10_000_000).optional().describe('Page number, from 1 (default 1).'),
@@ -89,7 +87,7 @@ const listEventAttempts = defineTool({
     'could not be reached), the error (timeout, connection refused, …), the duration and the start of the ' +
     `response body (${RESPONSE_BODY_CHARS} characters). kind "hook" attempts are extra copies sent to hooks. ` +
     `Use it to explain why an event failed. Shows the last ${ATTEMPTS_SHOWN} attempts.`,
-  access: read,
+  operation: 'GET /events/{id}/attempts',
   input: { id: z.uuid().describe('The event id, from list_events.') },
   output: {
     event_id: z.string(),

@@ -1,11 +1,10 @@
 import { dataOf } from '@relay/client';
+import { hookCreateSchema } from '@relay/contracts';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { descriptionInput, hookSummary, hookView, ruleIdInput, targetUrlInput } from './rule-views';
 
 // Hooks (`/rules/{id}/hooks`): follow-up deliveries of a rule's events once their delivery succeeded or failed.
-const read = { role: 'viewer', scope: 'rules:read' } as const;
-const write = { role: 'admin', scope: 'rules:write' } as const;
 
 const listHooks = defineTool({
   name: 'list_hooks',
@@ -13,7 +12,7 @@ const listHooks = defineTool({
   description:
     "The hooks of one rule: URLs the relay also calls after an event's delivery by that rule succeeded " +
     '(provider_succeeded) or finally failed after all retries (provider_failed), e.g. to alert or to log.',
-  access: read,
+  operation: 'GET /rules/{id}/hooks',
   input: { rule_id: ruleIdInput },
   output: { hooks: z.array(hookSummary) },
   annotations: { readOnlyHint: true, idempotentHint: true },
@@ -30,10 +29,10 @@ const createHook = defineTool({
     'Attaches a hook to a rule: after each delivery of the rule that succeeds (trigger provider_succeeded) or ' +
     'fails for good (provider_failed), the relay POSTs the payload to `target_url` with X-Relay-Delivery-Status ' +
     'and X-Relay-Response-Status headers. The trigger cannot be changed later.',
-  access: write,
+  operation: 'POST /rules/{id}/hooks',
   input: {
     rule_id: ruleIdInput,
-    trigger: z.enum(['provider_succeeded', 'provider_failed']).describe('When the hook is called.'),
+    trigger: hookCreateSchema.shape.trigger.describe('When the hook is called.'),
     target_url: targetUrlInput,
     active: z.boolean().optional().describe('Default true.'),
     description: descriptionInput.optional(),
@@ -50,7 +49,7 @@ const deleteHook = defineTool({
   name: 'delete_hook',
   title: 'Delete a hook',
   description: 'Deletes one hook of a rule, at once and for good; the rule itself and its deliveries are unchanged.',
-  access: write,
+  operation: 'DELETE /rules/{id}/hooks/{hookId}',
   input: { rule_id: ruleIdInput, hook_id: z.uuid().describe('The hook id (from list_hooks).') },
   output: { id: z.string(), rule_id: z.string(), deleted: z.literal(true), link: z.string() },
   annotations: { destructiveHint: true },

@@ -2,9 +2,7 @@ import { dataOf } from '@relay/client';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 
-// Where the organization's notices go (`/api/organization/notifications`): organization management, like the
-// REST operations.
-const manage = { role: 'admin', scope: 'organization:manage' } as const;
+// Where the organization's notices go (`/api/organization/notifications`).
 
 const settingsOutput = {
   url: z.string().nullable().describe('Where notices go; null: no notices.'),
@@ -18,7 +16,7 @@ const getNotifications = defineTool({
     "Where the organization's notices go: `rule.unhealthy` when a rule's target turns unhealthy, and an " +
     '`events.failed` digest of newly failed events. `has_secret` says whether they are signed with a secret of ' +
     'their own (the secret is never shown).',
-  access: manage,
+  operation: 'GET /api/organization/notifications',
   input: {},
   output: settingsOutput,
   annotations: { readOnlyHint: true, idempotentHint: true },
@@ -34,7 +32,7 @@ const setNotifications = defineTool({
     'Sets (or with url null turns off) the URL that receives the notices, signed like deliveries (X-Relay-Signature, ' +
     'webhook-signature). `secret` (16-256 characters, write-only) signs them; omitted, the stored secret stays; ' +
     'null: none (the install default, if any). The URL must pass the target network policy.',
-  access: manage,
+  operation: 'PUT /api/organization/notifications',
   input: {
     url: z.string().trim().min(1).max(2048).nullable().describe('http(s) URL; null turns notices off.'),
     secret: z.string().min(16).max(256).nullable().optional().describe('Write-only signing secret.'),

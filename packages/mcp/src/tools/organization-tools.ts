@@ -41,7 +41,7 @@ const listAuditEntries = defineTool({
     'The audit log, newest first: who (a user, or an API key by its id) did what to which object and when, e.g. ' +
     'rule.created, event.retried, domain.verified. Paged: `page` from 1, `per_page` default 20, at most 100. Use it ' +
     'to answer "who changed this rule" or "what did this key do".',
-  access: { role: 'viewer', scope: 'events:read' },
+  operation: 'GET /api/audit',
   input: {
     page: z.number().int().min(1).max(10_000_000).optional().describe('Page number, from 1 (default).'),
     per_page: z.number().int().min(1).max(100).optional().describe('Entries per page: default 20, at most 100.'),

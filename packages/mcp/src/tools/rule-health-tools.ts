@@ -15,7 +15,7 @@ export const resumeRule = defineTool({
     "of attempts. Confirm with the user first: the paused events are then sent to the rule's current target " +
     '(fix a moved target with update_rule first). Also releases ' +
     'paused events of a rule that is healthy already. Returns the rule and how many events were resumed.',
-  access: { role: 'admin', scope: 'rules:write' },
+  operation: 'POST /rules/{id}/resume',
   input: { id: ruleIdInput },
   output: {
     rule: ruleSummary,

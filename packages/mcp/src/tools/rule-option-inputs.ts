@@ -1,103 +1,40 @@
+import type { AnswerOf } from '@relay/client';
 import {
-  DEDUP_PRESETS,
-  HMAC_ALGORITHMS,
-  SIGNATURE_ENCODINGS,
-  VERIFICATION_PRESETS,
-  type AnswerOf,
-} from '@relay/client';
+  dedupOptionSchema,
+  deliveryPolicySchema,
+  orderingOptionSchema,
+  outboundHeadersSchema,
+  unhealthyAfterSeconds,
+  verificationOptionSchema,
+  verificationSecret,
+} from '@relay/contracts';
 import { z } from 'zod';
 
-// The rule options (docs/rules.md) as create_rule and update_rule take them and tool results show them. The shapes
-// are the API's; limits are checked by the API too, whose field errors reach the assistant. The package depends on
-// the typed client only, so the enums come from it (checked there against the API's schema).
+// The rule options (docs/rules.md) as create_rule and update_rule take them and tool results show them: the API's
+// own field schemas (@relay/contracts), never a copy. Each option object is taken without its cross-field rules
+// ("exactly one of preset, header and json_pointer", "the cap at least the base"): the API checks those and its
+// field errors, with their stable code, reach the assistant.
 
 type Rule = AnswerOf<'/rules/{id}', 'get'>;
 
-const headerName = z.string().min(1).max(100).describe('An HTTP header name.');
-const jsonPointer = z.string().min(2).max(500).describe('A JSON pointer (RFC 6901) such as /id or /data/object/id.');
-const seconds = (what: string) => z.number().int().positive().describe(what);
+/** An option object's fields as the API declares them, with its text and a hint for the assistant. */
+const fieldsOf = <S extends z.ZodRawShape>(schema: z.ZodObject<S>, hint: string) =>
+  z.object(schema.shape).strict().describe(`${schema.description} ${hint} null turns it off.`);
 
-export const dedupInput = z
-  .object({
-    preset: z.enum(DEDUP_PRESETS).optional().describe('Where this provider puts its delivery id.'),
-    header: headerName.optional().describe('A header holding the deduplication key.'),
-    json_pointer: jsonPointer.optional().describe('Where in a JSON payload the key is.'),
-    window_seconds: seconds('How long a key is remembered: 60 s to 30 days (default 86400).').optional(),
-  })
-  .strict()
-  .describe(
-    'Idempotent ingest: give exactly one of preset, header and json_pointer. A webhook whose key was seen within ' +
-      'the window is answered with the first event and not stored again. null turns it off.',
-  );
-
-export const verificationInput = z
-  .object({
-    preset: z.enum(VERIFICATION_PRESETS).describe('The signature scheme; `hmac` is generic (then header is needed).'),
-    header: headerName.optional().describe('hmac: the header carrying the signature.'),
-    algorithm: z.enum(HMAC_ALGORITHMS).optional().describe('hmac: the digest (default sha256).'),
-    encoding: z.enum(SIGNATURE_ENCODINGS).optional().describe('hmac: how the digest is written (default hex).'),
-    prefix: z.string().max(50).optional().describe('hmac: text before the digest, such as "sha256=".'),
-    tolerance_seconds: seconds('stripe, slack, standard_webhooks: the oldest signed timestamp accepted.').optional(),
-  })
-  .strict()
-  .describe(
-    'Inbound signature verification: a webhook whose signature does not verify is refused (401 signature_invalid) ' +
-      'and not stored. Needs verification_secret. null turns it off.',
-  );
-
-export const verificationSecretInput = z
-  .string()
-  .min(1)
-  .max(500)
-  .describe("Write-only: the provider's signing secret used to verify inbound webhooks; never shown again.");
-
-export const orderingInput = z
-  .object({
-    header: headerName.optional().describe('Events with the same value of this header are ordered together.'),
-    json_pointer: jsonPointer.optional().describe('Events with the same value at this pointer are ordered together.'),
-  })
-  .strict()
-  .describe(
-    'Ordered delivery: one event at a time per key, in ingest order; a failing event holds back its key only. ' +
-      'Give header or json_pointer, or neither ({}) to order the whole source. null turns it off.',
-  );
-
-export const deliveryPolicyInput = z
-  .object({
-    max_attempts: z.number().int().min(1).max(50).optional(),
-    backoff_base_seconds: z.number().int().min(1).max(3_600).optional(),
-    backoff_cap_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(7 * 86_400)
-      .optional(),
-    timeout_seconds: z.number().int().min(1).max(120).optional(),
-  })
-  .strict()
-  .describe('Attempts, backoff and timeout for this rule, each over the install-wide setting. null: the defaults.');
-
-export const unhealthyAfterInput = z
-  .number()
-  .int()
-  .min(3_600)
-  .max(90 * 86_400)
-  .describe('Seconds of failed attempts with no success after which the rule turns unhealthy (null: the default).');
-
-export const setHeadersInput = z
-  .record(z.string(), z.string().max(1_000))
-  .describe('Headers added to every delivery with fixed values, e.g. {"x-team": "payments"}; {} sets none.');
-export const removeHeadersInput = z
-  .array(headerName)
-  .max(50)
-  .describe('Inbound headers never forwarded to the target by this rule; [] removes none.');
+const dedupInput = fieldsOf(dedupOptionSchema, 'Give exactly one of preset, header and json_pointer.');
+const verificationInput = fieldsOf(verificationOptionSchema, '`hmac` needs header; needs verification_secret.');
+const orderingInput = fieldsOf(orderingOptionSchema, 'Give header or json_pointer, or neither ({}).');
+const deliveryPolicyInput = fieldsOf(deliveryPolicySchema, 'null: the defaults.');
+const { set: setHeaders, remove: removeHeaders } = outboundHeadersSchema.shape;
+const setHeadersInput = setHeaders.unwrap().describe(`${setHeaders.description} {} sets none.`);
+const removeHeadersInput = removeHeaders.unwrap().describe(`${removeHeaders.description} [] removes none.`);
 
 /** The options create_rule takes, each off when left out. */
 export const ruleOptionInputs = {
   dedup: dedupInput.optional(),
   verification: verificationInput.optional(),
-  verification_secret: verificationSecretInput.optional(),
-  unhealthy_after_seconds: unhealthyAfterInput.optional(),
+  verification_secret: verificationSecret.optional(),
+  unhealthy_after_seconds: unhealthyAfterSeconds.optional(),
   ordering: orderingInput.optional(),
   delivery_policy: deliveryPolicyInput.optional(),
   set_headers: setHeadersInput.optional(),
@@ -108,8 +45,8 @@ export const ruleOptionInputs = {
 export const ruleOptionUpdates = {
   dedup: dedupInput.nullable().optional(),
   verification: verificationInput.nullable().optional(),
-  verification_secret: verificationSecretInput.nullable().optional(),
-  unhealthy_after_seconds: unhealthyAfterInput.nullable().optional(),
+  verification_secret: verificationSecret.nullable().optional(),
+  unhealthy_after_seconds: unhealthyAfterSeconds.nullable().optional(),
   ordering: orderingInput.nullable().optional(),
   delivery_policy: deliveryPolicyInput.nullable().optional(),
   set_headers: setHeadersInput.optional(),

@@ -23,7 +23,7 @@ export const ruleBlockedKeys = defineTool({
     'so later events of the key wait (other keys keep flowing). Each shows the head event, its attempts, since ' +
     'when the key is blocked and how many events wait. Oldest block first, at most 100. A key unblocks when its ' +
     'head is delivered or fails finally. Empty for a rule without ordering.',
-  access: { role: 'viewer', scope: 'rules:read' },
+  operation: 'GET /rules/{id}/ordering',
   input: { id: ruleIdInput },
   output: { blocked_keys: z.array(blockedKey) },
   annotations: { readOnlyHint: true, idempotentHint: true },

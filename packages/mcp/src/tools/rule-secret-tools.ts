@@ -1,7 +1,6 @@
 import { dataOf } from '@relay/client';
-import { z } from 'zod';
+import { verificationSecretRotateSchema } from '@relay/contracts';
 import { defineTool } from '../tool-kit';
-import { verificationSecretInput } from './rule-option-inputs';
 import { ruleIdInput, ruleSummary, ruleView } from './rule-views';
 
 // Secret rotation of a rule's inbound verification: the provider and the relay cannot switch at the same instant,
@@ -14,17 +13,10 @@ export const rotateVerificationSecret = defineTool({
     "Replaces the secret that verifies a rule's inbound webhook signatures. The new one verifies from now; the " +
     'replaced one is still accepted for previous_secret_valid_for_seconds (default 86400; 0 retires it at once), ' +
     'so the provider can switch over without refused webhooks. The secrets are never shown.',
-  access: { role: 'admin', scope: 'rules:write' },
+  operation: 'POST /rules/{id}/verification-secret/rotate',
   input: {
     id: ruleIdInput,
-    verification_secret: verificationSecretInput,
-    previous_secret_valid_for_seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(30 * 86_400)
-      .optional()
-      .describe('How long the replaced secret is still accepted (default 86400).'),
+    ...verificationSecretRotateSchema.shape,
   },
   output: { rule: ruleSummary },
   annotations: { destructiveHint: false },

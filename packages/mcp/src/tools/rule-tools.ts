@@ -1,36 +1,25 @@
 import { dataOf } from '@relay/client';
+import { outboundHeadersSchema, signingSecret, sourceSchema } from '@relay/contracts';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
 import { resumeRule } from './rule-health-tools';
 import { ruleBlockedKeys } from './rule-ordering-tools';
 import { rotateVerificationSecret } from './rule-secret-tools';
-import {
-  descriptionInput,
-  FORWARDABLE_HEADERS,
-  ruleIdInput,
-  ruleSummary,
-  ruleView,
-  targetUrlInput,
-} from './rule-views';
+import { descriptionInput, ruleIdInput, ruleSummary, ruleView, targetUrlInput } from './rule-views';
 
 // Rules (the API's providers, `/rules`): which source is delivered to which target, signed with which secret.
-const read = { role: 'viewer', scope: 'rules:read' } as const;
-const write = { role: 'admin', scope: 'rules:write' } as const;
 
-const sourceInput = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit')
-  .describe('The source this rule serves: webhooks posted to /<source> (e.g. "stripe"). One active rule per source.');
-const signingSecretInput = z
-  .string()
-  .min(16)
-  .max(256)
-  .describe('HMAC secret (16-256 characters) signing each delivery; write-only: results only say whether one is set.');
-const forwardHeadersInput = z
-  .array(z.enum(FORWARDABLE_HEADERS))
-  .max(FORWARDABLE_HEADERS.length)
-  .describe('Inbound headers withheld by default that this rule forwards to its target, e.g. ["authorization"].');
+// The API's field schemas (@relay/contracts), with text for an assistant where the API's says less.
+const sourceInput = sourceSchema.describe(
+  'The source this rule serves: webhooks posted to /<source> (e.g. "stripe"). One active rule per source.',
+);
+const signingSecretInput = signingSecret.describe(
+  'HMAC secret (16-256 characters) signing each delivery; write-only: results only say whether one is set.',
+);
+// Without the API's default ([]): a list left out of update_rule keeps the stored one.
+const { forward } = outboundHeadersSchema.shape;
+const forwardHeadersInput = forward.unwrap().describe(forward.description ?? '');
 
 const listRules = defineTool({
   name: 'list_rules',
@@ -39,7 +28,7 @@ const listRules = defineTool({
     'Every rule (provider) of the organization: which source is delivered to which target URL, whether it is ' +
     'active and signs its deliveries. Events of a source without an active rule go to the default target. Use it ' +
     'to find a rule id for update_rule, delete_rule, list_hooks or send_webhook.',
-  access: read,
+  operation: 'GET /rules',
   input: {},
   output: { rules: z.array(ruleSummary) },
   annotations: { readOnlyHint: true, idempotentHint: true },
@@ -57,7 +46,7 @@ const createRule = defineTool({
     'Refused when another active rule serves the source (active_provider_exists) or the target is not allowed ' +
     '(target_url_rejected). The signing secret is never shown again. The options (deduplication, inbound ' +
     'signature verification, health threshold, ordering, delivery policy, set/removed headers) are off unless given.',
-  access: write,
+  operation: 'POST /rules',
   input: {
     source: sourceInput,
     target_url: targetUrlInput,
@@ -85,7 +74,7 @@ const updateRule = defineTool({
     'the default target. To rotate a secret without a gap, use the dashboard (rotation keeps the old one valid); ' +
     'for the verification secret, rotate_rule_verification_secret. An option set to null is turned off; ' +
     'forward_headers, set_headers and remove_headers each replace their list and keep the others.',
-  access: write,
+  operation: 'PATCH /rules/{id}',
   input: {
     id: ruleIdInput,
     source: sourceInput.optional(),
@@ -122,7 +111,7 @@ const deleteRule = defineTool({
   description:
     'Deletes a rule and its hooks, at once and for good. Events of its source are then delivered to the default ' +
     'target (or fail without one); stored events stay. To pause instead, use update_rule with active: false.',
-  access: write,
+  operation: 'DELETE /rules/{id}',
   input: { id: ruleIdInput },
   output: { id: z.string(), deleted: z.literal(true), link: z.string().describe('The rules page.') },
   annotations: { destructiveHint: true },

@@ -1,4 +1,5 @@
 import type { AnswerOf } from '@relay/client';
+import { targetUrl } from '@relay/contracts';
 import { z } from 'zod';
 import { ruleOptionsSummary, ruleOptionsView } from './rule-option-inputs';
 
@@ -8,16 +9,10 @@ import { ruleOptionsSummary, ruleOptionsView } from './rule-option-inputs';
 type Rule = AnswerOf<'/rules/{id}', 'get'>;
 type Hook = AnswerOf<'/rules/{id}/hooks', 'get'>['hooks'][number];
 
-/** Inbound headers a rule may forward beyond the default set (the API's OPT_IN_HEADERS). */
-export const FORWARDABLE_HEADERS = ['authorization'] as const;
-
 export const ruleIdInput = z.uuid().describe('The rule id (from list_rules).');
-export const targetUrlInput = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2048)
-  .describe('http(s) URL the relay POSTs to; checked against the network policy (refused: target_url_rejected).');
+export const targetUrlInput = targetUrl.describe(
+  'http(s) URL the relay POSTs to; checked against the network policy (refused: target_url_rejected).',
+);
 export const descriptionInput = z.string().max(500).describe('A note for humans, up to 500 characters.');
 
 export const ruleSummary = z.object({

@@ -12,7 +12,7 @@ const sendWebhook = defineTool({
     "one. Two modes: give `rule_id` to use that active rule's source and target (provider mode), or `source` " +
     'with an optional `target_url` (manual mode; without a target_url the default target is used). `body` is any ' +
     'JSON value, delivered as its JSON text. Returns the event id: follow it with get_event.',
-  access: { role: 'admin', scope: 'webhooks:send' },
+  operation: 'POST /api/send',
   input: {
     rule_id: z.uuid().optional().describe('Provider mode: an active rule (from list_rules). Not with source.'),
     source: z
@@ -77,8 +77,8 @@ const getIngestEndpoint = defineTool({
     "The public URLs webhook providers should post to (the organization's ingest URL, the per-source URL " +
     'template, every host it receives on including verified custom domains) and how to use them. Use it when ' +
     'configuring a provider (Stripe, GitHub, …) to send to the relay.',
-  // The REST operation is public; the tool asks for the least a member has so that anonymous use is no concern.
-  access: { role: 'viewer', scope: 'events:read' },
+  // Public, like the REST operation: every credential may ask where webhooks go (its organization's URLs).
+  operation: 'GET /config/endpoint',
   input: {},
   output: {
     ingest_url: z.string().nullable().describe('null: this organization receives no webhooks now.'),

@@ -40,7 +40,7 @@ export const getStats = defineTool({
     `latency percentiles p50/p95/p99 in milliseconds from ingest to success, plus the ${TOP_SOURCES} busiest ` +
     'sources. Give window (e.g. "1h", "24h", "7d"; at most 90 days, ending now) or from/to (ISO 8601); the ' +
     'default is the last 24 hours. Use it for "how are deliveries going" before listing failed events.',
-  access: { role: 'viewer', scope: 'events:read' },
+  operation: 'GET /stats',
   input: {
     window: z.string().optional().describe('A window ending now: a number and m, h or d, e.g. "24h" or "7d".'),
     from: isoTime.optional().describe('Window start (inclusive), ISO 8601. Instead of window.'),

@@ -2,7 +2,8 @@ import { Button, Group } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { api } from '../../app/api-client';
+import { dataOf } from '@relay/client';
+import { client } from '../../app/api-client';
 import { useSession } from '../../app/session';
 import { ConfirmButton } from '../../components/confirm-button';
 import { ProblemAlert } from '../../components/problem-alert';
@@ -15,15 +16,18 @@ export function EventActions({ event }: { event: EventDetail }) {
   const navigate = useNavigate();
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['events'] });
   const retry = useMutation({
-    mutationFn: () => api.post(`/events/${event.id}/retry`),
+    mutationFn: () => dataOf(client.POST('/events/{id}/retry', { params: { path: { id: event.id } } })),
     onSuccess: async () => {
       notifications.show({ message: 'Retry queued.' });
       await refresh();
     },
   });
-  const ack = useMutation({ mutationFn: () => api.post(`/events/${event.id}/ack`), onSuccess: refresh });
+  const ack = useMutation({
+    mutationFn: () => dataOf(client.POST('/events/{id}/ack', { params: { path: { id: event.id } } })),
+    onSuccess: refresh,
+  });
   const remove = useMutation({
-    mutationFn: () => api.delete(`/events/${event.id}`),
+    mutationFn: () => dataOf(client.DELETE('/events/{id}', { params: { path: { id: event.id } } })),
     onSuccess: async () => {
       notifications.show({ message: 'Event deleted.' });
       queryClient.removeQueries({ queryKey: ['events', event.id] });

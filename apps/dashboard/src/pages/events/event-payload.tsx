@@ -1,6 +1,7 @@
 import { Button, Code, CopyButton, Group, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../app/api-client';
+import { dataOf } from '@relay/client';
+import { client } from '../../app/api-client';
 import type { EventDetail } from './event-types';
 
 /** Pretty JSON when the stored bytes parse as JSON, else the text exactly as stored. */
@@ -16,7 +17,8 @@ export function prettyBody(raw: string): string {
 export function EventPayload({ event }: { event: EventDetail }) {
   const body = useQuery({
     queryKey: ['events', event.id, 'body'],
-    queryFn: () => api.text(`/events/${event.id}/body`),
+    // The exact stored bytes as text, whatever their content type.
+    queryFn: () => dataOf(client.GET('/events/{id}/body', { params: { path: { id: event.id } }, parseAs: 'text' })),
     retry: false,
   });
   const raw = body.data ?? (event.payload_as_text ? String(event.payload) : JSON.stringify(event.payload));

@@ -1,7 +1,8 @@
 import { Group, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../app/api-client';
+import { dataOf } from '@relay/client';
+import { client } from '../../app/api-client';
 import { ConfirmButton } from '../../components/confirm-button';
 import { ProblemAlert } from '../../components/problem-alert';
 import { apiFilterOf, hasFilter, type EventsSearch } from './events-search';
@@ -22,10 +23,12 @@ export function EventsBulkBar({ selected, search, total, canRetry, canDelete, on
   const queryClient = useQueryClient();
   const bulk = useMutation({
     mutationFn: (action: Action) => {
-      const filter = Object.fromEntries(Object.entries(apiFilterOf(search)).filter(([, v]) => v !== undefined));
+      // Fields left undefined are left out of the JSON body.
+      const filter = apiFilterOf(search);
       // An empty filter means "every event": the API wants that said explicitly.
-      const body = selected.length > 0 ? { ids: selected } : hasFilter(search) ? { filter } : { filter, all: true };
-      return api.post<{ affected: number; truncated: boolean }>(`/events/bulk/${action}`, body);
+      const body =
+        selected.length > 0 ? { ids: selected } : hasFilter(search) ? { filter } : { filter, all: true as const };
+      return dataOf(client.POST(action === 'retry' ? '/events/bulk/retry' : '/events/bulk/delete', { body }));
     },
     onSuccess: async (result, action) => {
       const more = result.truncated ? ' (more remain: run it again)' : '';

@@ -1,15 +1,14 @@
 import { Code, CopyButton, Button, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../app/api-client';
-
-interface Endpoint {
-  base_url: string;
-  ingest_url: string | null;
-}
+import { dataOf } from '@relay/client';
+import { client } from '../../app/api-client';
 
 /** No events yet: the curl that sends a first webhook to this organization's ingest URL. */
 export function EventsEmpty({ filtered }: { filtered: boolean }) {
-  const endpoint = useQuery({ queryKey: ['config', 'endpoint'], queryFn: () => api.get<Endpoint>('/config/endpoint') });
+  const endpoint = useQuery({
+    queryKey: ['config', 'endpoint'],
+    queryFn: () => dataOf(client.GET('/config/endpoint')),
+  });
   if (filtered) return <Text c="dimmed">No event matches these filters. Clear a filter to see more.</Text>;
   const url = endpoint.data?.ingest_url;
   const curl = url

@@ -1,7 +1,8 @@
 import { Button, Group, Select, Switch, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api } from '../../app/api-client';
+import { dataOf } from '@relay/client';
+import { client } from '../../app/api-client';
 import { EVENT_STATUSES, type EventsSearch } from './events-search';
 
 const PER_PAGE_OPTIONS = ['25', '50', '100', '200'];
@@ -23,7 +24,7 @@ export function EventsFilters({ search, onChange }: Props) {
   useEffect(() => setText(search.search ?? ''), [search.search]);
   const sources = useQuery({
     queryKey: ['events', 'sources'],
-    queryFn: () => api.get<{ sources: { source: string; count: number }[] }>('/events/sources'),
+    queryFn: () => dataOf(client.GET('/events/sources')),
   });
   return (
     <Group align="flex-end" gap="sm" wrap="wrap">

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../../app/api-client';
+import { apiPath } from '../../app/api-client';
 import type { EventSummary } from './event-types';
 
 type LiveEvent = Pick<EventSummary, 'id' | 'source' | 'status' | 'created_at'>;
@@ -24,7 +24,7 @@ export function useLiveEvents(enabled: boolean, paused: boolean) {
   useEffect(() => {
     // Without EventSource (old browsers, tests) the page still works, just without live rows.
     if (!enabled || typeof EventSource === 'undefined') return undefined;
-    const source = new EventSource(api.url('/events/stream'), { withCredentials: true });
+    const source = new EventSource(apiPath('/events/stream'), { withCredentials: true });
     let pending: LiveEvent[] = [];
     let frame: number | undefined;
     const flush = () => {

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useRouter } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { dataOf } from '@relay/client';
-import { api, client } from '../../app/api-client';
+import { client } from '../../app/api-client';
 import { APP_BASE, homeOf, meQuery, safeRedirect } from '../../app/session';
 import { ProblemAlert } from '../../components/problem-alert';
 import { idpErrorText } from './idp-errors';
@@ -52,7 +52,7 @@ export function LoginPage() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const login = useMutation({
-    mutationFn: () => api.post('/api/auth/login', { username, password }),
+    mutationFn: () => dataOf(client.POST('/api/auth/login', { body: { username, password } })),
     onSuccess: async () => {
       queryClient.clear();
       const me = await queryClient.fetchQuery(meQuery);

@@ -1,6 +1,7 @@
 import { Card, Group, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../app/api-client';
+import { dataOf } from '@relay/client';
+import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import { AnchorLink } from '../../components/links';
 import { RelativeTime } from '../../components/relative-time';
@@ -10,7 +11,8 @@ import type { EventPage } from '../events/event-types';
 export function NeedsAttention({ count }: { count: number }) {
   const list = useQuery({
     queryKey: ['events', 'needs-attention'],
-    queryFn: () => api.get<EventPage>('/events', { needs_attention: 'true', per_page: 10 }),
+    queryFn: async (): Promise<EventPage> =>
+      dataOf(client.GET('/events', { params: { query: { needs_attention: 'true', per_page: 10 } } })),
   });
   return (
     <Card withBorder>

@@ -2,8 +2,9 @@ import { AreaChart, BarChart } from '@mantine/charts';
 import { Card, Group, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
+import { dataOf } from '@relay/client';
 import { useMemo } from 'react';
-import { api } from '../../app/api-client';
+import { client } from '../../app/api-client';
 import { AnchorLink } from '../../components/links';
 import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
@@ -28,6 +29,9 @@ interface Stats {
   by_source: (Counts & { source: string })[];
   series: (Counts & { start: string })[];
 }
+
+const fetchStats = async (from: string): Promise<Stats> =>
+  dataOf(client.GET('/stats', { params: { query: { from } } }));
 
 function Figure({ label, value }: { label: string; value: string }) {
   return (
@@ -64,7 +68,7 @@ export function OverviewPage() {
   const navigate = route.useNavigate();
   // The window ends "now" at the time the window was picked: a stable query key for the cache.
   const from = useMemo(() => new Date(Date.now() - WINDOWS[window]).toISOString(), [window]);
-  const stats = useQuery({ queryKey: ['stats', window, from], queryFn: () => api.get<Stats>('/stats', { from }) });
+  const stats = useQuery({ queryKey: ['stats', window, from], queryFn: () => fetchStats(from) });
   const s = stats.data;
   return (
     <Stack>

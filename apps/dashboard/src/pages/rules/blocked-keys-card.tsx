@@ -1,7 +1,7 @@
 import { Card, Stack, Table, Text } from '@mantine/core';
 import { dataOf } from '@relay/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, client } from '../../app/api-client';
+import { client } from '../../app/api-client';
 import { useSession } from '../../app/session';
 import { ConfirmButton } from '../../components/confirm-button';
 import { AnchorLink } from '../../components/links';
@@ -26,7 +26,7 @@ export function BlockedKeysCard({ rule }: { rule: Rule }) {
   const queryClient = useQueryClient();
   // Acknowledging a retrying head gives up on it: it fails (reason `acknowledged`) and its key moves on.
   const skip = useMutation({
-    mutationFn: (eventId: string) => api.post(`/events/${eventId}/ack`),
+    mutationFn: (eventId: string) => dataOf(client.POST('/events/{id}/ack', { params: { path: { id: eventId } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['rules', rule.id, 'ordering'] }),
   });
   const blocked = useQuery({

@@ -47,7 +47,7 @@ await Promise.all([
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node20.19',
+      target: 'node24',
       sourcemap: true,
       packages: 'external',
       // Workspace packages are TypeScript sources: bundle them despite `packages: 'external'`.

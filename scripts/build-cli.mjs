@@ -20,7 +20,7 @@ export async function buildCli(outdir = path.join(cli, 'dist')) {
     chunkNames: '[name]-[hash]',
     platform: 'node',
     format: 'esm',
-    target: 'node20.19',
+    target: 'node24',
     jsx: 'automatic',
     minifySyntax: true,
     legalComments: 'none',

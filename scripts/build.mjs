@@ -56,7 +56,7 @@ const buildApp = async (app) => {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20.19',
+    target: 'node24',
     sourcemap: true,
     packages: 'external',
     // Workspace packages are TypeScript sources: bundle them despite `packages: 'external'`.

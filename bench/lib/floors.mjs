@@ -22,7 +22,7 @@ export async function buildDeliveryFloor(root) {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20.19',
+    target: 'node24',
     packages: 'external',
     plugins: [bundleWorkspace(root)],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },

@@ -8,7 +8,7 @@ import { FAST_HASH_ENV, startPipeline, type Pipeline } from './harness';
 
 const run = promisify(execFile);
 
-// The validator is an ES module; it runs in a plain node process (Node ≥ 20.19 loads it natively).
+// The validator is an ES module; it runs in a plain node process (Node 24 loads it natively).
 async function validateOpenApi(document: unknown): Promise<{ valid: boolean; errors?: unknown }> {
   const file = path.join(await mkdtemp(path.join(tmpdir(), 'openapi-')), 'openapi.json');
   await writeFile(file, JSON.stringify(document));

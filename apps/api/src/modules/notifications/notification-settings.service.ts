@@ -3,7 +3,7 @@ import type { notificationSettingsUpdateSchema } from '@relay/contracts';
 import type { NotificationSettingsRecord, Repositories } from '@relay/db';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 
 export type NotificationSettingsUpdate = z.output<typeof notificationSettingsUpdateSchema>;
 
@@ -53,10 +53,7 @@ export function createNotificationSettingsService(deps: NotificationSettingsServ
         // Never the secret: only whether it changed.
         const metadata = { from: previous?.url ?? null, to: url, secret: secretChange };
         const fact = { action: 'organization.notifications_updated', resourceType: 'organization' };
-        await tx.audit.record(
-          principal.orgId,
-          auditEntry(principal, { ...fact, resourceId: principal.orgId, metadata }),
-        );
+        await audited(tx, principal, { ...fact, resourceId: principal.orgId, metadata });
         return view(saved);
       });
     },

@@ -2,7 +2,7 @@ import { AppError, type Principal, type Role } from '@relay/core';
 import type { Repositories } from '@relay/db';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { Quota } from '../limits/quota';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import { createUser, type NewUser } from './create-user';
 import { usageOf } from '../limits/usage';
 import { organizationView, userView } from './user.views';
@@ -36,7 +36,7 @@ export function createUserService(deps: UserServiceDeps) {
         if (result === 'last_admin') throw new AppError('last_admin');
         const fact = { action: 'user.role_updated', resourceType: 'user', resourceId: id };
         const metadata = { from: result.previous, to: role };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata }));
+        await audited(tx, principal, { ...fact, metadata });
         return result.user;
       });
       return userView(user);

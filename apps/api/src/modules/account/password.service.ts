@@ -7,7 +7,7 @@ import { tooManyAttempts } from '../../auth/too-many-attempts';
 import { audited } from '../audit-entry';
 
 export interface PasswordServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'accounts' | 'audit' | 'transaction' | 'users'>;
   passwords: PasswordHasher;
   limiter: LoginLimiter;
   publicBaseUrl: string;

@@ -4,7 +4,7 @@ import { audited } from '../audit-entry';
 import { userView } from '../users/user.views';
 
 export interface UserLifecycleDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'transaction' | 'users'>;
   now?: () => Date;
 }
 

@@ -4,7 +4,7 @@ import { audited } from '../audit-entry';
 import { apiKeyView, tokenView } from './credential.views';
 
 export interface CredentialServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'credentials' | 'transaction'>;
 }
 
 interface NewCredential {

@@ -7,7 +7,7 @@ import { normaliseDomain } from './domain-name';
 import { checkSummary, checkView, domainView } from './domain.views';
 
 export interface DomainServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'domains' | 'transaction'>;
   /** INGEST_CANONICAL_HOST; custom domains are off without it. */
   canonicalHost: string | undefined;
   verify: DomainVerifier | undefined;

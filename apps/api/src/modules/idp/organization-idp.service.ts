@@ -18,7 +18,7 @@ import { issuerAllowed } from './issuer-url';
 export type IdentityProviderUpdate = z.output<typeof identityProviderUpdateSchema>;
 
 export interface OrganizationIdpServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'identityProviders' | 'transaction'>;
   /** The OIDC_* settings (the default organization's fallback) and SECRET_ENCRYPTION_KEYS. */
   config: ApiConfig;
   /** The delivery network policy: the relay fetches an organization's issuer like a target. */

@@ -8,7 +8,7 @@ import { audited } from '../audit-entry';
 export type NotificationSettingsUpdate = z.output<typeof notificationSettingsUpdateSchema>;
 
 export interface NotificationSettingsServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'notifications' | 'transaction'>;
   /** Notices go out like deliveries: the same network policy decides which URLs are allowed. */
   targetPolicy: TargetPolicy;
   /** SECRET_ENCRYPTION_KEYS: the notification secret is stored sealed, never in plaintext. */

@@ -6,7 +6,7 @@ import { tooManyAttempts } from '../../auth/too-many-attempts';
 import { auditedByOperator } from './operator-audit';
 
 export interface OperatorServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'operators' | 'transaction'>;
   passwords: PasswordHasher;
   limiter: LoginLimiter;
   now?: () => Date;

@@ -4,7 +4,7 @@ import { exportLineView } from './organization-offboarding.views';
 import { auditedByOperator, byOperator, noSuchOrganization } from './operator-audit';
 
 export interface OffboardingServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'offboarding' | 'organizations'>;
   /** Header names the export masks (SENSITIVE_HEADERS), as the events API does. */
   sensitiveHeaders: readonly string[];
   /** Events per export query (one page is all the export holds in memory). */

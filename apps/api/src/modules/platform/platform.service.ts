@@ -11,7 +11,7 @@ import { organizationDetailView, organizationView, overviewView, subscriptionVie
 import { auditedByOperator, byOperator, noSuchOrganization } from './operator-audit';
 
 export interface PlatformServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'organizations' | 'platform' | 'transaction'>;
   passwords: PasswordHasher;
   hosts: IngestHostSettings;
   /** The monthly quota's usage, shown in the organization detail. */

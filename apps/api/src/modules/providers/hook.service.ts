@@ -7,7 +7,7 @@ import { audited, type AuditFact } from '../audit-entry';
 import { hookView } from './provider.views';
 
 export interface HookServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'hooks' | 'providers' | 'transaction'>;
   targetPolicy: TargetPolicy;
 }
 

@@ -7,7 +7,7 @@ import { audited } from '../audit-entry';
 import { providerView } from './provider.views';
 
 export interface ProviderServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'providers' | 'transaction'>;
   targetPolicy: TargetPolicy;
   /** SECRET_ENCRYPTION_KEYS: signing secrets are stored sealed, never in plaintext. */
   secretKeys: SecretKeyring | undefined;

@@ -7,7 +7,7 @@ import { written } from './provider.service';
 import { providerView } from './provider.views';
 
 export interface VerificationSecretServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'transaction'>;
   /** SECRET_ENCRYPTION_KEYS: verification secrets are stored sealed, like signing secrets. */
   secretKeys: SecretKeyring | undefined;
   now?: () => Date;

@@ -8,7 +8,7 @@ import { audited } from '../audit-entry';
 
 export interface SendServiceDeps {
   ingest: Pick<IngestService, 'accept'>;
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'organizations' | 'providers'>;
   targetPolicy: TargetPolicy;
   /** DEFAULT_TARGET_URL, used when the organization has no default of its own. */
   installDefaultTarget: string | undefined;

@@ -9,7 +9,7 @@ import { audited } from '../audit-entry';
 import { defaultTargetView, endpointView } from './settings.views';
 
 export interface SettingsServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'domains' | 'organizations' | 'transaction'>;
   targetPolicy: TargetPolicy;
   /** DEFAULT_TARGET_URL, in effect where an organization has no default of its own. */
   installDefaultTarget: string | undefined;

@@ -8,7 +8,7 @@ import { usageOf } from '../limits/usage';
 import { organizationView, userView } from './user.views';
 
 export interface UserServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'organizations' | 'transaction' | 'users'>;
   passwords: PasswordHasher;
   /** The monthly quota's usage, shown with the organization. */
   quota?: Pick<Quota, 'usage'>;

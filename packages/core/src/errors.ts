@@ -67,6 +67,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string = ERROR_CODES[code],
     readonly details?: Record<string, unknown>,
+    /** Response headers the refusal's answer carries besides Retry-After (a rate limit's RateLimit pair). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = 'AppError';

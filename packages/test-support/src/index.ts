@@ -6,3 +6,4 @@ export * from './dns-server';
 export * from './connect-proxy';
 export * from './event-seed';
 export * from './postgres-server';
+export * from './test-principal';

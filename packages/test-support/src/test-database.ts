@@ -46,3 +46,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export function uniqueQueuePrefix(): string {
   return `t${randomBytes(5).toString('hex')}`;
 }
+
+/**
+ * A migrated database of the test file's own, created before its tests and dropped after them, with what
+ * `open` makes of its URL (a connection pool, repositories), closed before the drop. The returned function
+ * gives it to the tests (from the file's own `beforeAll`s on).
+ */
+export function useTestDatabase<T extends { close(): Promise<void> }>(open: (url: string) => T): () => T {
+  let testDb: TestDatabase | undefined;
+  let opened: T | undefined;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    opened = open(testDb.url);
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await testDb?.drop();
+  });
+  return () => {
+    if (!opened) throw new Error('the test database opens in beforeAll');
+    return opened;
+  };
+}

@@ -78,6 +78,7 @@ export function sendProblem(res: Response, error: AppError): void {
   // A refusal that knows when to come back says so in the header too (429s: login limits, rate limits, quotas).
   const retryAfter = error.details?.retry_after_seconds;
   if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+  if (error.headers && !res.headersSent) res.set(error.headers);
   res
     .status(status)
     .type('application/problem+json')

@@ -1,5 +1,5 @@
 import type { Principal } from '@relay/core';
-import type { AuditInput } from '@relay/db';
+import type { AuditInput, AuditRepository } from '@relay/db';
 
 /** What an audit entry says besides who did it. */
 export interface AuditFact {
@@ -22,4 +22,14 @@ export function auditEntry(principal: Principal, fact: AuditFact): AuditInput {
     ...fact,
     metadata: { ...fact.metadata, ...via },
   };
+}
+
+/** What `audited` writes through: the repositories, or a transaction's. */
+export interface AuditWriter {
+  audit: Pick<AuditRepository, 'record'>;
+}
+
+/** Records the audit entry of an act by this principal in its organization (in `repos`' transaction, if one). */
+export function audited(repos: AuditWriter, principal: Principal, fact: AuditFact): Promise<void> {
+  return repos.audit.record(principal.orgId, auditEntry(principal, fact));
 }

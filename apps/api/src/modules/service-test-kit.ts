@@ -1,30 +1,12 @@
-// Shared fixtures of the service tests (`<feature>.service.test.ts`): a principal and a test
-// database of the file's own, with its repositories.
+// Shared fixtures of the service tests (`<feature>.service.test.ts`) that need the API's own code or the
+// database package: a test database with its repositories, and the login limiter. The app-independent
+// parts (testPrincipal, unauditable, useTestDatabase) are in @relay/test-support.
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_ORGANIZATION_ID, type EventStatus, type Principal } from '@relay/core';
+import { DEFAULT_ORGANIZATION_ID, type EventStatus } from '@relay/core';
 import { createDatabase, createRepositories, type Database, type Repositories } from '@relay/db';
-import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix, type TestDatabase } from '@relay/test-support';
+import { TEST_REDIS_URL, uniqueQueuePrefix, useTestDatabase } from '@relay/test-support';
 import { createClient, type RedisClientType } from 'redis';
 import { createLoginLimiter, type LoginLimiter } from '../auth/login-limiter';
-
-/** An admin of the default organization signed in with a session, unless overridden. */
-export function testPrincipal(overrides: Partial<Principal> = {}): Principal {
-  return {
-    kind: 'user',
-    mechanism: 'session',
-    orgId: DEFAULT_ORGANIZATION_ID,
-    role: 'admin',
-    scopes: 'all',
-    userId: '00000000-0000-7000-8000-0000000000a1',
-    username: 'ada',
-    email: 'ada@example.com',
-    credentialId: null,
-    ...overrides,
-  };
-}
-
-/** A principal whose audit entry cannot be written (actor_user_id is a uuid column): for atomicity tests. */
-export const unauditable = (principal: Principal): Principal => ({ ...principal, userId: 'not-a-uuid' });
 
 export interface ServiceDatabase {
   readonly db: Database;
@@ -37,20 +19,7 @@ export interface ServiceDatabase {
 
 /** Opens a migrated database of its own before the file's tests and drops it after them. */
 export function useServiceDatabase(): ServiceDatabase {
-  let testDb: TestDatabase | undefined;
-  let db: Database | undefined;
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    db = createDatabase({ url: testDb.url, poolSize: 2 });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await testDb?.drop();
-  });
-  const opened = () => {
-    if (!db) throw new Error('the service database opens in beforeAll');
-    return db;
-  };
+  const opened = useTestDatabase((url) => createDatabase({ url, poolSize: 2 }));
   return {
     get db() {
       return opened();

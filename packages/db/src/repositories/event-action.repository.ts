@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import { eventWhere, type EventFilter } from './event-filter.sql';
 import { RELEASE_ORDERING } from './event-ordering.sql';
+import { withTransaction } from '../transaction';
 
 /** Which events a bulk action touches: explicit ids, or the list filters. */
 export type EventSelection = { ids: readonly string[] } | { filter: EventFilter };
@@ -48,20 +49,12 @@ export function createEventActionRepository(
     work: (client: pg.PoolClient) => Promise<T>,
     auditOf: (result: T) => AuditInput | null,
   ): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    return withTransaction(pool, async (client) => {
       const result = await work(client);
       const entry = auditOf(result);
       if (entry) await insertAuditEntry(client, orgId, entry);
-      await client.query('COMMIT');
       return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async function exists(client: pg.ClientBase, orgId: OrgId, id: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { EventStatus, OrgId } from '@relay/core';
 import type pg from 'pg';
 import type { EventRepository, NewEvent } from './event.repository';
+import { rollback, withTransaction } from '../transaction';
 
 /** A webhook's deduplication key under one rule, and the moment (injected clock) it arrived. */
 export interface DedupClaim {
@@ -62,37 +63,29 @@ export function createEventDedupRepository(pool: pg.Pool, events: Pick<EventRepo
   async function attempt(claim: DedupClaim, event: NewEvent): Promise<DedupResult | undefined> {
     const expiresAt = new Date(claim.now.getTime() + claim.windowSeconds * 1_000);
     const keyOf = [claim.orgId, claim.providerId, claim.key];
-    const client = await pool.connect();
     try {
-      await client.query('BEGIN');
-      const claimed = await client.query(CLAIM_KEY, [
-        ...keyOf,
-        event.id,
-        expiresAt.toISOString(),
-        claim.now.toISOString(),
-      ]);
-      if (claimed.rowCount !== 1) {
-        const { rows } = await client.query<{ id: string | null; status: EventStatus | null }>(ORIGINAL, keyOf);
-        const original = rows[0];
-        if (original === undefined) {
-          await client.query('ROLLBACK');
-          return undefined;
+      return await withTransaction<DedupResult | undefined>(pool, async (client) => {
+        const claimed = await client.query(CLAIM_KEY, [
+          ...keyOf,
+          event.id,
+          expiresAt.toISOString(),
+          claim.now.toISOString(),
+        ]);
+        if (claimed.rowCount !== 1) {
+          const { rows } = await client.query<{ id: string | null; status: EventStatus | null }>(ORIGINAL, keyOf);
+          const original = rows[0];
+          if (original === undefined) return rollback(undefined);
+          if (original.id !== null && original.status !== null) {
+            return { outcome: 'duplicate', eventId: original.id, status: original.status };
+          }
+          await client.query(TAKE_OVER, [...keyOf, event.id, expiresAt.toISOString()]);
         }
-        if (original.id !== null && original.status !== null) {
-          await client.query('COMMIT');
-          return { outcome: 'duplicate', eventId: original.id, status: original.status };
-        }
-        await client.query(TAKE_OVER, [...keyOf, event.id, expiresAt.toISOString()]);
-      }
-      await events.insertMany([event], client);
-      await client.query('COMMIT');
-      return { outcome: 'stored' };
+        await events.insertMany([event], client);
+        return { outcome: 'stored' };
+      });
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
       if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return { outcome: 'no_rule' };
       throw err;
-    } finally {
-      client.release();
     }
   }
 

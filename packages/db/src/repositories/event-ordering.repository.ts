@@ -1,6 +1,7 @@
 import type { EventStatus, OrgId } from '@relay/core';
 import type pg from 'pg';
 import { BLOCKED_KEYS, IS_BLOCKED, RELEASE_ORDERING } from './event-ordering.sql';
+import { withTransaction } from '../transaction';
 
 /** The next event of a released ordering key: it may now be attempted, so it is enqueued. */
 export interface OrderingHead {
@@ -27,22 +28,14 @@ export async function recordAndRelease(
   record: { text: string; values: unknown[] },
   released: readonly { id: string; orgId: OrgId }[],
 ): Promise<OrderingHead[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(pool, async (client) => {
     await client.query(record.text, record.values);
     const { rows } = await client.query<{ id: string; organization_id: string }>(RELEASE_ORDERING, [
       released.map((r) => r.id),
       released.map((r) => r.orgId),
     ]);
-    await client.query('COMMIT');
     return rows.map((row) => ({ id: row.id, organizationId: row.organization_id as OrgId }));
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 // The reads of ordered delivery: the worker's check before an attempt, and the API's blocked keys.

@@ -2,6 +2,7 @@ import type { OrgId } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import type { EventSummary } from './event-query.repository';
+import { withTransaction } from '../transaction';
 
 /** An event as an organization's export writes it: the stored row and a summary of its attempts. */
 export interface ExportedEvent extends EventSummary {
@@ -53,21 +54,6 @@ async function count(client: pg.Pool | pg.PoolClient, sql: string, params: unkno
 // every event of the organization in bounded batches, never holding all of them (or one long
 // transaction) at once.
 export function createOffboardingRepository(pool: pg.Pool) {
-  async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-
   return {
     /**
      * The next `limit` events after `after`, oldest first. Keyset over (created_at, id): the
@@ -102,7 +88,7 @@ export function createOffboardingRepository(pool: pg.Pool) {
      * accepts nothing more. False when there is no such organization.
      */
     async beginDeletion(orgId: OrgId, entry: AuditInput): Promise<boolean> {
-      return inTransaction(async (client) => {
+      return withTransaction(pool, async (client) => {
         const updated = await count(
           client,
           `UPDATE organizations SET subscription_status = 'canceled', updated_at = now() AT TIME ZONE 'UTC'
@@ -148,7 +134,7 @@ export function createOffboardingRepository(pool: pg.Pool) {
       orgId: OrgId,
       entry: (deleted: DeletedRest) => AuditInput,
     ): Promise<DeletedRest | 'has_domains' | null> {
-      return inTransaction(async (client) => {
+      return withTransaction(pool, async (client) => {
         const found = await client.query(`SELECT id FROM organizations WHERE id = $1 FOR UPDATE`, [orgId]);
         if (found.rowCount === 0) return null;
         const active = await client.query(

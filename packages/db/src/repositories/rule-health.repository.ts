@@ -1,6 +1,7 @@
 import type { OrgId, RuleHealthState, UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
+import { rollback, withTransaction } from '../transaction';
 
 const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
@@ -71,31 +72,14 @@ const RESUME_EVENTS = `UPDATE events SET status = 'queued', run_start_attempt = 
     next_attempt_at = ${UTC_NOW}, failure_reason = NULL, last_error = NULL, updated_at = ${UTC_NOW}
   WHERE organization_id = $1 AND provider_id = $2 AND status = 'paused' RETURNING id`;
 
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T | null>): Promise<T | null> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query(result === null ? 'ROLLBACK' : 'COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
 // Endpoint health of rules (docs/rules.md, "Endpoint health"): the worker's writes when a target fails
 // or answers 410, and the API's resume. Raw SQL over the shared pool, like the other event writes; each
 // state change and its audit entry commit together.
 export function createRuleHealthRepository(pool: pg.Pool) {
   return {
     /** Pauses one queued event of an unhealthy rule; a pause made is audited (`audit`) in the same transaction. */
-    async pauseEvent(orgId: OrgId, eventId: string, providerId: string, audit: AuditInput): Promise<PauseResult> {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+    pauseEvent(orgId: OrgId, eventId: string, providerId: string, audit: AuditInput): Promise<PauseResult> {
+      return withTransaction(pool, async (client) => {
         const { rows } = await client.query<{ health: RuleHealthState | null; paused: number }>(PAUSE_EVENT, [
           orgId,
           eventId,
@@ -103,14 +87,8 @@ export function createRuleHealthRepository(pool: pg.Pool) {
         ]);
         const result = { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
         if (result.paused) await insertAuditEntry(client, orgId, audit);
-        await client.query('COMMIT');
         return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined); // the original error is the one to report
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     /** The start of the rule's current failing run (set to `at` if none ran); null: the rule is gone. */
@@ -136,13 +114,13 @@ export function createRuleHealthRepository(pool: pg.Pool) {
       audit: (turned: TurnedUnhealthy) => AuditInput,
       causeId: string | null = null,
     ): Promise<TurnedUnhealthy | null> {
-      return inTransaction(pool, async (client) => {
+      return withTransaction(pool, async (client) => {
         const { rows } = await client.query<{ id: string; source: string; target_url: string; unhealthy_since: Date }>(
           TURN_UNHEALTHY,
           [orgId, providerId, reason, at],
         );
         const rule = rows[0];
-        if (!rule) return null;
+        if (!rule) return rollback(null);
         const paused = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, providerId, causeId]);
         const turned: TurnedUnhealthy = {
           rule: { id: rule.id, source: rule.source, targetUrl: rule.target_url },
@@ -163,10 +141,10 @@ export function createRuleHealthRepository(pool: pg.Pool) {
       providerId: string,
       audit: (resumedIds: string[]) => AuditInput,
     ): Promise<{ resumedIds: string[] } | null> {
-      return inTransaction(pool, async (client) => {
+      return withTransaction(pool, async (client) => {
         const resumed = await client.query<{ target_url: string }>(RESUME_RULE, [orgId, providerId]);
         const rule = resumed.rows[0];
-        if (!rule) return null;
+        if (!rule) return rollback(null);
         const { rows } = await client.query<{ id: string }>(RESUME_EVENTS, [orgId, providerId, rule.target_url]);
         const resumedIds = rows.map((r) => r.id);
         await insertAuditEntry(client, orgId, audit(resumedIds));

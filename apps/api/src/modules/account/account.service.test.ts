@@ -1,6 +1,7 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { testPrincipal, unauditable } from '@relay/test-support';
 import { createPasswordHasher } from '../../auth/passwords';
-import { testPrincipal, unauditable, useServiceDatabase, useTestLimiter } from '../service-test-kit';
+import { useServiceDatabase, useTestLimiter } from '../service-test-kit';
 import { createPasswordService } from './password.service';
 import { createUserLifecycleService } from './user-lifecycle.service';
 

@@ -4,10 +4,10 @@ import type { Repositories } from '@relay/db';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import type { PasswordHasher } from '../../auth/passwords';
 import { tooManyAttempts } from '../../auth/too-many-attempts';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 
 export interface PasswordServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'accounts' | 'audit' | 'transaction' | 'users'>;
   passwords: PasswordHasher;
   limiter: LoginLimiter;
   publicBaseUrl: string;
@@ -40,7 +40,7 @@ export function createPasswordService(deps: PasswordServiceDeps) {
       const hash = await repos.accounts.passwordHashOf(userId);
       if (!hash || !(await deps.passwords.verify(hash, input.current_password))) {
         const fact = { action: 'auth.password_change_failed', resourceType: 'user', resourceId: userId };
-        await repos.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata: { ip } }));
+        await audited(repos, principal, { ...fact, metadata: { ip } });
         throw new AppError('wrong_password');
       }
       await deps.limiter.succeeded('password', principal.username!, ip);
@@ -49,7 +49,7 @@ export function createPasswordService(deps: PasswordServiceDeps) {
       await repos.transaction(async (tx) => {
         await tx.accounts.setPassword(userId, newHash, cut);
         const fact = { action: 'auth.password_changed', resourceType: 'user', resourceId: userId };
-        await tx.audit.record(principal.orgId, auditEntry(principal, fact));
+        await audited(tx, principal, fact);
       });
       return cut;
     },
@@ -69,7 +69,7 @@ export function createPasswordService(deps: PasswordServiceDeps) {
         });
         const fact = { action: 'user.password_reset_issued', resourceType: 'user', resourceId: userId };
         const metadata = { username: user.username, reset_id: reset.id, expires_at: expiresAt.toISOString() };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata }));
+        await audited(tx, principal, { ...fact, metadata });
       });
       const link = new URL('/app/set-password', deps.publicBaseUrl);
       link.searchParams.set('code', code);

@@ -1,10 +1,10 @@
 import { AppError, type Principal } from '@relay/core';
 import type { LifecycleResult, Repositories, TransactionRepositories } from '@relay/db';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import { userView } from '../users/user.views';
 
 export interface UserLifecycleDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'transaction' | 'users'>;
   now?: () => Date;
 }
 
@@ -24,7 +24,7 @@ export function createUserLifecycleService(deps: UserLifecycleDeps) {
       if (result === 'not_found') throw new AppError('not_found', 'No such user.');
       if (result === 'last_admin') throw new AppError('last_admin');
       const fact = { action, resourceType: 'user', resourceId: id, metadata: { username: result.username } };
-      await tx.audit.record(principal.orgId, auditEntry(principal, fact));
+      await audited(tx, principal, fact);
     });
   }
 

@@ -1,7 +1,8 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { insertAuditEntry, SYSTEM_ACTOR } from '@relay/db';
+import { testPrincipal } from '@relay/test-support';
 import { createAuditService } from './audit.service';
-import { testPrincipal, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const viewer = testPrincipal({
   mechanism: 'token',

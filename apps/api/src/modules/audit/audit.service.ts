@@ -3,7 +3,7 @@ import type { Repositories } from '@relay/db';
 import { auditPageView } from './audit.views';
 
 export interface AuditServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit'>;
 }
 
 // The organization's audit log, newest first: read-only here, every other service writes to it.

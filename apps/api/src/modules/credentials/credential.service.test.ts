@@ -1,7 +1,8 @@
 import { SYSTEM_ACTOR } from '@relay/db';
 import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
+import { testPrincipal } from '@relay/test-support';
 import { createCredentialService } from './credential.service';
-import { testPrincipal, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const store = useServiceDatabase();
 let ada: Principal;

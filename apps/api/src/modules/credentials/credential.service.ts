@@ -1,10 +1,10 @@
 import { AppError, issueToken, type Principal, type Scope } from '@relay/core';
 import type { Repositories } from '@relay/db';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import { apiKeyView, tokenView } from './credential.views';
 
 export interface CredentialServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'credentials' | 'transaction'>;
 }
 
 interface NewCredential {
@@ -41,7 +41,7 @@ export function createCredentialService(deps: CredentialServiceDeps) {
           expiresAt: expiry(input),
         });
         const fact = { action: 'token.created', resourceType: 'token', resourceId: created.id };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata: { name: created.name } }));
+        await audited(tx, principal, { ...fact, metadata: { name: created.name } });
         return created;
       });
       return { ...tokenView(token), token: issued.token };
@@ -54,7 +54,7 @@ export function createCredentialService(deps: CredentialServiceDeps) {
         const deleted = await tx.credentials.deletePersonalToken(principal.orgId, userId, id);
         if (!deleted) throw new AppError('not_found', 'No such token.');
         const fact = { action: 'token.deleted', resourceType: 'token', resourceId: id };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata: { name: deleted.name } }));
+        await audited(tx, principal, { ...fact, metadata: { name: deleted.name } });
       });
     },
 
@@ -75,7 +75,7 @@ export function createCredentialService(deps: CredentialServiceDeps) {
         });
         const fact = { action: 'api_key.created', resourceType: 'api_key', resourceId: created.id };
         const metadata = { name: created.name, scopes: created.scopes };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata }));
+        await audited(tx, principal, { ...fact, metadata });
         return created;
       });
       return { ...apiKeyView(key), token: issued.token };
@@ -86,7 +86,7 @@ export function createCredentialService(deps: CredentialServiceDeps) {
         const deleted = await tx.credentials.deleteApiKey(principal.orgId, id);
         if (!deleted) throw new AppError('not_found', 'No such API key.');
         const fact = { action: 'api_key.deleted', resourceType: 'api_key', resourceId: id };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata: { name: deleted.name } }));
+        await audited(tx, principal, { ...fact, metadata: { name: deleted.name } });
       });
     },
   };

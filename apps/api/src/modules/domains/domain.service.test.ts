@@ -1,7 +1,8 @@
 import { AppError, DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { testPrincipal, unauditable } from '@relay/test-support';
 import type { DomainCheck } from './dns-verifier';
 import { createDomainService } from './domain.service';
-import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
 

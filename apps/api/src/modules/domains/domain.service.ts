@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, type Principal } from '@relay/core';
 import type { Repositories } from '@relay/db';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import type { DomainVerifier } from './dns-verifier';
 import { normaliseDomain } from './domain-name';
 import { checkSummary, checkView, domainView } from './domain.views';
 
 export interface DomainServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'domains' | 'transaction'>;
   /** INGEST_CANONICAL_HOST; custom domains are off without it. */
   canonicalHost: string | undefined;
   verify: DomainVerifier | undefined;
@@ -49,7 +49,7 @@ export function createDomainService(deps: DomainServiceDeps) {
         // Thrown inside: the transaction rolls back (a unique violation has aborted it anyway).
         if (domain === 'taken') throw new AppError('domain_taken');
         const fact = { action: 'domain.created', resourceType: 'domain', resourceId: domain.id };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata: { domain: domain.domain } }));
+        await audited(tx, principal, { ...fact, metadata: { domain: domain.domain } });
         return domain;
       });
       return domainView(created, host);
@@ -62,15 +62,12 @@ export function createDomainService(deps: DomainServiceDeps) {
       const updated = await repos.transaction(async (tx) => {
         const row = await tx.domains.recordCheck(principal.orgId, id, check.ok ? null : checkSummary(check), now());
         const problems = check.ok ? {} : { cname: check.cname.problem, txt: check.txt.problem };
-        await tx.audit.record(
-          principal.orgId,
-          auditEntry(principal, {
-            action: check.ok ? 'domain.verified' : 'domain.verification_failed',
-            resourceType: 'domain',
-            resourceId: id,
-            metadata: { domain: domain.domain, ...problems },
-          }),
-        );
+        await audited(tx, principal, {
+          action: check.ok ? 'domain.verified' : 'domain.verification_failed',
+          resourceType: 'domain',
+          resourceId: id,
+          metadata: { domain: domain.domain, ...problems },
+        });
         return row ?? domain;
       });
       if (!check.ok) {
@@ -87,7 +84,7 @@ export function createDomainService(deps: DomainServiceDeps) {
       await repos.transaction(async (tx) => {
         if (!(await tx.domains.delete(principal.orgId, id))) throw new AppError('not_found', 'No such domain.');
         const fact = { action: 'domain.deleted', resourceType: 'domain', resourceId: id };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata: { domain: domain.domain } }));
+        await audited(tx, principal, { ...fact, metadata: { domain: domain.domain } });
       });
     },
   };

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_SENSITIVE_HEADERS, type EventStatus, type FeedMessage } from '@relay/core';
 import pino from 'pino';
+import { testPrincipal, unauditable } from '@relay/test-support';
 import { createEventService } from './event.service';
-import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
 const broken = unauditable(admin);

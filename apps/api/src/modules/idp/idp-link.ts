@@ -1,6 +1,6 @@
 import { AppError, type Principal } from '@relay/core';
 import type { Repositories } from '@relay/db';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import type { IdpClaims } from './idp-users';
 
 /**
@@ -20,12 +20,12 @@ export async function linkIdentity(
   const result = await repos.transaction(async (tx) => {
     const linked = await tx.identities.link(userId, identity);
     if (linked === 'linked') {
-      await tx.audit.record(principal.orgId, auditEntry(principal, { action: 'user.identity_linked', ...fact }));
+      await audited(tx, principal, { action: 'user.identity_linked', ...fact });
     }
     return linked;
   });
   if (result === 'taken') {
-    await repos.audit.record(principal.orgId, auditEntry(principal, { action: 'user.identity_link_refused', ...fact }));
+    await audited(repos, principal, { action: 'user.identity_link_refused', ...fact });
     throw new AppError('identity_taken');
   }
 }

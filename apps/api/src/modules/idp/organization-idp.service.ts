@@ -11,14 +11,14 @@ import type { IdentityProviderRecord, Repositories } from '@relay/db';
 import type { z } from 'zod';
 import type { ApiConfig } from '../../config';
 import { allowedTarget } from '../allowed-target';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import { identityProvidersFromSettings, type IdentityProviderConfig } from './identity-provider';
 import { issuerAllowed } from './issuer-url';
 
 export type IdentityProviderUpdate = z.output<typeof identityProviderUpdateSchema>;
 
 export interface OrganizationIdpServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'identityProviders' | 'transaction'>;
   /** The OIDC_* settings (the default organization's fallback) and SECRET_ENCRYPTION_KEYS. */
   config: ApiConfig;
   /** The delivery network policy: the relay fetches an organization's issuer like a target. */
@@ -113,7 +113,7 @@ export function createOrganizationIdpService(deps: OrganizationIdpServiceDeps) {
           created: existing === null,
         };
         const fact = { action: 'identity_provider.updated', resourceType: 'organization', resourceId: principal.orgId };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata }));
+        await audited(tx, principal, { ...fact, metadata });
         return saved;
       });
       return rowView(row, config.OIDC_BUTTON_LABEL);
@@ -127,7 +127,7 @@ export function createOrganizationIdpService(deps: OrganizationIdpServiceDeps) {
         }
         const fact = { action: 'identity_provider.deleted', resourceType: 'organization', resourceId: principal.orgId };
         const metadata = { falls_back_to_settings: principal.orgId === DEFAULT_ORGANIZATION_ID };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata }));
+        await audited(tx, principal, { ...fact, metadata });
       });
     },
   };

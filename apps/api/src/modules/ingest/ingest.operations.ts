@@ -44,14 +44,10 @@ const common = {
 
 // The source comes from the path itself (any depth), so the handler reads it, not `params`.
 async function receive({ services, req, res }: { services: ApiServices; req: Request; res: Response }) {
-  const message = {
-    host: req.hostname ?? '',
-    path: req.path,
-    message: req,
-    resolved: res.locals,
-    exchange: { req, res },
-  };
-  const answer = await services.webhooks.receive(message);
+  const message = { host: req.hostname ?? '', path: req.path, message: req, resolved: res.locals };
+  // The limits' headers; a refusal carries its own (problem.ts sets them).
+  const { answer, headers } = await services.webhooks.receive(message);
+  res.set(headers);
   return { status: 'duplicate' in answer ? 200 : 202, body: answer };
 }
 

@@ -33,7 +33,10 @@ const receive = (
   body: string | Buffer = '{"n":1}',
   headers: Record<string, string> = {},
   host = 'relay.example.com',
-) => service().receive({ host, path, message: message(body, headers) });
+) =>
+  service()
+    .receive({ host, path, message: message(body, headers) })
+    .then((receipt) => receipt.answer);
 const events = () => store.db.prisma.event.count();
 
 beforeAll(async () => {

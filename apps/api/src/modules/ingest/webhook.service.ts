@@ -8,8 +8,8 @@ import {
   type EventStatus,
   type TargetPolicy,
 } from '@relay/core';
-import type { Request, Response } from 'express';
 import type { IngestGate } from '../limits/ingest-gate';
+import type { LimitHeaders } from '../limits/rate-limits';
 import type { HostResolver } from '../platform/host-resolver';
 import { dedupClaimOf } from './dedup-ingest';
 import type { IngestService } from './ingest.service';
@@ -51,8 +51,12 @@ export interface IncomingWebhookRequest {
   message: IncomingMessage;
   /** Told the organization once the host is resolved (the response's locals, for the metrics' label). */
   resolved?: { organizationId?: string };
-  /** The Express exchange, for the limits' headers (RateLimit, Retry-After); without it no limit applies. */
-  exchange?: { req: Request; res: Response };
+}
+
+/** The answer, and the headers the limits give it (RateLimit, RateLimit-Policy): the route sets them. */
+export interface WebhookReceipt {
+  answer: WebhookAnswer;
+  headers: LimitHeaders;
 }
 
 const headerOf = (message: IncomingMessage, name: string): string | undefined => {
@@ -97,14 +101,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
   return {
     /** Stores the webhook durably and answers its event id; the delivery is queued. */
-    async receive(request: IncomingWebhookRequest): Promise<WebhookAnswer> {
+    async receive(request: IncomingWebhookRequest): Promise<WebhookReceipt> {
       const orgId = await deps.organizationOf(request.host);
       if (request.resolved) request.resolved.organizationId = orgId;
       const source = sourceOf(request);
       const targetOverride = targetOverrideOf(request.message);
       // Limits before the body: a refused webhook is neither read nor stored.
-      const admission =
-        deps.gate && request.exchange ? await deps.gate(orgId, request.exchange.req, request.exchange.res) : undefined;
+      const { admission, headers } = deps.gate ? await deps.gate(orgId) : { admission: undefined, headers: {} };
       try {
         const body = await readJsonBody(request.message, {
           maxBytes: deps.maxBodyBytes,
@@ -123,12 +126,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         const claim = dedupClaimOf(rule, webhook, now());
         if (claim) {
           const answer = await deps.ingest.acceptOnce(webhook, claim);
-          if (!answer.duplicate) return { id: answer.id, status: 'queued' };
+          if (!answer.duplicate) return { answer: { id: answer.id, status: 'queued' }, headers };
           admission?.release(); // a duplicate stores nothing: the quota gets its count back
-          return answer;
+          return { answer, headers };
         }
         const id = await deps.ingest.accept(webhook);
-        return { id, status: 'queued' };
+        return { answer: { id, status: 'queued' }, headers };
       } catch (err) {
         // Not stored: the quota gets its count back.
         admission?.release();

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { AppError, type OrgId } from '@relay/core';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type AugmentedRequest, type Options } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -74,25 +75,52 @@ export function createApiRateLimit(deps: RateLimitDeps & { defaultLimit: number;
   });
 }
 
-export type IngestRateLimit = (orgId: OrgId, limit: number, req: Request, res: Response) => Promise<void>;
+/** Response headers a limit gives its answer: the draft-8 `RateLimit` and `RateLimit-Policy`. */
+export type LimitHeaders = Readonly<Record<string, string>>;
+
+/** Counts a webhook of the organization; its headers, or a `rate_limited` refusal carrying them. */
+export type IngestRateLimit = (orgId: OrgId, limit: number) => Promise<LimitHeaders>;
+
+// The quota unit of the draft-8 policy name, as express-rate-limit spells it for the API limit ("4-in-1min").
+function windowName(seconds: number): string {
+  if (seconds < 60) return `${seconds}sec`;
+  if (seconds < 3_600) return `${seconds / 60}min`;
+  if (seconds < 86_400) return `${seconds / 3_600}hr${seconds > 3_600 ? 's' : ''}`;
+  return `${seconds / 86_400}day${seconds > 86_400 ? 's' : ''}`;
+}
+
+// draft-8's partition key: the first 12 hex digits of the key's SHA-256, in base64 (as express-rate-limit does).
+const partitionKey = (key: string) =>
+  Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
 
 /**
  * The ingest limit: webhooks per window for a whole organization. It runs inside the ingest route, once the
- * organization is known, so the caller gives the key and the limit; it rejects with `rate_limited`.
+ * organization is known, so the caller gives the key and the limit. It counts in the same Redis store and
+ * answers the same headers as the API limit, but returns them instead of writing them to a response, so
+ * ingest needs no Express exchange.
  */
 export function createIngestRateLimit(deps: RateLimitDeps): IngestRateLimit {
-  const pending = new WeakMap<Request, { orgId: OrgId; limit: number }>();
-  const limiter = rateLimit({
-    ...limiterOptions(deps, 'ingest'),
-    limit: (req: Request) => pending.get(req)?.limit ?? 1,
-    keyGenerator: (req: Request) => `org:${pending.get(req)?.orgId ?? ''}`,
-  });
-  return (orgId, limit, req, res) =>
-    new Promise<void>((resolve, reject) => {
-      pending.set(req, { orgId, limit });
-      void limiter(req, res, (err?: unknown) => {
-        if (err === undefined || err === null) resolve();
-        else reject(err instanceof Error ? err : new Error('rate limiter failed', { cause: err }));
-      });
-    });
+  const store = createRedisStore(deps.redis, `${deps.prefix}:ratelimit:ingest:`);
+  const ready = store.init({ windowMs: deps.windowSeconds * 1000 } as Options);
+  return async (orgId, limit) => {
+    const key = `org:${orgId}`;
+    let counted: { totalHits: number; resetTime: Date | undefined };
+    try {
+      await ready;
+      counted = await store.increment(key);
+    } catch (err) {
+      // Redis unreachable: the webhook passes uncounted (limits never take ingest down with them).
+      deps.logger.warn({ err }, 'ingest rate limit: error from store, allowing request without rate-limiting.');
+      return {};
+    }
+    const name = `${limit}-in-${windowName(deps.windowSeconds)}`;
+    const retryAfter = secondsUntil(counted.resetTime, deps.windowSeconds);
+    const headers = {
+      RateLimit: `"${name}"; r=${Math.max(limit - counted.totalHits, 0)}; t=${retryAfter}`,
+      'RateLimit-Policy': `"${name}"; q=${limit}; w=${deps.windowSeconds}; pk=:${partitionKey(key)}:`,
+    };
+    if (counted.totalHits <= limit) return headers;
+    const details = { limit, window_seconds: deps.windowSeconds, retry_after_seconds: retryAfter };
+    throw new AppError('rate_limited', `Over ${limit} requests in ${deps.windowSeconds} s.`, details, headers);
+  };
 }

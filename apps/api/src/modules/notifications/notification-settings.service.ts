@@ -3,12 +3,12 @@ import type { notificationSettingsUpdateSchema } from '@relay/contracts';
 import type { NotificationSettingsRecord, Repositories } from '@relay/db';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 
 export type NotificationSettingsUpdate = z.output<typeof notificationSettingsUpdateSchema>;
 
 export interface NotificationSettingsServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'notifications' | 'transaction'>;
   /** Notices go out like deliveries: the same network policy decides which URLs are allowed. */
   targetPolicy: TargetPolicy;
   /** SECRET_ENCRYPTION_KEYS: the notification secret is stored sealed, never in plaintext. */
@@ -53,10 +53,7 @@ export function createNotificationSettingsService(deps: NotificationSettingsServ
         // Never the secret: only whether it changed.
         const metadata = { from: previous?.url ?? null, to: url, secret: secretChange };
         const fact = { action: 'organization.notifications_updated', resourceType: 'organization' };
-        await tx.audit.record(
-          principal.orgId,
-          auditEntry(principal, { ...fact, resourceId: principal.orgId, metadata }),
-        );
+        await audited(tx, principal, { ...fact, resourceId: principal.orgId, metadata });
         return view(saved);
       });
     },

@@ -6,7 +6,7 @@ import type { PasswordHasher } from '../../auth/passwords';
 import { tooManyAttempts } from '../../auth/too-many-attempts';
 
 export interface BootstrapServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'operators' | 'transaction'>;
   passwords: PasswordHasher;
   /** PLATFORM_ADMIN_TOKEN; unset disables bootstrap. */
   adminToken: string | undefined;

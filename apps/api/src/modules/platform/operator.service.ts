@@ -1,12 +1,12 @@
 import { AppError } from '@relay/core';
-import { operatorEmail, type AuditInput, type OperatorRecord, type Repositories } from '@relay/db';
+import type { OperatorRecord, Repositories } from '@relay/db';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import type { PasswordHasher } from '../../auth/passwords';
 import { tooManyAttempts } from '../../auth/too-many-attempts';
-import type { AuditFact } from '../audit-entry';
+import { auditedByOperator } from './operator-audit';
 
 export interface OperatorServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'operators' | 'transaction'>;
   passwords: PasswordHasher;
   limiter: LoginLimiter;
   now?: () => Date;
@@ -16,14 +16,6 @@ export const operatorView = (o: OperatorRecord) => ({
   id: o.id,
   username: o.username,
   created_at: o.createdAt.toISOString(),
-});
-
-// Platform audit entries (no organization) name the acting operator, as platform.service.ts does.
-const byOperator = (operator: OperatorRecord, fact: AuditFact): AuditInput => ({
-  actorUserId: operator.id,
-  actorEmail: operatorEmail(operator.username),
-  ...fact,
-  metadata: { operator: operator.username, ...fact.metadata },
 });
 
 // Platform operators manage each other: change their own password (their other sessions end), add
@@ -44,7 +36,7 @@ export function createOperatorService(deps: OperatorServiceDeps) {
       const hash = await r.operators.passwordHashOf(operator.id);
       if (!hash || !(await deps.passwords.verify(hash, input.current_password))) {
         const fact = { action: 'operator.password_change_failed', resourceType: 'operator', resourceId: operator.id };
-        await r.audit.record(null, byOperator(operator, { ...fact, metadata: { ip } }));
+        await auditedByOperator(r, operator, { ...fact, metadata: { ip } });
         throw new AppError('wrong_password');
       }
       await deps.limiter.succeeded('password', operator.username, ip);
@@ -53,7 +45,7 @@ export function createOperatorService(deps: OperatorServiceDeps) {
       await r.transaction(async (tx) => {
         await tx.operators.setPassword(operator.id, newHash, cut);
         const fact = { action: 'operator.password_changed', resourceType: 'operator', resourceId: operator.id };
-        await tx.audit.record(null, byOperator(operator, fact));
+        await auditedByOperator(tx, operator, fact);
       });
       return cut;
     },
@@ -67,7 +59,7 @@ export function createOperatorService(deps: OperatorServiceDeps) {
         });
         if (result === 'username_taken') throw new AppError('username_taken');
         const fact = { action: 'operator.created', resourceType: 'operator', resourceId: result.id };
-        await tx.audit.record(null, byOperator(operator, { ...fact, metadata: { username: result.username } }));
+        await auditedByOperator(tx, operator, { ...fact, metadata: { username: result.username } });
         return result;
       });
       return operatorView(created);
@@ -79,7 +71,7 @@ export function createOperatorService(deps: OperatorServiceDeps) {
         if (result === 'not_found') throw new AppError('not_found', 'No such operator.');
         if (result === 'last_operator') throw new AppError('last_operator');
         const fact = { action: 'operator.deleted', resourceType: 'operator', resourceId: id };
-        await tx.audit.record(null, byOperator(operator, { ...fact, metadata: { username: result.username } }));
+        await auditedByOperator(tx, operator, { ...fact, metadata: { username: result.username } });
       });
     },
   };

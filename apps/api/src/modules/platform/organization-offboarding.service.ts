@@ -1,10 +1,10 @@
 import { AppError, asOrgId, DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import type { ExportCursor, OperatorRecord, Repositories } from '@relay/db';
 import { exportLineView } from './organization-offboarding.views';
-import { byOperator, noSuchOrganization } from './operator-audit';
+import { auditedByOperator, byOperator, noSuchOrganization } from './operator-audit';
 
 export interface OffboardingServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'offboarding' | 'organizations'>;
   /** Header names the export masks (SENSITIVE_HEADERS), as the events API does. */
   sensitiveHeaders: readonly string[];
   /** Events per export query (one page is all the export holds in memory). */
@@ -46,15 +46,12 @@ export function createOffboardingService(deps: OffboardingServiceDeps) {
       const orgId = asOrgId(id);
       const organization = await r.organizations.findById(orgId);
       if (!organization) throw noSuchOrganization();
-      await r.audit.record(
-        null,
-        byOperator(operator, {
-          action: 'organization.exported',
-          resourceType: 'organization',
-          resourceId: orgId,
-          metadata: { slug: organization.slug },
-        }),
-      );
+      await auditedByOperator(r, operator, {
+        action: 'organization.exported',
+        resourceType: 'organization',
+        resourceId: orgId,
+        metadata: { slug: organization.slug },
+      });
       return exportLines(orgId);
     },
 

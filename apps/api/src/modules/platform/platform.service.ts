@@ -8,10 +8,10 @@ import type { Quota } from '../limits/quota';
 import { usageOf } from '../limits/usage';
 import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
 import { organizationDetailView, organizationView, overviewView, subscriptionView } from './platform.views';
-import { byOperator, noSuchOrganization } from './operator-audit';
+import { auditedByOperator, byOperator, noSuchOrganization } from './operator-audit';
 
 export interface PlatformServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'organizations' | 'platform' | 'transaction'>;
   passwords: PasswordHasher;
   hosts: IngestHostSettings;
   /** The monthly quota's usage, shown in the organization detail. */
@@ -78,15 +78,12 @@ export function createPlatformService(deps: PlatformServiceDeps) {
         });
         if (result === 'slug_taken' || result === 'username_taken') throw new AppError(result);
         const org = result.organization;
-        await tx.audit.record(
-          null,
-          byOperator(operator, {
-            action: 'organization.created',
-            resourceType: 'organization',
-            resourceId: org.id,
-            metadata: { slug: org.slug, admin_username: input.username },
-          }),
-        );
+        await auditedByOperator(tx, operator, {
+          action: 'organization.created',
+          resourceType: 'organization',
+          resourceId: org.id,
+          metadata: { slug: org.slug, admin_username: input.username },
+        });
         await tx.audit.record(
           org.id,
           byOperator(operator, {
@@ -113,7 +110,7 @@ export function createPlatformService(deps: PlatformServiceDeps) {
         if (!updated) throw noSuchOrganization();
         const fact = { action: 'subscription.updated', resourceType: 'organization', resourceId: id };
         const change = { from: subscriptionView(before), to: subscriptionView(updated) };
-        await tx.audit.record(null, byOperator(operator, { ...fact, metadata: change }));
+        await auditedByOperator(tx, operator, { ...fact, metadata: change });
         return organizationView(updated);
       });
     },

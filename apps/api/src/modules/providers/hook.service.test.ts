@@ -1,7 +1,8 @@
 import { type Principal } from '@relay/core';
+import { testPrincipal, unauditable } from '@relay/test-support';
 import { createHookService } from './hook.service';
 import { createProviderService } from './provider.service';
-import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const key = testPrincipal({
   kind: 'api_key',

@@ -3,11 +3,11 @@ import type { hookCreateSchema, hookUpdateSchema } from '@relay/contracts';
 import type { Repositories, TransactionRepositories } from '@relay/db';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
-import { auditEntry, type AuditFact } from '../audit-entry';
+import { audited, type AuditFact } from '../audit-entry';
 import { hookView } from './provider.views';
 
 export interface HookServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'hooks' | 'providers' | 'transaction'>;
   targetPolicy: TargetPolicy;
 }
 
@@ -44,7 +44,7 @@ export function createHookService(deps: HookServiceDeps) {
           description: input.description ?? null,
         });
         const metadata = { rule_id: providerId, trigger: created.trigger, target_url: created.targetUrl };
-        await tx.audit.record(principal.orgId, auditEntry(principal, hookFact('hook.created', created.id, metadata)));
+        await audited(tx, principal, hookFact('hook.created', created.id, metadata));
         return created;
       });
       return hookView(hook);
@@ -60,7 +60,7 @@ export function createHookService(deps: HookServiceDeps) {
         });
         if (!updated) throw new AppError('not_found', 'No such hook.');
         const metadata = { rule_id: providerId, changed: Object.keys(input) };
-        await tx.audit.record(principal.orgId, auditEntry(principal, hookFact('hook.updated', hookId, metadata)));
+        await audited(tx, principal, hookFact('hook.updated', hookId, metadata));
         return updated;
       });
       return hookView(hook);
@@ -73,7 +73,7 @@ export function createHookService(deps: HookServiceDeps) {
           throw new AppError('not_found', 'No such hook.');
         }
         const fact = hookFact('hook.deleted', hookId, { rule_id: providerId });
-        await tx.audit.record(principal.orgId, auditEntry(principal, fact));
+        await audited(tx, principal, fact);
       });
     },
   };

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, openSecret, parseSecretKeys, sealedKeyId, type Principal } from '@relay/core';
+import { testPrincipal, unauditable } from '@relay/test-support';
 import { createProviderService, type ProviderServiceDeps } from './provider.service';
-import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
 // The audit insert fails on this actor id, after the provider write in the same transaction.

@@ -3,11 +3,11 @@ import type { ruleCreateSchema, ruleSecretRotateSchema, ruleUpdateSchema } from 
 import type { ProviderChanges, ProviderRecord, ProviderWrite, Repositories } from '@relay/db';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import { providerView } from './provider.views';
 
 export interface ProviderServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'providers' | 'transaction'>;
   targetPolicy: TargetPolicy;
   /** SECRET_ENCRYPTION_KEYS: signing secrets are stored sealed, never in plaintext. */
   secretKeys: SecretKeyring | undefined;
@@ -106,7 +106,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
         );
         const metadata = { source: created.source, target_url: created.targetUrl, active: created.active };
         const fact = { action: 'rule.created', resourceType: 'rule', resourceId: created.id, metadata };
-        await tx.audit.record(principal.orgId, auditEntry(principal, fact));
+        await audited(tx, principal, fact);
         return created;
       });
       return providerView(provider);
@@ -117,10 +117,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
       const provider = await repos.transaction(async (tx) => {
         const updated = verifiable(written(await tx.providers.update(principal.orgId, id, changes)));
         const metadata = { changed: changedFields(input) };
-        await tx.audit.record(
-          principal.orgId,
-          auditEntry(principal, { action: 'rule.updated', resourceType: 'rule', resourceId: id, metadata }),
-        );
+        await audited(tx, principal, { action: 'rule.updated', resourceType: 'rule', resourceId: id, metadata });
         return updated;
       });
       return providerView(provider);
@@ -145,10 +142,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
           }),
         );
         const metadata = { previous_secret_expires_at: previousSecretExpiresAt?.toISOString() ?? null };
-        await tx.audit.record(
-          principal.orgId,
-          auditEntry(principal, { action: 'rule.secret_rotated', resourceType: 'rule', resourceId: id, metadata }),
-        );
+        await audited(tx, principal, { action: 'rule.secret_rotated', resourceType: 'rule', resourceId: id, metadata });
         return updated;
       });
       return providerView(provider);
@@ -159,10 +153,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
         const deleted = await tx.providers.delete(principal.orgId, id);
         if (!deleted) throw new AppError('not_found', 'No such provider.');
         const metadata = { source: deleted.source };
-        await tx.audit.record(
-          principal.orgId,
-          auditEntry(principal, { action: 'rule.deleted', resourceType: 'rule', resourceId: id, metadata }),
-        );
+        await audited(tx, principal, { action: 'rule.deleted', resourceType: 'rule', resourceId: id, metadata });
       });
     },
   };

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, openSecret, parseSecretKeys } from '@relay/core';
 import { ruleCreateSchema, ruleSchema, ruleUpdateSchema } from '@relay/contracts';
+import { testPrincipal } from '@relay/test-support';
 import { createIngestRuleLookup } from '../ingest/ingest-rules';
 import { createProviderService } from './provider.service';
-import { testPrincipal, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
 const store = useServiceDatabase();

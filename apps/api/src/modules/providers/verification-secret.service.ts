@@ -2,12 +2,12 @@ import { AppError, sealSecret, type Principal, type SecretKeyring } from '@relay
 import type { verificationSecretRotateSchema } from '@relay/contracts';
 import type { Repositories } from '@relay/db';
 import type { z } from 'zod';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import { written } from './provider.service';
 import { providerView } from './provider.views';
 
 export interface VerificationSecretServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'transaction'>;
   /** SECRET_ENCRYPTION_KEYS: verification secrets are stored sealed, like signing secrets. */
   secretKeys: SecretKeyring | undefined;
   now?: () => Date;
@@ -42,7 +42,7 @@ export function createVerificationSecretService(deps: VerificationSecretServiceD
         // The metadata says until when the old secret is accepted, never either secret.
         const metadata = { previous_secret_expires_at: expiresAt?.toISOString() ?? null };
         const fact = { action: 'rule.verification_secret_rotated', resourceType: 'rule', resourceId: id, metadata };
-        await tx.audit.record(principal.orgId, auditEntry(principal, fact));
+        await audited(tx, principal, fact);
         return updated;
       });
       return providerView(provider);

@@ -1,11 +1,11 @@
 import { asOrgId, DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
-import { TEST_REDIS_URL, uniqueQueuePrefix } from '@relay/test-support';
+import { TEST_REDIS_URL, testPrincipal, uniqueQueuePrefix } from '@relay/test-support';
 import pino from 'pino';
 import type { IncomingWebhook } from '../ingest/incoming-webhook';
 import { createIngestService } from '../ingest/ingest.service';
 import { createSendService } from './send.service';
-import { testPrincipal, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
 

@@ -4,11 +4,11 @@ import type { Repositories } from '@relay/db';
 import type { z } from 'zod';
 import type { IngestService } from '../ingest/ingest.service';
 import { allowedTarget } from '../allowed-target';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 
 export interface SendServiceDeps {
   ingest: Pick<IngestService, 'accept'>;
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'organizations' | 'providers'>;
   targetPolicy: TargetPolicy;
   /** DEFAULT_TARGET_URL, used when the organization has no default of its own. */
   installDefaultTarget: string | undefined;
@@ -63,10 +63,7 @@ export function createSendService(deps: SendServiceDeps) {
         provider_id: route.providerId,
         target_url: route.targetUrl,
       };
-      await repos.audit.record(
-        principal.orgId,
-        auditEntry(principal, { action: 'event.sent', resourceType: 'event', resourceId: id, metadata }),
-      );
+      await audited(repos, principal, { action: 'event.sent', resourceType: 'event', resourceId: id, metadata });
       return {
         id,
         status: 'queued' as const,

@@ -7,7 +7,7 @@ import { sessionCookieName } from '../../auth/sessions';
 import { meView } from './session.views';
 
 export interface SessionServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'audit' | 'operators' | 'organizations' | 'users'>;
   passwords: PasswordHasher;
   limiter: LoginLimiter;
   secureCookie: boolean;

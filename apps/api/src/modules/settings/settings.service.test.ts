@@ -1,8 +1,9 @@
 import { AppError, DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { testPrincipal, unauditable } from '@relay/test-support';
 import { parseApiConfig } from '../../config';
 import { identityProvidersFromSettings } from '../idp/identity-provider';
 import { createSettingsService, type SettingsServiceDeps } from './settings.service';
-import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
 

@@ -5,11 +5,11 @@ import type { IdentityProviderLookup } from '../idp/identity-provider';
 import type { HostResolver } from '../platform/host-resolver';
 import { ingestUrlsOf, type IngestHostSettings } from '../platform/ingest-hosts';
 import { allowedTarget } from '../allowed-target';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import { defaultTargetView, endpointView } from './settings.views';
 
 export interface SettingsServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'domains' | 'organizations' | 'transaction'>;
   targetPolicy: TargetPolicy;
   /** DEFAULT_TARGET_URL, in effect where an organization has no default of its own. */
   installDefaultTarget: string | undefined;
@@ -43,10 +43,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
           resourceId: principal.orgId,
           metadata: { from: previous, to: url },
         };
-        await tx.audit.record(
-          principal.orgId,
-          auditEntry(principal, { action: 'config.default_target_updated', ...fact }),
-        );
+        await audited(tx, principal, { action: 'config.default_target_updated', ...fact });
       });
       return defaultTargetView(url, deps.installDefaultTarget);
     },

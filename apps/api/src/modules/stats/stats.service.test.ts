@@ -1,6 +1,7 @@
 import { type EventStatus } from '@relay/core';
+import { testPrincipal } from '@relay/test-support';
 import { createStatsService, statsWindow } from './stats.service';
-import { testPrincipal, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const viewer = testPrincipal({
   role: 'viewer',

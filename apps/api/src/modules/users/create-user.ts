@@ -4,7 +4,7 @@ import type { PasswordHasher } from '../../auth/passwords';
 import { auditEntry, type AuditFact } from '../audit-entry';
 
 export interface CreateUserDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'transaction' | 'users'>;
   passwords: PasswordHasher;
 }
 

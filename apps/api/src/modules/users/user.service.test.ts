@@ -1,9 +1,10 @@
 import { SYSTEM_ACTOR } from '@relay/db';
 import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
+import { testPrincipal, unauditable } from '@relay/test-support';
 import { createPasswordHasher } from '../../auth/passwords';
 import { createUser, ensureInitialAdmin } from './create-user';
 import { createUserService } from './user.service';
-import { testPrincipal, unauditable, useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal({ mechanism: 'basic' });
 const broken: Principal = unauditable(admin);

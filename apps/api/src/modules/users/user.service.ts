@@ -2,13 +2,13 @@ import { AppError, type Principal, type Role } from '@relay/core';
 import type { Repositories } from '@relay/db';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { Quota } from '../limits/quota';
-import { auditEntry } from '../audit-entry';
+import { audited } from '../audit-entry';
 import { createUser, type NewUser } from './create-user';
 import { usageOf } from '../limits/usage';
 import { organizationView, userView } from './user.views';
 
 export interface UserServiceDeps {
-  repositories: Repositories;
+  repositories: Pick<Repositories, 'organizations' | 'transaction' | 'users'>;
   passwords: PasswordHasher;
   /** The monthly quota's usage, shown with the organization. */
   quota?: Pick<Quota, 'usage'>;
@@ -36,7 +36,7 @@ export function createUserService(deps: UserServiceDeps) {
         if (result === 'last_admin') throw new AppError('last_admin');
         const fact = { action: 'user.role_updated', resourceType: 'user', resourceId: id };
         const metadata = { from: result.previous, to: role };
-        await tx.audit.record(principal.orgId, auditEntry(principal, { ...fact, metadata }));
+        await audited(tx, principal, { ...fact, metadata });
         return result.user;
       });
       return userView(user);

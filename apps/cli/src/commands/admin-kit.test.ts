@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIT_USAGE, UsageError } from '../errors';
 import { formatFields, oneOf, readSecretFromStdin } from './admin-kit';
 import { shownOnce } from './credential-views';
-import { recordsBlock } from './domains-commands';
+import { recordsBlock } from './domains/domains-commands';
 
 describe('formatFields', () => {
   it('aligns values after the longest label; an empty label continues the line above', () => {

@@ -1,7 +1,7 @@
 import { Alert, Button, Checkbox, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { dataOf } from '@relay/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useForm } from '@mantine/form';
 import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
@@ -17,11 +17,9 @@ interface CredentialFormProps {
 /** Creates an API key (with scopes) or a personal token, then shows its secret once with a copy button. */
 export function CredentialForm({ kind, onClose }: CredentialFormProps) {
   const queryClient = useQueryClient();
-  const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<Scope[]>([]);
-  const [expiresAt, setExpiresAt] = useState('');
+  const form = useForm({ initialValues: { name: '', scopes: [] as Scope[], expiresAt: '' } });
   const create = useMutation({
-    mutationFn: async (): Promise<CreatedToken> => {
+    mutationFn: async ({ name, scopes, expiresAt }: typeof form.values): Promise<CreatedToken> => {
       // A datetime-local value has no zone: it is the browser's local time, sent as UTC.
       const expires = expiresAt ? { expires_at: new Date(expiresAt).toISOString() } : {};
       return kind === 'api-key'
@@ -30,10 +28,7 @@ export function CredentialForm({ kind, onClose }: CredentialFormProps) {
     },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: [kind] }),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
+  const submit = form.onSubmit((values) => create.mutate(values));
   const title = kind === 'api-key' ? 'New API key' : 'New personal token';
   const created = create.data;
   return (
@@ -58,19 +53,12 @@ export function CredentialForm({ kind, onClose }: CredentialFormProps) {
         <form onSubmit={submit}>
           <Stack>
             <ProblemAlert error={create.error} />
-            <TextInput
-              label="Name"
-              required
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-              error={fieldError(create.error, 'name')}
-            />
+            <TextInput label="Name" required {...form.getInputProps('name')} error={fieldError(create.error, 'name')} />
             {kind === 'api-key' ? (
               <Checkbox.Group
                 label="Scopes"
                 description="What the key may do; it never exceeds an admin's rights"
-                value={scopes}
-                onChange={setScopes}
+                {...form.getInputProps('scopes')}
                 error={fieldError(create.error, 'scopes')}
               >
                 <Stack gap={6} mt={6}>
@@ -83,8 +71,7 @@ export function CredentialForm({ kind, onClose }: CredentialFormProps) {
             <TextInput
               label="Expires at (optional)"
               type="datetime-local"
-              value={expiresAt}
-              onChange={(e) => setExpiresAt(e.currentTarget.value)}
+              {...form.getInputProps('expiresAt')}
               error={fieldError(create.error, 'expires_at')}
             />
             <FormActions onCancel={onClose} pending={create.isPending} />

@@ -1,31 +1,31 @@
 import { Alert, Button, Card, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useForm } from '@mantine/form';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
 import { useSession } from '../../app/session';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from '../rules/field-error';
-import { NewPasswordFields } from './password-fields';
-
-const empty = { current: '', next: '', confirm: '' };
+import { matchesNewPassword, NewPasswordFields } from './password-fields';
 
 /** /app/account: who is signed in, and changing one's own password (users and platform operators alike). */
 export function AccountPage() {
   const { me, isOperator } = useSession();
-  const [draft, setDraft] = useState(empty);
-  const [mismatch, setMismatch] = useState(false);
+  const form = useForm({
+    initialValues: { current: '', password: '', confirm: '' },
+    validate: { confirm: matchesNewPassword },
+  });
   const change = useMutation({
-    mutationFn: async () => {
-      const body = { current_password: draft.current, new_password: draft.next };
+    mutationFn: async (values: typeof form.values) => {
+      const body = { current_password: values.current, new_password: values.password };
       // An operator's password is the platform's; a user's is the organization's.
       return isOperator
         ? dataOf(client.POST('/api/platform/password', { body }))
         : dataOf(client.POST('/api/auth/password', { body }));
     },
     onSuccess: () => {
-      setDraft(empty);
+      form.reset();
       notifications.show({
         title: 'Password changed',
         message: isOperator
@@ -34,13 +34,7 @@ export function AccountPage() {
       });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const differ = draft.next !== draft.confirm;
-    setMismatch(differ);
-    if (!differ) change.mutate();
-  };
-  const set = (field: keyof typeof empty) => (value: string) => setDraft((d) => ({ ...d, [field]: value }));
+  const submit = form.onSubmit((values) => change.mutate(values));
   const who = me.user?.username ?? me.operator?.username;
   // A refusal about one field is shown under it; anything else (too many attempts, …) above the form.
   const currentError = fieldError(change.error, 'current_password');
@@ -72,17 +66,13 @@ export function AccountPage() {
             label="Current password"
             autoComplete="current-password"
             required
-            value={draft.current}
-            onChange={(e) => set('current')(e.currentTarget.value)}
+            {...form.getInputProps('current')}
             error={currentError}
           />
           <NewPasswordFields
-            value={draft.next}
-            confirm={draft.confirm}
-            onChange={set('next')}
-            onConfirmChange={set('confirm')}
+            password={form.getInputProps('password')}
+            confirm={form.getInputProps('confirm')}
             error={change.error}
-            mismatch={mismatch}
           />
           <Group justify="flex-end">
             <Button type="submit" loading={change.isPending}>

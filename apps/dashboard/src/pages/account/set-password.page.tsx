@@ -1,12 +1,12 @@
 import { Alert, Button, Center, Paper, Stack, Text, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
-import { type FormEvent, useState } from 'react';
+import { useForm } from '@mantine/form';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
 import { AnchorLink } from '../../components/links';
 import { ProblemAlert } from '../../components/problem-alert';
-import { NewPasswordFields } from './password-fields';
+import { matchesNewPassword, NewPasswordFields } from './password-fields';
 
 const route = getRouteApi('/set-password');
 
@@ -17,20 +17,13 @@ const route = getRouteApi('/set-password');
 export function SetPasswordPage() {
   const { code } = route.useSearch();
   const navigate = useNavigate();
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
-  const [mismatch, setMismatch] = useState(false);
+  const form = useForm({ initialValues: { password: '', confirm: '' }, validate: { confirm: matchesNewPassword } });
   const redeem = useMutation({
-    mutationFn: async () =>
+    mutationFn: async ({ password }: typeof form.values) =>
       dataOf(client.POST('/api/auth/password-reset', { body: { code: code ?? '', new_password: password } })),
     onSuccess: () => navigate({ to: '/login', search: { notice: 'password-set' } }),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const differ = password !== confirm;
-    setMismatch(differ);
-    if (!differ) redeem.mutate();
-  };
+  const submit = form.onSubmit((values) => redeem.mutate(values));
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w={420} component="form" onSubmit={submit} aria-label="Set password">
@@ -47,12 +40,9 @@ export function SetPasswordPage() {
           )}
           <ProblemAlert error={redeem.error} />
           <NewPasswordFields
-            value={password}
-            confirm={confirm}
-            onChange={setPassword}
-            onConfirmChange={setConfirm}
+            password={form.getInputProps('password')}
+            confirm={form.getInputProps('confirm')}
             error={redeem.error}
-            mismatch={mismatch}
           />
           <Button type="submit" loading={redeem.isPending} disabled={!code}>
             Set password

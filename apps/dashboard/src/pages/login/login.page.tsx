@@ -2,7 +2,7 @@ import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput,
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useRouter } from '@tanstack/react-router';
-import { type FormEvent, useState } from 'react';
+import { useForm } from '@mantine/form';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
 import { APP_BASE, homeOf, meQuery, safeRedirect } from '../../app/session';
@@ -49,10 +49,9 @@ export function LoginPage() {
   const { redirect, notice, error } = route.useSearch();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
+  const form = useForm({ initialValues: { username: '', password: '' } });
   const login = useMutation({
-    mutationFn: () => dataOf(client.POST('/api/auth/login', { body: { username, password } })),
+    mutationFn: (body: typeof form.values) => dataOf(client.POST('/api/auth/login', { body })),
     onSuccess: async () => {
       queryClient.clear();
       const me = await queryClient.fetchQuery(meQuery);
@@ -62,10 +61,7 @@ export function LoginPage() {
       else await router.navigate({ to: homeOf(me) });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    login.mutate();
-  };
+  const submit = form.onSubmit((values) => login.mutate(values));
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w={380} component="form" onSubmit={submit}>
@@ -87,19 +83,12 @@ export function LoginPage() {
             </Alert>
           ) : null}
           <ProblemAlert error={login.error} />
-          <TextInput
-            label="Username"
-            autoComplete="username"
-            required
-            value={username}
-            onChange={(e) => setUsername(e.currentTarget.value)}
-          />
+          <TextInput label="Username" autoComplete="username" required {...form.getInputProps('username')} />
           <PasswordInput
             label="Password"
             autoComplete="current-password"
             required
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
+            {...form.getInputProps('password')}
           />
           <Button type="submit" loading={login.isPending}>
             Sign in

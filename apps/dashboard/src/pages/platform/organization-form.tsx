@@ -1,6 +1,6 @@
 import { Alert, Button, Modal, PasswordInput, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useForm } from '@mantine/form';
 import { dataOf } from '@relay/client';
 import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
@@ -32,15 +32,13 @@ const empty = Object.fromEntries(FIELDS.map((f) => [f.name, ''])) as Record<Fiel
 /** Creates an organization and its first admin; every refused field shows its message under itself. */
 export function OrganizationForm({ onClose }: { onClose: () => void }) {
   const queryClient = useQueryClient();
-  const [values, setValues] = useState(empty);
+  const form = useForm({ initialValues: empty });
   const create = useMutation({
-    mutationFn: async (): Promise<Created> => dataOf(client.POST('/api/platform/organizations', { body: values })),
+    mutationFn: async (values: typeof empty): Promise<Created> =>
+      dataOf(client.POST('/api/platform/organizations', { body: values })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['platform'] }),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
+  const submit = form.onSubmit((values) => create.mutate(values));
   const created = create.data;
   return (
     <Modal opened onClose={onClose} title="New organization" size="lg">
@@ -67,11 +65,7 @@ export function OrganizationForm({ onClose }: { onClose: () => void }) {
                     label={f.label}
                     description={'description' in f ? f.description : undefined}
                     required
-                    value={values[f.name]}
-                    onChange={(e) => {
-                      const value = e.currentTarget.value;
-                      setValues((v) => ({ ...v, [f.name]: value }));
-                    }}
+                    {...form.getInputProps(f.name)}
                     error={fieldError(create.error, f.name)}
                   />
                 );

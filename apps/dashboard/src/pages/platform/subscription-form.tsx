@@ -1,6 +1,6 @@
 import { Button, Group, NativeSelect, NumberInput, Stack, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useForm } from '@mantine/form';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
@@ -16,12 +16,16 @@ export function SubscriptionForm({
   subscription: Subscription;
 }) {
   const queryClient = useQueryClient();
-  const [plan, setPlan] = useState(subscription.plan);
-  const [status, setStatus] = useState(subscription.status);
-  const [limit, setLimit] = useState<number | string>(subscription.monthly_event_limit ?? '');
-  const [periodEnd, setPeriodEnd] = useState(subscription.current_period_end ?? '');
+  const form = useForm({
+    initialValues: {
+      plan: subscription.plan,
+      status: subscription.status,
+      limit: (subscription.monthly_event_limit ?? '') as number | string,
+      periodEnd: subscription.current_period_end ?? '',
+    },
+  });
   const save = useMutation({
-    mutationFn: async (): Promise<HostedOrganization> =>
+    mutationFn: async ({ plan, status, limit, periodEnd }: typeof form.values): Promise<HostedOrganization> =>
       dataOf(
         client.PATCH('/api/platform/organizations/{id}/subscription', {
           params: { path: { id: organizationId } },
@@ -35,27 +39,18 @@ export function SubscriptionForm({
       ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['platform'] }),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
+  const submit = form.onSubmit((values) => save.mutate(values));
   return (
     <form onSubmit={submit} aria-label="Subscription">
       <Stack>
         <Title order={3}>Subscription</Title>
         <ProblemAlert error={save.error} />
         <Group align="flex-start">
-          <TextInput
-            label="Plan"
-            value={plan}
-            onChange={(e) => setPlan(e.currentTarget.value)}
-            error={fieldError(save.error, 'plan')}
-          />
+          <TextInput label="Plan" {...form.getInputProps('plan')} error={fieldError(save.error, 'plan')} />
           <NativeSelect
             label="Status"
             data={[...SUBSCRIPTION_STATUSES]}
-            value={status}
-            onChange={(e) => setStatus(e.currentTarget.value as Subscription['status'])}
+            {...form.getInputProps('status')}
             error={fieldError(save.error, 'status')}
           />
           <NumberInput
@@ -63,15 +58,13 @@ export function SubscriptionForm({
             description="Empty: unlimited"
             min={0}
             allowDecimal={false}
-            value={limit}
-            onChange={setLimit}
+            {...form.getInputProps('limit')}
             error={fieldError(save.error, 'monthly_event_limit')}
           />
           <TextInput
             label="Current period end"
             description="ISO 8601, e.g. 2027-01-01T00:00:00Z"
-            value={periodEnd}
-            onChange={(e) => setPeriodEnd(e.currentTarget.value)}
+            {...form.getInputProps('periodEnd')}
             error={fieldError(save.error, 'current_period_end')}
           />
         </Group>

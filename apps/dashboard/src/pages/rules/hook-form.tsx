@@ -1,6 +1,6 @@
 import { Button, Group, NativeSelect, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useForm } from '@mantine/form';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
@@ -15,11 +15,11 @@ const TRIGGER_LABELS: Record<HookTrigger, string> = {
 /** Attaches a hook to a provider; its trigger is fixed once created. */
 export function HookForm({ ruleId }: { ruleId: string }) {
   const queryClient = useQueryClient();
-  const [targetUrl, setTargetUrl] = useState('');
-  const [trigger, setTrigger] = useState<HookTrigger>('provider_failed');
-  const [description, setDescription] = useState('');
+  const form = useForm({
+    initialValues: { targetUrl: '', trigger: 'provider_failed' as HookTrigger, description: '' },
+  });
   const create = useMutation({
-    mutationFn: async (): Promise<Hook> =>
+    mutationFn: async ({ targetUrl, trigger, description }: typeof form.values): Promise<Hook> =>
       dataOf(
         client.POST('/rules/{id}/hooks', {
           params: { path: { id: ruleId } },
@@ -27,15 +27,11 @@ export function HookForm({ ruleId }: { ruleId: string }) {
         }),
       ),
     onSuccess: async () => {
-      setTargetUrl('');
-      setDescription('');
+      form.setValues({ targetUrl: '', description: '' });
       await queryClient.invalidateQueries({ queryKey: ['rules', ruleId, 'hooks'] });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
+  const submit = form.onSubmit((values) => create.mutate(values));
   return (
     <form onSubmit={submit} aria-label="New hook">
       <ProblemAlert error={create.error} />
@@ -43,21 +39,18 @@ export function HookForm({ ruleId }: { ruleId: string }) {
         <TextInput
           label="Hook target URL"
           required
-          value={targetUrl}
-          onChange={(e) => setTargetUrl(e.currentTarget.value)}
+          {...form.getInputProps('targetUrl')}
           error={fieldError(create.error, 'target_url')}
         />
         <NativeSelect
           label="Trigger"
           data={HOOK_TRIGGERS.map((value) => ({ value, label: TRIGGER_LABELS[value] }))}
-          value={trigger}
-          onChange={(e) => setTrigger(e.currentTarget.value as HookTrigger)}
+          {...form.getInputProps('trigger')}
           error={fieldError(create.error, 'trigger')}
         />
         <TextInput
           label="Description"
-          value={description}
-          onChange={(e) => setDescription(e.currentTarget.value)}
+          {...form.getInputProps('description')}
           error={fieldError(create.error, 'description')}
         />
         <Button type="submit" mt={25} loading={create.isPending}>

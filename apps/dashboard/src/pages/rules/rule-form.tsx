@@ -1,7 +1,7 @@
 import { Checkbox, Modal, PasswordInput, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import type { paths } from '@relay/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useForm } from '@mantine/form';
 import { dataOf } from '@relay/client';
 import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
@@ -23,17 +23,23 @@ interface RuleFormProps {
 /** Create or edit a provider. The signing secret is write-only: it is never shown, only set, replaced or removed. */
 export function RuleForm({ rule, onClose }: RuleFormProps) {
   const queryClient = useQueryClient();
-  const [source, setSource] = useState(rule?.source ?? '');
-  const [targetUrl, setTargetUrl] = useState(rule?.target_url ?? '');
-  const [description, setDescription] = useState(rule?.description ?? '');
-  const [secret, setSecret] = useState('');
-  const [removeSecret, setRemoveSecret] = useState(false);
-  const [active, setActive] = useState(rule?.active ?? true);
-  const [options, setOptions] = useState<OptionsDraft>(() => draftOf(rule));
-  const setOption = (patch: Partial<OptionsDraft>) => setOptions((draft) => ({ ...draft, ...patch }));
+  const form = useForm({
+    initialValues: {
+      source: rule?.source ?? '',
+      targetUrl: rule?.target_url ?? '',
+      description: rule?.description ?? '',
+      secret: '',
+      removeSecret: false,
+      active: rule?.active ?? true,
+      options: draftOf(rule),
+    },
+  });
+  const setOption = (patch: Partial<OptionsDraft>) =>
+    form.setFieldValue('options', (draft) => ({ ...draft, ...patch }));
 
   const save = useMutation({
-    mutationFn: async (): Promise<Rule> => {
+    mutationFn: async (values: typeof form.values): Promise<Rule> => {
+      const { source, targetUrl, description, secret, removeSecret, active, options } = values;
       const body: RuleChange = {};
       if (!rule || source !== rule.source) body.source = source;
       if (!rule || targetUrl !== rule.target_url) body.target_url = targetUrl;
@@ -52,10 +58,7 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
       onClose();
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
+  const submit = form.onSubmit((values) => save.mutate(values));
   const error = save.error;
 
   return (
@@ -67,21 +70,18 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
             label="Source"
             description="The first path segment of the ingest URL"
             required
-            value={source}
-            onChange={(e) => setSource(e.currentTarget.value)}
+            {...form.getInputProps('source')}
             error={fieldError(error, 'source')}
           />
           <TextInput
             label="Target URL"
             required
-            value={targetUrl}
-            onChange={(e) => setTargetUrl(e.currentTarget.value)}
+            {...form.getInputProps('targetUrl')}
             error={fieldError(error, 'target_url')}
           />
           <Textarea
             label="Description"
-            value={description}
-            onChange={(e) => setDescription(e.currentTarget.value)}
+            {...form.getInputProps('description')}
             error={fieldError(error, 'description')}
           />
           <PasswordInput
@@ -90,19 +90,14 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
               rule?.has_signing_secret ? 'A secret is set; type a new one to replace it' : '16 to 256 characters'
             }
             autoComplete="new-password"
-            value={secret}
-            onChange={(e) => setSecret(e.currentTarget.value)}
+            {...form.getInputProps('secret')}
             error={fieldError(error, 'signing_secret')}
           />
-          {rule?.has_signing_secret && !secret ? (
-            <Checkbox
-              label="Remove the signing secret"
-              checked={removeSecret}
-              onChange={(e) => setRemoveSecret(e.currentTarget.checked)}
-            />
+          {rule?.has_signing_secret && !form.values.secret ? (
+            <Checkbox label="Remove the signing secret" {...form.getInputProps('removeSecret', { type: 'checkbox' })} />
           ) : null}
-          <Switch label="Active" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
-          <RuleOptionsFields draft={options} set={setOption} error={error} rule={rule} />
+          <Switch label="Active" {...form.getInputProps('active', { type: 'checkbox' })} />
+          <RuleOptionsFields draft={form.values.options} set={setOption} error={error} rule={rule} />
           <FormActions onCancel={onClose} pending={save.isPending} submitLabel={rule ? 'Save' : 'Create'} />
         </Stack>
       </form>

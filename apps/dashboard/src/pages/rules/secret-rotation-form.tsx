@@ -1,6 +1,7 @@
 import { Button, Group, NumberInput, PasswordInput, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useForm } from '@mantine/form';
+import type { ReactNode } from 'react';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from './field-error';
 import type { Rule } from './rule-types';
@@ -25,19 +26,15 @@ export function SecretRotationForm(props: {
   notice?: ReactNode;
 }) {
   const queryClient = useQueryClient();
-  const [secret, setSecret] = useState('');
-  const [hours, setHours] = useState<number | string>(24);
+  const form = useForm({ initialValues: { secret: '', hours: 24 as number | string } });
   const rotate = useMutation({
-    mutationFn: () => props.rotate(secret, Math.round(Number(hours) * 3600)),
+    mutationFn: ({ secret, hours }: typeof form.values) => props.rotate(secret, Math.round(Number(hours) * 3600)),
     onSuccess: async () => {
-      setSecret('');
+      form.setFieldValue('secret', '');
       await queryClient.invalidateQueries({ queryKey: ['rules'] });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    rotate.mutate();
-  };
+  const submit = form.onSubmit((values) => rotate.mutate(values));
   const { text } = props;
   return (
     <form onSubmit={submit} aria-label={text.title}>
@@ -49,16 +46,14 @@ export function SecretRotationForm(props: {
             label={text.secretLabel}
             required
             autoComplete="new-password"
-            value={secret}
-            onChange={(e) => setSecret(e.currentTarget.value)}
+            {...form.getInputProps('secret')}
             error={fieldError(rotate.error, text.secretField)}
           />
           <NumberInput
             label={text.windowLabel}
             min={0}
             max={720}
-            value={hours}
-            onChange={setHours}
+            {...form.getInputProps('hours')}
             error={fieldError(rotate.error, 'previous_secret_valid_for_seconds')}
           />
           <Button type="submit" mt={25} loading={rotate.isPending}>

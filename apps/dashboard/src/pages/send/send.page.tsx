@@ -1,6 +1,6 @@
 import { Alert, Button, JsonInput, NativeSelect, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useForm } from '@mantine/form';
 import { AnchorLink } from '../../components/links';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
@@ -19,6 +19,8 @@ interface Sent {
 
 type Mode = 'provider' | 'manual';
 
+const BODY_EXAMPLE = '{\n  "hello": "world"\n}';
+
 /** Parses the typed JSON body; a syntax error is reported under the field before anything is sent. */
 function parseBody(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
   try {
@@ -31,12 +33,16 @@ function parseBody(text: string): { ok: true; value: unknown } | { ok: false; me
 /** /app/send: sends a webhook through the relay, through a provider or to a source and target typed here. */
 export function SendPage() {
   const { canWrite } = useSession();
-  const [mode, setMode] = useState<Mode>('provider');
-  const [providerId, setProviderId] = useState('');
-  const [source, setSource] = useState('');
-  const [targetUrl, setTargetUrl] = useState('');
-  const [body, setBody] = useState('{\n  "hello": "world"\n}');
-  const [bodyError, setBodyError] = useState<string>();
+  const form = useForm({
+    initialValues: { mode: 'provider' as Mode, providerId: '', source: '', targetUrl: '', body: BODY_EXAMPLE },
+    validate: {
+      body: (text) => {
+        const parsed = parseBody(text);
+        return parsed.ok ? null : parsed.message;
+      },
+    },
+  });
+  const { mode, providerId, source, targetUrl } = form.values;
   const rules = useQuery({ ...rulesQuery, enabled: canWrite });
   const send = useMutation({
     mutationFn: async (payload: unknown): Promise<Sent> =>
@@ -49,12 +55,8 @@ export function SendPage() {
         }),
       ),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = parseBody(body);
-    setBodyError(parsed.ok ? undefined : parsed.message);
-    if (parsed.ok) send.mutate(parsed.value);
-  };
+  // Validation has passed, so the body parses.
+  const submit = form.onSubmit((values) => send.mutate(JSON.parse(values.body)));
   const providers = (rules.data?.rules ?? [])
     .filter((r) => r.active)
     .map((r) => ({ value: r.id, label: `${r.source} → ${r.target_url}` }));
@@ -71,7 +73,7 @@ export function SendPage() {
       <Title order={2}>Send a webhook</Title>
       <SegmentedControl
         value={mode}
-        onChange={(value) => setMode(value)}
+        onChange={(value) => form.setFieldValue('mode', value)}
         data={[
           { value: 'provider', label: 'Through a provider' },
           { value: 'manual', label: 'Manual' },
@@ -85,8 +87,7 @@ export function SendPage() {
               label="Provider"
               required
               data={[{ value: '', label: 'Pick an active provider' }, ...providers]}
-              value={providerId}
-              onChange={(e) => setProviderId(e.currentTarget.value)}
+              {...form.getInputProps('providerId')}
               error={fieldError(send.error, 'provider_id')}
             />
           ) : (
@@ -94,15 +95,13 @@ export function SendPage() {
               <TextInput
                 label="Source"
                 required
-                value={source}
-                onChange={(e) => setSource(e.currentTarget.value)}
+                {...form.getInputProps('source')}
                 error={fieldError(send.error, 'source')}
               />
               <TextInput
                 label="Target URL"
                 description="Empty: the organization's default target"
-                value={targetUrl}
-                onChange={(e) => setTargetUrl(e.currentTarget.value)}
+                {...form.getInputProps('targetUrl')}
                 error={fieldError(send.error, 'target_url')}
               />
             </>
@@ -112,9 +111,8 @@ export function SendPage() {
             // A fixed height: autosize listens to document.fonts, which jsdom (the component tests) lacks.
             rows={8}
             validationError="Not valid JSON"
-            value={body}
-            onChange={setBody}
-            error={bodyError ?? fieldError(send.error, 'body')}
+            {...form.getInputProps('body')}
+            error={form.errors.body ?? fieldError(send.error, 'body')}
           />
           <Button type="submit" loading={send.isPending}>
             Send

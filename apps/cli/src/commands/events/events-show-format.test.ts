@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { colorsFor } from '../../output/colors';
+import { eventDetailText, payloadText, type EventDetail } from './events-show-format';
+
+const plain = colorsFor({ isTty: false, noColor: true, forceColor: false });
+const event: EventDetail = {
+  id: 'e1',
+  source: 'gh',
+  status: 'failed',
+  provider_id: null,
+  target_url: 'http://t/in',
+  attempt_count: 2,
+  failure_reason: 'retries_exhausted',
+  acknowledged: true,
+  acknowledged_at: '2025-03-10T11:58:00.000Z',
+  created_at: '2025-03-10T11:00:00.000Z',
+  delivered_at: null,
+  payload: 'not json {',
+  payload_as_text: true,
+  headers: { 'x-b': '2', 'content-type': 'text/plain' },
+  last_error: 'HTTP 500',
+  next_attempt_at: null,
+  updated_at: '2025-03-10T11:58:00.000Z',
+};
+
+describe('event detail', () => {
+  it('prints a payload stored as text as it is, and JSON indented', () => {
+    expect(payloadText(event)).toBe('not json {');
+    expect(payloadText({ payload: 'a string' })).toBe('"a string"');
+    expect(payloadText({ payload: { a: [1] } })).toBe('{\n  "a": [\n    1\n  ]\n}');
+  });
+  it('shows the summary (only fields with a value), sorted headers, then the payload', () => {
+    const text = eventDetailText(event, plain, Date.parse('2025-03-10T12:00:00.000Z'));
+    expect(text).toBe(
+      [
+        'Event e1',
+        '  source:     gh',
+        '  status:     failed (acknowledged 2m ago)',
+        '  attempts:   2',
+        '  target:     http://t/in',
+        '  reason:     retries_exhausted',
+        '  last error: HTTP 500',
+        '  received:   2025-03-10T11:00:00.000Z (1h ago)',
+        '',
+        'Headers',
+        '  content-type: text/plain',
+        '  x-b: 2',
+        '',
+        'Payload (stored as text)',
+        'not json {',
+      ].join('\n'),
+    );
+  });
+});

@@ -1,26 +1,8 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { freePort, waitFor } from '@relay/test-support';
 import { startPipeline, type Pipeline } from './harness';
+import { runProcess } from './process-runner';
 
-const ROOT = path.resolve(__dirname, '../..');
-const API_MAIN = path.join(ROOT, 'apps/api/src/main.ts');
-
-function runApi(env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', API_MAIN], {
-    cwd: ROOT,
-    // A setting given as undefined is unset, even when the test runner's own environment has it.
-    env: Object.fromEntries(
-      Object.entries({ ...process.env, LOG_LEVEL: 'info', ...env }).filter(([, value]) => value !== undefined),
-    ),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
+const runApi = (env: Record<string, string | undefined>) => runProcess('api', env);
 
 describe('the api process', () => {
   let pipeline: Pipeline;

@@ -1,23 +1,10 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { freePort, startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
-import { FAST_WORKER_ENV, startPipeline, type Env, type Pipeline } from './harness';
+import { FAST_WORKER_ENV, startPipeline, type Pipeline } from './harness';
+import { runProcess } from './process-runner';
 
-const ROOT = path.resolve(__dirname, '../..');
-const WORKER_MAIN = path.join(ROOT, 'apps/delivery-worker/src/main.ts');
-
-function runWorker(env: Env) {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_MAIN], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
+// Logs at info whatever the pipeline's settings say: the test reads the warning.
+const runWorker = (env: Record<string, string | undefined>) =>
+  runProcess('delivery-worker', { ...env, LOG_LEVEL: 'info' });
 
 // The README scales workers by starting more of them; on one host they share the default WORKER_HEALTH_PORT.
 describe('two worker processes on one host with the same WORKER_HEALTH_PORT', () => {

@@ -31,7 +31,7 @@ const worker = new Worker<FloorJob>(
       id: job.data.eventId,
       organizationId: job.data.orgId,
       source: 'github',
-      providerId: null,
+      ruleId: null,
       targetUrl: TARGET_URL!,
       headers: { 'content-type': 'application/json', 'x-github-event': 'push' },
       body: Buffer.from(job.data.body ?? FLOOR_BODY ?? ''),
@@ -44,7 +44,7 @@ const worker = new Worker<FloorJob>(
       deliveredAt: null,
       runStartAttempt: 0,
     };
-    const sent = await sendSignedRequest(deps, event, { url: TARGET_URL!, providerId: null }, Date.now);
+    const sent = await sendSignedRequest(deps, event, { url: TARGET_URL!, ruleId: null }, Date.now);
     if (sent.outcome.kind !== 'response') throw new Error(`floor delivery failed: ${sent.outcome.kind}`);
   },
   { connection, prefix: QUEUE_PREFIX, concurrency },

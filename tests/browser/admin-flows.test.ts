@@ -4,7 +4,7 @@ import { screenshotter } from './browser-harness';
 import { nav, newContext, signIn, startRelaySession, type RelaySession } from './relay-session';
 
 // An admin's management flows in a real browser against the real api, worker, Postgres and Redis:
-// providers and hooks, API keys, custom domains, and an operator creating an organization.
+// rules and hooks, API keys, custom domains, and an operator creating an organization.
 jest.setTimeout(120_000);
 
 let relay: RelaySession;
@@ -32,14 +32,14 @@ describe('an admin', () => {
   });
   afterAll(async () => context.close());
 
-  it('creates a provider and a hook on it from the Rules pages, and sees both listed', async () => {
+  it('creates a rule and a hook on it from the Rules pages, and sees both listed', async () => {
     await nav(page, 'Rules');
-    await page.getByRole('button', { name: 'New provider' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New provider' });
+    await page.getByRole('button', { name: 'New rule' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New rule' });
     await dialog.getByRole('textbox', { name: 'Source' }).fill('billing');
     await dialog.getByRole('textbox', { name: 'Target URL' }).fill('https://billing.example.com/webhooks');
     await dialog.getByRole('textbox', { name: 'Description' }).fill('Invoices from the billing system');
-    await shots.take(page, 'admin-01-rules-new-provider');
+    await shots.take(page, 'admin-01-rules-new-rule');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await dialog.waitFor({ state: 'detached' });
     const row = page.getByRole('row', { name: /billing/ });
@@ -47,7 +47,7 @@ describe('an admin', () => {
     await shots.take(page, 'admin-02-rules-list');
 
     await page.getByRole('link', { name: 'billing' }).click();
-    await page.getByRole('heading', { name: 'Provider billing' }).waitFor();
+    await page.getByRole('heading', { name: 'Rule billing' }).waitFor();
     const form = page.getByRole('form', { name: 'New hook' });
     await form.getByRole('textbox', { name: 'Hook target URL' }).fill('https://alerts.example.com/failed');
     await form.getByRole('combobox', { name: 'Trigger' }).selectOption('provider_failed');
@@ -55,15 +55,15 @@ describe('an admin', () => {
     await page.getByRole('cell', { name: 'https://alerts.example.com/failed' }).waitFor();
     await shots.take(page, 'admin-03-rule-detail-hooks');
 
-    const provider = await relay.pipeline.store.prisma.provider.findFirstOrThrow({ where: { source: 'billing' } });
-    expect(provider).toMatchObject({
+    const rule = await relay.pipeline.store.prisma.rule.findFirstOrThrow({ where: { source: 'billing' } });
+    expect(rule).toMatchObject({
       targetUrl: 'https://billing.example.com/webhooks',
       description: 'Invoices from the billing system',
       active: true,
     });
-    const hooks = await relay.pipeline.store.prisma.hook.findMany({ where: { providerId: provider.id } });
+    const hooks = await relay.pipeline.store.prisma.hook.findMany({ where: { ruleId: rule.id } });
     expect(hooks).toMatchObject([{ targetUrl: 'https://alerts.example.com/failed', trigger: 'provider_failed' }]);
-    expect(new URL(page.url()).pathname).toBe(`/app/rules/${provider.id}`);
+    expect(new URL(page.url()).pathname).toBe(`/app/rules/${rule.id}`);
   });
 
   it('creates an API key on the Access page and calls the API with the token shown once', async () => {
@@ -127,7 +127,7 @@ describe('a viewer', () => {
 
       await nav(page, 'Rules');
       await page.getByRole('cell', { name: 'https://billing.example.com/webhooks' }).waitFor();
-      expect(await page.getByRole('button', { name: /New provider|Edit|Deactivate|Delete/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: /New rule|Edit|Deactivate|Delete/ }).count()).toBe(0);
       await shots.take(page, 'viewer-01-rules');
 
       await nav(page, 'Domains');

@@ -75,7 +75,7 @@ describe('relay rules, hooks and config default-target', () => {
     });
     expect(rotated.code).toBe(0);
     expect(rotated.stdout).not.toContain('the-next-signing-secret-4567');
-    const stored = await relay.pipeline.store.prisma.provider.findUnique({ where: { id: String(rule.id) } });
+    const stored = await relay.pipeline.store.prisma.rule.findUnique({ where: { id: String(rule.id) } });
     expect(stored!.signingSecret).toBeTruthy();
     // The second rotation replaces a secret, so the replaced one keeps signing for the hour asked.
     const again = await json(
@@ -144,7 +144,7 @@ describe('relay rules, hooks and config default-target', () => {
     await ruleOf(id).expect(404);
     const missing = await relay.run(admin, ['rules', 'show', id]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^error: No such provider\. \[not_found\]$/m);
+    expect(missing.stderr).toMatch(/^error: No such rule\. \[not_found\]$/m);
   });
 
   it('creates, lists and deletes hooks of a rule; a viewer may list but not create', async () => {

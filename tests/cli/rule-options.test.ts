@@ -12,7 +12,7 @@ describe('relay rules: rule options', () => {
   }, 90_000);
   afterAll(() => relay.close());
 
-  const row = (id: string) => relay.pipeline.store.prisma.provider.findUniqueOrThrow({ where: { id } });
+  const row = (id: string) => relay.pipeline.store.prisma.rule.findUniqueOrThrow({ where: { id } });
   const json = async (args: string[], input?: string) => {
     const result = await relay.run(admin, [...args, '--json'], input === undefined ? {} : { input });
     expect(result).toMatchObject({ code: 0, stderr: '' });

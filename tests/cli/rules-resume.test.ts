@@ -18,7 +18,7 @@ describe('relay rules resume', () => {
 
   it('shows an unhealthy rule, lists its paused events, and resumes it: the events are delivered', async () => {
     const prisma = relay.pipeline.store.prisma;
-    const rule = await prisma.provider.create({
+    const rule = await prisma.rule.create({
       data: {
         organizationId: DEFAULT_ORGANIZATION_ID,
         source: 'cli-gone',

@@ -49,7 +49,7 @@ describe('relay send, stats and sources', () => {
     expect(JSON.parse(received(id!).body.toString())).toEqual({ from: 'stdin' });
   });
 
-  it("sends in provider mode: a rule's source and target, the body from a file", async () => {
+  it("sends in rule mode: a rule's source and target, the body from a file", async () => {
     const rule = await relay.pipeline.http
       .post('/rules')
       .set('authorization', admin)

@@ -82,12 +82,12 @@ describe('deduplication at ingest', () => {
       'standard_webhooks',
       (key: string) => ({ headers: { 'webhook-id': key }, body: { type: 'invoice.paid', data: {} } }),
     ],
-  ] as const)('takes the %s preset key from where the provider puts it', async (preset, send) => {
+  ] as const)('takes the %s preset key from where the sender puts it', async (preset, send) => {
     const source = `preset-${preset.replace('_', '-')}`;
     const id = await ruleWith(source, { preset });
     const first = send(`${preset}-delivery-1`);
     const stored = await post(source, first.body, first.headers).expect(202);
-    // A retry by the provider: same delivery id (a preset ignores everything else, even the payload).
+    // A retry by the sender: same delivery id (a preset ignores everything else, even the payload).
     const again = await post(source, { ...first.body, retried: true }, first.headers).expect(200);
     expect(again.body).toMatchObject({ id: stored.body.id, duplicate: true });
     const other = send(`${preset}-delivery-2`);

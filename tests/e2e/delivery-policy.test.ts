@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => target.close());
 
 async function ingestTo(pipeline: Pipeline, source: string, targetUrl: string): Promise<string> {
-  await pipeline.store.prisma.provider.create({ data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl } });
+  await pipeline.store.prisma.rule.create({ data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl } });
   const res = await pipeline.http.post(`/${source}`).set('content-type', 'application/json').send('{}').expect(202);
   return res.body.id as string;
 }

@@ -90,7 +90,7 @@ describe('delivery outcomes', () => {
 describe('what the target receives', () => {
   const raw = '{ "z": 1,\n  "a": [3, 2, 1], "text": "h\\u00e9llo ✓ 😀",\t"n": 1.50 }';
 
-  it('gets the stored body byte for byte, with provider headers but not cookies or hop-by-hop headers', async () => {
+  it('gets the stored body byte for byte, with rule headers but not cookies or hop-by-hop headers', async () => {
     const id = await ingest('github', raw, {
       'x-hub-signature-256': 'sha256=abc',
       'x-github-event': 'push',
@@ -148,27 +148,27 @@ describe('what the target receives', () => {
 });
 
 describe('target selection', () => {
-  it('an active provider for the source beats the default target, and signs with its own secret', async () => {
+  it('an active rule for the source beats the default target, and signs with its own secret', async () => {
     const org = '00000000-0000-7000-8000-000000000001';
-    await pipeline.store.prisma.provider.create({
+    await pipeline.store.prisma.rule.create({
       data: {
         organizationId: org,
         source: 'shop',
-        targetUrl: `${target.url}/provider`,
-        signingSecret: 'provider-secret',
+        targetUrl: `${target.url}/rule`,
+        signingSecret: 'rule-secret',
       },
     });
     const id = await ingest('shop', '{"order":1}');
     await pipeline.waitForStatus(id, 'delivered');
-    expect(target.requests[0]!.url).toBe('/provider');
-    const expected = `sha256=${createHmac('sha256', 'provider-secret').update('{"order":1}').digest('hex')}`;
+    expect(target.requests[0]!.url).toBe('/rule');
+    const expected = `sha256=${createHmac('sha256', 'rule-secret').update('{"order":1}').digest('hex')}`;
     expect(target.requests[0]!.headers['x-relay-signature']).toBe(expected);
-    expect((await pipeline.eventById(id))?.providerId).not.toBeNull();
+    expect((await pipeline.eventById(id))?.ruleId).not.toBeNull();
   });
 
-  it('ignores an inactive provider', async () => {
+  it('ignores an inactive rule', async () => {
     const org = '00000000-0000-7000-8000-000000000001';
-    await pipeline.store.prisma.provider.create({
+    await pipeline.store.prisma.rule.create({
       data: { organizationId: org, source: 'paused', targetUrl: `${target.url}/inactive`, active: false },
     });
     const id = await ingest('paused', '{}');

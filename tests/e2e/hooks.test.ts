@@ -3,7 +3,7 @@ import { relaySignature } from '@relay/core';
 import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { startPipeline, userCredential, type Pipeline } from './harness';
 
-const SECRET = 'provider-signing-secret-1';
+const SECRET = 'rule-signing-secret-1';
 let pipeline: Pipeline;
 let main: TargetServer;
 let hooks: TargetServer;
@@ -17,8 +17,8 @@ async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/gone`;
 }
 
-/** A provider for `source` with a success hook and a failure hook, both at the hook server. */
-async function providerWithHooks(source: string, targetUrl: string) {
+/** A rule for `source` with a success hook and a failure hook, both at the hook server. */
+async function ruleWithHooks(source: string, targetUrl: string) {
   const rule = (
     await pipeline.http
       .post('/rules')
@@ -58,7 +58,7 @@ beforeEach(() => {
 
 describe('hooks', () => {
   it('runs success hooks only after a 2xx, with the payload, both headers and a valid signature', async () => {
-    await providerWithHooks('ok', `${main.url}/main`);
+    await ruleWithHooks('ok', `${main.url}/main`);
     main.replyWith(500, 200);
     const body = '{"order":42,"note":"exact bytes"}';
     const id = await ingest('ok', body);
@@ -86,8 +86,8 @@ describe('hooks', () => {
     await waitFor(async () => (hookCalls('ok').length === 2 ? true : undefined), 10_000, 'the hook of the second run');
   });
 
-  it('runs failure hooks only after the final failure, with the provider status', async () => {
-    await providerWithHooks('bad', `${main.url}/bad`);
+  it('runs failure hooks only after the final failure, with the rule status', async () => {
+    await ruleWithHooks('bad', `${main.url}/bad`);
     main.replyWith(503);
     const id = await ingest('bad', '{"n":1}');
     await pipeline.waitForStatus(id, 'failed');
@@ -105,8 +105,8 @@ describe('hooks', () => {
     expect(hookCalls('bad')).toHaveLength(1);
   });
 
-  it('sends no X-Relay-Response-Status when the provider never answered', async () => {
-    await providerWithHooks('down', await closedPortUrl());
+  it('sends no X-Relay-Response-Status when the rule never answered', async () => {
+    await ruleWithHooks('down', await closedPortUrl());
     const id = await ingest('down', '{"n":2}');
     await pipeline.waitForStatus(id, 'failed');
     const [call] = await waitFor(
@@ -119,7 +119,7 @@ describe('hooks', () => {
   });
 
   it('a failing hook is stored as a hook attempt and changes nothing else', async () => {
-    await providerWithHooks('hookfails', `${main.url}/fine`);
+    await ruleWithHooks('hookfails', `${main.url}/fine`);
     hooks.replyWith(400);
     const id = await ingest('hookfails', '{"n":3}');
     await pipeline.waitForStatus(id, 'delivered');
@@ -141,9 +141,9 @@ describe('hooks', () => {
     expect(await pipeline.eventById(id)).toMatchObject({ status: 'delivered', attemptCount: 1, failureReason: null });
   });
 
-  it('events without a provider have no hooks', async () => {
-    const provider = await providerWithHooks('withrule', `${main.url}/r`);
-    await pipeline.http.patch(`/rules/${provider}`).set('authorization', admin).send({ active: false }).expect(200);
+  it('events without a rule have no hooks', async () => {
+    const rule = await ruleWithHooks('withrule', `${main.url}/r`);
+    await pipeline.http.patch(`/rules/${rule}`).set('authorization', admin).send({ active: false }).expect(200);
     const id = await ingest('withrule', '{"n":4}');
     await pipeline.waitForStatus(id, 'failed');
     await new Promise((r) => setTimeout(r, 300));

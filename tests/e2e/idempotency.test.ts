@@ -137,7 +137,7 @@ describe('Idempotency-Key', () => {
     const rule = { source: 'idem-rule', target_url: 'http://127.0.0.1:9999/rule' };
     const created = await post('/rules', rule, 'rule-1').expect(201);
     expect((await post('/rules', rule, 'rule-1').expect(201)).body).toEqual(created.body);
-    expect(await pipeline.store.prisma.provider.count({ where: { source: 'idem-rule' } })).toBe(1);
+    expect(await pipeline.store.prisma.rule.count({ where: { source: 'idem-rule' } })).toBe(1);
   });
 
   it('bulk actions replay their result and act once', async () => {

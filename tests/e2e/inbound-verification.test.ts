@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { startPipeline, userCredential, type Pipeline } from './harness';
 import { parseExposition, valueOf } from './metrics-text';
 
-// Each provider's signature computed as its documentation describes (Standard Webhooks with its
+// Each sender's signature computed as its documentation describes (Standard Webhooks with its
 // reference library), sent to a rule with that preset: signed ones are stored, forged ones refused.
 const hmac = (algorithm: string, key: string | Buffer, data: string) => createHmac(algorithm, key).update(data);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -89,7 +89,7 @@ describe('inbound signature verification', () => {
     expect(rule.body).toMatchObject({ has_verification_secret: true, signature_failures: { count: 0 } });
     expect(JSON.stringify(rule.body)).not.toContain(secret);
 
-    const body = `{"provider":"${preset}","n":1}`;
+    const body = `{"rule":"${preset}","n":1}`;
     const accepted = await ingest(source, body, sign(secret, body)).expect(202);
     const event = await pipeline.eventById(accepted.body.id);
     expect(Buffer.from(event!.body).toString()).toBe(body);
@@ -135,7 +135,7 @@ describe('inbound signature verification', () => {
     });
     expect(audit).not.toBeNull();
     expect(JSON.stringify(audit)).not.toContain('inbound-secret');
-    const row = await pipeline.store.prisma.provider.findUniqueOrThrow({ where: { id } });
+    const row = await pipeline.store.prisma.rule.findUniqueOrThrow({ where: { id } });
     expect(`${row.verificationSecret} ${row.previousVerificationSecret}`).not.toContain('inbound-secret');
     expect(row.verificationSecret).toMatch(/^enc:v1:test:/);
 
@@ -143,7 +143,7 @@ describe('inbound signature verification', () => {
     await ingest('rotating-in', body, sign('new-inbound-secret', body)).expect(202);
     await ingest('rotating-in', body, sign('old-inbound-secret', body)).expect(202);
     // The window over (as if an hour passed), only the new secret verifies.
-    await pipeline.store.prisma.provider.update({
+    await pipeline.store.prisma.rule.update({
       where: { id },
       data: { previousVerificationExpiresAt: new Date(Date.now() - 1000) },
     });
@@ -164,7 +164,7 @@ describe('inbound signature verification', () => {
   it('verification needs a secret: 422 verification_secret_required, nothing written', async () => {
     const refused = await createRule({ source: 'no-secret', verification: { preset: 'github' } }).expect(422);
     expect(refused.body.code).toBe('verification_secret_required');
-    expect(await pipeline.store.prisma.provider.count({ where: { source: 'no-secret' } })).toBe(0);
+    expect(await pipeline.store.prisma.rule.count({ where: { source: 'no-secret' } })).toBe(0);
 
     const rule = await createRule({ source: 'later-secret' }).expect(201);
     const id = rule.body.id as string;

@@ -55,13 +55,13 @@ async function seedOrganization(orgId: OrgId, name: string) {
     createdById: user.id,
     expiresAt: null,
   });
-  const rule = await prisma.provider.create({
+  const rule = await prisma.rule.create({
     data: { organizationId: orgId, source: `${name}-source`, targetUrl: `${target.url}/${name}` },
   });
   const hook = await prisma.hook.create({
     data: {
       organizationId: orgId,
-      providerId: rule.id,
+      ruleId: rule.id,
       targetUrl: `${target.url}/${name}-hook`,
       trigger: 'provider_succeeded',
     },
@@ -76,20 +76,20 @@ async function seedOrganization(orgId: OrgId, name: string) {
 async function snapshotOf(orgId: OrgId) {
   const prisma = pipeline.store.prisma;
   const where = { organizationId: orgId };
-  const [org, users, events, attempts, providers, hooks, apiKeys, tokens, domains, audit] = await Promise.all([
+  const [org, users, events, attempts, rules, hooks, apiKeys, tokens, domains, audit] = await Promise.all([
     prisma.organization.findUnique({ where: { id: orgId } }),
     prisma.user.findMany({ where, orderBy: { id: 'asc' } }),
     prisma.event.findMany({ where, orderBy: { id: 'asc' } }),
     prisma.deliveryAttempt.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.provider.findMany({ where, orderBy: { id: 'asc' } }),
+    prisma.rule.findMany({ where, orderBy: { id: 'asc' } }),
     prisma.hook.findMany({ where, orderBy: { id: 'asc' } }),
     prisma.apiKey.findMany({ where, orderBy: { id: 'asc' } }),
     prisma.personalToken.findMany({ where, orderBy: { id: 'asc' } }),
     prisma.customDomain.findMany({ where, orderBy: { id: 'asc' } }),
     prisma.auditEntry.findMany({ where, orderBy: { id: 'asc' } }),
   ]);
-  const rows = { org, users, events, attempts, providers, hooks, apiKeys, tokens, domains, audit };
-  // Counters (providers.duplicate_count, signature_failure_count) are bigints, which JSON cannot hold.
+  const rows = { org, users, events, attempts, rules, hooks, apiKeys, tokens, domains, audit };
+  // Counters (rules.duplicate_count, signature_failure_count) are bigints, which JSON cannot hold.
   return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 }
 
@@ -100,7 +100,7 @@ function bodyFor(route: string): object {
     'POST /rules/:id/hooks': { target_url: 'https://example.com/x', trigger: 'provider_failed' },
     'PATCH /rules/:id/hooks/:hookId': { active: false },
     'PATCH /api/users/:id/role': { role: 'viewer' },
-    // The walker's own organization's provider (no :id): valid, so only isolation could refuse it.
+    // The walker's own organization's rule (no :id): valid, so only isolation could refuse it.
     'PUT /api/organization/identity-provider': { issuer_url: 'https://id.example.com', client_id: 'walk' },
     'PUT /api/organization/notifications': { url: 'https://example.com/notices', secret: 'walk-notice-secret-01' },
     // A wrong current password (403): the right one would end the walk's own sessions and tokens.
@@ -238,7 +238,7 @@ describe('tenant isolation', () => {
           ? // Bearer tokens only; a JSON-RPC body it cannot take is a 4xx of the MCP transport.
             [400, 401, 405, 406]
           : route.endsWith(' /api/organization/identity-provider')
-            ? // A's own provider (no id to aim at B): 404 while A has none, 204 when a DELETE removed it.
+            ? // A's own rule (no id to aim at B): 404 while A has none, 204 when a DELETE removed it.
               [200, 204, 403, 404]
             : route === 'POST /api/send'
               ? [404]
@@ -264,7 +264,7 @@ describe('tenant isolation', () => {
 
   it("refuses A's rule path with B's hook id", async () => {
     const [, headers] = callers[3]!;
-    const ownRule = (await pipeline.store.prisma.provider.findFirstOrThrow({ where: { organizationId: orgA } })).id;
+    const ownRule = (await pipeline.store.prisma.rule.findFirstOrThrow({ where: { organizationId: orgA } })).id;
     await pipeline.http.patch(`/rules/${ownRule}/hooks/${b.hook}`).set(headers).send({ active: false }).expect(404);
     await pipeline.http.delete(`/rules/${ownRule}/hooks/${b.hook}`).set(headers).expect(404);
     expect((await pipeline.store.prisma.hook.findUniqueOrThrow({ where: { id: b.hook! } })).active).toBe(true);

@@ -54,7 +54,7 @@ async function footprint(orgId: OrgId) {
     users: await p.user.count(byOrg),
     tokens: await p.personalToken.count(byOrg),
     apiKeys: await p.apiKey.count(byOrg),
-    providers: await p.provider.count(byOrg),
+    rules: await p.rule.count(byOrg),
     hooks: await p.hook.count(byOrg),
     domains: await p.customDomain.count(byOrg),
     identityProviders: await p.organizationIdentityProvider.count(byOrg),
@@ -68,11 +68,11 @@ async function seedEverything(orgId: OrgId, name: string) {
   await seedUser(pipeline, { username: `${name}-viewer`, role: 'viewer', password: 'viewer-password-1' }, orgId);
   const admin = await userCredential(pipeline, 'admin', orgId);
   await apiKeyCredential(pipeline, ['events:read'], orgId);
-  const provider = await p.provider.create({
+  const rule = await p.rule.create({
     data: { organizationId: orgId, source: `${name}-rule`, targetUrl: `${target.url}/${name}` },
   });
   const hook = await p.hook.create({
-    data: { organizationId: orgId, providerId: provider.id, targetUrl: `${target.url}/h`, trigger: 'provider_failed' },
+    data: { organizationId: orgId, ruleId: rule.id, targetUrl: `${target.url}/h`, trigger: 'provider_failed' },
   });
   await p.customDomain.create({
     data: { organizationId: orgId, domain: `${name}.pending.test`, verificationToken: 't' },
@@ -87,10 +87,10 @@ async function seedEverything(orgId: OrgId, name: string) {
       actorEmail: 'a@example.com',
       action: 'rule.created',
       resourceType: 'rule',
-      resourceId: provider.id,
+      resourceId: rule.id,
     },
   });
-  return { admin, provider, hook };
+  return { admin, rule, hook };
 }
 
 beforeAll(async () => {
@@ -115,9 +115,9 @@ beforeAll(async () => {
      VALUES (gen_random_uuid(), $1, 'raw', $2, $3, $4, 'failed', 2, timestamp '2027-01-01') RETURNING id`,
     [
       orgA,
-      a.provider.id,
+      a.rule.id,
       NOT_UTF8,
-      JSON.stringify({ authorization: 'Bearer provider-secret', 'x-api-key': 'provider-key', 'x-n': '1' }),
+      JSON.stringify({ authorization: 'Bearer rule-secret', 'x-api-key': 'rule-key', 'x-n': '1' }),
     ],
   );
   const odd = rows[0]!.id;
@@ -195,7 +195,7 @@ describe('exporting an organization (NDJSON)', () => {
       headers: { authorization: 'Bearer [masked]', 'x-api-key': '[masked]', 'x-n': '1' },
       attempts: { main: 2, hook: 1, last_response_status: 503, last_finished_at: '2027-01-01T00:00:02.005Z' },
     });
-    expect(text).not.toMatch(/provider-secret|provider-key/);
+    expect(text).not.toMatch(/rule-secret|rule-key/);
 
     const audit = await pipeline.store.prisma.auditEntry.findMany({
       where: { organizationId: null, action: 'organization.exported', resourceId: orgA },
@@ -250,7 +250,7 @@ describe('deleting an organization', () => {
       users: 0,
       tokens: 0,
       apiKeys: 0,
-      providers: 0,
+      rules: 0,
       hooks: 0,
       domains: 0,
       identityProviders: 0,
@@ -274,7 +274,7 @@ describe('deleting an organization', () => {
       slug: 'leaving',
       events: eventsOfA.length,
       audit_entries: 1,
-      providers: 1,
+      rules: 1,
       users: 2,
       api_keys: 1,
       domains: 1,

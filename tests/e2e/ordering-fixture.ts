@@ -13,7 +13,7 @@ export async function seedBlockedKey(
   const orgId = options.orgId ?? DEFAULT_ORGANIZATION_ID;
   const prisma = pipeline.store.prisma;
   const targetUrl = 'http://127.0.0.1:9/ordered';
-  const rule = await prisma.provider.create({
+  const rule = await prisma.rule.create({
     data: { organizationId: orgId, source: options.source, targetUrl, ordering: { header: 'x-key' } },
   });
   // Event ids order the key: the smallest is its head.
@@ -25,14 +25,14 @@ export async function seedBlockedKey(
         id,
         organizationId: orgId,
         source: options.source,
-        providerId: rule.id,
+        ruleId: rule.id,
         targetUrl,
         body: Buffer.from(JSON.stringify({ n: i })),
         headers: { 'x-key': options.key },
         status: 'queued',
         attemptCount: i === 0 ? 2 : 0,
         nextAttemptAt: new Date(Date.now() + (i === 0 ? 3_600_000 : 0)),
-        ordering: { create: { organizationId: orgId, providerId: rule.id, orderingKey: options.key } },
+        ordering: { create: { organizationId: orgId, ruleId: rule.id, orderingKey: options.key } },
       },
     });
   }

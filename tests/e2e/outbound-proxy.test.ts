@@ -15,14 +15,14 @@ let hooks: TargetServer;
 
 async function ingestTo(source: string, targetUrl: string, hookUrl?: string): Promise<string> {
   const { prisma } = pipeline.store;
-  const provider = await prisma.provider.create({
+  const rule = await prisma.rule.create({
     data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl },
   });
   if (hookUrl) {
     await prisma.hook.create({
       data: {
         organizationId: DEFAULT_ORGANIZATION_ID,
-        providerId: provider.id,
+        ruleId: rule.id,
         targetUrl: hookUrl,
         trigger: 'provider_succeeded',
       },

@@ -149,7 +149,7 @@ describe('outbound headers set and removed by a rule', () => {
     const id = await rule('shaped', `${ok.url}/shaped`, {
       outbound_headers: {
         set: { 'X-Api-Key': 'target-key', 'x-replaced': 'fixed' },
-        remove: ['x-provider-secret', 'X-Forwarded-For'],
+        remove: ['x-rule-secret', 'X-Forwarded-For'],
       },
     });
     await pipeline.http
@@ -159,7 +159,7 @@ describe('outbound headers set and removed by a rule', () => {
       .expect(201);
     const eventId = await ingest('shaped', {
       'x-replaced': 'inbound',
-      'x-provider-secret': 's3cr3t',
+      'x-rule-secret': 's3cr3t',
       'x-forwarded-for': '203.0.113.9',
       'x-kept': 'yes',
     });
@@ -173,7 +173,7 @@ describe('outbound headers set and removed by a rule', () => {
       'x-relay-event-id': eventId,
       'webhook-id': eventId,
     });
-    expect(main!.headers['x-provider-secret']).toBeUndefined();
+    expect(main!.headers['x-rule-secret']).toBeUndefined();
     expect(main!.headers['x-forwarded-for']).toBeUndefined();
 
     const [hook] = await hookTarget.waitForRequests(1);
@@ -183,13 +183,13 @@ describe('outbound headers set and removed by a rule', () => {
       'x-relay-hook-id': expect.any(String),
     });
     expect(hook!.headers['x-api-key']).toBeUndefined();
-    expect(hook!.headers['x-provider-secret']).toBeUndefined();
+    expect(hook!.headers['x-rule-secret']).toBeUndefined();
 
     const view = (await pipeline.http.get(`/rules/${id}`).set('authorization', admin).expect(200)).body;
     expect(view.outbound_headers).toEqual({
       forward: [],
       set: { 'x-api-key': 'target-key', 'x-replaced': 'fixed' },
-      remove: ['x-provider-secret', 'x-forwarded-for'],
+      remove: ['x-rule-secret', 'x-forwarded-for'],
     });
   });
 });

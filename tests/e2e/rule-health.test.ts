@@ -97,7 +97,7 @@ describe('endpoint health', () => {
     const ruleId = await createRule('flaky', { unhealthy_after_seconds: 3_600 });
     const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
     // A run of failures that began two hours ago, then a success: the run ends.
-    await prisma().provider.update({ where: { id: ruleId }, data: { failingSince: hoursAgo(2) } });
+    await prisma().rule.update({ where: { id: ruleId }, data: { failingSince: hoursAgo(2) } });
     await pipeline.waitForStatus(await ingest('flaky'), 'delivered');
     expect((await ruleOf(ruleId)).health).toMatchObject({ status: 'healthy', failing_since: null });
 
@@ -109,14 +109,14 @@ describe('endpoint health', () => {
 
     // The run backdated past the span: the next failure turns the rule unhealthy. A new event's first attempt
     // is never its last, so it is queued for a retry (or not yet tried) then, and ends paused either way.
-    await prisma().provider.update({ where: { id: ruleId }, data: { failingSince: hoursAgo(2) } });
+    await prisma().rule.update({ where: { id: ruleId }, data: { failingSince: hoursAgo(2) } });
     await pipeline.waitForStatus(await ingest('flaky'), 'paused', 15_000);
     expect((await ruleOf(ruleId)).health).toMatchObject({ status: 'unhealthy', reason: 'failing' });
   });
 
   it('resume: admins only, 404 for an unknown rule, and turning a rule inactive leaves its health alone', async () => {
     const ruleId = await createRule('sick');
-    await prisma().provider.update({
+    await prisma().rule.update({
       where: { id: ruleId },
       data: { health: 'unhealthy', unhealthyReason: 'gone', unhealthySince: new Date() },
     });

@@ -1,6 +1,6 @@
 import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
-describe('rules (providers) and hooks API', () => {
+describe('rules and hooks API', () => {
   let pipeline: Pipeline;
   let admin: string;
   beforeAll(async () => {
@@ -92,7 +92,7 @@ describe('rules (providers) and hooks API', () => {
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['', 'source']);
   });
 
-  it('keeps at most one active provider per source, also under concurrency', async () => {
+  it('keeps at most one active rule per source, also under concurrency', async () => {
     const first = await pipeline.http
       .post('/rules')
       .set('authorization', admin)
@@ -218,7 +218,7 @@ describe('rules (providers) and hooks API', () => {
       .expect(404);
     await pipeline.http.delete(`/rules/${rule.id}/hooks/${hook.id}`).set('authorization', other).expect(404);
     expect((await pipeline.http.get('/rules').set('authorization', other).expect(200)).body.rules).toEqual([]);
-    expect(await pipeline.store.prisma.provider.findUnique({ where: { id: rule.id } })).toMatchObject({ active: true });
+    expect(await pipeline.store.prisma.rule.findUnique({ where: { id: rule.id } })).toMatchObject({ active: true });
     expect(await pipeline.store.prisma.hook.findUnique({ where: { id: hook.id } })).toMatchObject({ active: true });
   });
 });

@@ -36,7 +36,7 @@ describe('signing secrets: sealed at rest, rotated with a window', () => {
     await pipeline.close();
     await target.close();
   });
-  const row = (id: string) => pipeline.store.prisma.provider.findUniqueOrThrow({ where: { id } });
+  const row = (id: string) => pipeline.store.prisma.rule.findUniqueOrThrow({ where: { id } });
 
   async function deliver(source: string) {
     target.requests.length = 0;
@@ -85,7 +85,7 @@ describe('signing secrets: sealed at rest, rotated with a window', () => {
     expect(during.headers['x-relay-signature']).toBe(relaySignature(NEW, during.body));
 
     // The window over, only the new secret signs.
-    await pipeline.store.prisma.provider.update({
+    await pipeline.store.prisma.rule.update({
       where: { id },
       data: { previousSecretExpiresAt: new Date(Date.now() - 1000) },
     });
@@ -111,7 +111,7 @@ describe('signing secrets: sealed at rest, rotated with a window', () => {
   });
 
   it('seals plaintext rows from before encryption and re-seals under a new key at start', async () => {
-    const legacy = await pipeline.store.prisma.provider.create({
+    const legacy = await pipeline.store.prisma.rule.create({
       data: {
         organizationId: (await pipeline.store.prisma.organization.findFirstOrThrow()).id,
         source: 'legacy',
@@ -131,7 +131,7 @@ describe('signing secrets: sealed at rest, rotated with a window', () => {
     expect(sealedKeyId(sealed)).toBe('next');
     expect(openSecret(parseSecretKeys(keys), sealed)).toBe(OLD);
     // Rows sealed with the old key moved to the new one too.
-    const others = await pipeline.store.prisma.provider.findMany({ where: { signingSecret: { not: null } } });
+    const others = await pipeline.store.prisma.rule.findMany({ where: { signingSecret: { not: null } } });
     expect(others.map((p) => sealedKeyId(p.signingSecret!))).toEqual(others.map(() => 'next'));
 
     // A worker holding both keys (as during the key rotation) signs with the unchanged secret.
@@ -156,7 +156,7 @@ describe('signing secrets: sealed at rest, rotated with a window', () => {
     } finally {
       await keyless.close();
     }
-    expect(await pipeline.store.prisma.provider.count({ where: { source: 'keyless' } })).toBe(0);
+    expect(await pipeline.store.prisma.rule.count({ where: { source: 'keyless' } })).toBe(0);
   });
 
   it('never sends unsigned when the worker cannot open a secret: the event fails as a relay fault', async () => {

@@ -48,24 +48,24 @@ describe('POST /api/send', () => {
     expect(audit?.metadata).toMatchObject({ mode: 'manual', source: 'manual-src' });
   });
 
-  it('provider mode: uses the provider source and target and records the provider', async () => {
+  it('rule mode: uses the rule source and target and records the rule', async () => {
     const rule = (
       await pipeline.http
         .post('/rules')
         .set('authorization', admin)
-        .send({ source: 'prov-src', target_url: `${target.url}/provider` })
+        .send({ source: 'prov-src', target_url: `${target.url}/rule` })
         .expect(201)
     ).body;
     const res = await send({ provider_id: rule.id, body: [1, 2, 3] }).expect(202);
     expect(res.body).toMatchObject({
       status: 'queued',
       source: 'prov-src',
-      target_url: `${target.url}/provider`,
+      target_url: `${target.url}/rule`,
       provider_id: rule.id,
     });
     const event = await pipeline.waitForStatus(res.body.id, 'delivered');
-    expect(event.providerId).toBe(rule.id);
-    expect(target.requests.find((r) => r.url === '/provider')!.body.toString()).toBe('[1,2,3]');
+    expect(event.ruleId).toBe(rule.id);
+    expect(target.requests.find((r) => r.url === '/rule')!.body.toString()).toBe('[1,2,3]');
   });
 
   it('an empty target_url uses the org default, then DEFAULT_TARGET_URL; without either it is a 422', async () => {
@@ -102,7 +102,7 @@ describe('POST /api/send', () => {
     expect(await pipeline.store.prisma.event.count()).toBe(before);
   });
 
-  it('refuses unknown, other-organization and inactive providers', async () => {
+  it('refuses unknown, other-organization and inactive rules', async () => {
     expect((await send({ provider_id: '00000000-0000-7000-8000-000000000001', body: {} }).expect(404)).body.code).toBe(
       'not_found',
     );

@@ -59,7 +59,7 @@ describe('target policy at save time (TARGET_ALLOW_PRIVATE=false)', () => {
   it.each(REFUSED)('refuses %s at every entry point with 422 (%s) and stores nothing', async (url, reason) => {
     const before = await Promise.all([
       pipeline.store.prisma.event.count(),
-      pipeline.store.prisma.provider.findMany({ orderBy: { id: 'asc' } }),
+      pipeline.store.prisma.rule.findMany({ orderBy: { id: 'asc' } }),
       pipeline.store.prisma.hook.findMany({ orderBy: { id: 'asc' } }),
     ]);
     for (const request of entryPoints(url)) {
@@ -69,7 +69,7 @@ describe('target policy at save time (TARGET_ALLOW_PRIVATE=false)', () => {
     expect(
       await Promise.all([
         pipeline.store.prisma.event.count(),
-        pipeline.store.prisma.provider.findMany({ orderBy: { id: 'asc' } }),
+        pipeline.store.prisma.rule.findMany({ orderBy: { id: 'asc' } }),
         pipeline.store.prisma.hook.findMany({ orderBy: { id: 'asc' } }),
       ]),
     ).toEqual(before);

@@ -19,7 +19,7 @@ describe('MCP resume_rule', () => {
 
   it("marks an unhealthy rule healthy and its paused events are delivered; list_events filters 'paused'", async () => {
     const prisma = relay.pipeline.store.prisma;
-    const rule = await prisma.provider.create({
+    const rule = await prisma.rule.create({
       data: {
         organizationId: DEFAULT_ORGANIZATION_ID,
         source: 'mcp-gone',
@@ -51,7 +51,7 @@ describe('MCP resume_rule', () => {
     );
     expect(result.resumed_events).toBe(1);
     expect(result.rule).toMatchObject({ id: rule.id, health: { status: 'healthy', reason: null, since: null } });
-    expect(await prisma.provider.findUniqueOrThrow({ where: { id: rule.id } })).toMatchObject({
+    expect(await prisma.rule.findUniqueOrThrow({ where: { id: rule.id } })).toMatchObject({
       health: 'healthy',
       unhealthyReason: null,
     });

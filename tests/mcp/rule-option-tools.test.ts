@@ -17,7 +17,7 @@ describe('MCP rule tools: rule options', () => {
   }, 60_000);
   afterAll(() => relay.close());
 
-  const row = (id: string) => relay.pipeline.store.prisma.provider.findUniqueOrThrow({ where: { id } });
+  const row = (id: string) => relay.pipeline.store.prisma.rule.findUniqueOrThrow({ where: { id } });
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
     return { result, rule: structured<RuleResult>(result).rule };

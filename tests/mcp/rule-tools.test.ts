@@ -48,7 +48,7 @@ describe('MCP rule and hook tools', () => {
       link: expect.stringMatching(new RegExp(`/app/rules/${rule.id}$`)),
     });
     expect(JSON.stringify(result)).not.toContain(SECRET);
-    expect(await prisma().provider.findUniqueOrThrow({ where: { id: rule.id } })).toMatchObject({
+    expect(await prisma().rule.findUniqueOrThrow({ where: { id: rule.id } })).toMatchObject({
       source: 'mcp-orders',
       active: true,
     });
@@ -77,7 +77,7 @@ describe('MCP rule and hook tools', () => {
     });
     const cleared = await client.callTool({ name: 'update_rule', arguments: { id, description: null } });
     expect(structured<{ rule: unknown }>(cleared).rule).toMatchObject({ description: null, has_signing_secret: true });
-    let row = await prisma().provider.findUniqueOrThrow({ where: { id } });
+    let row = await prisma().rule.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ description: null, targetUrl: `${target.url}/a`, active: true });
     expect(row.signingSecret).not.toBeNull();
 
@@ -86,7 +86,7 @@ describe('MCP rule and hook tools', () => {
       arguments: { id, signing_secret: null, active: false, forward_headers: ['authorization'] },
     });
     expect(JSON.stringify(paused)).not.toContain(SECRET);
-    row = await prisma().provider.findUniqueOrThrow({ where: { id } });
+    row = await prisma().rule.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ signingSecret: null, active: false, description: null });
     expect(row.outboundHeaders).toEqual({ forward: ['authorization'], set: {}, remove: [] });
     const entries = await prisma().auditEntry.findMany({ where: { action: 'rule.updated', resourceId: id } });
@@ -147,15 +147,15 @@ describe('MCP rule and hook tools', () => {
       deleted: true,
       link: expect.stringMatching(/\/app\/rules$/),
     });
-    expect(await prisma().provider.findUnique({ where: { id: ruleId } })).toBeNull();
-    expect(await prisma().hook.count({ where: { providerId: ruleId } })).toBe(0);
+    expect(await prisma().rule.findUnique({ where: { id: ruleId } })).toBeNull();
+    expect(await prisma().hook.count({ where: { ruleId: ruleId } })).toBe(0);
     expect((await auditOf('rule.deleted', ruleId)).metadata).toMatchObject({
       api_key_id: await keyIdOf(relay, writer),
     });
 
     const again = await client.callTool({ name: 'delete_rule', arguments: { id: ruleId } });
     expect(again.isError).toBe(true);
-    expect(textOf(again)).toMatch(/No such provider.*\[not_found\]/);
+    expect(textOf(again)).toMatch(/No such rule.*\[not_found\]/);
   });
 
   it("passes on the API's reason when a rule is refused, creating nothing", async () => {
@@ -166,7 +166,7 @@ describe('MCP rule and hook tools', () => {
     });
     expect(taken.isError).toBe(true);
     expect(textOf(taken)).toMatch(/\[active_provider_exists\]$/);
-    expect(await prisma().provider.count({ where: { source: 'mcp-taken' } })).toBe(1);
+    expect(await prisma().rule.count({ where: { source: 'mcp-taken' } })).toBe(1);
   });
 
   it('annotates reads, deletes and idempotent updates', async () => {
@@ -186,14 +186,14 @@ describe('MCP rule and hook tools', () => {
     const names = (await reader.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['list_rules', 'list_hooks']));
     expect(names).not.toContain('create_rule');
-    const before = await prisma().provider.count();
+    const before = await prisma().rule.count();
     const result = await reader.callTool({
       name: 'create_rule',
       arguments: { source: 'mcp-refused', target_url: `${target.url}/refused` },
     });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('create_rule needs the rules:write scope with the admin role');
-    expect(await prisma().provider.count()).toBe(before);
+    expect(await prisma().rule.count()).toBe(before);
   });
 
   it("lists list_rules but no rule writes or send_webhook in a viewer's tool list", async () => {

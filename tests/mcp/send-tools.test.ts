@@ -48,21 +48,21 @@ describe('MCP send_webhook and get_ingest_endpoint', () => {
     expect(bodiesAt('/default')).toEqual(['[1,"two"]']);
   });
 
-  it("provider mode: a rule id sends to the rule's source and target", async () => {
+  it("rule mode: a rule id sends to the rule's source and target", async () => {
     const admin = await relay.token('admin');
     const rule = (
       await relay.pipeline.http
         .post('/rules')
         .set('authorization', admin)
-        .send({ source: 'mcp-provider', target_url: `${target.url}/provider` })
+        .send({ source: 'mcp-provider', target_url: `${target.url}/rule` })
         .expect(201)
     ).body as { id: string };
     const sent = structured<Sent>(
       await client.callTool({ name: 'send_webhook', arguments: { rule_id: rule.id, body: 'just a string' } }),
     );
-    expect(sent).toMatchObject({ source: 'mcp-provider', rule_id: rule.id, target_url: `${target.url}/provider` });
+    expect(sent).toMatchObject({ source: 'mcp-provider', rule_id: rule.id, target_url: `${target.url}/rule` });
     await relay.pipeline.waitForStatus(sent.id, 'delivered');
-    expect(bodiesAt('/provider')).toEqual(['"just a string"']);
+    expect(bodiesAt('/rule')).toEqual(['"just a string"']);
 
     // Mixed or missing modes are refused before anything is sent.
     const before = await prisma().event.count();

@@ -20,7 +20,7 @@ import { ACCESS_TABLE, ALL_OPERATIONS, RESERVED_PATH_SEGMENTS } from './composit
 import type { ModuleContext } from './composition/module-context';
 import { createServices } from './composition/services';
 import { ensureInitialAdmin } from './modules/users/create-user';
-import { resealSecrets } from './modules/providers/reseal-secrets';
+import { resealSecrets } from './modules/rules/reseal-secrets';
 import { createHostResolver } from './modules/platform/host-resolver';
 import { createEventStreams } from './modules/stream/event-stream';
 import { createLimits } from './modules/limits/limits';

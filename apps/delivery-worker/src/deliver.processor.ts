@@ -33,7 +33,7 @@ export interface DeliverDeps {
   /** Endpoint health (rule-health.ts): pauses an unhealthy rule's events, tracks failures and 410s. */
   health?: RuleHealth;
   targets: TargetResolver;
-  /** Fires the provider's hooks once a final outcome is committed. */
+  /** Fires the rule's hooks once a final outcome is committed. */
   dispatchHooks: HookDispatcher;
   sender: Sender;
   retry: RetryPolicy;

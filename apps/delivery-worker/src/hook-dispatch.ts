@@ -3,19 +3,19 @@ import type { HookRepository } from '@relay/db';
 import type { HookQueue } from '@relay/queue';
 import type { Logger } from 'pino';
 
-export interface ProviderOutcome {
+export interface RuleOutcome {
   orgId: OrgId;
   eventId: string;
-  providerId: string | null;
+  ruleId: string | null;
   run: number;
   deliveryStatus: 'delivered' | 'failed';
   responseStatus: number | null;
 }
 
-export type HookDispatcher = (outcome: ProviderOutcome) => Promise<void>;
+export type HookDispatcher = (outcome: RuleOutcome) => Promise<void>;
 
-// After a provider outcome is committed, the provider's active hooks for that outcome become jobs
-// of their own queue: a slow hook never holds a delivery slot. Events without a provider (a
+// After a rule outcome is committed, the rule's active hooks for that outcome become jobs
+// of their own queue: a slow hook never holds a delivery slot. Events without a rule (a
 // default target) have no hooks and cost nothing here. Dispatch never fails the delivery.
 export function createHookDispatcher(deps: {
   hooks: HookRepository;
@@ -23,10 +23,10 @@ export function createHookDispatcher(deps: {
   logger: Logger;
 }): HookDispatcher {
   return async (outcome) => {
-    if (outcome.providerId === null) return;
+    if (outcome.ruleId === null) return;
     try {
       const trigger = outcome.deliveryStatus === 'delivered' ? 'provider_succeeded' : 'provider_failed';
-      const hooks = await deps.hooks.active(outcome.orgId, outcome.providerId, trigger);
+      const hooks = await deps.hooks.active(outcome.orgId, outcome.ruleId, trigger);
       await deps.queue.enqueue(
         hooks.map((hook) => ({
           orgId: outcome.orgId,

@@ -28,8 +28,8 @@ export interface HookDeps {
 
 export type HookResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' | 'deferred';
 
-// One hook request: the original payload, signed like a main delivery, plus the provider's outcome
-// (X-Relay-Delivery-Status, and X-Relay-Response-Status when the provider answered over HTTP).
+// One hook request: the original payload, signed like a main delivery, plus the rule's outcome
+// (X-Relay-Delivery-Status, and X-Relay-Response-Status when the rule answered over HTTP).
 // Transient failures are retried under the same retry policy as deliveries; a final failure is
 // stored and logged and goes no further: it never changes the event and never fires a hook. A hook settles
 // as a delivery does (stages/job-step.ts): the policy's decision is its step, faults defer the job alike.
@@ -49,7 +49,7 @@ export function createHookProcessor(deps: HookDeps) {
       event,
       {
         url: hook.targetUrl,
-        providerId: hook.providerId,
+        ruleId: hook.ruleId,
         extraHeaders: {
           'x-relay-delivery-status': data.deliveryStatus,
           ...(data.responseStatus !== null ? { 'x-relay-response-status': String(data.responseStatus) } : {}),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
-import type { ProviderRecord } from '@relay/db';
+import type { RuleRecord } from '@relay/db';
 import { createDeliveryQueue, createRedisConnection, QUEUES, type DeliverJobData } from '@relay/queue';
 import { uniqueQueuePrefix, waitFor } from '@relay/test-support';
 import { Worker } from 'bullmq';
@@ -11,12 +11,12 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const org: OrgId = DEFAULT_ORGANIZATION_ID;
 
 describe('the order gate', () => {
-  const ruleWith = (ordering: ProviderRecord['ordering']) => ({ ordering }) as ProviderRecord;
+  const ruleWith = (ordering: RuleRecord['ordering']) => ({ ordering }) as RuleRecord;
 
   it('asks the database nothing for an event of an unordered rule or of no rule', async () => {
     const asked: string[] = [];
     const gate = createOrderGate({
-      rules: async (_orgId, providerId) => (providerId === 'plain' ? ruleWith(null) : null),
+      rules: async (_orgId, ruleId) => (ruleId === 'plain' ? ruleWith(null) : null),
       ordering: {
         isBlocked: async (_orgId, id) => {
           asked.push(id);
@@ -24,8 +24,8 @@ describe('the order gate', () => {
         },
       },
     });
-    expect(await gate.check(org, { id: 'e1', providerId: 'plain' })).toBe('unordered');
-    expect(await gate.check(org, { id: 'e2', providerId: null })).toBe('unordered');
+    expect(await gate.check(org, { id: 'e1', ruleId: 'plain' })).toBe('unordered');
+    expect(await gate.check(org, { id: 'e2', ruleId: null })).toBe('unordered');
     expect(asked).toEqual([]);
   });
 
@@ -35,9 +35,9 @@ describe('the order gate', () => {
       rules: async () => ruleWith({ header: 'x-key' }),
       ordering: { isBlocked: async () => blocked },
     });
-    expect(await gate.check(org, { id: 'e1', providerId: 'r' })).toBe('wait');
+    expect(await gate.check(org, { id: 'e1', ruleId: 'r' })).toBe('wait');
     blocked = false;
-    expect(await gate.check(org, { id: 'e1', providerId: 'r' })).toBe('ordered');
+    expect(await gate.check(org, { id: 'e1', ruleId: 'r' })).toBe('ordered');
   });
 });
 

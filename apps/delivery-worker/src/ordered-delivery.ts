@@ -13,7 +13,7 @@ import type { RuleLookup } from './rule-lookup';
 export type OrderCheck = 'wait' | 'ordered' | 'unordered';
 
 export interface OrderGate {
-  check(orgId: OrgId, event: Pick<StoredEvent, 'id' | 'providerId'>): Promise<OrderCheck>;
+  check(orgId: OrgId, event: Pick<StoredEvent, 'id' | 'ruleId'>): Promise<OrderCheck>;
 }
 
 /** Only an ordered rule's events cost a query: for every other event the (cached) rule read decides. */
@@ -23,7 +23,7 @@ export function createOrderGate(deps: {
 }): OrderGate {
   return {
     async check(orgId, event) {
-      const rule = event.providerId === null ? null : await deps.rules(orgId, event.providerId);
+      const rule = event.ruleId === null ? null : await deps.rules(orgId, event.ruleId);
       if (!rule?.ordering) return 'unordered';
       return (await deps.ordering.isBlocked(orgId, event.id)) ? 'wait' : 'ordered';
     },

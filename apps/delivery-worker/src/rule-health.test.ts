@@ -1,10 +1,10 @@
 import { DEFAULT_ORGANIZATION_ID, type AttemptOutcome, type FeedMessage } from '@relay/core';
 import {
-  createProviderRepository,
+  createRuleRepository,
   createRuleHealthRepository,
   SYSTEM_ACTOR,
   type Database,
-  type ProviderRecord,
+  type RuleRecord,
   type RuleHealthRepository,
 } from '@relay/db';
 import { seedEvents } from '@relay/test-support';
@@ -58,15 +58,15 @@ function setup() {
   };
 }
 
-const providers = () => createProviderRepository(db.prisma);
-async function newRule(data: { unhealthyAfterSeconds?: number } = {}): Promise<ProviderRecord> {
-  const row = await db.prisma.provider.create({
+const rules = () => createRuleRepository(db.prisma);
+async function newRule(data: { unhealthyAfterSeconds?: number } = {}): Promise<RuleRecord> {
+  const row = await db.prisma.rule.create({
     data: { organizationId: ORG, source: 'health', targetUrl: 'http://target.example/hook', ...data },
   });
-  return (await providers().findById(ORG, row.id))!;
+  return (await rules().findById(ORG, row.id))!;
 }
-const reload = async (rule: ProviderRecord) => (await providers().findById(ORG, rule.id))!;
-async function queuedEventsOf(rule: ProviderRecord, count: number): Promise<string[]> {
+const reload = async (rule: RuleRecord) => (await rules().findById(ORG, rule.id))!;
+async function queuedEventsOf(rule: RuleRecord, count: number): Promise<string[]> {
   const ids = await seedEvents(db.pool, { organizationId: ORG, count, status: 'queued', changedAt: new Date(T0) });
   await db.pool.query('UPDATE events SET provider_id = $1 WHERE id = ANY($2::uuid[])', [rule.id, ids]);
   return ids;
@@ -75,7 +75,7 @@ const statusesOf = async (ids: string[]) =>
   (await db.pool.query<{ status: string }>('SELECT status FROM events WHERE id = ANY($1::uuid[])', [ids])).rows.map(
     (r) => r.status,
   );
-const auditsOf = (rule: ProviderRecord, action = 'rule.unhealthy') =>
+const auditsOf = (rule: RuleRecord, action = 'rule.unhealthy') =>
   db.prisma.auditEntry.findMany({ where: { action, resourceId: rule.id }, orderBy: { createdAt: 'asc' } });
 
 describe('rule health after attempts', () => {

@@ -1,5 +1,5 @@
 import type { AttemptOutcome, FeedMessage, OrgId, UnhealthyReason } from '@relay/core';
-import type { AuditInput, ProviderRecord, RuleHealthRepository, TurnedUnhealthy } from '@relay/db';
+import type { AuditInput, RuleRecord, RuleHealthRepository, TurnedUnhealthy } from '@relay/db';
 import type { FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { Notifier } from './notifications/notifier';
@@ -22,24 +22,24 @@ export interface AttemptSeen {
 }
 
 /** Before an attempt: stop (the event was paused, or is no longer queued), or go on with the rule as it is. */
-export type BeforeAttempt = { stop: 'paused' | 'skipped' } | { rule: ProviderRecord | null };
+export type BeforeAttempt = { stop: 'paused' | 'skipped' } | { rule: RuleRecord | null };
 
 export interface RuleHealth {
   /** Pauses the event instead of an attempt while its rule is unhealthy; no round trip for a healthy rule. */
-  beforeAttempt(orgId: OrgId, eventId: string, rule: ProviderRecord | null): Promise<BeforeAttempt>;
+  beforeAttempt(orgId: OrgId, eventId: string, rule: RuleRecord | null): Promise<BeforeAttempt>;
   /**
    * A 410 from the rule's target, before the outcome is stored: the rule turns unhealthy. `fail`: this attempt
    * turned it (the event fails, as a 410 does); `pause`: it was unhealthy already, so the event is paused with
    * the rule's others: the caller stores the attempt with the event still queued, then calls `pauseGone`.
    */
-  gone(orgId: OrgId, eventId: string, rule: ProviderRecord, notify?: Notifier): Promise<'fail' | 'pause'>;
+  gone(orgId: OrgId, eventId: string, rule: RuleRecord, notify?: Notifier): Promise<'fail' | 'pause'>;
   /** Pauses an event whose attempt met a 410 on an unhealthy rule (its attempt stored, the event queued). */
-  pauseGone(orgId: OrgId, eventId: string, rule: ProviderRecord): Promise<BeforeAttempt>;
+  pauseGone(orgId: OrgId, eventId: string, rule: RuleRecord): Promise<BeforeAttempt>;
   /**
    * After an attempt's outcome is committed: keeps the rule's failing run and health up to date; a rule
    * that turns unhealthy is told to `notify` (the deliver processor's notifier) after the commit.
    */
-  afterAttempt(orgId: OrgId, rule: ProviderRecord | null, attempt: AttemptSeen, notify?: Notifier): Promise<void>;
+  afterAttempt(orgId: OrgId, rule: RuleRecord | null, attempt: AttemptSeen, notify?: Notifier): Promise<void>;
 }
 
 const statusMessage = (id: string, now: number): FeedMessage => ({
@@ -57,7 +57,7 @@ export function createRuleHealth(deps: RuleHealthDeps): RuleHealth {
 
   async function turnUnhealthy(
     orgId: OrgId,
-    rule: ProviderRecord,
+    rule: RuleRecord,
     reason: UnhealthyReason,
     status: number | null,
     notify: Notifier | undefined,
@@ -96,7 +96,7 @@ export function createRuleHealth(deps: RuleHealthDeps): RuleHealth {
 
   // A pause after the transition is audited as one (rule.event_paused), so the rule's entries account for
   // every event its health held back: response_status 410 when the event's own attempt met the gone target.
-  async function pause(orgId: OrgId, eventId: string, rule: ProviderRecord, status: number | null) {
+  async function pause(orgId: OrgId, eventId: string, rule: RuleRecord, status: number | null) {
     const audit: AuditInput = {
       actorUserId: null,
       actorEmail: null,
@@ -119,7 +119,7 @@ export function createRuleHealth(deps: RuleHealthDeps): RuleHealth {
 
   async function afterAttempt(
     orgId: OrgId,
-    rule: ProviderRecord,
+    rule: RuleRecord,
     { outcome, delivered }: AttemptSeen,
     notify: Notifier | undefined,
   ) {

@@ -1,5 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import { createDatabase, createProviderRepository, type Database } from '@relay/db';
+import { createDatabase, createRuleRepository, type Database } from '@relay/db';
 import { createTestDatabase, type TestDatabase } from '@relay/test-support';
 import { createRuleLookup } from './rule-lookup';
 
@@ -17,10 +17,10 @@ afterAll(async () => {
 
 describe('rule lookup', () => {
   it('reads a rule once per cacheMs, then again, and never caches a failed read', async () => {
-    const providers = createProviderRepository(db.prisma);
-    const created = await providers.create(DEFAULT_ORGANIZATION_ID, { source: 'cached', targetUrl: 'https://a.test' });
+    const repository = createRuleRepository(db.prisma);
+    const created = await repository.create(DEFAULT_ORGANIZATION_ID, { source: 'cached', targetUrl: 'https://a.test' });
     if (!created.ok) throw new Error('not created');
-    const id = created.provider.id;
+    const id = created.rule.id;
     let clock = 0;
     let reads = 0;
     let failNext = false;
@@ -31,14 +31,14 @@ describe('rule lookup', () => {
           failNext = false;
           return Promise.reject(new Error('database down'));
         }
-        return providers.findById(orgId, ruleId);
+        return repository.findById(orgId, ruleId);
       },
     };
     const rules = createRuleLookup(counting, { cacheMs: 1_000, now: () => clock });
 
     expect(await rules(DEFAULT_ORGANIZATION_ID, null)).toBeNull();
     expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.targetUrl).toBe('https://a.test');
-    await providers.update(DEFAULT_ORGANIZATION_ID, id, { targetUrl: 'https://b.test' });
+    await repository.update(DEFAULT_ORGANIZATION_ID, id, { targetUrl: 'https://b.test' });
     expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.targetUrl).toBe('https://a.test');
     expect(reads).toBe(1);
 
@@ -50,11 +50,11 @@ describe('rule lookup', () => {
   });
 
   it('forgets a rule it is told has changed: the next read is fresh, however long the cache', async () => {
-    const providers = createProviderRepository(db.prisma);
-    const created = await providers.create(DEFAULT_ORGANIZATION_ID, { source: 'told', targetUrl: 'https://a.test' });
+    const repository = createRuleRepository(db.prisma);
+    const created = await repository.create(DEFAULT_ORGANIZATION_ID, { source: 'told', targetUrl: 'https://a.test' });
     if (!created.ok) throw new Error('not created');
-    const id = created.provider.id;
-    const rules = createRuleLookup(providers, { cacheMs: 60_000 });
+    const id = created.rule.id;
+    const rules = createRuleLookup(repository, { cacheMs: 60_000 });
     expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.health).toBe('healthy');
     await db.pool.query(`UPDATE providers SET health = 'unhealthy' WHERE id = $1`, [id]);
     expect((await rules(DEFAULT_ORGANIZATION_ID, id))?.health).toBe('healthy');

@@ -1,5 +1,5 @@
 import type { RetryPolicy } from '@relay/core';
-import type { ProviderRecord } from '@relay/db';
+import type { RuleRecord } from '@relay/db';
 import { createRulePolicies } from './rule-policy';
 
 const global: RetryPolicy = {
@@ -9,7 +9,7 @@ const global: RetryPolicy = {
   retryAfterMaxMs: 60_000,
 };
 // Only the delivery policy of a rule matters here.
-const ruleWith = (deliveryPolicy: ProviderRecord['deliveryPolicy']) => ({ deliveryPolicy }) as ProviderRecord;
+const ruleWith = (deliveryPolicy: RuleRecord['deliveryPolicy']) => ({ deliveryPolicy }) as RuleRecord;
 
 describe('rule delivery policies in the worker', () => {
   it('shares one global policy, without a time-out of its own, for rules without a policy and for no rule', () => {

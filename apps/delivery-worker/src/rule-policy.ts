@@ -1,5 +1,5 @@
 import { policyFor, type RetryPolicy } from '@relay/core';
-import type { ProviderRecord } from '@relay/db';
+import type { RuleRecord } from '@relay/db';
 
 /** How a rule's deliveries are retried and timed out: its delivery policy over the install-wide one. */
 export interface RuleDeliveryPolicy {
@@ -8,14 +8,14 @@ export interface RuleDeliveryPolicy {
   timeoutMs?: number;
 }
 
-export type RulePolicyLookup = (rule: ProviderRecord | null) => RuleDeliveryPolicy;
+export type RulePolicyLookup = (rule: RuleRecord | null) => RuleDeliveryPolicy;
 
 // Called once per delivery. A rule without a policy (or no rule) shares one object; a rule with one is
 // merged once per rule record, and the rule lookup hands out the same record for a run of deliveries,
 // so the merge is not redone per event. A record replaced after an API change is merged anew.
 export function createRulePolicies(global: RetryPolicy): RulePolicyLookup {
   const standard: RuleDeliveryPolicy = { retry: global };
-  const merged = new WeakMap<ProviderRecord, RuleDeliveryPolicy>();
+  const merged = new WeakMap<RuleRecord, RuleDeliveryPolicy>();
   return (rule) => {
     const option = rule?.deliveryPolicy;
     if (!rule || !option) return standard;

@@ -18,7 +18,7 @@ export function useRuleTestDatabase(opened: (db: Database) => void): void {
     await testDb.drop();
   });
   beforeEach(async () => {
-    // DELETE, not TRUNCATE: the children of events and providers go with them (cascades).
+    // DELETE, not TRUNCATE: the children of events and rules go with them (cascades).
     await db.pool.query('DELETE FROM events');
     await db.pool.query('DELETE FROM audit_entries');
     await db.pool.query('DELETE FROM providers');

@@ -7,7 +7,7 @@ import {
   createEventOrderingRepository,
   createEventSweepRepository,
   createHookRepository,
-  createProviderRepository,
+  createRuleRepository,
   createRuleHealthRepository,
   createTargetResolver,
 } from '@relay/db';
@@ -77,14 +77,14 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     allowlist: parseAllowlist(config.TARGET_ALLOWLIST),
     allowedPorts: parsePortPolicy(config.TARGET_ALLOWED_PORTS),
   };
-  const providers = createProviderRepository(db.prisma);
+  const ruleRepository = createRuleRepository(db.prisma);
   const sender = createSender({
     timeoutMs: config.DELIVERY_TIMEOUT_MS,
     policy: targetPolicy,
     proxy: config.OUTBOUND_PROXY_URL ? (parseProxyUrl(config.OUTBOUND_PROXY_URL) ?? undefined) : undefined,
   });
   const events = createEventRepository(db.pool, { defaultTargetUrl: config.DEFAULT_TARGET_URL });
-  const rules = createRuleLookup(providers, { cacheMs: config.RULE_CACHE_MS });
+  const rules = createRuleLookup(ruleRepository, { cacheMs: config.RULE_CACHE_MS });
   const secretFor = createSecretLookup(rules, config.DEFAULT_SIGNING_SECRET, config.SECRET_ENCRYPTION_KEYS);
   const hooks = createHookRepository(db.prisma);
   const retry = {

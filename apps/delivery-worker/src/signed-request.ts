@@ -20,7 +20,7 @@ export interface SentRequest {
 
 // One outgoing request of an event, main delivery or hook alike: the URL is checked against the
 // target policy (the sender checks every address it dials), then the payload goes out signed with
-// the provider's secrets or the default one, with the inbound headers the rule forwards, plus any
+// the rule's secrets or the default one, with the inbound headers the rule forwards, plus any
 // headers of the caller's own. The rule's own target (`ruleTarget`) also gets the rule's fixed
 // headers and may have a time-out of its own (the rule's delivery policy); hooks get neither.
 export async function sendSignedRequest(
@@ -28,7 +28,7 @@ export async function sendSignedRequest(
   event: StoredEvent,
   request: {
     url: string;
-    providerId: string | null;
+    ruleId: string | null;
     extraHeaders?: Record<string, string>;
     ruleTarget?: boolean;
     timeoutMs?: number | undefined;
@@ -46,7 +46,7 @@ export async function sendSignedRequest(
         ? { kind: 'blocked', message: check.message }
         : { kind: 'invalid_target', message: check.message };
   } else {
-    const { secrets, outbound } = await deps.secretFor(event.organizationId, request.providerId);
+    const { secrets, outbound } = await deps.secretFor(event.organizationId, request.ruleId);
     const headers = {
       ...deliveryHeaders(event, secrets, Math.floor(now() / 1000), outbound, { fixed: request.ruleTarget }),
       ...request.extraHeaders,

@@ -8,10 +8,10 @@ export interface RuleSigning {
   outbound: OutboundHeaders;
 }
 
-export type SecretLookup = (orgId: OrgId, providerId: string | null) => Promise<RuleSigning>;
+export type SecretLookup = (orgId: OrgId, ruleId: string | null) => Promise<RuleSigning>;
 
 /**
- * The provider's own signing secrets (opened with SECRET_ENCRYPTION_KEYS), else DEFAULT_SIGNING_SECRET;
+ * The rule's own signing secrets (opened with SECRET_ENCRYPTION_KEYS), else DEFAULT_SIGNING_SECRET;
  * main deliveries and hooks sign alike. A secret sealed with a key this worker lacks throws, so the
  * event is deferred as the relay's own fault rather than sent unsigned.
  */
@@ -22,16 +22,16 @@ export function createSecretLookup(
   now: () => number = Date.now,
 ): SecretLookup {
   const fallback = defaultSecret === undefined ? [] : [defaultSecret];
-  return async (orgId, providerId) => {
-    const provider = await rules(orgId, providerId);
-    if (!provider) return { secrets: fallback, outbound: {} };
-    if (provider.signingSecret === null) return { secrets: fallback, outbound: provider.outboundHeaders };
-    const secrets = [openSecret(keys, provider.signingSecret)];
+  return async (orgId, ruleId) => {
+    const rule = await rules(orgId, ruleId);
+    if (!rule) return { secrets: fallback, outbound: {} };
+    if (rule.signingSecret === null) return { secrets: fallback, outbound: rule.outboundHeaders };
+    const secrets = [openSecret(keys, rule.signingSecret)];
     const previousActive =
-      provider.previousSigningSecret !== null &&
-      provider.previousSecretExpiresAt !== null &&
-      provider.previousSecretExpiresAt.getTime() > now();
-    if (previousActive) secrets.push(openSecret(keys, provider.previousSigningSecret!));
-    return { secrets, outbound: provider.outboundHeaders };
+      rule.previousSigningSecret !== null &&
+      rule.previousSecretExpiresAt !== null &&
+      rule.previousSecretExpiresAt.getTime() > now();
+    if (previousActive) secrets.push(openSecret(keys, rule.previousSigningSecret!));
+    return { secrets, outbound: rule.outboundHeaders };
   };
 }

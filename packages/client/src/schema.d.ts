@@ -947,10 +947,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Providers (rules) of the organization */
+    /** Rules of the organization */
     get: operations['getRules'];
     put?: never;
-    /** Create a provider */
+    /** Create a rule */
     post: operations['postRules'];
     delete?: never;
     options?: never;
@@ -965,15 +965,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One provider */
+    /** One rule */
     get: operations['getRulesId'];
     put?: never;
     post?: never;
-    /** Delete a provider and its hooks */
+    /** Delete a rule and its hooks */
     delete: operations['deleteRulesId'];
     options?: never;
     head?: never;
-    /** Change a provider (null clears description or signing secret) */
+    /** Change a rule (null clears description or signing secret) */
     patch: operations['patchRulesId'];
     trace?: never;
   };
@@ -1058,10 +1058,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A provider's hooks */
+    /** A rule's hooks */
     get: operations['getRulesIdHooks'];
     put?: never;
-    /** Attach a hook to a provider */
+    /** Attach a hook to a rule */
     post: operations['postRulesIdHooks'];
     delete?: never;
     options?: never;
@@ -1097,8 +1097,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Send a webhook through the relay (provider mode or manual mode)
-     * @description Provider mode: `{provider_id, body}` uses the provider's source and target. Manual mode: `{source, target_url, body}`; an empty `target_url` uses the organization's default target, else DEFAULT_TARGET_URL. Both modes at once is a 400.
+     * Send a webhook through the relay (rule mode or manual mode)
+     * @description Rule mode: `{provider_id, body}` uses the rule's source and target. Manual mode: `{source, target_url, body}`; an empty `target_url` uses the organization's default target, else DEFAULT_TARGET_URL. Both modes at once is a 400.
      */
     post: operations['postApiSend'];
     delete?: never;
@@ -5526,7 +5526,7 @@ export interface operations {
               };
               dedup: {
                 /**
-                 * @description Where the provider puts its delivery id.
+                 * @description Where the sender puts its delivery id.
                  * @enum {string}
                  */
                 preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -5544,7 +5544,7 @@ export interface operations {
               duplicate_count: number;
               verification: {
                 /**
-                 * @description The provider whose signature scheme applies; `hmac` is generic.
+                 * @description The sender whose signature scheme applies; `hmac` is generic.
                  * @enum {string}
                  */
                 preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -5645,7 +5645,7 @@ export interface operations {
           /** @description Which inbound headers go out to the target beyond the default set. */
           outbound_headers?: {
             /**
-             * @description Inbound headers withheld by default that this rule forwards: `authorization` (the provider's own).
+             * @description Inbound headers withheld by default that this rule forwards: `authorization` (the sender's own).
              * @default []
              */
             forward?: 'authorization'[];
@@ -5658,7 +5658,7 @@ export interface operations {
           };
           dedup?: {
             /**
-             * @description Where the provider puts its delivery id.
+             * @description Where the sender puts its delivery id.
              * @enum {string}
              */
             preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -5674,7 +5674,7 @@ export interface operations {
           } | null;
           verification?: {
             /**
-             * @description The provider whose signature scheme applies; `hmac` is generic.
+             * @description The sender whose signature scheme applies; `hmac` is generic.
              * @enum {string}
              */
             preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -5740,7 +5740,7 @@ export interface operations {
             };
             dedup: {
               /**
-               * @description Where the provider puts its delivery id.
+               * @description Where the sender puts its delivery id.
                * @enum {string}
                */
               preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -5758,7 +5758,7 @@ export interface operations {
             duplicate_count: number;
             verification: {
               /**
-               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @description The sender whose signature scheme applies; `hmac` is generic.
                * @enum {string}
                */
               preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -5842,7 +5842,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Another active provider serves this source (`active_provider_exists`). A request with the same Idempotency-Key is still running (`idempotency_in_progress`). */
+      /** @description Another active rule serves this source (`active_provider_exists`). A request with the same Idempotency-Key is still running (`idempotency_in_progress`). */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5894,7 +5894,7 @@ export interface operations {
             };
             dedup: {
               /**
-               * @description Where the provider puts its delivery id.
+               * @description Where the sender puts its delivery id.
                * @enum {string}
                */
               preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -5912,7 +5912,7 @@ export interface operations {
             duplicate_count: number;
             verification: {
               /**
-               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @description The sender whose signature scheme applies; `hmac` is generic.
                * @enum {string}
                */
               preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -6084,7 +6084,7 @@ export interface operations {
           /** @description Which inbound headers go out to the target beyond the default set. */
           outbound_headers?: {
             /**
-             * @description Inbound headers withheld by default that this rule forwards: `authorization` (the provider's own).
+             * @description Inbound headers withheld by default that this rule forwards: `authorization` (the sender's own).
              * @default []
              */
             forward?: 'authorization'[];
@@ -6097,7 +6097,7 @@ export interface operations {
           };
           dedup?: {
             /**
-             * @description Where the provider puts its delivery id.
+             * @description Where the sender puts its delivery id.
              * @enum {string}
              */
             preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -6113,7 +6113,7 @@ export interface operations {
           } | null;
           verification?: {
             /**
-             * @description The provider whose signature scheme applies; `hmac` is generic.
+             * @description The sender whose signature scheme applies; `hmac` is generic.
              * @enum {string}
              */
             preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -6177,7 +6177,7 @@ export interface operations {
             };
             dedup: {
               /**
-               * @description Where the provider puts its delivery id.
+               * @description Where the sender puts its delivery id.
                * @enum {string}
                */
               preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -6195,7 +6195,7 @@ export interface operations {
             duplicate_count: number;
             verification: {
               /**
-               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @description The sender whose signature scheme applies; `hmac` is generic.
                * @enum {string}
                */
               preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -6288,7 +6288,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Another active provider serves this source (`active_provider_exists`). */
+      /** @description Another active rule serves this source (`active_provider_exists`). */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6352,7 +6352,7 @@ export interface operations {
             };
             dedup: {
               /**
-               * @description Where the provider puts its delivery id.
+               * @description Where the sender puts its delivery id.
                * @enum {string}
                */
               preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -6370,7 +6370,7 @@ export interface operations {
             duplicate_count: number;
             verification: {
               /**
-               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @description The sender whose signature scheme applies; `hmac` is generic.
                * @enum {string}
                */
               preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -6484,7 +6484,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description Write-only: the provider's signing secret (Stripe's and Standard Webhooks' whsec_… as given). */
+          /** @description Write-only: the sender's signing secret (Stripe's and Standard Webhooks' whsec_… as given). */
           verification_secret: string;
           /**
            * @description How long the replaced secret is still accepted; 0 retires it now.
@@ -6520,7 +6520,7 @@ export interface operations {
             };
             dedup: {
               /**
-               * @description Where the provider puts its delivery id.
+               * @description Where the sender puts its delivery id.
                * @enum {string}
                */
               preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -6538,7 +6538,7 @@ export interface operations {
             duplicate_count: number;
             verification: {
               /**
-               * @description The provider whose signature scheme applies; `hmac` is generic.
+               * @description The sender whose signature scheme applies; `hmac` is generic.
                * @enum {string}
                */
               preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -6754,7 +6754,7 @@ export interface operations {
               };
               dedup: {
                 /**
-                 * @description Where the provider puts its delivery id.
+                 * @description Where the sender puts its delivery id.
                  * @enum {string}
                  */
                 preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
@@ -6772,7 +6772,7 @@ export interface operations {
               duplicate_count: number;
               verification: {
                 /**
-                 * @description The provider whose signature scheme applies; `hmac` is generic.
+                 * @description The sender whose signature scheme applies; `hmac` is generic.
                  * @enum {string}
                  */
                 preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
@@ -7214,7 +7214,7 @@ export interface operations {
           | {
               /**
                * Format: uuid
-               * @description An active provider of the caller's organization.
+               * @description An active rule of the caller's organization.
                */
               provider_id: string;
               /** @description Any JSON value; it is delivered as its JSON text. */
@@ -7274,7 +7274,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No such provider in the caller's organization (`not_found`). */
+      /** @description No such rule in the caller's organization (`not_found`). */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7290,7 +7290,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Target refused (`target_url_rejected` with `reason`: scheme, credentials or network policy), no default target (`no_default_target`) or inactive provider (`provider_inactive`). The Idempotency-Key was used with another request (`idempotency_key_reused`). */
+      /** @description Target refused (`target_url_rejected` with `reason`: scheme, credentials or network policy), no default target (`no_default_target`) or inactive rule (`provider_inactive`). The Idempotency-Key was used with another request (`idempotency_key_reused`). */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7317,7 +7317,7 @@ export interface operations {
           'application/json': {
             /** @description The organization's own default target. */
             target_url: string | null;
-            /** @description What an event without a provider is delivered to now. */
+            /** @description What an event without a rule is delivered to now. */
             effective_target_url: string | null;
             /** @description `install`: DEFAULT_TARGET_URL. */
             effective_from: ('organization' | 'install') | null;
@@ -7369,7 +7369,7 @@ export interface operations {
           'application/json': {
             /** @description The organization's own default target. */
             target_url: string | null;
-            /** @description What an event without a provider is delivered to now. */
+            /** @description What an event without a rule is delivered to now. */
             effective_target_url: string | null;
             /** @description `install`: DEFAULT_TARGET_URL. */
             effective_from: ('organization' | 'install') | null;
@@ -7421,7 +7421,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Where providers send webhooks. */
+      /** @description Where senders send webhooks. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -7468,7 +7468,7 @@ export interface operations {
         content: {
           'application/json': {
             enabled: boolean;
-            provider: 'oidc' | null;
+            rule: 'oidc' | null;
             issuer: string | null;
             login_url: string | null;
             /** @description The text of the sign-in button; null when not enabled. */

@@ -55,7 +55,7 @@ export const dateTimeInput = () =>
     { message: 'must lie between 1970-01-01 and 9999-12-31 (UTC)', when: (payload) => payload.issues.length === 0 },
   );
 
-/** A webhook source: the first path segment of ingest, and a provider's key. */
+/** A webhook source: the first path segment of ingest, and a rule's key. */
 export const sourceSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');

@@ -26,7 +26,7 @@ const oneKeySource = (v: { preset?: unknown; header?: unknown; json_pointer?: un
 
 export const dedupOptionSchema = z
   .object({
-    preset: z.enum(DEDUP_PRESETS).optional().describe('Where the provider puts its delivery id.'),
+    preset: z.enum(DEDUP_PRESETS).optional().describe('Where the sender puts its delivery id.'),
     header: headerName.optional().describe('A header holding the deduplication key.'),
     json_pointer: jsonPointer.optional().describe('Where in a JSON payload the key is (RFC 6901).'),
     window_seconds: z
@@ -43,7 +43,7 @@ export const dedupOptionSchema = z
 
 export const verificationOptionSchema = z
   .object({
-    preset: z.enum(VERIFICATION_PRESETS).describe('The provider whose signature scheme applies; `hmac` is generic.'),
+    preset: z.enum(VERIFICATION_PRESETS).describe('The sender whose signature scheme applies; `hmac` is generic.'),
     header: headerName.optional().describe('hmac: the header carrying the signature.'),
     algorithm: z.enum(HMAC_ALGORITHMS).optional().describe('hmac: the digest (default sha256).'),
     encoding: z.enum(SIGNATURE_ENCODINGS).optional().describe('hmac: how the digest is written (default hex).'),
@@ -68,7 +68,7 @@ export const verificationSecret = z
   .string()
   .min(1)
   .max(500)
-  .describe("Write-only: the provider's signing secret (Stripe's and Standard Webhooks' whsec_… as given).");
+  .describe("Write-only: the sender's signing secret (Stripe's and Standard Webhooks' whsec_… as given).");
 
 export const orderingOptionSchema = z
   .object({

@@ -31,7 +31,7 @@ export const outboundHeadersSchema = z
       .array(z.enum(OPT_IN_HEADERS))
       .max(OPT_IN_HEADERS.length)
       .default([])
-      .describe("Inbound headers withheld by default that this rule forwards: `authorization` (the provider's own)."),
+      .describe("Inbound headers withheld by default that this rule forwards: `authorization` (the sender's own)."),
     set: z
       .record(
         outboundHeaderName,
@@ -101,7 +101,7 @@ export const hookUpdateSchema = z
   .refine((v) => Object.keys(v).length > 0, 'Nothing to change.');
 export const hookParams = z.object({ id: z.uuid(), hookId: z.uuid() });
 
-/** A provider as the API shows it (the wire calls it a rule); the signing secret is never returned. */
+/** A rule as the API shows it; the signing secret is never returned. */
 export const ruleSchema = z.object({
   id: z.uuid(),
   source: z.string(),

@@ -9,9 +9,7 @@ export const payload = z
   .describe('Any JSON value; it is delivered as its JSON text.');
 
 export const sendSchema = z.union([
-  z
-    .object({ provider_id: z.uuid().describe("An active provider of the caller's organization."), body: payload })
-    .strict(),
+  z.object({ provider_id: z.uuid().describe("An active rule of the caller's organization."), body: payload }).strict(),
   z
     .object({
       source: sourceSchema,

@@ -15,7 +15,7 @@ export const defaultTargetSchema = z
 /** The organization's own default target and the one in effect. */
 export const defaultTargetStateSchema = z.object({
   target_url: z.string().nullable().describe("The organization's own default target."),
-  effective_target_url: z.string().nullable().describe('What an event without a provider is delivered to now.'),
+  effective_target_url: z.string().nullable().describe('What an event without a rule is delivered to now.'),
   effective_from: z.enum(['organization', 'install']).nullable().describe('`install`: DEFAULT_TARGET_URL.'),
 });
 export const endpointSchema = z.object({
@@ -47,7 +47,7 @@ export const endpointSchema = z.object({
 });
 export const oauthSchema = z.object({
   enabled: z.boolean(),
-  provider: z.literal('oidc').nullable(),
+  rule: z.literal('oidc').nullable(),
   issuer: z.string().nullable(),
   login_url: z.string().nullable(),
   button_label: z.string().nullable().optional().describe('The text of the sign-in button; null when not enabled.'),

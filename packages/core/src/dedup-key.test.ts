@@ -65,7 +65,7 @@ describe('JSON pointers (RFC 6901)', () => {
 });
 
 describe('deduplication keys', () => {
-  it('takes each preset from where its provider puts the delivery id', () => {
+  it('takes each preset from where its sender puts the delivery id', () => {
     const headers = {
       'x-github-delivery': 'gh-1',
       'x-shopify-webhook-id': 'shop-1',

@@ -35,7 +35,7 @@ describe('header forwarding rule', () => {
     });
   });
 
-  it('forwards the provider headers, leaving out the ones the relay sets itself', () => {
+  it('forwards the sender headers, leaving out the ones the relay sets itself', () => {
     expect(forwardableHeaders(storableHeaders(incoming))).toEqual({
       'stripe-signature': 't=1,v1=2',
       'x-forwarded-for': '1.1.1.1, 2.2.2.2',
@@ -43,7 +43,7 @@ describe('header forwarding rule', () => {
     });
   });
 
-  it("withholds the provider's Authorization unless the rule forwards it", () => {
+  it("withholds the sender's Authorization unless the rule forwards it", () => {
     const stored = storableHeaders({ Authorization: 'Bearer provider-token', 'X-Kept': '1' });
     expect(forwardableHeaders(stored)).toEqual({ 'x-kept': '1' });
     expect(forwardableHeaders(stored, { forward: [] })).toEqual({ 'x-kept': '1' });

@@ -1,4 +1,4 @@
-// Which request headers of a webhook are kept and forwarded. Receivers often verify the provider's
+// Which request headers of a webhook are kept and forwarded. Receivers often verify the sender's
 // own signature (X-Hub-Signature-256, Stripe-Signature, ...), so everything is forwarded except:
 // hop-by-hop headers (RFC 9110 §7.6.1), Host and Content-Length (they describe the inbound hop),
 // cookies (never stored), headers that steer the relay itself, and headers the relay sets itself.
@@ -21,7 +21,7 @@ const NEVER_STORED = new Set([
 ]);
 
 // Stored (the events API shows them, masked) but forwarded only when a rule lists them in its
-// outbound headers: the provider's credential for the relay is not the target's business.
+// outbound headers: the sender's credential for the relay is not the target's business.
 export const OPT_IN_HEADERS = ['authorization'] as const;
 export type OptInHeader = (typeof OPT_IN_HEADERS)[number];
 

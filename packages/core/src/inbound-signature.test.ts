@@ -15,7 +15,7 @@ const mismatch = { ok: false, reason: 'mismatch' };
 const hmacOf = (algorithm: string, key: string | Buffer, data: string) =>
   createHmac(algorithm, key).update(data).digest();
 
-describe('inbound signatures: the providers’ published examples', () => {
+describe('inbound signatures: the senders’ published examples', () => {
   it('GitHub: the X-Hub-Signature-256 example of its docs', () => {
     const headers = {
       'x-hub-signature-256': 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
@@ -73,7 +73,7 @@ describe('inbound signatures: the providers’ published examples', () => {
   });
 });
 
-describe('inbound signatures: computed as each provider documents', () => {
+describe('inbound signatures: computed as each sender documents', () => {
   const body = '{"id":"evt_1","type":"payment_intent.succeeded"}';
   const now = 1_700_000_000;
 

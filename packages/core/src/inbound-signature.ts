@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, type VerificationOption } from './rule-options';
 import { standardWebhookKey } from './signing';
 
-// Inbound signature verification (issue 18): each preset follows its provider's documented scheme,
+// Inbound signature verification (issue 18): each preset follows its sender's documented scheme,
 // over the raw body bytes as received. Comparisons are constant time over equal-length buffers, so
 // a forger learns nothing from timing; a length mismatch is a plain failure, never a throw.
 

@@ -1,7 +1,7 @@
-// Rule (provider) options, as stored in the providers table's JSON columns and sent on the wire
+// Rule options, as stored in the providers table's JSON columns and sent on the wire
 // (snake_case, one shape everywhere). Each is off when absent. docs/rules.md explains them.
 
-/** Providers whose deduplication key is known: the key comes from where the provider puts its delivery id. */
+/** Senders whose deduplication key is known: the key comes from where the sender puts its delivery id. */
 export const DEDUP_PRESETS = ['github', 'stripe', 'shopify', 'standard_webhooks'] as const;
 export type DedupPreset = (typeof DEDUP_PRESETS)[number];
 export const DEDUP_PRESET_KEYS: Record<DedupPreset, { header: string } | { json_pointer: string }> = {

@@ -1,6 +1,6 @@
 import { AppError } from './errors';
 
-// A source names a provider (`github`, `stripe`, ...). Kept to a URL-safe token so it can be a path
+// A source names a sender (`github`, `stripe`, ...). Kept to a URL-safe token so it can be a path
 // segment, a filter value and a log field without escaping.
 const SOURCE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 

@@ -7,7 +7,7 @@ export * from './repositories/event-ordering.repository';
 export * from './repositories/retention.repository';
 export * from './repositories/event-search.repository';
 export * from './repositories/attempt.repository';
-export * from './repositories/provider.repository';
+export * from './repositories/rule.repository';
 export * from './repositories/rule-health.repository';
 export * from './repositories/organization.repository';
 export * from './target-resolver';

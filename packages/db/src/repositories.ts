@@ -20,7 +20,7 @@ import { createOffboardingRepository } from './repositories/offboarding.reposito
 import { createOperatorRepository } from './repositories/operator.repository';
 import { createOrganizationRepository } from './repositories/organization.repository';
 import { createPlatformRepository } from './repositories/platform.repository';
-import { createProviderRepository } from './repositories/provider.repository';
+import { createRuleRepository } from './repositories/rule.repository';
 import { createRuleHealthRepository } from './repositories/rule-health.repository';
 import { createStatsRepository } from './repositories/stats.repository';
 import { createUserRepository } from './repositories/user.repository';
@@ -41,7 +41,7 @@ function prismaRepositories(client: Database['prisma'] | TransactionClient) {
     operators: createOperatorRepository(client),
     organizations: createOrganizationRepository(client),
     platform: createPlatformRepository(client),
-    providers: createProviderRepository(client),
+    rules: createRuleRepository(client),
     users: createUserRepository(client),
   };
 }

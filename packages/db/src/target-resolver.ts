@@ -1,11 +1,11 @@
 import type { OrgId } from '@relay/core';
 import type pg from 'pg';
-import type { SourceKey } from './repositories/provider.repository';
+import type { SourceKey } from './repositories/rule.repository';
 import { RESOLVE_TARGETS } from './target.sql';
 
 export interface ResolvedTarget {
   targetUrl: string | null;
-  providerId: string | null;
+  ruleId: string | null;
 }
 
 export interface TargetResolverOptions {
@@ -28,7 +28,7 @@ export function createTargetResolver(pool: pg.Pool, options: TargetResolverOptio
     return new Map(
       rows.map((r) => [
         keyOf({ orgId: r.organization_id as OrgId, source: r.source }),
-        { targetUrl: r.target_url, providerId: r.provider_id },
+        { targetUrl: r.target_url, ruleId: r.provider_id },
       ]),
     );
   }
@@ -37,7 +37,7 @@ export function createTargetResolver(pool: pg.Pool, options: TargetResolverOptio
     resolveMany,
     async resolve(orgId: OrgId, source: string): Promise<ResolvedTarget> {
       return (
-        (await resolveMany([{ orgId, source }])).get(keyOf({ orgId, source })) ?? { targetUrl: null, providerId: null }
+        (await resolveMany([{ orgId, source }])).get(keyOf({ orgId, source })) ?? { targetUrl: null, ruleId: null }
       );
     },
   };

@@ -23,7 +23,7 @@ export interface RelayMcpServerOptions {
 const MCP_SERVER_VERSION = version;
 
 const INSTRUCTIONS =
-  'Tools of a webhook relay: providers post webhooks to it, it stores each as an event and delivers it to a ' +
+  'Tools of a webhook relay: senders post webhooks to it, it stores each as an event and delivers it to a ' +
   "target with retries. Start with list_events (filters: status 'failed', needs_attention) and " +
   'list_event_attempts to see why a delivery failed; retry_event or bulk_retry_events once the cause is fixed. ' +
   'Results carry ids and links to the dashboard.';

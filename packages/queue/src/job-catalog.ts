@@ -32,7 +32,7 @@ export interface DeliverJobRequest extends DeliverJobData {
 }
 
 /**
- * One hook request after a provider outcome; the outcome facts travel with it because a later run may
+ * One hook request after a rule outcome; the outcome facts travel with it because a later run may
  * change the event.
  */
 export interface HookJobData {
@@ -42,7 +42,7 @@ export interface HookJobData {
   /** The event's run (run_start_attempt): a retried event fires its hooks again. */
   run: number;
   deliveryStatus: 'delivered' | 'failed';
-  /** The provider's HTTP status, or null when it never answered (network error, blocked). */
+  /** The target's HTTP status, or null when it never answered (network error, blocked). */
   responseStatus: number | null;
   /** Hook attempts made so far in this job. */
   attempt?: number;

@@ -14,7 +14,7 @@ describe('logger', () => {
     logger.info(
       {
         req: { headers: { authorization: 'Bearer ts_secret', cookie: 'sid=abc', 'x-api-key': 'k' } },
-        provider: { signingSecret: 'whsec_x' },
+        rule: { signingSecret: 'whsec_x' },
       },
       'request',
     );

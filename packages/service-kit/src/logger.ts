@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino';
 
 // One redaction list for every process: secrets never reach the logs, whatever a caller puts in a
-// log object (request headers, provider records, login bodies).
+// log object (request headers, rule records, login bodies).
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',

@@ -19,11 +19,11 @@ import { idpOperations } from '../modules/idp/idp.operations';
 import { organizationIdpOperations } from '../modules/idp/organization-idp.operations';
 import { notificationSettingsOperations } from '../modules/notifications/notification-settings.operations';
 import { userOperations } from '../modules/users/user.operations';
-import { hookOperations } from '../modules/providers/hook.operations';
-import { providerOperations } from '../modules/providers/provider.operations';
-import { ruleHealthOperations } from '../modules/providers/rule-health.operations';
-import { ruleVerificationOperations } from '../modules/providers/rule-verification.operations';
-import { ruleOrderingOperations } from '../modules/providers/rule-ordering.operations';
+import { hookOperations } from '../modules/rules/hook.operations';
+import { ruleOperations } from '../modules/rules/rule.operations';
+import { ruleHealthOperations } from '../modules/rules/rule-health.operations';
+import { ruleVerificationOperations } from '../modules/rules/rule-verification.operations';
+import { ruleOrderingOperations } from '../modules/rules/rule-ordering.operations';
 import { sendOperations } from '../modules/send/send.operations';
 import { settingsOperations } from '../modules/settings/settings.operations';
 import { eventOperations } from '../modules/events/event.operations';
@@ -59,7 +59,7 @@ export const API_OPERATIONS: Operations = [
   ...streamOperations,
   ...eventOperations,
   ...statsOperations,
-  ...providerOperations,
+  ...ruleOperations,
   ...ruleVerificationOperations,
   ...ruleOrderingOperations,
   ...ruleHealthOperations,

@@ -24,11 +24,11 @@ import { createOrganizationIdpService } from '../modules/idp/organization-idp.se
 import { createNotificationSettingsService } from '../modules/notifications/notification-settings.service';
 import { createIdpLoginService } from '../modules/idp/idp-login.service';
 import { createOidcConfigurations } from '../modules/idp/oidc-configurations';
-import { createHookService } from '../modules/providers/hook.service';
-import { createProviderService } from '../modules/providers/provider.service';
-import { createRuleHealthService } from '../modules/providers/rule-health.service';
-import { createVerificationSecretService } from '../modules/providers/verification-secret.service';
-import { createRuleOrderingService } from '../modules/providers/rule-ordering.service';
+import { createHookService } from '../modules/rules/hook.service';
+import { createRuleService } from '../modules/rules/rule.service';
+import { createRuleHealthService } from '../modules/rules/rule-health.service';
+import { createVerificationSecretService } from '../modules/rules/verification-secret.service';
+import { createRuleOrderingService } from '../modules/rules/rule-ordering.service';
 import { createSendService } from '../modules/send/send.service';
 import { createSettingsService } from '../modules/settings/settings.service';
 import { createStatsService } from '../modules/stats/stats.service';
@@ -70,13 +70,13 @@ export function createServices(ctx: ModuleContext) {
       reservedSegments: ctx.catalog.reservedSegments,
       gate: ctx.limits.ingestGate,
       rules: createIngestRuleLookup({
-        providers: ctx.repositories.providers,
+        rules: ctx.repositories.rules,
         cacheMs: ctx.config.INGEST_HOST_CACHE_MS,
       }),
       now: ctx.now,
       verify: createInboundVerifier({
         keys: ctx.config.SECRET_ENCRYPTION_KEYS,
-        providers: ctx.repositories.providers,
+        rules: ctx.repositories.rules,
         logger: ctx.logger,
       }),
     }),
@@ -128,7 +128,7 @@ export function createServices(ctx: ModuleContext) {
       limiter: ctx.loginLimiter,
     }),
     audit: createAuditService({ repositories: ctx.repositories }),
-    providers: createProviderService({
+    rules: createRuleService({
       repositories: ctx.repositories,
       targetPolicy: ctx.targetPolicy,
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,

@@ -2,7 +2,7 @@ import { AppError, checkTargetUrl, type TargetPolicy } from '@relay/core';
 
 /**
  * A target URL that passes the network policy, normalised; otherwise 422 `target_url_rejected` with
- * the reason. Providers, hooks, send and the default target all deliver to such URLs.
+ * the reason. Rules, hooks, send and the default target all deliver to such URLs.
  */
 export function allowedTarget(url: string, policy: TargetPolicy): string {
   const check = checkTargetUrl(url, policy);

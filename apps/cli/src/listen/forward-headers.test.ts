@@ -4,7 +4,7 @@ import { forwardHeaders } from './forward-headers';
 import { listenLine } from './listen-command';
 
 describe('forwardHeaders', () => {
-  it("keeps the provider's headers, drops hop-by-hop, framing, relay and masked ones, adds the event id", () => {
+  it("keeps the sender's headers, drops hop-by-hop, framing, relay and masked ones, adds the event id", () => {
     const headers = forwardHeaders(
       {
         'content-type': 'application/vnd.shop+json; charset=utf-8',

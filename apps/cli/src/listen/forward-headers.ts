@@ -1,7 +1,7 @@
-// The headers `relay listen` sends to the local program: the provider's, as the relay stored them, so a receiver
-// can verify the provider's own signature (X-Hub-Signature-256, Stripe-Signature, …) as it would in production.
+// The headers `relay listen` sends to the local program: the sender's, as the relay stored them, so a receiver
+// can verify the sender's own signature (X-Hub-Signature-256, Stripe-Signature, …) as it would in production.
 const DROPPED = new Set([
-  // Hop-by-hop (RFC 9110 §7.6.1): they described the provider's connection to the relay, not this one.
+  // Hop-by-hop (RFC 9110 §7.6.1): they described the sender's connection to the relay, not this one.
   'connection',
   'keep-alive',
   'proxy-connection',

@@ -45,7 +45,7 @@ describe('applyFeedMessage', () => {
 describe('row layout', () => {
   it('fills exactly the width at 80 columns and below, cutting long sources with …', () => {
     const row = eventRow(1, {
-      source: 'a-very-long-source-name-from-some-provider',
+      source: 'a-very-long-source-name-from-some-rule',
       status: 'failed',
       acknowledged: true,
     });

@@ -1,5 +1,5 @@
 import type { AttemptOutcome, OrgId } from '@relay/core';
-import type { NewAttempt, ProviderRecord, StoredEvent } from '@relay/db';
+import type { NewAttempt, RuleRecord, StoredEvent } from '@relay/db';
 import type { RuleDeliveryPolicy } from '../rule-policy';
 import type { Step } from './job-step';
 
@@ -12,9 +12,9 @@ export interface Delivery {
   event: StoredEvent;
   targetUrl: string;
   /** The rule it is delivered for (hooks, signing); null for the default target. */
-  providerId: string | null;
+  ruleId: string | null;
   /** The rule as its health check left it (null: no rule, or health not tracked): health after the attempt. */
-  rule: ProviderRecord | null;
+  rule: RuleRecord | null;
   /** The rule's attempts, backoff and time-out over the install-wide ones. */
   policy: RuleDeliveryPolicy;
   /** Its rule orders deliveries: a final outcome releases the ordering key (the next event is handed a job). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   createEventOrderingRepository,
   createEventRepository,
-  createProviderRepository,
+  createRuleRepository,
   createRuleHealthRepository,
   createTargetResolver,
   type Database,
@@ -24,7 +24,7 @@ useRuleTestDatabase((opened) => (db = opened));
 
 // The prepare stage over the real database: every gate it passes, in the order it passes them.
 function setup(options: { poolSize?: number } = {}) {
-  const rules = createRuleLookup(createProviderRepository(db.prisma), { cacheMs: 0 });
+  const rules = createRuleLookup(createRuleRepository(db.prisma), { cacheMs: 0 });
   const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: undefined }));
   const fairGate = fairGateOf(options.poolSize ?? 10);
   const prepare = createPrepare({
@@ -64,7 +64,7 @@ describe('the prepare stage', () => {
     expect(delivery).toMatchObject({
       orgId: ORG,
       targetUrl: 'http://shop.example:8080/in',
-      providerId: rule.id,
+      ruleId: rule.id,
       ordered: false,
       origin: 'http://shop.example:8080',
       policy: { retry: { ...RETRY, maxAttempts: 7 }, timeoutMs: 2_000 },

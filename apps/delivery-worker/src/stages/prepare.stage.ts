@@ -48,12 +48,12 @@ export function createPrepare(deps: PrepareDeps) {
     // An event stored without a target asks again: a rule or default configured since rescues it.
     const target =
       event.targetUrl !== null
-        ? { targetUrl: event.targetUrl, providerId: event.providerId }
+        ? { targetUrl: event.targetUrl, ruleId: event.ruleId }
         : await deps.targets.resolve(orgId, event.source);
-    const { targetUrl, providerId } = target;
+    const { targetUrl, ruleId } = target;
     if (targetUrl === null) return { unroutable: { orgId, eventId, ordered } };
     // The event's rule, read once here (cached): its health and delivery policy apply to this attempt.
-    const rule = await deps.rules(orgId, providerId);
+    const rule = await deps.rules(orgId, ruleId);
     // An unhealthy rule's events wait as `paused` instead of burning attempts (rule-health.ts).
     const checked = deps.health ? await deps.health.beforeAttempt(orgId, eventId, rule) : { rule: null };
     if ('stop' in checked) return { result: checked.stop };
@@ -66,6 +66,6 @@ export function createPrepare(deps: PrepareDeps) {
       return { result: 'waiting_turn', delayMs };
     }
     // Nothing may throw from here on: the slot is released by send.
-    return { delivery: { orgId, event, targetUrl, providerId, rule: checked.rule, policy, ordered, origin } };
+    return { delivery: { orgId, event, targetUrl, ruleId, rule: checked.rule, policy, ordered, origin } };
   };
 }

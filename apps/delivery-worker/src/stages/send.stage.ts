@@ -22,7 +22,7 @@ export function createSend(deps: SendDeps) {
       const sent = await sendSignedRequest(
         deps,
         event,
-        { url: targetUrl, providerId: delivery.providerId, ruleTarget: true, timeoutMs: delivery.policy.timeoutMs },
+        { url: targetUrl, ruleId: delivery.ruleId, ruleTarget: true, timeoutMs: delivery.policy.timeoutMs },
         deps.now,
       );
       const { outcome } = sent;

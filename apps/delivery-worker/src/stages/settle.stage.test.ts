@@ -1,7 +1,7 @@
 import type { AttemptOutcome } from '@relay/core';
 import { createEventRepository, createRuleHealthRepository, type OrderingHead, type Database } from '@relay/db';
 import { createDeliveryStore } from '../delivery-store';
-import type { ProviderOutcome } from '../hook-dispatch';
+import type { RuleOutcome } from '../hook-dispatch';
 import type { Notice } from '../notifications/notifier';
 import { createRuleHealth } from '../rule-health';
 import { useRuleTestDatabase } from '../rule-test-database';
@@ -24,7 +24,7 @@ function setup() {
     undefined,
     (heads) => released.push(...heads),
   );
-  const hooks: ProviderOutcome[] = [];
+  const hooks: RuleOutcome[] = [];
   const counted: string[] = [];
   const notices: Notice[] = [];
   const settle = createSettle({
@@ -56,7 +56,7 @@ async function delivery(options: { maxAttempts?: number; ordering?: boolean } = 
     orgId: ORG,
     event,
     targetUrl: rule.targetUrl,
-    providerId: rule.id,
+    ruleId: rule.id,
     rule,
     policy: { retry: { ...RETRY, maxAttempts: options.maxAttempts ?? RETRY.maxAttempts } },
     ordered: options.ordering ?? false,
@@ -106,7 +106,7 @@ describe('the settle stage', () => {
       {
         orgId: ORG,
         eventId: d.event.id,
-        providerId: d.providerId,
+        ruleId: d.ruleId,
         run: 0,
         deliveryStatus: 'delivered',
         responseStatus: 200,
@@ -120,7 +120,7 @@ describe('the settle stage', () => {
     // random 0: half the first step of the backoff (1 s).
     expect(await settle.attempted(d, sent(d, 503))).toEqual({ result: 'retry_scheduled', delayMs: 500 });
     expect(await eventRow(d.event.id)).toMatchObject({ status: 'queued', next_attempt_at: new Date(T0 + 500) });
-    expect((await ruleRow(d.providerId!)).failing_since).toEqual(new Date(T0));
+    expect((await ruleRow(d.ruleId!)).failing_since).toEqual(new Date(T0));
     expect(counted).toEqual(['retry 5xx']);
     expect(hooks).toEqual([]);
   });
@@ -139,7 +139,7 @@ describe('the settle stage', () => {
     const d = await delivery();
     expect(await settle.attempted(d, sent(d, 410))).toEqual({ result: 'failed' });
     expect(await eventRow(d.event.id)).toMatchObject({ status: 'failed', failure_reason: 'http_status' });
-    expect((await ruleRow(d.providerId!)).health).toBe('unhealthy');
+    expect((await ruleRow(d.ruleId!)).health).toBe('unhealthy');
     expect(notices).toMatchObject([{ type: 'rule.unhealthy', data: { reason: 'gone' } }]);
     expect(hooks).toMatchObject([{ deliveryStatus: 'failed', responseStatus: 410 }]);
   });
@@ -148,9 +148,7 @@ describe('the settle stage', () => {
     const { settle, hooks, counted } = setup();
     const d = await delivery();
     // Another worker's 410 turned the rule; this delivery's cached rule still says healthy.
-    await db.pool.query(`UPDATE providers SET health = 'unhealthy', unhealthy_since = now() WHERE id = $1`, [
-      d.providerId,
-    ]);
+    await db.pool.query(`UPDATE providers SET health = 'unhealthy', unhealthy_since = now() WHERE id = $1`, [d.ruleId]);
     expect(await settle.attempted(d, sent(d, 410))).toEqual({ result: 'paused' });
     expect(await eventRow(d.event.id)).toMatchObject({ status: 'paused', attempts: 1 });
     expect(counted).toEqual(['retry 4xx']);
@@ -179,7 +177,7 @@ describe('the settle stage', () => {
     const d = await delivery();
     expect(await settle.gaveUp(ORG, d.event.id, new Error('database away'))).toBe('failed');
     expect(await eventRow(d.event.id)).toMatchObject({ status: 'failed', failure_reason: 'relay_error', attempts: 1 });
-    expect(hooks).toMatchObject([{ providerId: d.providerId, deliveryStatus: 'failed', responseStatus: null }]);
+    expect(hooks).toMatchObject([{ ruleId: d.ruleId, deliveryStatus: 'failed', responseStatus: null }]);
     expect(await settle.gaveUp(ORG, d.event.id, new Error('again'))).toBe('skipped');
   });
 });

@@ -46,7 +46,7 @@ export function createSettle(deps: SettleDeps) {
     deps.dispatchHooks({
       orgId: d.orgId,
       eventId: d.event.id,
-      providerId: d.providerId,
+      ruleId: d.ruleId,
       run: d.event.runStartAttempt,
       deliveryStatus,
       responseStatus,
@@ -103,7 +103,7 @@ export function createSettle(deps: SettleDeps) {
 
     /** An event with no target: failed (no_target) without an attempt; it has no rule, so no hooks. */
     async unroutable(u: Unroutable): Promise<Step<'failed'>> {
-      const error = 'No provider for this source and no default target.';
+      const error = 'No rule for this source and no default target.';
       const update: EventUpdate = { status: 'failed', reason: 'no_target', error };
       await deps.store.record({ orgId: u.orgId, id: u.eventId, attempt: null, update, ordered: u.ordered });
       deps.metrics?.delivery(u.orgId, 'failed', 'none', null);
@@ -127,13 +127,13 @@ export function createSettle(deps: SettleDeps) {
         attempt,
         update: { status: 'failed', reason: 'relay_error', error: fault.error },
         // The rule may not be readable now (the fault): an event of any rule releases its key, if it has one.
-        ordered: deps.ordering && event.providerId !== null,
+        ordered: deps.ordering && event.ruleId !== null,
       });
       deps.metrics?.delivery(orgId, 'failed', 'none', null);
       await deps.dispatchHooks({
         orgId,
         eventId,
-        providerId: event.providerId,
+        ruleId: event.ruleId,
         run: event.runStartAttempt,
         deliveryStatus: 'failed',
         responseStatus: null,

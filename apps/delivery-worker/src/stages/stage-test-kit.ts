@@ -1,9 +1,9 @@
 import { createFairShare, DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import {
   createEventRepository,
-  createProviderRepository,
+  createRuleRepository,
   type Database,
-  type ProviderRecord,
+  type RuleRecord,
   type StoredEvent,
 } from '@relay/db';
 import { pino } from 'pino';
@@ -20,17 +20,17 @@ export const RETRY = { maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 60_00
 export async function newRule(
   db: Database,
   data: { source: string; targetUrl?: string; ordering?: object; deliveryPolicy?: object; health?: 'unhealthy' },
-): Promise<ProviderRecord> {
-  const row = await db.prisma.provider.create({
+): Promise<RuleRecord> {
+  const row = await db.prisma.rule.create({
     data: { organizationId: ORG, targetUrl: 'http://target.example/hook', ...data },
   });
-  return (await createProviderRepository(db.prisma).findById(ORG, row.id))!;
+  return (await createRuleRepository(db.prisma).findById(ORG, row.id))!;
 }
 
 /** One event as ingest stores it: its rule and target are selected by its source. */
 export async function newEvent(
   db: Database,
-  event: { source: string; nextAttemptAt?: Date; orderingKey?: string; providerId?: string } = { source: 'none' },
+  event: { source: string; nextAttemptAt?: Date; orderingKey?: string; ruleId?: string } = { source: 'none' },
 ): Promise<StoredEvent> {
   const events = createEventRepository(db.pool, { defaultTargetUrl: undefined });
   // Time-ordered, as ingest's: the oldest id of an ordering key is its head.
@@ -44,7 +44,7 @@ export async function newEvent(
       body: Buffer.from('{"stage":true}'),
       headers: { 'content-type': 'application/json' },
       nextAttemptAt: event.nextAttemptAt ?? new Date(0),
-      ...(event.providerId ? { providerId: event.providerId } : {}),
+      ...(event.ruleId ? { ruleId: event.ruleId } : {}),
       ...(event.orderingKey ? { orderingKey: event.orderingKey } : {}),
     },
   ]);

@@ -6,7 +6,7 @@ import { rollback, withTransaction } from '../transaction';
 /** A webhook's deduplication key under one rule, and the moment (injected clock) it arrived. */
 export interface DedupClaim {
   orgId: OrgId;
-  providerId: string;
+  ruleId: string;
   key: string;
   now: Date;
   /** How long the key is remembered from `now` (the rule's window_seconds). */
@@ -62,7 +62,7 @@ const CLAIM_TRIES = 3;
 export function createEventDedupRepository(pool: pg.Pool, events: Pick<EventRepository, 'insertMany'>) {
   async function attempt(claim: DedupClaim, event: NewEvent): Promise<DedupResult | undefined> {
     const expiresAt = new Date(claim.now.getTime() + claim.windowSeconds * 1_000);
-    const keyOf = [claim.orgId, claim.providerId, claim.key];
+    const keyOf = [claim.orgId, claim.ruleId, claim.key];
     try {
       return await withTransaction<DedupResult | undefined>(pool, async (client) => {
         const claimed = await client.query(CLAIM_KEY, [
@@ -98,7 +98,7 @@ export function createEventDedupRepository(pool: pg.Pool, events: Pick<EventRepo
       for (let i = 0; i < CLAIM_TRIES; i++) {
         const result = await attempt(claim, event);
         if (result === undefined) continue;
-        if (result.outcome === 'duplicate') await pool.query(COUNT_DUPLICATE, [claim.orgId, claim.providerId]);
+        if (result.outcome === 'duplicate') await pool.query(COUNT_DUPLICATE, [claim.orgId, claim.ruleId]);
         return result;
       }
       throw new Error('deduplication: the key row kept disappearing while it was claimed');

@@ -48,7 +48,7 @@ export function createEventOrderingRepository(pool: pg.Pool) {
     },
 
     /** The rule's keys whose head has failed at least once, oldest block first. */
-    async blockedKeys(orgId: OrgId, providerId: string, limit: number): Promise<BlockedKey[]> {
+    async blockedKeys(orgId: OrgId, ruleId: string, limit: number): Promise<BlockedKey[]> {
       const { rows } = await pool.query<{
         key: string;
         event_id: string;
@@ -56,7 +56,7 @@ export function createEventOrderingRepository(pool: pg.Pool) {
         attempt_count: number;
         blocked_since: Date;
         waiting: number;
-      }>(BLOCKED_KEYS, [orgId, providerId, limit]);
+      }>(BLOCKED_KEYS, [orgId, ruleId, limit]);
       return rows.map((row) => ({
         key: row.key,
         eventId: row.event_id,

@@ -8,7 +8,7 @@ export interface EventSummary {
   id: string;
   source: string;
   status: EventStatus;
-  providerId: string | null;
+  ruleId: string | null;
   targetUrl: string | null;
   attemptCount: number;
   failureReason: string | null;
@@ -28,7 +28,7 @@ export interface EventDetail extends EventSummary {
 /** A stored attempt, main or hook. */
 export type AttemptRecord = NewAttempt & { id: string; hookId: string | null };
 
-const SUMMARY = `id, source, status, provider_id AS "providerId", target_url AS "targetUrl",
+const SUMMARY = `id, source, status, provider_id AS "ruleId", target_url AS "targetUrl",
   attempt_count AS "attemptCount", failure_reason AS "failureReason", created_at AS "createdAt",
   delivered_at AS "deliveredAt", acknowledged_at AS "acknowledgedAt"`;
 

@@ -11,8 +11,8 @@ export interface NewEvent {
   source: string;
   /** A policy-checked X-Target-Url; otherwise the target is selected by the spec's rule. */
   targetOverride: string | null;
-  /** A provider chosen by the caller (send in provider mode), with its target as the override. */
-  providerId?: string | null;
+  /** A rule chosen by the caller (send in rule mode), with its target as the override. */
+  ruleId?: string | null;
   body: Uint8Array;
   headers: Record<string, string>;
   nextAttemptAt: Date;
@@ -75,7 +75,7 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         rows.map((r) => JSON.stringify(r.headers)),
         rows.map((r) => r.nextAttemptAt),
         options.defaultTargetUrl ?? null,
-        rows.map((r) => r.providerId ?? null),
+        rows.map((r) => r.ruleId ?? null),
         ...(ordered ? [rows.map((r) => r.orderingKey ?? null)] : []),
       ]);
     },

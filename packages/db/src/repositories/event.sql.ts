@@ -1,4 +1,4 @@
-import { ACTIVE_PROVIDER_JOIN } from '../target.sql';
+import { ACTIVE_RULE_JOIN } from '../target.sql';
 import { INSERT_ORDERING_ROWS } from './event-ordering.sql';
 
 // Timestamps: Prisma stores DateTime as UTC in `timestamp` columns. Parameters go in as timestamptz
@@ -22,7 +22,7 @@ WITH stored AS (
     u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
   FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
     AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
-  ${ACTIVE_PROVIDER_JOIN}
+  ${ACTIVE_RULE_JOIN}
   RETURNING id, organization_id, provider_id
 )`;
 const MARK_FOR_SEARCH = `

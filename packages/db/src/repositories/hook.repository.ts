@@ -6,7 +6,7 @@ export type HookTrigger = (typeof HOOK_TRIGGERS)[number];
 
 export interface HookRecord {
   id: string;
-  providerId: string;
+  ruleId: string;
   targetUrl: string;
   trigger: HookTrigger;
   active: boolean;
@@ -17,7 +17,7 @@ export interface HookRecord {
 
 const SELECT = {
   id: true,
-  providerId: true,
+  ruleId: true,
   targetUrl: true,
   trigger: true,
   active: true,
@@ -26,42 +26,41 @@ const SELECT = {
   updatedAt: true,
 } as const;
 
-// Hooks of one provider. Every statement names the organization as well as the provider, so a
-// provider id from another organization finds nothing.
+// Hooks of one rule. Every statement names the organization as well as the rule, so a
+// rule id from another organization finds nothing.
 export function createHookRepository(prisma: DbClient) {
   return {
-    list: (orgId: OrgId, providerId: string): Promise<HookRecord[]> =>
+    list: (orgId: OrgId, ruleId: string): Promise<HookRecord[]> =>
       prisma.hook.findMany({
-        where: { organizationId: orgId, providerId },
+        where: { organizationId: orgId, ruleId },
         orderBy: { createdAt: 'asc' },
         select: SELECT,
       }),
 
     create: (
       orgId: OrgId,
-      providerId: string,
+      ruleId: string,
       data: { targetUrl: string; trigger: HookTrigger; active?: boolean; description?: string | null },
-    ): Promise<HookRecord> =>
-      prisma.hook.create({ data: { ...data, organizationId: orgId, providerId }, select: SELECT }),
+    ): Promise<HookRecord> => prisma.hook.create({ data: { ...data, organizationId: orgId, ruleId }, select: SELECT }),
 
     async update(
       orgId: OrgId,
-      providerId: string,
+      ruleId: string,
       id: string,
       data: { targetUrl?: string; active?: boolean; description?: string | null },
     ): Promise<HookRecord | null> {
-      const { count } = await prisma.hook.updateMany({ where: { id, organizationId: orgId, providerId }, data });
+      const { count } = await prisma.hook.updateMany({ where: { id, organizationId: orgId, ruleId }, data });
       return count === 0 ? null : prisma.hook.findFirst({ where: { id, organizationId: orgId }, select: SELECT });
     },
 
-    async delete(orgId: OrgId, providerId: string, id: string): Promise<boolean> {
-      return (await prisma.hook.deleteMany({ where: { id, organizationId: orgId, providerId } })).count > 0;
+    async delete(orgId: OrgId, ruleId: string, id: string): Promise<boolean> {
+      return (await prisma.hook.deleteMany({ where: { id, organizationId: orgId, ruleId } })).count > 0;
     },
 
     /** The active hooks a delivery outcome fires. */
-    active: (orgId: OrgId, providerId: string, trigger: HookTrigger): Promise<Pick<HookRecord, 'id' | 'targetUrl'>[]> =>
+    active: (orgId: OrgId, ruleId: string, trigger: HookTrigger): Promise<Pick<HookRecord, 'id' | 'targetUrl'>[]> =>
       prisma.hook.findMany({
-        where: { organizationId: orgId, providerId, trigger, active: true },
+        where: { organizationId: orgId, ruleId, trigger, active: true },
         select: { id: true, targetUrl: true },
       }),
 

@@ -23,13 +23,13 @@ export interface ExportCursor {
 
 /** What the last step of a deletion removed (events and audit entries go before, in batches). */
 export interface DeletedRest {
-  providers: number;
+  rules: number;
   users: number;
   apiKeys: number;
   domains: number;
 }
 
-const EXPORT_COLUMNS = `e.id, e.source, e.status, e.provider_id AS "providerId", e.target_url AS "targetUrl",
+const EXPORT_COLUMNS = `e.id, e.source, e.status, e.provider_id AS "ruleId", e.target_url AS "targetUrl",
   e.attempt_count AS "attemptCount", e.failure_reason AS "failureReason", e.last_error AS "lastError",
   e.created_at AS "createdAt", e.delivered_at AS "deliveredAt", e.acknowledged_at AS "acknowledgedAt",
   e.headers, e.body,
@@ -146,7 +146,7 @@ export function createOffboardingRepository(pool: pg.Pool) {
         // API keys have no foreign key to the organization; hooks, tokens, identities and resets cascade.
         const deleted: DeletedRest = {
           apiKeys: await byOrg('api_keys'),
-          providers: await byOrg('providers'),
+          rules: await byOrg('providers'),
           users: await byOrg('users'),
           domains: await byOrg('custom_domains'),
         };

@@ -78,12 +78,12 @@ const RESUME_EVENTS = `UPDATE events SET status = 'queued', run_start_attempt = 
 export function createRuleHealthRepository(pool: pg.Pool) {
   return {
     /** Pauses one queued event of an unhealthy rule; a pause made is audited (`audit`) in the same transaction. */
-    pauseEvent(orgId: OrgId, eventId: string, providerId: string, audit: AuditInput): Promise<PauseResult> {
+    pauseEvent(orgId: OrgId, eventId: string, ruleId: string, audit: AuditInput): Promise<PauseResult> {
       return withTransaction(pool, async (client) => {
         const { rows } = await client.query<{ health: RuleHealthState | null; paused: number }>(PAUSE_EVENT, [
           orgId,
           eventId,
-          providerId,
+          ruleId,
         ]);
         const result = { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
         if (result.paused) await insertAuditEntry(client, orgId, audit);
@@ -92,13 +92,13 @@ export function createRuleHealthRepository(pool: pg.Pool) {
     },
 
     /** The start of the rule's current failing run (set to `at` if none ran); null: the rule is gone. */
-    async markFailing(orgId: OrgId, providerId: string, at: Date): Promise<Date | null> {
-      const { rows } = await pool.query<{ failing_since: Date | null }>(MARK_FAILING, [orgId, providerId, at]);
+    async markFailing(orgId: OrgId, ruleId: string, at: Date): Promise<Date | null> {
+      const { rows } = await pool.query<{ failing_since: Date | null }>(MARK_FAILING, [orgId, ruleId, at]);
       return rows[0]?.failing_since ?? null;
     },
 
-    async clearFailing(orgId: OrgId, providerId: string): Promise<void> {
-      await pool.query(CLEAR_FAILING, [orgId, providerId]);
+    async clearFailing(orgId: OrgId, ruleId: string): Promise<void> {
+      await pool.query(CLEAR_FAILING, [orgId, ruleId]);
     },
 
     /**
@@ -108,7 +108,7 @@ export function createRuleHealthRepository(pool: pg.Pool) {
      */
     markUnhealthy(
       orgId: OrgId,
-      providerId: string,
+      ruleId: string,
       reason: UnhealthyReason,
       at: Date,
       audit: (turned: TurnedUnhealthy) => AuditInput,
@@ -117,11 +117,11 @@ export function createRuleHealthRepository(pool: pg.Pool) {
       return withTransaction(pool, async (client) => {
         const { rows } = await client.query<{ id: string; source: string; target_url: string; unhealthy_since: Date }>(
           TURN_UNHEALTHY,
-          [orgId, providerId, reason, at],
+          [orgId, ruleId, reason, at],
         );
         const rule = rows[0];
         if (!rule) return rollback(null);
-        const paused = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, providerId, causeId]);
+        const paused = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, ruleId, causeId]);
         const turned: TurnedUnhealthy = {
           rule: { id: rule.id, source: rule.source, targetUrl: rule.target_url },
           since: rule.unhealthy_since,
@@ -138,14 +138,14 @@ export function createRuleHealthRepository(pool: pg.Pool) {
      */
     resume(
       orgId: OrgId,
-      providerId: string,
+      ruleId: string,
       audit: (resumedIds: string[]) => AuditInput,
     ): Promise<{ resumedIds: string[] } | null> {
       return withTransaction(pool, async (client) => {
-        const resumed = await client.query<{ target_url: string }>(RESUME_RULE, [orgId, providerId]);
+        const resumed = await client.query<{ target_url: string }>(RESUME_RULE, [orgId, ruleId]);
         const rule = resumed.rows[0];
         if (!rule) return rollback(null);
-        const { rows } = await client.query<{ id: string }>(RESUME_EVENTS, [orgId, providerId, rule.target_url]);
+        const { rows } = await client.query<{ id: string }>(RESUME_EVENTS, [orgId, ruleId, rule.target_url]);
         const resumedIds = rows.map((r) => r.id);
         await insertAuditEntry(client, orgId, audit(resumedIds));
         return { resumedIds };

@@ -6,7 +6,7 @@ export interface StoredEvent {
   id: string;
   organizationId: OrgId;
   source: string;
-  providerId: string | null;
+  ruleId: string | null;
   targetUrl: string | null;
   body: Uint8Array;
   headers: Record<string, string>;
@@ -44,7 +44,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     id: row.id,
     organizationId: row.organization_id as OrgId,
     source: row.source,
-    providerId: row.provider_id,
+    ruleId: row.provider_id,
     targetUrl: row.target_url,
     body: row.body,
     headers: row.headers,

@@ -3,7 +3,7 @@ import { verificationSecretRotateSchema } from '@relay/contracts';
 import { defineTool } from '../tool-kit';
 import { ruleIdInput, ruleSummary, ruleView } from './rule-views';
 
-// Secret rotation of a rule's inbound verification: the provider and the relay cannot switch at the same instant,
+// Secret rotation of a rule's inbound verification: the sender and the relay cannot switch at the same instant,
 // so the replaced secret is still accepted for a window.
 
 export const rotateVerificationSecret = defineTool({
@@ -12,7 +12,7 @@ export const rotateVerificationSecret = defineTool({
   description:
     "Replaces the secret that verifies a rule's inbound webhook signatures. The new one verifies from now; the " +
     'replaced one is still accepted for previous_secret_valid_for_seconds (default 86400; 0 retires it at once), ' +
-    'so the provider can switch over without refused webhooks. The secrets are never shown.',
+    'so the sender can switch over without refused webhooks. The secrets are never shown.',
   operation: 'POST /rules/{id}/verification-secret/rotate',
   input: {
     id: ruleIdInput,

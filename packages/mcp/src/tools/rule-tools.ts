@@ -8,7 +8,7 @@ import { ruleBlockedKeys } from './rule-ordering-tools';
 import { rotateVerificationSecret } from './rule-secret-tools';
 import { descriptionInput, ruleIdInput, ruleSummary, ruleView, targetUrlInput } from './rule-views';
 
-// Rules (the API's providers, `/rules`): which source is delivered to which target, signed with which secret.
+// Rules (`/rules`): which source is delivered to which target, signed with which secret.
 
 // The API's field schemas (@relay/contracts), with text for an assistant where the API's says less.
 const sourceInput = sourceSchema.describe(
@@ -25,7 +25,7 @@ const listRules = defineTool({
   name: 'list_rules',
   title: 'List rules',
   description:
-    'Every rule (provider) of the organization: which source is delivered to which target URL, whether it is ' +
+    'Every rule of the organization: which source is delivered to which target URL, whether it is ' +
     'active and signs its deliveries. Events of a source without an active rule go to the default target. Use it ' +
     'to find a rule id for update_rule, delete_rule, list_hooks or send_webhook.',
   operation: 'GET /rules',

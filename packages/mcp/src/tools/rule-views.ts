@@ -3,7 +3,7 @@ import { targetUrl } from '@relay/contracts';
 import { z } from 'zod';
 import { ruleOptionsSummary, ruleOptionsView } from './rule-option-inputs';
 
-// Rules (the API's providers) and their hooks as tool results show them: everything an assistant needs to reason
+// Rules and their hooks as tool results show them: everything an assistant needs to reason
 // about where events go, never a signing secret (the API returns none either, only whether one is set).
 
 type Rule = AnswerOf<'/rules/{id}', 'get'>;

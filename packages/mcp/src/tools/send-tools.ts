@@ -9,12 +9,12 @@ const sendWebhook = defineTool({
   title: 'Send a webhook',
   description:
     'Sends a webhook through the relay: it is stored as an event and delivered with retries like any ingested ' +
-    "one. Two modes: give `rule_id` to use that active rule's source and target (provider mode), or `source` " +
+    "one. Two modes: give `rule_id` to use that active rule's source and target (rule mode), or `source` " +
     'with an optional `target_url` (manual mode; without a target_url the default target is used). `body` is any ' +
     'JSON value, delivered as its JSON text. Returns the event id: follow it with get_event.',
   operation: 'POST /api/send',
   input: {
-    rule_id: z.uuid().optional().describe('Provider mode: an active rule (from list_rules). Not with source.'),
+    rule_id: z.uuid().optional().describe('Rule mode: an active rule (from list_rules). Not with source.'),
     source: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, '1-64 letters, digits, ".", "_" or "-"')
@@ -43,10 +43,10 @@ const sendWebhook = defineTool({
   async run({ rule_id, source, target_url, body }, { client, link }) {
     // Checked here so that the assistant learns which mode it mixed up, not the API's union validation error.
     if ((rule_id === undefined) === (source === undefined)) {
-      throw new Error('Give either rule_id (provider mode) or source (manual mode), not both and not neither.');
+      throw new Error('Give either rule_id (rule mode) or source (manual mode), not both and not neither.');
     }
     if (rule_id !== undefined && target_url !== undefined) {
-      throw new Error("target_url is for manual mode only: provider mode delivers to the rule's target.");
+      throw new Error("target_url is for manual mode only: rule mode delivers to the rule's target.");
     }
     const request =
       rule_id !== undefined
@@ -65,7 +65,7 @@ const sendWebhook = defineTool({
 });
 
 const USAGE =
-  'Providers POST webhooks (JSON bodies) to `<ingest_url><source>` (source_url_template), e.g. ' +
+  'Senders POST webhooks (JSON bodies) to `<ingest_url><source>` (source_url_template), e.g. ' +
   '`…/stripe`; or to ingest_url with an X-Webhook-Source header; without either, the default source is used. ' +
   'The relay answers 202 with the event id and delivers it by the active rule for that source (list_rules), ' +
   'else to the default target. A source may not be one of reserved_sources.';
@@ -74,9 +74,9 @@ const getIngestEndpoint = defineTool({
   name: 'get_ingest_endpoint',
   title: 'Get the ingest endpoint',
   description:
-    "The public URLs webhook providers should post to (the organization's ingest URL, the per-source URL " +
+    "The public URLs webhook senders should post to (the organization's ingest URL, the per-source URL " +
     'template, every host it receives on including verified custom domains) and how to use them. Use it when ' +
-    'configuring a provider (Stripe, GitHub, …) to send to the relay.',
+    'configuring a sender (Stripe, GitHub, …) to send to the relay.',
   // Public, like the REST operation: every credential may ask where webhooks go (its organization's URLs).
   operation: 'GET /config/endpoint',
   input: {},

@@ -9,7 +9,7 @@ export function summaryView(e: EventSummary) {
     id: e.id,
     source: e.source,
     status: e.status,
-    provider_id: e.providerId,
+    provider_id: e.ruleId,
     target_url: e.targetUrl,
     attempt_count: e.attemptCount,
     failure_reason: e.failureReason,
@@ -42,7 +42,7 @@ export function detailView(e: EventDetail, sensitiveHeaders: readonly string[]) 
   return {
     ...summaryView(e),
     ...payloadOf(e.body),
-    // The provider's credentials are stored for forwarding, never shown, whoever reads.
+    // The sender's credentials are stored for forwarding, never shown, whoever reads.
     headers: maskedHeaders(e.headers, sensitiveHeaders),
     last_error: e.lastError,
     next_attempt_at: iso(e.nextAttemptAt),

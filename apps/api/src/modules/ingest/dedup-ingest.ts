@@ -5,7 +5,7 @@ import type { IngestRule } from './ingest-rules';
 
 /** A webhook's deduplication key under the rule that owns its source. */
 export interface IngestDedupClaim {
-  providerId: string;
+  ruleId: string;
   key: string;
   windowSeconds: number;
   /** When the webhook arrived by the api's clock (injected in tests): windows are measured from it. */
@@ -38,7 +38,7 @@ export function dedupClaimOf(
   const key = dedupKeyOf(rule.dedup, webhook.headers, webhook.body);
   if (key === undefined) return undefined;
   const windowSeconds = rule.dedup.window_seconds ?? DEFAULT_DEDUP_WINDOW_SECONDS;
-  return { providerId: rule.id, key, windowSeconds, now };
+  return { ruleId: rule.id, key, windowSeconds, now };
 }
 
 // A webhook with a key is stored in a transaction of its own (the key's claim and the event commit
@@ -55,7 +55,7 @@ export async function storeOnce(
     result = await deps.dedup.storeOnce(
       {
         orgId: row.organizationId,
-        providerId: claim.providerId,
+        ruleId: claim.ruleId,
         key: claim.key,
         now: claim.now,
         windowSeconds: claim.windowSeconds,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, openSecret, verifyInboundSignature, type OrgId, type SecretKeyring } from '@relay/core';
-import type { ProviderRepository } from '@relay/db';
+import type { RuleRepository } from '@relay/db';
 import type { Logger } from 'pino';
 import type { IngestRule } from './ingest-rules';
 
@@ -15,7 +15,7 @@ export type InboundVerifier = (
 export interface InboundVerifierDeps {
   /** SECRET_ENCRYPTION_KEYS: the verification secrets are stored sealed. */
   keys: SecretKeyring | undefined;
-  providers: Pick<ProviderRepository, 'recordSignatureFailure'>;
+  rules: Pick<RuleRepository, 'recordSignatureFailure'>;
   logger: Logger;
   now?: () => number;
 }
@@ -39,7 +39,7 @@ export function createInboundVerifier(deps: InboundVerifierDeps): InboundVerifie
     if (result.ok) return;
     deps.logger.debug({ ruleId: rule.id, preset: option.preset, reason: result.reason }, 'inbound signature refused');
     // The count is for the admin's eyes; failing to write it does not change the answer.
-    await deps.providers.recordSignatureFailure(orgId, rule.id, new Date(at)).catch((err: unknown) => {
+    await deps.rules.recordSignatureFailure(orgId, rule.id, new Date(at)).catch((err: unknown) => {
       deps.logger.warn({ err, ruleId: rule.id }, 'could not count a refused inbound signature');
     });
     throw new AppError('signature_invalid');

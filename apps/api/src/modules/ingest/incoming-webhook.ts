@@ -8,8 +8,8 @@ export interface IncomingWebhook {
   headers: Record<string, string>;
   /** A policy-checked X-Target-Url, when the override is enabled. */
   targetOverride?: string;
-  /** Send in provider mode: the chosen provider (its target is the override). */
-  providerId?: string;
+  /** Send in rule mode: the chosen rule (its target is the override). */
+  ruleId?: string;
   /** The owning rule orders delivery: the webhook's ordering key ('' for the whole source). */
   orderingKey?: string;
 }

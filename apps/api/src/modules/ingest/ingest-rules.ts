@@ -1,9 +1,9 @@
 import { AppError, createCachedLoader, type OrgId } from '@relay/core';
-import { isDatabaseUnavailable, type ProviderRecord, type ProviderRepository } from '@relay/db';
+import { isDatabaseUnavailable, type RuleRecord, type RuleRepository } from '@relay/db';
 
 /** What ingest needs of the rule that owns a source: its options (dedup, verification, ordering). */
 export type IngestRule = Pick<
-  ProviderRecord,
+  RuleRecord,
   | 'id'
   | 'dedup'
   | 'verification'
@@ -16,7 +16,7 @@ export type IngestRule = Pick<
 export type IngestRuleLookup = (orgId: OrgId, source: string) => Promise<IngestRule | null>;
 
 export interface IngestRuleLookupDeps {
-  providers: Pick<ProviderRepository, 'findActiveBySource'>;
+  rules: Pick<RuleRepository, 'findActiveBySource'>;
   /** How long an answer is remembered (INGEST_HOST_CACHE_MS); 0: read every time. */
   cacheMs: number;
   now?: () => number;
@@ -31,7 +31,7 @@ export function createIngestRuleLookup(deps: IngestRuleLookupDeps): IngestRuleLo
   return createCachedLoader({
     load: async (orgId: OrgId, source: string): Promise<IngestRule | null> => {
       // Postgres away: the webhook is refused as the insert would refuse it (503), not as a failure of the relay.
-      const found = await deps.providers.findActiveBySource(orgId, source).catch((err: unknown) => {
+      const found = await deps.rules.findActiveBySource(orgId, source).catch((err: unknown) => {
         throw isDatabaseUnavailable(err) ? new AppError('database_unavailable') : err;
       });
       return (

@@ -54,7 +54,7 @@ export function createIngestService(deps: IngestServiceDeps) {
       organizationId: item.orgId,
       source: item.source,
       targetOverride: item.targetOverride ?? null,
-      providerId: item.providerId ?? null,
+      ruleId: item.ruleId ?? null,
       body: item.body,
       headers: item.headers,
       nextAttemptAt: at,

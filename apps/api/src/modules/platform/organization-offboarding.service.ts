@@ -85,7 +85,7 @@ export function createOffboardingService(deps: OffboardingServiceDeps) {
             ...metadata,
             events,
             audit_entries: auditEntries,
-            providers: deleted.providers,
+            rules: deleted.rules,
             users: deleted.users,
             api_keys: deleted.apiKeys,
             domains: deleted.domains,

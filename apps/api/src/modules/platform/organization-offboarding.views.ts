@@ -15,7 +15,7 @@ export function exportLineView(
   const utf8 = isUtf8(e.body);
   return {
     ...summaryView(e),
-    // The provider's credentials are stored for forwarding, never shown (as in GET /events/:id).
+    // The sender's credentials are stored for forwarding, never shown (as in GET /events/:id).
     headers: maskedHeaders(e.headers, sensitiveHeaders),
     body: e.body.toString(utf8 ? 'utf8' : 'base64'),
     body_encoding: utf8 ? 'utf8' : 'base64',

@@ -8,9 +8,9 @@ export const sendOperations = [
     idempotent: true,
     tag: 'events',
     access: { role: 'admin', scope: 'webhooks:send' },
-    summary: 'Send a webhook through the relay (provider mode or manual mode)',
+    summary: 'Send a webhook through the relay (rule mode or manual mode)',
     description:
-      "Provider mode: `{provider_id, body}` uses the provider's source and target. " +
+      "Rule mode: `{provider_id, body}` uses the rule's source and target. " +
       "Manual mode: `{source, target_url, body}`; an empty `target_url` uses the organization's default target, " +
       'else DEFAULT_TARGET_URL. Both modes at once is a 400.',
     body: sendSchema,
@@ -20,11 +20,11 @@ export const sendOperations = [
         description:
           'Invalid input (`validation_failed`), or `body` nested deeper than MAX_PAYLOAD_DEPTH (`payload_too_deep`).',
       },
-      404: { description: "No such provider in the caller's organization (`not_found`)." },
+      404: { description: "No such rule in the caller's organization (`not_found`)." },
       422: {
         description:
           'Target refused (`target_url_rejected` with `reason`: scheme, credentials or network policy), ' +
-          'no default target (`no_default_target`) or inactive provider (`provider_inactive`).',
+          'no default target (`no_default_target`) or inactive rule (`provider_inactive`).',
       },
     },
     handler: async ({ services, principal, body }) => ({

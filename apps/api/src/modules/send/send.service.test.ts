@@ -26,8 +26,8 @@ const service = (installDefaultTarget?: string) =>
     installDefaultTarget,
     maxPayloadDepth: 3,
   });
-const provider = (source: string, active: boolean) =>
-  store.db.prisma.provider.create({
+const rule = (source: string, active: boolean) =>
+  store.db.prisma.rule.create({
     data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl: 'https://example.com/p', active },
   });
 
@@ -36,11 +36,11 @@ beforeEach(() => {
 });
 
 describe('send service', () => {
-  it("sends in provider mode to the provider's target and audits event.sent", async () => {
-    const p = await provider('prov', true);
+  it("sends in rule mode to the rule's target and audits event.sent", async () => {
+    const p = await rule('prov', true);
     const sent = await service().send(admin, { provider_id: p.id, body: { hello: 1 } });
     expect(sent).toMatchObject({ status: 'queued', source: 'prov', target_url: 'https://example.com/p' });
-    expect(accepted[0]).toMatchObject({ source: 'prov', providerId: p.id, targetOverride: 'https://example.com/p' });
+    expect(accepted[0]).toMatchObject({ source: 'prov', ruleId: p.id, targetOverride: 'https://example.com/p' });
     expect(accepted[0]!.body.toString()).toBe('{"hello":1}');
     expect(await store.auditOf(sent.id)).toEqual([
       expect.objectContaining({
@@ -57,8 +57,8 @@ describe('send service', () => {
     ]);
   });
 
-  it('refuses an unknown or inactive provider without sending', async () => {
-    const idle = await provider('idle', false);
+  it('refuses an unknown or inactive rule without sending', async () => {
+    const idle = await rule('idle', false);
     await expect(service().send(admin, { provider_id: idle.id, body: 1 })).rejects.toMatchObject({
       code: 'provider_inactive',
     });

@@ -8,7 +8,7 @@ import { audited } from '../audit-entry';
 
 export interface SendServiceDeps {
   ingest: Pick<IngestService, 'accept'>;
-  repositories: Pick<Repositories, 'audit' | 'organizations' | 'providers'>;
+  repositories: Pick<Repositories, 'audit' | 'organizations' | 'rules'>;
   targetPolicy: TargetPolicy;
   /** DEFAULT_TARGET_URL, used when the organization has no default of its own. */
   installDefaultTarget: string | undefined;
@@ -17,27 +17,27 @@ export interface SendServiceDeps {
 }
 
 export type SendRequest = z.output<typeof sendSchema>;
-type Route = { source: string; targetUrl: string; providerId: string | null };
+type Route = { source: string; targetUrl: string; ruleId: string | null };
 
 // `POST /api/send`: an admin-made webhook, stored and delivered through the normal pipeline.
 export function createSendService(deps: SendServiceDeps) {
   const { repositories: repos } = deps;
 
-  // Provider mode takes the provider's source and target; manual mode a checked URL or the default.
+  // Rule mode takes the rule's source and target; manual mode a checked URL or the default.
   async function routeOf(principal: Principal, request: SendRequest): Promise<Route> {
     if ('provider_id' in request) {
-      const provider = await repos.providers.findById(principal.orgId, request.provider_id);
-      if (!provider) throw new AppError('not_found', 'No such provider.');
-      if (!provider.active) throw new AppError('provider_inactive');
-      return { source: provider.source, targetUrl: provider.targetUrl, providerId: provider.id };
+      const rule = await repos.rules.findById(principal.orgId, request.provider_id);
+      if (!rule) throw new AppError('not_found', 'No such rule.');
+      if (!rule.active) throw new AppError('provider_inactive');
+      return { source: rule.source, targetUrl: rule.targetUrl, ruleId: rule.id };
     }
     if (request.target_url !== '') {
       const targetUrl = allowedTarget(request.target_url, deps.targetPolicy);
-      return { source: request.source, targetUrl, providerId: null };
+      return { source: request.source, targetUrl, ruleId: null };
     }
     const fallback = (await repos.organizations.defaultTarget(principal.orgId)) ?? deps.installDefaultTarget;
     if (!fallback) throw new AppError('no_default_target');
-    return { source: request.source, targetUrl: fallback, providerId: null };
+    return { source: request.source, targetUrl: fallback, ruleId: null };
   }
 
   return {
@@ -55,12 +55,12 @@ export function createSendService(deps: SendServiceDeps) {
         body: Buffer.from(JSON.stringify(request.body)),
         headers: { 'content-type': 'application/json' },
         targetOverride: route.targetUrl,
-        ...(route.providerId ? { providerId: route.providerId } : {}),
+        ...(route.ruleId ? { ruleId: route.ruleId } : {}),
       });
       const metadata = {
-        mode: route.providerId ? 'provider' : 'manual',
+        mode: route.ruleId ? 'provider' : 'manual',
         source: route.source,
-        provider_id: route.providerId,
+        provider_id: route.ruleId,
         target_url: route.targetUrl,
       };
       await audited(repos, principal, { action: 'event.sent', resourceType: 'event', resourceId: id, metadata });
@@ -69,7 +69,7 @@ export function createSendService(deps: SendServiceDeps) {
         status: 'queued' as const,
         source: route.source,
         target_url: route.targetUrl,
-        provider_id: route.providerId,
+        provider_id: route.ruleId,
       };
     },
   };

@@ -12,7 +12,7 @@ export const settingsOperations = [
     method: 'get',
     path: '/config/default-target',
     tag: 'config',
-    // Read by everyone who reads the rules: it is where events without a provider go.
+    // Read by everyone who reads the rules: it is where events without a rule go.
     access: { role: 'viewer', scope: 'rules:read' },
     summary: "The organization's default target and the one in effect",
     responses: { 200: { description: 'The stored and effective default.', schema: defaultTargetStateSchema } },
@@ -43,7 +43,7 @@ export const settingsOperations = [
     tag: 'config',
     access: 'public',
     summary: 'The public ingest URLs',
-    responses: { 200: { description: 'Where providers send webhooks.', schema: endpointSchema } },
+    responses: { 200: { description: 'Where senders send webhooks.', schema: endpointSchema } },
     // Public, but credentials that were sent pick the organization (the principal is optional here).
     handler: async ({ services, req }) => ({
       status: 200,

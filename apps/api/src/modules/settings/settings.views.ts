@@ -1,6 +1,6 @@
 import type { OrganizationRecord } from '@relay/db';
 
-/** The organization's own default target and the one deliveries without a provider use now. */
+/** The organization's own default target and the one deliveries without a rule use now. */
 export function defaultTargetView(own: string | null, installDefault: string | undefined) {
   return {
     target_url: own,
@@ -10,7 +10,7 @@ export function defaultTargetView(own: string | null, installDefault: string | u
 }
 
 /**
- * Where providers send webhooks: only URLs that accept them (`urls`, possibly none), and the path
+ * Where senders send webhooks: only URLs that accept them (`urls`, possibly none), and the path
  * segments a source cannot take.
  */
 export function endpointView(

@@ -65,7 +65,7 @@ export function registerConfigCommands(program: Command, ctx: CommandContext): v
 
   const endpoint = config
     .command('endpoint')
-    .description("The organization's public ingest URLs: where to point webhook providers")
+    .description("The organization's public ingest URLs: where to point webhook senders")
     .action(async (_: unknown, cmd: Command) => {
       const out = ctx.output(cmd);
       // Public, but the credentials in effect pick the organization whose URLs these are.

@@ -80,7 +80,7 @@ export function addRuleOptionFlags(cmd: Command, update: boolean): Command {
     .option('--verify-encoding <name>', `hmac: ${SIGNATURE_ENCODINGS.join('|')} (default hex)`)
     .option('--verify-prefix <text>', 'hmac: text before the digest, such as sha256=')
     .option('--verify-tolerance <duration>', 'stripe, slack, standard_webhooks: oldest signed timestamp accepted')
-    .option('--verification-secret-stdin', "read the provider's signing secret (to verify with) from stdin")
+    .option('--verification-secret-stdin', "read the sender's signing secret (to verify with) from stdin")
     .option(
       '--unhealthy-after <duration>',
       'failing this long with no success turns the rule unhealthy (`default`: the install-wide 5d)',

@@ -13,7 +13,7 @@ function registerReads(rules: Command, ctx: CommandContext) {
   const list = rules
     .command('list')
     .alias('ls')
-    .description("The organization's rules (providers): which source goes to which target")
+    .description("The organization's rules: which source goes to which target")
     .action(async (_: unknown, cmd: Command) => {
       const out = ctx.output(cmd);
       const { client } = await ctx.connect(cmd);
@@ -74,9 +74,7 @@ function registerDelete(rules: Command, ctx: CommandContext) {
 }
 
 export function registerRulesCommands(program: Command, ctx: CommandContext): void {
-  const rules = program
-    .command('rules')
-    .description('Rules (providers): where the webhooks of each source are delivered');
+  const rules = program.command('rules').description('Rules: where the webhooks of each source are delivered');
   withExamples(
     rules,
     'relay rules list',

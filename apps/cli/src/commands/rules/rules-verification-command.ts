@@ -7,7 +7,7 @@ import { durationSeconds } from './rule-option-flags';
 import { ruleDetail } from './rule-views';
 
 /**
- * `relay rules rotate-verification-secret`: the provider and the relay cannot switch secrets at the same instant,
+ * `relay rules rotate-verification-secret`: the sender and the relay cannot switch secrets at the same instant,
  * so the replaced one is still accepted for a while.
  */
 export function registerRotateVerification(rules: Command, ctx: CommandContext): void {

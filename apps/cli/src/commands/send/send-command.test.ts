@@ -9,7 +9,7 @@ import { sendModeOf } from './send-command';
 const empty = () => Readable.from([]);
 
 describe('sendModeOf', () => {
-  it('provider mode by --rule (or --provider), manual mode by --source with an optional --target', () => {
+  it('rule mode by --rule (or its old spelling --provider), manual mode by --source with an optional --target', () => {
     expect(sendModeOf({ rule: 'r1' })).toEqual({ provider_id: 'r1' });
     expect(sendModeOf({ provider: 'r2' })).toEqual({ provider_id: 'r2' });
     expect(sendModeOf({ source: 'gh', target: 'http://x/y' })).toEqual({ source: 'gh', target_url: 'http://x/y' });

@@ -7,13 +7,14 @@ import { readBody, type BodyOptions } from './send-body';
 
 interface SendOptions extends BodyOptions {
   rule?: string;
+  /** The old spelling of --rule, still accepted. */
   provider?: string;
   source?: string;
   target?: string;
   idempotencyKey?: string;
 }
 
-/** The POST /api/send body without `body`: provider mode (a rule) or manual mode (source and target). */
+/** The POST /api/send body without `body`: rule mode (a rule) or manual mode (source and target). */
 export function sendModeOf(opts: SendOptions): { provider_id: string } | { source: string; target_url: string } {
   const rule = opts.rule ?? opts.provider;
   const manual = opts.source !== undefined || opts.target !== undefined;
@@ -29,7 +30,7 @@ export function registerSendCommand(program: Command, ctx: CommandContext): void
   const send = program
     .command('send')
     .description('Send a webhook through the relay: through a rule, or to a source and target of your choice')
-    .option('--rule <id>', "provider mode: a rule's id (relay rules list); its source and target are used")
+    .option('--rule <id>', "rule mode: a rule's id (relay rules list); its source and target are used")
     .addOption(new Option('--provider <id>', 'the same as --rule').hideHelp())
     .option('--source <source>', 'manual mode: the source to record the event under')
     .option('--target <url>', 'manual mode: where to deliver it (default: the organization default target)')

@@ -12,7 +12,7 @@ const TRIGGER_LABELS: Record<HookTrigger, string> = {
   provider_failed: 'When a delivery fails',
 };
 
-/** Attaches a hook to a provider; its trigger is fixed once created. */
+/** Attaches a hook to a rule; its trigger is fixed once created. */
 export function HookForm({ ruleId }: { ruleId: string }) {
   const queryClient = useQueryClient();
   const form = useForm({

@@ -23,7 +23,7 @@ export function DedupSection({ draft, set, error }: SectionProps) {
         description="A webhook whose key was seen within the window is answered, not stored again"
         data={choices(DEDUP_MODES, {
           off: 'Off',
-          preset: 'A provider preset',
+          preset: 'A sender preset',
           header: 'A header',
           json_pointer: 'A JSON pointer into the payload',
         })}

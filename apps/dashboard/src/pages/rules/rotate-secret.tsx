@@ -12,7 +12,7 @@ const text = {
   secretField: 'signing_secret',
 };
 
-/** Replaces a provider's signing secret; the old one keeps signing for a window so targets can switch over. */
+/** Replaces a rule's signing secret; the old one keeps signing for a window so targets can switch over. */
 export function RotateSecret({ rule }: { rule: Rule }) {
   const rotate = (secret: string, windowSeconds: number) =>
     dataOf(

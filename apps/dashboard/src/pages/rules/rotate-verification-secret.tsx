@@ -13,8 +13,8 @@ const text = {
 };
 
 /**
- * Replaces the secret that verifies a provider's inbound signatures; the old one is still accepted for a window,
- * since the provider and the relay cannot switch at the same instant.
+ * Replaces the secret that verifies a sender's inbound signatures; the old one is still accepted for a window,
+ * since the sender and the relay cannot switch at the same instant.
  */
 export function RotateVerificationSecret({ rule }: { rule: Rule }) {
   const rotate = (secret: string, windowSeconds: number) =>

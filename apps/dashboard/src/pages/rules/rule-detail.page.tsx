@@ -16,7 +16,7 @@ import { RotateVerificationSecret } from './rotate-verification-secret';
 import { RuleOptionsCard } from './rule-options-card';
 import type { Hook, Rule } from './rule-types';
 
-/** /app/rules/$id: one provider and the hooks that follow its deliveries. */
+/** /app/rules/$id: one rule and the hooks that follow its deliveries. */
 export function RuleDetailPage() {
   const { id = '' } = useParams({ strict: false });
   const { canWrite } = useSession();
@@ -45,7 +45,7 @@ export function RuleDetailPage() {
         ← Rules
       </AnchorLink>
       <Group>
-        <Title order={2}>Provider {r.source}</Title>
+        <Title order={2}>Rule {r.source}</Title>
         <Badge color={r.active ? 'green' : 'gray'}>{r.active ? 'active' : 'inactive'}</Badge>
       </Group>
       <Card withBorder>
@@ -61,7 +61,7 @@ export function RuleDetailPage() {
       <Title order={3}>Hooks</Title>
       <ProblemAlert error={hooks.error ?? remove.error} />
       {hooks.data?.hooks.length === 0 ? (
-        <Text c="dimmed">No hooks: nothing follows this provider&apos;s deliveries.</Text>
+        <Text c="dimmed">No hooks: nothing follows this rule&apos;s deliveries.</Text>
       ) : null}
       {hooks.data?.hooks.length ? (
         <Table>

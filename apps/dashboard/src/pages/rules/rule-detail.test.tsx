@@ -13,7 +13,7 @@ describe('rule detail page', () => {
       [`POST /rules/${RULE_ID}/hooks`]: { status: 201, body: { ...hook, id: 'h2', trigger: 'provider_succeeded' } },
     });
     renderApp(`/app/rules/${RULE_ID}`);
-    expect(await screen.findByRole('heading', { name: 'Provider stripe' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Rule stripe' })).toBeInTheDocument();
     expect(await screen.findByText('https://example.com/alert')).toBeInTheDocument();
     const user = userEvent.setup();
     const form = screen.getByRole('form', { name: 'New hook' });

@@ -11,16 +11,16 @@ import { draftOf, optionsChange, type OptionsDraft } from './rule-options-draft'
 import { RuleOptionsFields } from './rule-options-fields';
 import type { Rule } from './rule-types';
 
-/** The fields a change sends: only those that differ from the stored provider. */
+/** The fields a change sends: only those that differ from the stored rule. */
 type RuleChange = NonNullable<paths['/rules/{id}']['patch']['requestBody']>['content']['application/json'];
 
 interface RuleFormProps {
-  /** The provider to edit; undefined creates one. */
+  /** The rule to edit; undefined creates one. */
   rule?: Rule;
   onClose: () => void;
 }
 
-/** Create or edit a provider. The signing secret is write-only: it is never shown, only set, replaced or removed. */
+/** Create or edit a rule. The signing secret is write-only: it is never shown, only set, replaced or removed. */
 export function RuleForm({ rule, onClose }: RuleFormProps) {
   const queryClient = useQueryClient();
   const form = useForm({
@@ -62,7 +62,7 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
   const error = save.error;
 
   return (
-    <Modal opened onClose={onClose} size="lg" title={rule ? `Edit provider ${rule.source}` : 'New provider'}>
+    <Modal opened onClose={onClose} size="lg" title={rule ? `Edit rule ${rule.source}` : 'New rule'}>
       <form onSubmit={submit}>
         <Stack>
           <ProblemAlert error={error} />

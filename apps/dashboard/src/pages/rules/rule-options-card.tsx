@@ -1,7 +1,7 @@
 import { Card, SimpleGrid, Text, Title } from '@mantine/core';
 import type { DeliveryPolicy, Rule } from './rule-types';
 
-// The rule options read-only on the provider page: "off" for each one not set, secrets only as set or not set.
+// The rule options read-only on the rule page: "off" for each one not set, secrets only as set or not set.
 
 const span = (seconds: number) =>
   seconds % 86_400 === 0

@@ -5,7 +5,7 @@ import { admin, fakeApi, renderApp } from '../../../test/render-app';
 import { rule, RULE_ID } from './rule-fixtures';
 import type { Rule } from './rule-types';
 
-// The rule options (issue 18) in the provider form and on the provider page.
+// The rule options (issue 18) in the rule form and on the rule page.
 const configured: Rule = {
   ...rule,
   outbound_headers: { forward: ['authorization'], set: { 'x-team': 'payments' }, remove: ['cookie'] },
@@ -32,7 +32,7 @@ async function fill(input: HTMLElement, text: string) {
 }
 
 describe('rule options', () => {
-  it('creates a provider with every option, sending the verification secret only as typed', async () => {
+  it('creates a rule with every option, sending the verification secret only as typed', async () => {
     const api = fakeApi({
       'GET /api/auth/me': { body: admin },
       'GET /rules': { body: { rules: [] } },
@@ -40,7 +40,7 @@ describe('rule options', () => {
     });
     renderApp('/app/rules');
     const user = userEvent.setup();
-    await user.click(await screen.findByRole('button', { name: 'New provider' }));
+    await user.click(await screen.findByRole('button', { name: 'New rule' }));
     const dialog = await screen.findByRole('dialog');
     // Collapsed by default: the options' inputs are not shown until their section is opened.
     expect(within(dialog).getByLabelText('Deduplicate by')).not.toBeVisible();
@@ -55,7 +55,7 @@ describe('rule options', () => {
 
     await openSection(dialog, /Inbound verification/);
     await user.selectOptions(within(dialog).getByLabelText('Verify signatures with'), 'stripe');
-    expect(within(dialog).getByText("Not set: the provider's signing secret")).toBeInTheDocument();
+    expect(within(dialog).getByText("Not set: the rule's signing secret")).toBeInTheDocument();
     await fill(within(dialog).getByLabelText(/Timestamp tolerance/), '600');
     await fill(within(dialog).getByLabelText(/Verification secret/), 'whsec_test');
 
@@ -153,7 +153,7 @@ describe('rule options', () => {
     expect(within(dialog).getByRole('button', { name: /Delivery policy/ })).toHaveTextContent('error');
   });
 
-  it('shows the options on the provider page and rotates the verification secret', async () => {
+  it('shows the options on the rule page and rotates the verification secret', async () => {
     const api = fakeApi({
       'GET /api/auth/me': { body: admin },
       [`GET /rules/${RULE_ID}`]: { body: configured },

@@ -1,4 +1,4 @@
-// The API's provider (`/rules`) and hook shapes, from the typed client (the dashboard imports no server package).
+// The API's rule (`/rules`) and hook shapes, from the typed client (the dashboard imports no server package).
 import type { AnswerOf } from '@relay/client';
 
 export type Rule = AnswerOf<'/rules/{id}', 'get'>;

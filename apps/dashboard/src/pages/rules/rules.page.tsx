@@ -13,7 +13,7 @@ import { RuleForm } from './rule-form';
 import { rulesQuery } from './rules-query';
 import type { Rule } from './rule-types';
 
-/** /app/rules: the providers (the API's rules) that route each source to its target. */
+/** /app/rules: the rules that route each source to its target. */
 export function RulesPage() {
   const { canWrite } = useSession();
   const queryClient = useQueryClient();
@@ -36,14 +36,14 @@ export function RulesPage() {
         <Title order={2}>Rules</Title>
         {canWrite ? (
           <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')}>
-            New provider
+            New rule
           </Button>
         ) : null}
       </Group>
       <ProblemAlert error={rules.error ?? toggle.error ?? remove.error} />
       {rules.isPending ? <PageLoader /> : null}
       {rules.data?.rules.length === 0 ? (
-        <Text c="dimmed">No providers yet: webhooks of every source go to the default target.</Text>
+        <Text c="dimmed">No rules yet: webhooks of every source go to the default target.</Text>
       ) : null}
       {rules.data?.rules.length ? (
         <Table striped highlightOnHover>
@@ -80,7 +80,7 @@ export function RulesPage() {
                       </Button>
                       <ConfirmButton
                         size="xs"
-                        message={`Delete the provider ${rule.source} and its hooks? This cannot be undone.`}
+                        message={`Delete the rule ${rule.source} and its hooks? This cannot be undone.`}
                         confirmLabel="Delete"
                         onConfirm={() => remove.mutate(rule.id)}
                       >

@@ -5,7 +5,7 @@ import { admin, fakeApi, renderApp, viewer } from '../../../test/render-app';
 import { rule, RULE_ID } from './rule-fixtures';
 
 describe('rules page', () => {
-  it('lists providers and creates one, showing a refused field under that field', async () => {
+  it('lists rules and creates one, showing a refused field under that field', async () => {
     let attempt = 0;
     const api = fakeApi({
       'GET /api/auth/me': { body: admin },
@@ -28,7 +28,7 @@ describe('rules page', () => {
     expect(await screen.findByRole('link', { name: 'stripe' })).toBeInTheDocument();
     expect(screen.getByText('signed')).toBeInTheDocument();
     const user = userEvent.setup();
-    await user.click(screen.getByRole('button', { name: 'New provider' }));
+    await user.click(screen.getByRole('button', { name: 'New rule' }));
     const dialog = await screen.findByRole('dialog');
     await user.type(within(dialog).getByLabelText(/Source/), 'git hub');
     await user.type(within(dialog).getByLabelText(/Target URL/), 'https://example.com/gh');
@@ -55,7 +55,7 @@ describe('rules page', () => {
     );
   });
 
-  it('deactivates and deletes a provider, deleting only after confirmation', async () => {
+  it('deactivates and deletes a rule, deleting only after confirmation', async () => {
     const api = fakeApi({
       'GET /api/auth/me': { body: admin },
       'GET /rules': { body: { rules: [rule] } },
@@ -69,12 +69,12 @@ describe('rules page', () => {
     await user.click(screen.getByRole('button', { name: 'Delete' }));
     expect(api.calls.some((c) => c.method === 'DELETE')).toBe(false);
     const dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Delete the provider stripe');
+    expect(dialog).toHaveTextContent('Delete the rule stripe');
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(api.calls.some((c) => c.method === 'DELETE')).toBe(true));
   });
 
-  it('edits a provider sending only what changed, and never shows the stored secret', async () => {
+  it('edits a rule sending only what changed, and never shows the stored secret', async () => {
     const api = fakeApi({
       'GET /api/auth/me': { body: admin },
       'GET /rules': { body: { rules: [rule] } },
@@ -99,7 +99,7 @@ describe('rules page', () => {
     fakeApi({ 'GET /api/auth/me': { body: viewer }, 'GET /rules': { body: { rules: [rule] } } });
     renderApp('/app/rules');
     expect(await screen.findByRole('link', { name: 'stripe' })).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'New provider' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'New rule' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Delete' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Edit' })).not.toBeInTheDocument();
   });

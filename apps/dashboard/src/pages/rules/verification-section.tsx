@@ -80,7 +80,7 @@ export function VerificationSection({ draft, set, error, rule }: SectionProps) {
           description={
             rule?.has_verification_secret
               ? 'A verification secret is set; type a new one to replace it'
-              : "Not set: the provider's signing secret"
+              : "Not set: the sender's signing secret"
           }
           autoComplete="new-password"
           value={draft.verificationSecret}

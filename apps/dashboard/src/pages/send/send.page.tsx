@@ -17,7 +17,7 @@ interface Sent {
   provider_id: string | null;
 }
 
-type Mode = 'provider' | 'manual';
+type Mode = 'rule' | 'manual';
 
 const BODY_EXAMPLE = '{\n  "hello": "world"\n}';
 
@@ -30,11 +30,11 @@ function parseBody(text: string): { ok: true; value: unknown } | { ok: false; me
   }
 }
 
-/** /app/send: sends a webhook through the relay, through a provider or to a source and target typed here. */
+/** /app/send: sends a webhook through the relay, through a rule or to a source and target typed here. */
 export function SendPage() {
   const { canWrite } = useSession();
   const form = useForm({
-    initialValues: { mode: 'provider' as Mode, providerId: '', source: '', targetUrl: '', body: BODY_EXAMPLE },
+    initialValues: { mode: 'provider' as Mode, ruleId: '', source: '', targetUrl: '', body: BODY_EXAMPLE },
     validate: {
       body: (text) => {
         const parsed = parseBody(text);
@@ -42,22 +42,20 @@ export function SendPage() {
       },
     },
   });
-  const { mode, providerId, source, targetUrl } = form.values;
+  const { mode, ruleId, source, targetUrl } = form.values;
   const rules = useQuery({ ...rulesQuery, enabled: canWrite });
   const send = useMutation({
     mutationFn: async (payload: unknown): Promise<Sent> =>
       dataOf(
         client.POST('/api/send', {
           body:
-            mode === 'provider'
-              ? { provider_id: providerId, body: payload }
-              : { source, target_url: targetUrl, body: payload },
+            mode === 'rule' ? { provider_id: ruleId, body: payload } : { source, target_url: targetUrl, body: payload },
         }),
       ),
   });
   // Validation has passed, so the body parses.
   const submit = form.onSubmit((values) => send.mutate(JSON.parse(values.body)));
-  const providers = (rules.data?.rules ?? [])
+  const activeRules = (rules.data?.rules ?? [])
     .filter((r) => r.active)
     .map((r) => ({ value: r.id, label: `${r.source} → ${r.target_url}` }));
 
@@ -75,19 +73,19 @@ export function SendPage() {
         value={mode}
         onChange={(value) => form.setFieldValue('mode', value)}
         data={[
-          { value: 'provider', label: 'Through a provider' },
+          { value: 'rule', label: 'Through a rule' },
           { value: 'manual', label: 'Manual' },
         ]}
       />
       <form onSubmit={submit}>
         <Stack>
           <ProblemAlert error={send.error ?? rules.error} />
-          {mode === 'provider' ? (
+          {mode === 'rule' ? (
             <NativeSelect
-              label="Provider"
+              label="Rule"
               required
-              data={[{ value: '', label: 'Pick an active provider' }, ...providers]}
-              {...form.getInputProps('providerId')}
+              data={[{ value: '', label: 'Pick an active rule' }, ...activeRules]}
+              {...form.getInputProps('ruleId')}
               error={fieldError(send.error, 'provider_id')}
             />
           ) : (

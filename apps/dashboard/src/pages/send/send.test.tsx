@@ -9,7 +9,7 @@ const rule = { id: RULE_ID, source: 'stripe', target_url: 'https://example.com/s
 const sent = { id: EVENT_ID, status: 'queued', source: 'stripe', target_url: rule.target_url, provider_id: RULE_ID };
 
 describe('send page', () => {
-  it('sends through a provider and links to the resulting event', async () => {
+  it('sends through a rule and links to the resulting event', async () => {
     const api = fakeApi({
       'GET /api/auth/me': { body: admin },
       'GET /rules': { body: { rules: [rule, { ...rule, id: 'x', source: 'off', active: false }] } },
@@ -17,11 +17,11 @@ describe('send page', () => {
     });
     renderApp('/app/send');
     const user = userEvent.setup();
-    const provider = await screen.findByLabelText(/Provider/);
+    const picker = await screen.findByLabelText(/Rule/);
     await screen.findByRole('option', { name: /stripe/ });
-    // Inactive providers cannot send: they are not offered.
+    // Inactive rules cannot send: they are not offered.
     expect(screen.queryByRole('option', { name: /off/ })).not.toBeInTheDocument();
-    await user.selectOptions(provider, RULE_ID);
+    await user.selectOptions(picker, RULE_ID);
     await user.click(screen.getByRole('button', { name: 'Send' }));
     const link = await screen.findByRole('link', { name: EVENT_ID });
     expect(link).toHaveAttribute('href', `/app/events/${EVENT_ID}`);

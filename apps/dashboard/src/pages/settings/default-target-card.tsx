@@ -7,7 +7,7 @@ import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from '../rules/field-error';
 import type { DefaultTarget } from './settings-types';
 
-/** Where events without a provider go: the organization's own default, else the install's DEFAULT_TARGET_URL. */
+/** Where events without a rule go: the organization's own default, else the install's DEFAULT_TARGET_URL. */
 export function DefaultTargetCard({ canWrite }: { canWrite: boolean }) {
   const queryClient = useQueryClient();
   const state = useQuery({
@@ -34,7 +34,7 @@ export function DefaultTargetCard({ canWrite }: { canWrite: boolean }) {
         <Title order={3}>Default target</Title>
         <ProblemAlert error={state.error ?? save.error} />
         <Text>
-          In effect: {state.data?.effective_target_url ?? 'none (events without a provider fail)'}
+          In effect: {state.data?.effective_target_url ?? 'none (events without a rule fail)'}
           {state.data?.effective_from === 'install' ? ' (the install default)' : ''}
         </Text>
         {canWrite ? (

@@ -9,7 +9,7 @@ import { DefaultTargetCard } from './default-target-card';
 import { NotificationsCard } from './notifications-card';
 import type { Endpoint, Organization } from './settings-types';
 
-/** /app/settings: where to send webhooks, where they go without a provider, notifications, the organization. */
+/** /app/settings: where to send webhooks, where they go without a rule, notifications, the organization. */
 export function SettingsPage() {
   const { canWrite } = useSession();
   const endpoint = useQuery({

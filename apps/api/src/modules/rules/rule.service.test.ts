@@ -1,27 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, openSecret, parseSecretKeys, sealedKeyId, type Principal } from '@relay/core';
 import { testPrincipal, unauditable } from '@relay/test-support';
-import { createProviderService, type ProviderServiceDeps } from './provider.service';
+import { createRuleService, type RuleServiceDeps } from './rule.service';
 import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
-// The audit insert fails on this actor id, after the provider write in the same transaction.
+// The audit insert fails on this actor id, after the rule write in the same transaction.
 const broken: Principal = unauditable(admin);
 
 const store = useServiceDatabase();
 const keys = parseSecretKeys(`k1:${randomBytes(32).toString('base64')}`);
-const service = (deps: Partial<ProviderServiceDeps> = {}) =>
-  createProviderService({
+const service = (deps: Partial<RuleServiceDeps> = {}) =>
+  createRuleService({
     repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
     secretKeys: keys,
     ...deps,
   });
-const row = (id: string) => store.db.prisma.provider.findUniqueOrThrow({ where: { id } });
+const row = (id: string) => store.db.prisma.rule.findUniqueOrThrow({ where: { id } });
 const input = (source: string) => ({ source, target_url: 'https://example.com/in', active: true });
 
-describe('provider service', () => {
-  it('creates a provider, shows no secret, and audits rule.created', async () => {
+describe('rule service', () => {
+  it('creates a rule, shows no secret, and audits rule.created', async () => {
     const created = await service().create(admin, { ...input('created'), signing_secret: 'a-signing-secret-1234' });
     expect(created).toMatchObject({
       source: 'created',
@@ -40,19 +40,19 @@ describe('provider service', () => {
     ]);
   });
 
-  it('writes neither the provider nor an entry when the audit entry cannot be written', async () => {
+  it('writes neither the rule nor an entry when the audit entry cannot be written', async () => {
     await expect(service().create(broken, input('atomic'))).rejects.toThrow();
-    expect(await store.db.prisma.provider.findFirst({ where: { source: 'atomic' } })).toBeNull();
+    expect(await store.db.prisma.rule.findFirst({ where: { source: 'atomic' } })).toBeNull();
   });
 
-  it('refuses a second active provider for a source and a refused target, auditing nothing', async () => {
+  it('refuses a second active rule for a source and a refused target, auditing nothing', async () => {
     await service().create(admin, input('twice'));
     const before = await store.db.prisma.auditEntry.count();
     await expect(service().create(admin, input('twice'))).rejects.toMatchObject({ code: 'active_provider_exists' });
     await expect(
       service().create(admin, { ...input('private'), target_url: 'http://127.0.0.1/x' }),
     ).rejects.toMatchObject({ code: 'target_url_rejected' });
-    expect(await store.db.prisma.provider.count({ where: { source: { in: ['twice', 'private'] } } })).toBe(1);
+    expect(await store.db.prisma.rule.count({ where: { source: { in: ['twice', 'private'] } } })).toBe(1);
     expect(await store.db.prisma.auditEntry.count()).toBe(before);
   });
 
@@ -67,7 +67,7 @@ describe('provider service', () => {
     expect(entries[1]!.metadata).toEqual({ changed: ['active', 'signing_secret'], mechanism: 'session' });
   });
 
-  it('refuses an update to an unknown provider or into a conflict', async () => {
+  it('refuses an update to an unknown rule or into a conflict', async () => {
     const unknown = '00000000-0000-7000-8000-00000000dead';
     await expect(service().update(admin, unknown, { active: true })).rejects.toMatchObject({ code: 'not_found' });
     await service().create(admin, input('taken'));
@@ -90,7 +90,7 @@ describe('provider service', () => {
     await expect(service().get(admin, created.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it("lists only the caller's organization's providers", async () => {
+  it("lists only the caller's organization's rules", async () => {
     const org = await store.db.prisma.organization.create({ data: { slug: 'elsewhere', name: 'Elsewhere' } });
     const outsider = { ...admin, orgId: org.id } as Principal;
     expect(await service().list(outsider)).toEqual([]);
@@ -112,7 +112,7 @@ describe('provider service', () => {
     await expect(
       keyless.create(admin, { ...input('keyless'), signing_secret: 'plain-secret-value-1' }),
     ).rejects.toMatchObject({ code: 'secrets_not_configured' });
-    expect(await store.db.prisma.provider.count({ where: { source: 'keyless' } })).toBe(0);
+    expect(await store.db.prisma.rule.count({ where: { source: 'keyless' } })).toBe(0);
     // Rules without a secret need no key.
     expect(await keyless.create(admin, input('keyless'))).toMatchObject({ has_signing_secret: false });
   });

@@ -4,10 +4,10 @@ import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import { auditEntry } from '../audit-entry';
 import { createEventNotices } from '../events/event-notices';
-import { providerView } from './provider.views';
+import { ruleView } from './rule.views';
 
 export interface RuleHealthServiceDeps {
-  repositories: Pick<Repositories, 'ruleHealth' | 'providers'>;
+  repositories: Pick<Repositories, 'ruleHealth' | 'rules'>;
   queue: Pick<DeliveryQueue, 'enqueue'>;
   feed: FeedPublisher;
   logger: Logger;
@@ -29,16 +29,16 @@ export function createRuleHealthService(deps: RuleHealthServiceDeps) {
           metadata: { resumed_events: ids.length },
         }),
       );
-      if (!result) throw new AppError('not_found', 'No such provider.');
+      if (!result) throw new AppError('not_found', 'No such rule.');
       const { resumedIds } = result;
       await notices.enqueue(principal.orgId, resumedIds);
       await notices.statusChanged(
         principal.orgId,
         resumedIds.map((eventId) => ({ id: eventId, status: 'queued', failure_reason: null, acknowledged: false })),
       );
-      const rule = await deps.repositories.providers.findById(principal.orgId, id);
-      if (!rule) throw new AppError('not_found', 'No such provider.'); // deleted right after the resume
-      return { rule: providerView(rule), resumed_events: resumedIds.length };
+      const rule = await deps.repositories.rules.findById(principal.orgId, id);
+      if (!rule) throw new AppError('not_found', 'No such rule.'); // deleted right after the resume
+      return { rule: ruleView(rule), resumed_events: resumedIds.length };
     },
   };
 }

@@ -13,7 +13,7 @@ import {
 import { atomically, type DbClient, type TransactionClient } from '../client';
 import { DbNull } from '../generated/prisma/internal/prismaNamespace';
 
-export interface ProviderRecord {
+export interface RuleRecord {
   id: string;
   organizationId: OrgId;
   source: string;
@@ -47,7 +47,7 @@ export interface ProviderRecord {
   updatedAt: Date;
 }
 
-export interface NewProvider {
+export interface NewRule {
   source: string;
   targetUrl: string;
   active?: boolean;
@@ -66,16 +66,16 @@ export interface NewProvider {
   deliveryPolicy?: DeliveryPolicyOption | null;
 }
 
-export type ProviderChanges = Partial<NewProvider>;
+export type RuleChanges = Partial<NewRule>;
 
 export interface SourceKey {
   orgId: OrgId;
   source: string;
 }
 
-/** A write that would leave two active providers for one source. */
-export type ProviderWrite =
-  | { ok: true; provider: ProviderRecord }
+/** A write that would leave two active rules for one source. */
+export type RuleWrite =
+  | { ok: true; rule: RuleRecord }
   | { ok: false; conflict: 'active_provider_exists' }
   | { ok: false; conflict: 'not_found' };
 
@@ -83,7 +83,7 @@ type Tx = TransactionClient;
 
 type JsonOptions = 'outboundHeaders' | 'dedup' | 'verification' | 'ordering' | 'deliveryPolicy';
 type Row = Omit<
-  ProviderRecord,
+  RuleRecord,
   'organizationId' | JsonOptions | 'duplicateCount' | 'signatureFailureCount' | 'unhealthyReason'
 > & {
   organizationId: string;
@@ -114,7 +114,7 @@ function outboundOf(value: unknown): OutboundHeaders {
 const optionOf = <T>(value: unknown): T | null =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as T) : null;
 
-export const toProviderRecord = (row: Row): ProviderRecord => ({
+export const toRuleRecord = (row: Row): RuleRecord => ({
   ...row,
   organizationId: row.organizationId as OrgId,
   outboundHeaders: outboundOf(row.outboundHeaders),
@@ -126,20 +126,13 @@ export const toProviderRecord = (row: Row): ProviderRecord => ({
   signatureFailureCount: Number(row.signatureFailureCount),
   unhealthyReason: row.unhealthyReason as UnhealthyReason | null,
 });
-const toRecord = toProviderRecord;
+const toRecord = toRuleRecord;
 
 // JSON options: null clears the column (Prisma's DbNull), an object is written as given.
 const jsonOf = (value: object | null | undefined) =>
   value === undefined ? undefined : value === null ? DbNull : { ...value };
 
-function toData<T extends ProviderChanges>({
-  outboundHeaders,
-  dedup,
-  verification,
-  ordering,
-  deliveryPolicy,
-  ...rest
-}: T) {
+function toData<T extends RuleChanges>({ outboundHeaders, dedup, verification, ordering, deliveryPolicy, ...rest }: T) {
   const json = { dedup, verification, ordering, deliveryPolicy };
   return {
     ...rest,
@@ -152,12 +145,12 @@ function toData<T extends ProviderChanges>({
   };
 }
 
-// At most one active provider per (organization, source). Prisma's schema cannot declare the
-// partial unique index that would say so, so writes that may activate a provider serialize on a
+// At most one active rule per (organization, source). Prisma's schema cannot declare the
+// partial unique index that would say so, so writes that may activate a rule serialize on a
 // transaction-scoped advisory lock for that pair, then check.
 async function activeConflict(tx: Tx, orgId: OrgId, source: string, exceptId: string | null): Promise<boolean> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`provider:${orgId}:${source}`}))`;
-  const other = await tx.provider.findFirst({
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`rule:${orgId}:${source}`}))`;
+  const other = await tx.rule.findFirst({
     where: { organizationId: orgId, source, active: true, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
     select: { id: true },
   });
@@ -172,22 +165,22 @@ const SECRET_COLUMNS = [
 ] as const;
 type SecretColumn = (typeof SECRET_COLUMNS)[number];
 
-export function createProviderRepository(prisma: DbClient) {
+export function createRuleRepository(prisma: DbClient) {
   return {
-    async create(orgId: OrgId, data: NewProvider): Promise<ProviderWrite> {
+    async create(orgId: OrgId, data: NewRule): Promise<RuleWrite> {
       return atomically(prisma, async (tx) => {
         if ((data.active ?? true) && (await activeConflict(tx, orgId, data.source, null)))
           return { ok: false, conflict: 'active_provider_exists' } as const;
         return {
           ok: true,
-          provider: toRecord(await tx.provider.create({ data: { ...toData(data), organizationId: orgId } })),
+          rule: toRecord(await tx.rule.create({ data: { ...toData(data), organizationId: orgId } })),
         } as const;
       });
     },
 
-    async update(orgId: OrgId, id: string, changes: ProviderChanges): Promise<ProviderWrite> {
+    async update(orgId: OrgId, id: string, changes: RuleChanges): Promise<RuleWrite> {
       return atomically(prisma, async (tx) => {
-        const current = await tx.provider.findFirst({ where: { id, organizationId: orgId } });
+        const current = await tx.rule.findFirst({ where: { id, organizationId: orgId } });
         if (!current) return { ok: false, conflict: 'not_found' } as const;
         const source = changes.source ?? current.source;
         const active = changes.active ?? current.active;
@@ -195,44 +188,44 @@ export function createProviderRepository(prisma: DbClient) {
           return { ok: false, conflict: 'active_provider_exists' } as const;
         return {
           ok: true,
-          provider: toRecord(await tx.provider.update({ where: { id }, data: toData(changes) })),
+          rule: toRecord(await tx.rule.update({ where: { id }, data: toData(changes) })),
         } as const;
       });
     },
 
-    async delete(orgId: OrgId, id: string): Promise<ProviderRecord | null> {
-      const found = await prisma.provider.findFirst({ where: { id, organizationId: orgId } });
+    async delete(orgId: OrgId, id: string): Promise<RuleRecord | null> {
+      const found = await prisma.rule.findFirst({ where: { id, organizationId: orgId } });
       if (!found) return null;
-      await prisma.provider.deleteMany({ where: { id, organizationId: orgId } });
+      await prisma.rule.deleteMany({ where: { id, organizationId: orgId } });
       return toRecord(found);
     },
 
-    async list(orgId: OrgId): Promise<ProviderRecord[]> {
+    async list(orgId: OrgId): Promise<RuleRecord[]> {
       return (
-        await prisma.provider.findMany({
+        await prisma.rule.findMany({
           where: { organizationId: orgId },
           orderBy: [{ source: 'asc' }, { createdAt: 'asc' }],
         })
       ).map(toRecord);
     },
 
-    /** The provider that owns a source (the target selection's choice: the oldest active one). */
-    async findActiveBySource(orgId: OrgId, source: string): Promise<ProviderRecord | null> {
-      const row = await prisma.provider.findFirst({
+    /** The rule that owns a source (the target selection's choice: the oldest active one). */
+    async findActiveBySource(orgId: OrgId, source: string): Promise<RuleRecord | null> {
+      const row = await prisma.rule.findFirst({
         where: { organizationId: orgId, source, active: true },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       });
       return row ? toRecord(row) : null;
     },
 
-    async findById(orgId: OrgId, id: string): Promise<ProviderRecord | null> {
-      const row = await prisma.provider.findFirst({ where: { id, organizationId: orgId } });
+    async findById(orgId: OrgId, id: string): Promise<RuleRecord | null> {
+      const row = await prisma.rule.findFirst({ where: { id, organizationId: orgId } });
       return row ? toRecord(row) : null;
     },
 
     /** A webhook refused by the rule's signature verification: counted with one UPDATE, shown on the rule. */
     async recordSignatureFailure(orgId: OrgId, id: string, at: Date): Promise<void> {
-      await prisma.provider.updateMany({
+      await prisma.rule.updateMany({
         where: { id, organizationId: orgId },
         data: { signatureFailureCount: { increment: 1 }, lastSignatureFailureAt: at },
       });
@@ -246,7 +239,7 @@ export function createProviderRepository(prisma: DbClient) {
     async resealSecrets(reseal: (stored: string) => string | undefined): Promise<number> {
       // The signing secrets and the verification secrets (inbound signatures) alike.
       const columns = SECRET_COLUMNS;
-      const rows = await prisma.provider.findMany({
+      const rows = await prisma.rule.findMany({
         where: { OR: columns.map((c) => ({ [c]: { not: null } })) },
         select: { id: true, ...Object.fromEntries(columns.map((c) => [c, true])) },
       });
@@ -255,7 +248,7 @@ export function createProviderRepository(prisma: DbClient) {
         const next = (stored: string | null) => (stored === null ? stored : (reseal(stored) ?? stored));
         const data = Object.fromEntries(columns.map((c) => [c, next(row[c])])) as Record<SecretColumn, string | null>;
         if (columns.every((c) => data[c] === row[c])) continue;
-        const { count } = await prisma.provider.updateMany({
+        const { count } = await prisma.rule.updateMany({
           where: { id: row.id, ...Object.fromEntries(columns.map((c) => [c, row[c]])) },
           data,
         });
@@ -266,4 +259,4 @@ export function createProviderRepository(prisma: DbClient) {
   };
 }
 
-export type ProviderRepository = ReturnType<typeof createProviderRepository>;
+export type RuleRepository = ReturnType<typeof createRuleRepository>;

@@ -5,7 +5,7 @@ import { defineOperation } from '../../composition/define-operation';
 export const ruleOrderingOperations = [
   defineOperation({
     tag: 'rules',
-    notFound: 'No such provider.',
+    notFound: 'No such rule.',
     method: 'get',
     path: '/rules/:id/ordering',
     access: { role: 'viewer', scope: 'rules:read' },

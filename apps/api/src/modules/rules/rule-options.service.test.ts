@@ -3,14 +3,14 @@ import { DEFAULT_ORGANIZATION_ID, openSecret, parseSecretKeys } from '@relay/cor
 import { ruleCreateSchema, ruleSchema, ruleUpdateSchema } from '@relay/contracts';
 import { testPrincipal } from '@relay/test-support';
 import { createIngestRuleLookup } from '../ingest/ingest-rules';
-import { createProviderService } from './provider.service';
+import { createRuleService } from './rule.service';
 import { useServiceDatabase } from '../service-test-kit';
 
 const admin = testPrincipal();
 const store = useServiceDatabase();
 const keys = parseSecretKeys(`k1:${randomBytes(32).toString('base64')}`);
 const service = () =>
-  createProviderService({
+  createRuleService({
     repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
     secretKeys: keys,
@@ -53,7 +53,7 @@ describe('rule options', () => {
       outbound_headers: { set: { 'x-tenant': 'acme' }, remove: ['x-internal'] },
     });
     expect(JSON.stringify(rule)).not.toContain('inbound-secret');
-    const row = await store.db.prisma.provider.findUniqueOrThrow({ where: { id: rule.id } });
+    const row = await store.db.prisma.rule.findUniqueOrThrow({ where: { id: rule.id } });
     expect(row.verificationSecret).toMatch(/^enc:v1:/);
     expect(openSecret(keys, row.verificationSecret!)).toBe('inbound-secret');
   });
@@ -72,7 +72,7 @@ describe('rule options', () => {
       verification: options.verification,
     });
     expect(cleared.health.unhealthy_after_seconds).toBeNull();
-    const row = await store.db.prisma.provider.findUniqueOrThrow({ where: { id: rule.id } });
+    const row = await store.db.prisma.rule.findUniqueOrThrow({ where: { id: rule.id } });
     expect([row.dedup, row.ordering, row.deliveryPolicy]).toEqual([null, null, null]);
   });
 
@@ -97,7 +97,7 @@ describe('rule options', () => {
   it('reach ingest through a per-source cache that also remembers "no rule"', async () => {
     let clock = 1_000;
     const lookup = createIngestRuleLookup({
-      providers: store.repositories().providers,
+      rules: store.repositories().rules,
       cacheMs: 5_000,
       now: () => clock,
     });

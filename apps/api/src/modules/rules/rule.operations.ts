@@ -4,10 +4,10 @@ import { defineOperation } from '../../composition/define-operation';
 
 const read = { role: 'viewer', scope: 'rules:read' } as const;
 const write = { role: 'admin', scope: 'rules:write' } as const;
-const common = { tag: 'rules', notFound: 'No such provider.' } as const;
+const common = { tag: 'rules', notFound: 'No such rule.' } as const;
 
 export const conflict = {
-  409: { description: 'Another active provider serves this source (`active_provider_exists`).' },
+  409: { description: 'Another active rule serves this source (`active_provider_exists`).' },
 };
 export const rejected = {
   422: { description: 'The target URL is refused by the target policy (`target_url_rejected`, with `reason`).' },
@@ -22,18 +22,18 @@ const ruleRejected = {
   },
 };
 
-// Providers decide where payloads go: the API calls them rules (`/rules`).
-export const providerOperations = [
+// Rules decide where payloads go (`/rules`).
+export const ruleOperations = [
   defineOperation({
     ...common,
     method: 'get',
     path: '/rules',
     access: read,
-    summary: 'Providers (rules) of the organization',
+    summary: 'Rules of the organization',
     responses: { 200: { description: 'Rules.', schema: z.object({ rules: z.array(ruleSchema) }) } },
     handler: async ({ services, principal }) => ({
       status: 200,
-      body: { rules: await services.providers.list(principal) },
+      body: { rules: await services.rules.list(principal) },
     }),
   }),
   defineOperation({
@@ -42,12 +42,12 @@ export const providerOperations = [
     path: '/rules',
     idempotent: true,
     access: write,
-    summary: 'Create a provider',
+    summary: 'Create a rule',
     body: ruleCreateSchema,
     responses: { 201: { description: 'Created.', schema: ruleSchema }, ...conflict, ...ruleRejected },
     handler: async ({ services, principal, body }) => ({
       status: 201,
-      body: await services.providers.create(principal, body),
+      body: await services.rules.create(principal, body),
     }),
   }),
   defineOperation({
@@ -55,12 +55,12 @@ export const providerOperations = [
     method: 'get',
     path: '/rules/:id',
     access: read,
-    summary: 'One provider',
+    summary: 'One rule',
     params: uuidParam,
     responses: { 200: { description: 'The rule.', schema: ruleSchema } },
     handler: async ({ services, principal, params }) => ({
       status: 200,
-      body: await services.providers.get(principal, params.id),
+      body: await services.rules.get(principal, params.id),
     }),
   }),
   defineOperation({
@@ -68,13 +68,13 @@ export const providerOperations = [
     method: 'patch',
     path: '/rules/:id',
     access: write,
-    summary: 'Change a provider (null clears description or signing secret)',
+    summary: 'Change a rule (null clears description or signing secret)',
     params: uuidParam,
     body: ruleUpdateSchema,
     responses: { 200: { description: 'Updated.', schema: ruleSchema }, ...conflict, ...ruleRejected },
     handler: async ({ services, principal, params, body }) => ({
       status: 200,
-      body: await services.providers.update(principal, params.id, body),
+      body: await services.rules.update(principal, params.id, body),
     }),
   }),
   defineOperation({
@@ -91,7 +91,7 @@ export const providerOperations = [
     },
     handler: async ({ services, principal, params, body }) => ({
       status: 200,
-      body: await services.providers.rotateSecret(principal, params.id, body),
+      body: await services.rules.rotateSecret(principal, params.id, body),
     }),
   }),
   defineOperation({
@@ -99,11 +99,11 @@ export const providerOperations = [
     method: 'delete',
     path: '/rules/:id',
     access: write,
-    summary: 'Delete a provider and its hooks',
+    summary: 'Delete a rule and its hooks',
     params: uuidParam,
     responses: { 204: { description: 'Deleted.' } },
     handler: async ({ services, principal, params }) => {
-      await services.providers.delete(principal, params.id);
+      await services.rules.delete(principal, params.id);
       return { status: 204 };
     },
   }),

@@ -1,14 +1,14 @@
-import type { HookRecord, ProviderRecord } from '@relay/db';
+import type { HookRecord, RuleRecord } from '@relay/db';
 
 // A replaced secret's expiry, while it is still in use.
 const liveUntil = (secret: string | null, expiresAt: Date | null) =>
   secret !== null && expiresAt !== null && expiresAt > new Date() ? expiresAt.toISOString() : null;
 
 /**
- * A provider as the API shows it (`/rules`): the signing secrets only as whether there is one and
+ * A rule as the API shows it (`/rules`): the signing secrets only as whether there is one and
  * until when a replaced one still signs.
  */
-export const providerView = (p: ProviderRecord) => ({
+export const ruleView = (p: RuleRecord) => ({
   id: p.id,
   source: p.source,
   target_url: p.targetUrl,
@@ -42,7 +42,7 @@ export const providerView = (p: ProviderRecord) => ({
 
 export const hookView = (h: HookRecord) => ({
   id: h.id,
-  rule_id: h.providerId,
+  rule_id: h.ruleId,
   target_url: h.targetUrl,
   trigger: h.trigger,
   active: h.active,

@@ -18,7 +18,7 @@ describe('re-sealing stored secrets at start', () => {
         { signingSecret: stranger },
         { signingSecret: null },
       ].map((secrets, i) =>
-        store.db.prisma.provider.create({
+        store.db.prisma.rule.create({
           data: {
             organizationId: DEFAULT_ORGANIZATION_ID,
             source: `s${i}`,
@@ -31,7 +31,7 @@ describe('re-sealing stored secrets at start', () => {
     const keys = parseSecretKeys(`${newKey},${oldKey}`)!;
     expect(await resealSecrets(store.repositories(), keys, silent)).toBe(1);
     const [first, second, third] = await Promise.all(
-      rows.map((r) => store.db.prisma.provider.findUniqueOrThrow({ where: { id: r.id } })),
+      rows.map((r) => store.db.prisma.rule.findUniqueOrThrow({ where: { id: r.id } })),
     );
     expect([sealedKeyId(first!.signingSecret!), sealedKeyId(first!.previousSigningSecret!)]).toEqual(['new', 'new']);
     expect([openSecret(keys, first!.signingSecret!), openSecret(keys, first!.previousSigningSecret!)]).toEqual([
@@ -46,7 +46,7 @@ describe('re-sealing stored secrets at start', () => {
 
   it('re-seals the inbound verification secrets too', async () => {
     const [oldKey, newKey] = [`vold:${key()}`, `vnew:${key()}`];
-    const row = await store.db.prisma.provider.create({
+    const row = await store.db.prisma.rule.create({
       data: {
         organizationId: DEFAULT_ORGANIZATION_ID,
         source: 'verified',
@@ -57,7 +57,7 @@ describe('re-sealing stored secrets at start', () => {
     });
     const keys = parseSecretKeys(`${newKey},${oldKey}`)!;
     await resealSecrets(store.repositories(), keys, silent);
-    const after = await store.db.prisma.provider.findUniqueOrThrow({ where: { id: row.id } });
+    const after = await store.db.prisma.rule.findUniqueOrThrow({ where: { id: row.id } });
     expect([sealedKeyId(after.verificationSecret!), sealedKeyId(after.previousVerificationSecret!)]).toEqual([
       'vnew',
       'vnew',

@@ -1,20 +1,20 @@
 import { hookCreateSchema, hookParams, hookSchema, hookUpdateSchema, uuidParam } from '@relay/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../../composition/define-operation';
-import { rejected } from './provider.operations';
+import { rejected } from './rule.operations';
 
 const read = { role: 'viewer', scope: 'rules:read' } as const;
 const write = { role: 'admin', scope: 'rules:write' } as const;
 
-// `/rules/{id}/hooks`: follow-up deliveries attached to one provider.
+// `/rules/{id}/hooks`: follow-up deliveries attached to one rule.
 export const hookOperations = [
   defineOperation({
     tag: 'rules',
     method: 'get',
     path: '/rules/:id/hooks',
     access: read,
-    notFound: 'No such provider.',
-    summary: "A provider's hooks",
+    notFound: 'No such rule.',
+    summary: "A rule's hooks",
     params: uuidParam,
     responses: { 200: { description: 'Hooks.', schema: z.object({ hooks: z.array(hookSchema) }) } },
     handler: async ({ services, principal, params }) => ({
@@ -28,8 +28,8 @@ export const hookOperations = [
     path: '/rules/:id/hooks',
     idempotent: true,
     access: write,
-    notFound: 'No such provider.',
-    summary: 'Attach a hook to a provider',
+    notFound: 'No such rule.',
+    summary: 'Attach a hook to a rule',
     params: uuidParam,
     body: hookCreateSchema,
     responses: { 201: { description: 'Created.', schema: hookSchema }, ...rejected },

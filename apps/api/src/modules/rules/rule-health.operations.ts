@@ -5,7 +5,7 @@ import { defineOperation } from '../../composition/define-operation';
 export const ruleHealthOperations = [
   defineOperation({
     tag: 'rules',
-    notFound: 'No such provider.',
+    notFound: 'No such rule.',
     method: 'post',
     path: '/rules/:id/resume',
     access: { role: 'admin', scope: 'rules:write' },

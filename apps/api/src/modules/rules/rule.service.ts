@@ -1,50 +1,50 @@
 import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
 import type { ruleCreateSchema, ruleSecretRotateSchema, ruleUpdateSchema } from '@relay/contracts';
-import type { ProviderChanges, ProviderRecord, ProviderWrite, Repositories } from '@relay/db';
+import type { RuleChanges, RuleRecord, RuleWrite, Repositories } from '@relay/db';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
 import { audited } from '../audit-entry';
-import { providerView } from './provider.views';
+import { ruleView } from './rule.views';
 
-export interface ProviderServiceDeps {
-  repositories: Pick<Repositories, 'providers' | 'transaction'>;
+export interface RuleServiceDeps {
+  repositories: Pick<Repositories, 'rules' | 'transaction'>;
   targetPolicy: TargetPolicy;
   /** SECRET_ENCRYPTION_KEYS: signing secrets are stored sealed, never in plaintext. */
   secretKeys: SecretKeyring | undefined;
   now?: () => Date;
 }
 
-export type ProviderInput = z.output<typeof ruleCreateSchema>;
-export type ProviderUpdate = z.output<typeof ruleUpdateSchema>;
+export type RuleInput = z.output<typeof ruleCreateSchema>;
+export type RuleUpdate = z.output<typeof ruleUpdateSchema>;
 export type SecretRotation = z.output<typeof ruleSecretRotateSchema>;
 
 // Thrown inside the transaction, so a refused write leaves no audit entry behind.
-export function written(result: ProviderWrite) {
-  if (result.ok) return result.provider;
-  if (result.conflict === 'not_found') throw new AppError('not_found', 'No such provider.');
+export function written(result: RuleWrite) {
+  if (result.ok) return result.rule;
+  if (result.conflict === 'not_found') throw new AppError('not_found', 'No such rule.');
   throw new AppError('active_provider_exists');
 }
 
 // Checked on the written state (inside the transaction, so a refusal rolls back): verification is
 // turned on with a secret in the same request or on a rule that has one already.
-function verifiable(provider: ProviderRecord): ProviderRecord {
-  if (provider.verification !== null && provider.verificationSecret === null)
+function verifiable(rule: RuleRecord): RuleRecord {
+  if (rule.verification !== null && rule.verificationSecret === null)
     throw new AppError('verification_secret_required');
-  return provider;
+  return rule;
 }
 
 // Audit metadata names what changed, never the signing secret itself.
 const changedFields = (input: Record<string, unknown>) => Object.keys(input).filter((k) => input[k] !== undefined);
 
-// The organization's providers (the API's rules): source → target, at most one active per source.
-export function createProviderService(deps: ProviderServiceDeps) {
+// The organization's rules: source → target, at most one active per source.
+export function createRuleService(deps: RuleServiceDeps) {
   const { repositories: repos, targetPolicy } = deps;
   const now = deps.now ?? (() => new Date());
   const seal = (secret: string) => {
     if (!deps.secretKeys) throw new AppError('secrets_not_configured');
     return sealSecret(deps.secretKeys, secret);
   };
-  const changesOf = (input: ProviderUpdate): ProviderChanges => ({
+  const changesOf = (input: RuleUpdate): RuleChanges => ({
     ...(input.source !== undefined ? { source: input.source } : {}),
     ...(input.target_url !== undefined ? { targetUrl: allowedTarget(input.target_url, targetPolicy) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
@@ -62,7 +62,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
   });
 
   // Rule options (docs/rules.md): undefined leaves one as it is, null turns it off.
-  const optionChanges = (input: ProviderUpdate): ProviderChanges => ({
+  const optionChanges = (input: RuleUpdate): RuleChanges => ({
     ...(input.dedup !== undefined ? { dedup: input.dedup } : {}),
     ...(input.verification !== undefined ? { verification: input.verification } : {}),
     ...(input.verification_secret !== undefined
@@ -79,21 +79,21 @@ export function createProviderService(deps: ProviderServiceDeps) {
 
   return {
     async list(principal: Principal) {
-      return (await repos.providers.list(principal.orgId)).map(providerView);
+      return (await repos.rules.list(principal.orgId)).map(ruleView);
     },
 
     async get(principal: Principal, id: string) {
-      const provider = await repos.providers.findById(principal.orgId, id);
-      if (!provider) throw new AppError('not_found', 'No such provider.');
-      return providerView(provider);
+      const rule = await repos.rules.findById(principal.orgId, id);
+      if (!rule) throw new AppError('not_found', 'No such rule.');
+      return ruleView(rule);
     },
 
-    async create(principal: Principal, input: ProviderInput) {
+    async create(principal: Principal, input: RuleInput) {
       const targetUrl = allowedTarget(input.target_url, targetPolicy);
-      const provider = await repos.transaction(async (tx) => {
+      const rule = await repos.transaction(async (tx) => {
         const created = verifiable(
           written(
-            await tx.providers.create(principal.orgId, {
+            await tx.rules.create(principal.orgId, {
               source: input.source,
               targetUrl,
               active: input.active,
@@ -109,18 +109,18 @@ export function createProviderService(deps: ProviderServiceDeps) {
         await audited(tx, principal, fact);
         return created;
       });
-      return providerView(provider);
+      return ruleView(rule);
     },
 
-    async update(principal: Principal, id: string, input: ProviderUpdate) {
+    async update(principal: Principal, id: string, input: RuleUpdate) {
       const changes = changesOf(input);
-      const provider = await repos.transaction(async (tx) => {
-        const updated = verifiable(written(await tx.providers.update(principal.orgId, id, changes)));
+      const rule = await repos.transaction(async (tx) => {
+        const updated = verifiable(written(await tx.rules.update(principal.orgId, id, changes)));
         const metadata = { changed: changedFields(input) };
         await audited(tx, principal, { action: 'rule.updated', resourceType: 'rule', resourceId: id, metadata });
         return updated;
       });
-      return providerView(provider);
+      return ruleView(rule);
     },
 
     /**
@@ -128,14 +128,14 @@ export function createProviderService(deps: ProviderServiceDeps) {
      * webhook-signature) until the window ends, so receivers can switch without dropping events.
      */
     async rotateSecret(principal: Principal, id: string, input: SecretRotation) {
-      const provider = await repos.transaction(async (tx) => {
-        const current = await tx.providers.findById(principal.orgId, id);
-        if (!current) throw new AppError('not_found', 'No such provider.');
+      const rule = await repos.transaction(async (tx) => {
+        const current = await tx.rules.findById(principal.orgId, id);
+        if (!current) throw new AppError('not_found', 'No such rule.');
         const windowMs = input.previous_secret_valid_for_seconds * 1000;
         const keepPrevious = current.signingSecret !== null && windowMs > 0;
         const previousSecretExpiresAt = keepPrevious ? new Date(now().getTime() + windowMs) : null;
         const updated = written(
-          await tx.providers.update(principal.orgId, id, {
+          await tx.rules.update(principal.orgId, id, {
             signingSecret: seal(input.signing_secret),
             previousSigningSecret: keepPrevious ? current.signingSecret : null,
             previousSecretExpiresAt,
@@ -145,13 +145,13 @@ export function createProviderService(deps: ProviderServiceDeps) {
         await audited(tx, principal, { action: 'rule.secret_rotated', resourceType: 'rule', resourceId: id, metadata });
         return updated;
       });
-      return providerView(provider);
+      return ruleView(rule);
     },
 
     async delete(principal: Principal, id: string): Promise<void> {
       await repos.transaction(async (tx) => {
-        const deleted = await tx.providers.delete(principal.orgId, id);
-        if (!deleted) throw new AppError('not_found', 'No such provider.');
+        const deleted = await tx.rules.delete(principal.orgId, id);
+        if (!deleted) throw new AppError('not_found', 'No such rule.');
         const metadata = { source: deleted.source };
         await audited(tx, principal, { action: 'rule.deleted', resourceType: 'rule', resourceId: id, metadata });
       });

@@ -3,8 +3,8 @@ import type { verificationSecretRotateSchema } from '@relay/contracts';
 import type { Repositories } from '@relay/db';
 import type { z } from 'zod';
 import { audited } from '../audit-entry';
-import { written } from './provider.service';
-import { providerView } from './provider.views';
+import { written } from './rule.service';
+import { ruleView } from './rule.views';
 
 export interface VerificationSecretServiceDeps {
   repositories: Pick<Repositories, 'transaction'>;
@@ -15,25 +15,25 @@ export interface VerificationSecretServiceDeps {
 
 export type VerificationSecretRotation = z.output<typeof verificationSecretRotateSchema>;
 
-// Rotating the secret a provider signs its webhooks with (inbound verification, docs/rules.md).
+// Rotating the secret a rule signs its webhooks with (inbound verification, docs/rules.md).
 export function createVerificationSecretService(deps: VerificationSecretServiceDeps) {
   const now = deps.now ?? (() => new Date());
   return {
     /**
      * The new secret verifies from now; the one it replaces is accepted too until the window ends,
-     * so the provider's side can be switched without refusing webhooks signed with the old one.
+     * so the rule's side can be switched without refusing webhooks signed with the old one.
      */
     async rotate(principal: Principal, id: string, input: VerificationSecretRotation) {
       if (!deps.secretKeys) throw new AppError('secrets_not_configured');
       const sealed = sealSecret(deps.secretKeys, input.verification_secret);
-      const provider = await deps.repositories.transaction(async (tx) => {
-        const current = await tx.providers.findById(principal.orgId, id);
-        if (!current) throw new AppError('not_found', 'No such provider.');
+      const rule = await deps.repositories.transaction(async (tx) => {
+        const current = await tx.rules.findById(principal.orgId, id);
+        if (!current) throw new AppError('not_found', 'No such rule.');
         const windowMs = input.previous_secret_valid_for_seconds * 1000;
         const keepPrevious = current.verificationSecret !== null && windowMs > 0;
         const expiresAt = keepPrevious ? new Date(now().getTime() + windowMs) : null;
         const updated = written(
-          await tx.providers.update(principal.orgId, id, {
+          await tx.rules.update(principal.orgId, id, {
             verificationSecret: sealed,
             previousVerificationSecret: keepPrevious ? current.verificationSecret : null,
             previousVerificationExpiresAt: expiresAt,
@@ -45,7 +45,7 @@ export function createVerificationSecretService(deps: VerificationSecretServiceD
         await audited(tx, principal, fact);
         return updated;
       });
-      return providerView(provider);
+      return ruleView(rule);
     },
   };
 }

@@ -3,7 +3,7 @@ import { BLOCKED_KEYS_LIMIT } from '@relay/contracts';
 import type { BlockedKey, Repositories } from '@relay/db';
 
 export interface RuleOrderingServiceDeps {
-  repositories: Pick<Repositories, 'providers' | 'eventOrdering'>;
+  repositories: Pick<Repositories, 'rules' | 'eventOrdering'>;
 }
 
 const blockedKeyView = (k: BlockedKey) => ({
@@ -20,8 +20,8 @@ export function createRuleOrderingService(deps: RuleOrderingServiceDeps) {
   return {
     /** The rule's blocked keys; a rule without ordering has none (its events have no ordering rows). */
     async blockedKeys(principal: Principal, id: string) {
-      const rule = await deps.repositories.providers.findById(principal.orgId, id);
-      if (!rule) throw new AppError('not_found', 'No such provider.');
+      const rule = await deps.repositories.rules.findById(principal.orgId, id);
+      if (!rule) throw new AppError('not_found', 'No such rule.');
       const keys = await deps.repositories.eventOrdering.blockedKeys(principal.orgId, id, BLOCKED_KEYS_LIMIT);
       return { blocked_keys: keys.map(blockedKeyView) };
     },

@@ -5,7 +5,7 @@ import { defineOperation } from '../../composition/define-operation';
 export const ruleVerificationOperations = [
   defineOperation({
     tag: 'rules',
-    notFound: 'No such provider.',
+    notFound: 'No such rule.',
     method: 'post',
     path: '/rules/:id/verification-secret/rotate',
     access: { role: 'admin', scope: 'rules:write' },

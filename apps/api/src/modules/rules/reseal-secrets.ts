@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
  * or a row under an unlisted key is logged rather than stopping the api.
  */
 export async function resealSecrets(
-  repositories: Pick<Repositories, 'providers'>,
+  repositories: Pick<Repositories, 'rules'>,
   keys: SecretKeyring | undefined,
   logger: Logger,
 ): Promise<number> {
@@ -29,7 +29,7 @@ export async function resealSecrets(
     }
   };
   try {
-    const count = await repositories.providers.resealSecrets(reseal);
+    const count = await repositories.rules.resealSecrets(reseal);
     if (count > 0) logger.info({ count, keyId: keys.current.id }, 'sealed stored signing secrets with the current key');
     if (unreadable > 0)
       logger.error(

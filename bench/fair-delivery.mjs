@@ -49,8 +49,8 @@ async function phase({ root, name, withHanging, workers, backlog, rate, duration
   if (withHanging === 'rule') {
     await query(
       url,
-      `INSERT INTO providers (id, organization_id, source, target_url, delivery_policy, updated_at)
-       VALUES (gen_random_uuid(), '00000000-0000-7000-8000-000000000001', 'stuck', $1, $2, now())`,
+      `INSERT INTO providers (id, organization_id, name, source, target_url, delivery_policy, updated_at)
+       VALUES (gen_random_uuid(), '00000000-0000-7000-8000-000000000001', 'stuck', 'stuck', $1, $2, now())`,
       [`http://127.0.0.1:${hangingReady.port}/stuck`, JSON.stringify(HANGING_POLICY)],
     );
   }

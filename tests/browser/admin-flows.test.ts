@@ -47,7 +47,7 @@ describe('an admin', () => {
     await shots.take(page, 'admin-02-rules-list');
 
     await page.getByRole('link', { name: 'billing' }).click();
-    await page.getByRole('heading', { name: 'Rule billing' }).waitFor();
+    await page.getByRole('heading', { name: 'billing', level: 2 }).waitFor();
     const form = page.getByRole('form', { name: 'New hook' });
     await form.getByRole('textbox', { name: 'Hook target URL' }).fill('https://alerts.example.com/failed');
     await form.getByRole('combobox', { name: 'Trigger' }).selectOption('provider_failed');

@@ -41,8 +41,8 @@ describe('relay rules, hooks and config default-target', () => {
     });
 
     const list = await relay.run(admin, ['rules', 'list']);
-    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+SOURCE\s+TARGET\s+STATE\s+SIGNED\s+DESCRIPTION$/);
-    expect(list.stdout).toMatch(new RegExp(`${id}\\s+github\\s+https://ci.example.com/in\\s+active\\s+yes`));
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+SOURCE\s+TARGET\s+STATE\s+SIGNED\s+DESCRIPTION$/);
+    expect(list.stdout).toMatch(new RegExp(`${id}\\s+github\\s+github\\s+https://ci.example.com/in\\s+active\\s+yes`));
     const listed = (await json(admin, ['rules', 'list'])) as { rules: { id: string }[] };
     expect(listed.rules.map((r) => r.id)).toContain(id);
     expect((await json(viewer, ['rules', 'show', id])).source).toBe('github');
@@ -51,6 +51,8 @@ describe('relay rules, hooks and config default-target', () => {
       'rules',
       'update',
       id,
+      '--name',
+      'github-ci',
       '--target',
       'https://ci.example.com/v2',
       '--description',
@@ -59,7 +61,27 @@ describe('relay rules, hooks and config default-target', () => {
       '--forward-header',
       'authorization',
     ]);
-    expect(updated).toMatchObject({ target_url: 'https://ci.example.com/v2', description: 'CI builds' });
+    expect(updated).toMatchObject({
+      name: 'github-ci',
+      target_url: 'https://ci.example.com/v2',
+      description: 'CI builds',
+    });
+    // A second rule of the source, named on creation; taking the first one's name is refused with its code.
+    const eu = await json(admin, [
+      'rules',
+      'create',
+      '--name',
+      'github-eu',
+      '--source',
+      'github',
+      '--target',
+      'https://eu.example.com',
+      '--inactive',
+    ]);
+    expect(eu.name).toBe('github-eu');
+    const clash = await relay.run(admin, ['rules', 'update', eu.id as string, '--name', 'github-ci']);
+    expect(clash.code).not.toBe(0);
+    expect(clash.stderr).toMatch(/\[rule_name_taken\]/);
     expect((await ruleOf(id).expect(200)).body).toMatchObject({
       target_url: 'https://ci.example.com/v2',
       description: 'CI builds',
@@ -140,7 +162,7 @@ describe('relay rules, hooks and config default-target', () => {
     expect(refused.stderr).toContain('pass --yes');
     await ruleOf(id).expect(200);
     const deleted = await relay.run(admin, ['rules', 'delete', id, '--yes']);
-    expect(deleted).toMatchObject({ code: 0, stdout: expect.stringContaining(`Deleted rule ${id}`) });
+    expect(deleted).toMatchObject({ code: 0, stdout: expect.stringContaining(`Deleted rule doomed (${id})`) });
     await ruleOf(id).expect(404);
     const missing = await relay.run(admin, ['rules', 'show', id]);
     expect(missing.code).toBe(1);
@@ -167,7 +189,7 @@ describe('relay rules, hooks and config default-target', () => {
     const list = await relay.run(viewer, ['hooks', 'list', ruleId]);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(
-      new RegExp(`${String(hook.id)}\\s+provider_succeeded\\s+https://alerts.example.com/relay`),
+      new RegExp(`${String(hook.id)}\\s+provider_succeeded\\s+provider_succeeded\\s+https://alerts.example.com/relay`),
     );
     const refused = await relay.run(viewer, ['hooks', 'create', ruleId, '--target', 'https://x.example.com']);
     expect(refused.code).toBe(1);

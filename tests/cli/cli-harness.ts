@@ -144,7 +144,7 @@ export interface CliRelay {
   restartApi(): Promise<void>;
   /** Seeds a user with this role and logs them in (default profile) in a new home; answers the home. */
   loginAs(role: Role, username?: string): Promise<string>;
-  /** Posts a JSON webhook to a source (as a rule would) and answers the new event's id. */
+  /** Posts a JSON webhook to a source (as a sender would) and answers the new event's id. */
   ingest(source: string, body?: object): Promise<string>;
   close(): Promise<void>;
 }

@@ -67,7 +67,7 @@ async function interrupt(child: SpawnedRelay) {
 }
 
 describe('relay listen', () => {
-  it("forwards each event's exact bytes and the rule's headers, one line per event", async () => {
+  it("forwards each event's exact bytes and the sender's headers, one line per event", async () => {
     const local = await startLocalServer(204);
     const child = await listen(['--forward-to', local.url]);
     expect(child.stderr()).toMatch(/Send webhooks to http:\/\/\S+/);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
 import { startCliRelay, type CliRelay } from './cli-harness';
@@ -20,6 +21,7 @@ describe('relay rules resume', () => {
     const prisma = relay.pipeline.store.prisma;
     const rule = await prisma.rule.create({
       data: {
+        name: randomUUID(),
         organizationId: DEFAULT_ORGANIZATION_ID,
         source: 'cli-gone',
         targetUrl: `${target.url}/cli-gone`,

@@ -98,7 +98,7 @@ describe('the authorization table, row by row', () => {
   const rows = Object.entries(ACCESS_TABLE);
 
   // Routes anyone may call: probes, ingest, login/logout, the API description and what a login page
-  // or a rule needs to know before it has credentials.
+  // or an identity provider needs to know before it has credentials.
   const PUBLIC = [
     'GET /health',
     'GET /ready',
@@ -112,7 +112,7 @@ describe('the authorization table, row by row', () => {
     'GET /api/auth/me',
     'GET /config/endpoint',
     'GET /config/oauth',
-    // The identity-provider login: its redirect and the rule's callback (tests/e2e/oidc-login.test.ts).
+    // The identity-provider login: its redirect and the identity provider's callback (tests/e2e/oidc-login.test.ts).
     'GET /api/auth/idp',
     'GET /api/auth/callback/idp',
     'GET /openapi.json',

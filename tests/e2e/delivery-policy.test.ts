@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
 import { startPipeline, type Pipeline } from './harness';
@@ -9,7 +10,9 @@ beforeAll(async () => {
 afterAll(() => target.close());
 
 async function ingestTo(pipeline: Pipeline, source: string, targetUrl: string): Promise<string> {
-  await pipeline.store.prisma.rule.create({ data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl } });
+  await pipeline.store.prisma.rule.create({
+    data: { name: randomUUID(), organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl },
+  });
   const res = await pipeline.http.post(`/${source}`).set('content-type', 'application/json').send('{}').expect(202);
   return res.body.id as string;
 }

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { Webhook } from 'standardwebhooks';
 import { startPipeline, type Pipeline } from './harness';
@@ -90,7 +90,7 @@ describe('delivery outcomes', () => {
 describe('what the target receives', () => {
   const raw = '{ "z": 1,\n  "a": [3, 2, 1], "text": "h\\u00e9llo ✓ 😀",\t"n": 1.50 }';
 
-  it('gets the stored body byte for byte, with rule headers but not cookies or hop-by-hop headers', async () => {
+  it('gets the stored body byte for byte, with the sender headers but not cookies or hop-by-hop headers', async () => {
     const id = await ingest('github', raw, {
       'x-hub-signature-256': 'sha256=abc',
       'x-github-event': 'push',
@@ -152,6 +152,7 @@ describe('target selection', () => {
     const org = '00000000-0000-7000-8000-000000000001';
     await pipeline.store.prisma.rule.create({
       data: {
+        name: randomUUID(),
         organizationId: org,
         source: 'shop',
         targetUrl: `${target.url}/rule`,
@@ -169,7 +170,13 @@ describe('target selection', () => {
   it('ignores an inactive rule', async () => {
     const org = '00000000-0000-7000-8000-000000000001';
     await pipeline.store.prisma.rule.create({
-      data: { organizationId: org, source: 'paused', targetUrl: `${target.url}/inactive`, active: false },
+      data: {
+        name: randomUUID(),
+        organizationId: org,
+        source: 'paused',
+        targetUrl: `${target.url}/inactive`,
+        active: false,
+      },
     });
     const id = await ingest('paused', '{}');
     await pipeline.waitForStatus(id, 'delivered');

@@ -105,7 +105,7 @@ describe('hooks', () => {
     expect(hookCalls('bad')).toHaveLength(1);
   });
 
-  it('sends no X-Relay-Response-Status when the rule never answered', async () => {
+  it('sends no X-Relay-Response-Status when the target never answered', async () => {
     await ruleWithHooks('down', await closedPortUrl());
     const id = await ingest('down', '{"n":2}');
     await pipeline.waitForStatus(id, 'failed');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { issueToken, SCOPES, type OrgId } from '@relay/core';
 import { createCredentialRepository } from '@relay/db';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
@@ -56,10 +57,11 @@ async function seedOrganization(orgId: OrgId, name: string) {
     expiresAt: null,
   });
   const rule = await prisma.rule.create({
-    data: { organizationId: orgId, source: `${name}-source`, targetUrl: `${target.url}/${name}` },
+    data: { name: randomUUID(), organizationId: orgId, source: `${name}-source`, targetUrl: `${target.url}/${name}` },
   });
   const hook = await prisma.hook.create({
     data: {
+      name: randomUUID(),
       organizationId: orgId,
       ruleId: rule.id,
       targetUrl: `${target.url}/${name}-hook`,
@@ -89,7 +91,7 @@ async function snapshotOf(orgId: OrgId) {
     prisma.auditEntry.findMany({ where, orderBy: { id: 'asc' } }),
   ]);
   const rows = { org, users, events, attempts, rules, hooks, apiKeys, tokens, domains, audit };
-  // Counters (rules.duplicate_count, signature_failure_count) are bigints, which JSON cannot hold.
+  // Counters (providers.duplicate_count, signature_failure_count) are bigints, which JSON cannot hold.
   return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 }
 

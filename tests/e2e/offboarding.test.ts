@@ -69,10 +69,16 @@ async function seedEverything(orgId: OrgId, name: string) {
   const admin = await userCredential(pipeline, 'admin', orgId);
   await apiKeyCredential(pipeline, ['events:read'], orgId);
   const rule = await p.rule.create({
-    data: { organizationId: orgId, source: `${name}-rule`, targetUrl: `${target.url}/${name}` },
+    data: { name: randomUUID(), organizationId: orgId, source: `${name}-rule`, targetUrl: `${target.url}/${name}` },
   });
   const hook = await p.hook.create({
-    data: { organizationId: orgId, ruleId: rule.id, targetUrl: `${target.url}/h`, trigger: 'provider_failed' },
+    data: {
+      name: randomUUID(),
+      organizationId: orgId,
+      ruleId: rule.id,
+      targetUrl: `${target.url}/h`,
+      trigger: 'provider_failed',
+    },
   });
   await p.customDomain.create({
     data: { organizationId: orgId, domain: `${name}.pending.test`, verificationToken: 't' },

@@ -14,7 +14,13 @@ export async function seedBlockedKey(
   const prisma = pipeline.store.prisma;
   const targetUrl = 'http://127.0.0.1:9/ordered';
   const rule = await prisma.rule.create({
-    data: { organizationId: orgId, source: options.source, targetUrl, ordering: { header: 'x-key' } },
+    data: {
+      name: randomUUID(),
+      organizationId: orgId,
+      source: options.source,
+      targetUrl,
+      ordering: { header: 'x-key' },
+    },
   });
   // Event ids order the key: the smallest is its head.
   const [headId, ...waitingIds] = Array.from({ length: 1 + (options.waiting ?? 2) }, () => randomUUID()).sort();

@@ -1,9 +1,9 @@
 import { startTargetServer, type TargetServer } from '@relay/test-support';
 import { startPipeline, userCredential, type Pipeline } from './harness';
 
-// The rule's Authorization header is its credential for the relay: stored, but forwarded only
+// The sender's Authorization header is its credential for the relay: stored, but forwarded only
 // when the rule opts in, and never shown in the events API.
-describe('outbound headers: the rule Authorization', () => {
+describe('outbound headers: the sender Authorization', () => {
   let pipeline: Pipeline;
   let target: TargetServer;
   let admin: string;
@@ -38,7 +38,7 @@ describe('outbound headers: the rule Authorization', () => {
     return { id: res.body.id as string, headers: request!.headers };
   }
 
-  it('is not forwarded by default, while other rule headers are', async () => {
+  it('is not forwarded by default, while other sender headers are', async () => {
     const { id, headers } = await deliverVia('withheld');
     expect(headers.authorization).toBeUndefined();
     expect(headers['x-kept']).toBe('yes');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import {
   startConnectProxy,
@@ -16,11 +17,12 @@ let hooks: TargetServer;
 async function ingestTo(source: string, targetUrl: string, hookUrl?: string): Promise<string> {
   const { prisma } = pipeline.store;
   const rule = await prisma.rule.create({
-    data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl },
+    data: { name: randomUUID(), organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl },
   });
   if (hookUrl) {
     await prisma.hook.create({
       data: {
+        name: randomUUID(),
         organizationId: DEFAULT_ORGANIZATION_ID,
         ruleId: rule.id,
         targetUrl: hookUrl,

@@ -23,6 +23,8 @@ describe('rules and hooks API', () => {
       .expect(201);
     expect(created.body).toEqual({
       id: expect.any(String),
+      // No name given: the rule is named after its source.
+      name: 'github',
       source: 'github',
       target_url: 'https://example.com/in',
       active: true,
@@ -220,5 +222,30 @@ describe('rules and hooks API', () => {
     expect((await pipeline.http.get('/rules').set('authorization', other).expect(200)).body.rules).toEqual([]);
     expect(await pipeline.store.prisma.rule.findUnique({ where: { id: rule.id } })).toMatchObject({ active: true });
     expect(await pipeline.store.prisma.hook.findUnique({ where: { id: hook.id } })).toMatchObject({ active: true });
+  });
+
+  it('names rules and hooks: a taken name is a 409 with its code, a malformed one a 400 naming the field', async () => {
+    const post = (body: object) => pipeline.http.post('/rules').set('authorization', admin).send(body);
+    const base = { source: 'named', target_url: 'https://example.com/n', active: false };
+    const first = await post({ ...base, name: 'named-eu' }).expect(201);
+    expect(first.body.name).toBe('named-eu');
+    const taken = await post({ ...base, name: 'named-eu' }).expect(409);
+    expect(taken.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(taken.body).toMatchObject({ status: 409, code: 'rule_name_taken' });
+    const bad = await post({ ...base, name: 'has space' }).expect(400);
+    expect(bad.body).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ field: 'name' })] });
+    expect((await post(base).expect(201)).body.name).toBe('named');
+
+    const hooks = `/rules/${first.body.id as string}/hooks`;
+    const hook = { target_url: 'https://example.com/h', trigger: 'provider_succeeded' };
+    const h1 = await pipeline.http.post(hooks).set('authorization', admin).send(hook).expect(201);
+    const h2 = await pipeline.http.post(hooks).set('authorization', admin).send(hook).expect(201);
+    expect([h1.body.name, h2.body.name]).toEqual(['provider_succeeded', 'provider_succeeded-2']);
+    const clash = await pipeline.http
+      .patch(`${hooks}/${h2.body.id as string}`)
+      .set('authorization', admin)
+      .send({ name: 'provider_succeeded' })
+      .expect(409);
+    expect(clash.body.code).toBe('hook_name_taken');
   });
 });

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { openSecret, parseSecretKeys, sealedKeyId } from '@relay/core';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
 import { Webhook } from 'standardwebhooks';
@@ -113,6 +113,7 @@ describe('signing secrets: sealed at rest, rotated with a window', () => {
   it('seals plaintext rows from before encryption and re-seals under a new key at start', async () => {
     const legacy = await pipeline.store.prisma.rule.create({
       data: {
+        name: randomUUID(),
         organizationId: (await pipeline.store.prisma.organization.findFirstOrThrow()).id,
         source: 'legacy',
         targetUrl: `${target.url}/legacy`,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
@@ -21,6 +22,7 @@ describe('MCP resume_rule', () => {
     const prisma = relay.pipeline.store.prisma;
     const rule = await prisma.rule.create({
       data: {
+        name: randomUUID(),
         organizationId: DEFAULT_ORGANIZATION_ID,
         source: 'mcp-gone',
         targetUrl: `${target.url}/back`,

@@ -37,10 +37,11 @@ describe('MCP rule and hook tools', () => {
   it('create_rule: a webhook of its source is delivered to its target; the secret is never echoed', async () => {
     const result = await client.callTool({
       name: 'create_rule',
-      arguments: { source: 'mcp-orders', target_url: `${target.url}/orders`, signing_secret: SECRET },
+      arguments: { name: 'orders', source: 'mcp-orders', target_url: `${target.url}/orders`, signing_secret: SECRET },
     });
     const { rule } = structured<{ rule: Record<string, unknown> & { id: string } }>(result);
     expect(rule).toMatchObject({
+      name: 'orders',
       source: 'mcp-orders',
       target_url: `${target.url}/orders`,
       active: true,
@@ -107,10 +108,15 @@ describe('MCP rule and hook tools', () => {
     const ruleId = await createRule({ source: 'mcp-failing', target_url: `${target.url}/failing` });
     const created = await client.callTool({
       name: 'create_hook',
-      arguments: { rule_id: ruleId, trigger: 'provider_failed', target_url: `${hooks.url}/alert` },
+      arguments: { rule_id: ruleId, name: 'alert', trigger: 'provider_failed', target_url: `${hooks.url}/alert` },
     });
     const { hook } = structured<{ hook: { id: string } }>(created);
-    expect(hook).toMatchObject({ rule_id: ruleId, trigger: 'provider_failed', link: expect.stringContaining(ruleId) });
+    expect(hook).toMatchObject({
+      rule_id: ruleId,
+      name: 'alert',
+      trigger: 'provider_failed',
+      link: expect.stringContaining(ruleId),
+    });
 
     const id = await ingest('mcp-failing', '{"n":1}');
     await relay.pipeline.waitForStatus(id, 'failed');

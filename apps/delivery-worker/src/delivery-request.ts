@@ -10,7 +10,7 @@ import type { StoredEvent } from '@relay/db';
 export const USER_AGENT = 'webhook-relay/0.1 (+https://github.com/webhook-relay)';
 
 /**
- * Headers of a main delivery: the rule's own headers (so receivers can check the rule's
+ * Headers of a main delivery: the sender's own headers (so receivers can check the sender's
  * signature), then the relay's. `webhook-id` is the event id, stable across retries, so receivers
  * can deduplicate. `secrets` is newest first: during a rotation window every one signs
  * webhook-signature (receivers accept any), X-Relay-Signature only the newest; none: unsigned.

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type AttemptOutcome, type FeedMessage } from '@relay/core';
 import {
   createRuleRepository,
@@ -61,7 +62,13 @@ function setup() {
 const rules = () => createRuleRepository(db.prisma);
 async function newRule(data: { unhealthyAfterSeconds?: number } = {}): Promise<RuleRecord> {
   const row = await db.prisma.rule.create({
-    data: { organizationId: ORG, source: 'health', targetUrl: 'http://target.example/hook', ...data },
+    data: {
+      name: randomUUID(),
+      organizationId: ORG,
+      source: 'health',
+      targetUrl: 'http://target.example/hook',
+      ...data,
+    },
   });
   return (await rules().findById(ORG, row.id))!;
 }

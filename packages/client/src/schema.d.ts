@@ -5510,6 +5510,8 @@ export interface operations {
             rules: {
               /** Format: uuid */
               id: string;
+              /** @description Unique in the organization. */
+              name: string;
               source: string;
               target_url: string;
               active: boolean;
@@ -5635,6 +5637,8 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description Unique in the organization (409 `rule_name_taken`); default: the source, suffixed -2, -3, … if taken. */
+          name?: string;
           source: string;
           /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
           target_url: string;
@@ -5724,6 +5728,8 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             id: string;
+            /** @description Unique in the organization. */
+            name: string;
             source: string;
             target_url: string;
             active: boolean;
@@ -5878,6 +5884,8 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             id: string;
+            /** @description Unique in the organization. */
+            name: string;
             source: string;
             target_url: string;
             active: boolean;
@@ -6075,6 +6083,8 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description Unique in the organization (409 `rule_name_taken`); default: the source, suffixed -2, -3, … if taken. */
+          name?: string;
           source?: string;
           /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
           target_url?: string;
@@ -6161,6 +6171,8 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             id: string;
+            /** @description Unique in the organization. */
+            name: string;
             source: string;
             target_url: string;
             active: boolean;
@@ -6336,6 +6348,8 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             id: string;
+            /** @description Unique in the organization. */
+            name: string;
             source: string;
             target_url: string;
             active: boolean;
@@ -6504,6 +6518,8 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             id: string;
+            /** @description Unique in the organization. */
+            name: string;
             source: string;
             target_url: string;
             active: boolean;
@@ -6738,6 +6754,8 @@ export interface operations {
             rule: {
               /** Format: uuid */
               id: string;
+              /** @description Unique in the organization. */
+              name: string;
               source: string;
               target_url: string;
               active: boolean;
@@ -6893,6 +6911,8 @@ export interface operations {
               id: string;
               /** Format: uuid */
               rule_id: string;
+              /** @description Unique in the rule. */
+              name: string;
               target_url: string;
               /** @enum {string} */
               trigger: 'provider_succeeded' | 'provider_failed';
@@ -6961,6 +6981,8 @@ export interface operations {
         'application/json': {
           /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
           target_url: string;
+          /** @description Unique in the rule (409 `hook_name_taken`); default: the trigger, suffixed -2, -3, … if taken. */
+          name?: string;
           /**
            * @description Fixed at creation.
            * @enum {string}
@@ -6986,6 +7008,8 @@ export interface operations {
             id: string;
             /** Format: uuid */
             rule_id: string;
+            /** @description Unique in the rule. */
+            name: string;
             target_url: string;
             /** @enum {string} */
             trigger: 'provider_succeeded' | 'provider_failed';
@@ -7122,6 +7146,8 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description Unique in the rule (409 `hook_name_taken`). */
+          name?: string;
           /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
           target_url?: string;
           active?: boolean;
@@ -7141,6 +7167,8 @@ export interface operations {
             id: string;
             /** Format: uuid */
             rule_id: string;
+            /** @description Unique in the rule. */
+            name: string;
             target_url: string;
             /** @enum {string} */
             trigger: 'provider_succeeded' | 'provider_failed';
@@ -7468,7 +7496,7 @@ export interface operations {
         content: {
           'application/json': {
             enabled: boolean;
-            rule: 'oidc' | null;
+            provider: 'oidc' | null;
             issuer: string | null;
             login_url: string | null;
             /** @description The text of the sign-in button; null when not enabled. */

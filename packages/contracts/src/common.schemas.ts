@@ -1,3 +1,4 @@
+import { RESOURCE_NAME } from '@relay/core';
 import { z } from 'zod';
 
 export const DEFAULT_PER_PAGE = 50;
@@ -54,6 +55,11 @@ export const dateTimeInput = () =>
     // Only a well-formed date-time is checked for its range: one problem per field.
     { message: 'must lie between 1970-01-01 and 9999-12-31 (UTC)', when: (payload) => payload.issues.length === 0 },
   );
+
+/** A rule's or hook's name (unique in its organization, or in its rule): a stable handle for titles and config. */
+export const resourceNameSchema = z
+  .string()
+  .regex(RESOURCE_NAME, '1-100 letters, digits, ".", "_" or "-", starting with a letter or digit');
 
 /** A webhook source: the first path segment of ingest, and a rule's key. */
 export const sourceSchema = z

@@ -1,6 +1,6 @@
 import { isRelayOwnedOutboundHeader, OPT_IN_HEADERS } from '@relay/core';
 import { z } from 'zod';
-import { sourceSchema, timestamp } from './common.schemas';
+import { resourceNameSchema, sourceSchema, timestamp } from './common.schemas';
 import { ruleOptionsInput, ruleOptionsView } from './rule-options.schemas';
 
 export const targetUrl = z
@@ -52,6 +52,11 @@ export const outboundHeadersSchema = z
 
 export const ruleCreateSchema = z
   .object({
+    name: resourceNameSchema
+      .optional()
+      .describe(
+        'Unique in the organization (409 `rule_name_taken`); default: the source, suffixed -2, -3, … if taken.',
+      ),
     source: sourceSchema,
     target_url: targetUrl,
     active: z.boolean().default(true),
@@ -85,6 +90,9 @@ export const HOOK_TRIGGER_VALUES = ['provider_succeeded', 'provider_failed'] as 
 export const hookCreateSchema = z
   .object({
     target_url: targetUrl,
+    name: resourceNameSchema
+      .optional()
+      .describe('Unique in the rule (409 `hook_name_taken`); default: the trigger, suffixed -2, -3, … if taken.'),
     trigger: z.enum(HOOK_TRIGGER_VALUES).describe('Fixed at creation.'),
     active: z.boolean().default(true),
     description: z.string().max(500).nullable().optional(),
@@ -93,6 +101,7 @@ export const hookCreateSchema = z
 // The trigger is not in the update schema: sending it is a 400 (it is fixed at creation).
 export const hookUpdateSchema = z
   .object({
+    name: resourceNameSchema.optional().describe('Unique in the rule (409 `hook_name_taken`).'),
     target_url: targetUrl.optional(),
     active: z.boolean().optional(),
     description: z.string().max(500).nullable().optional(),
@@ -104,6 +113,7 @@ export const hookParams = z.object({ id: z.uuid(), hookId: z.uuid() });
 /** A rule as the API shows it; the signing secret is never returned. */
 export const ruleSchema = z.object({
   id: z.uuid(),
+  name: z.string().describe('Unique in the organization.'),
   source: z.string(),
   target_url: z.string(),
   active: z.boolean(),
@@ -124,6 +134,7 @@ export const ruleSchema = z.object({
 export const hookSchema = z.object({
   id: z.uuid(),
   rule_id: z.uuid(),
+  name: z.string().describe('Unique in the rule.'),
   target_url: z.string(),
   trigger: z.enum(HOOK_TRIGGER_VALUES),
   active: z.boolean(),

@@ -47,7 +47,7 @@ export const endpointSchema = z.object({
 });
 export const oauthSchema = z.object({
   enabled: z.boolean(),
-  rule: z.literal('oidc').nullable(),
+  provider: z.literal('oidc').nullable(),
   issuer: z.string().nullable(),
   login_url: z.string().nullable(),
   button_label: z.string().nullable().optional().describe('The text of the sign-in button; null when not enabled.'),

@@ -24,7 +24,8 @@ export const ERROR_CODES = {
   not_found: 'No such resource.',
   username_taken: 'That username is already in use.',
   last_admin: 'An organization must keep at least one admin.',
-  role_managed_by_idp: "This user's role follows the identity provider's claim mapping; change it at the rule.",
+  role_managed_by_idp:
+    "This user's role follows the identity provider's claim mapping; change it at the identity provider.",
   identity_taken: 'That identity-provider account is linked to another user already.',
   wrong_password: 'The current password is wrong.',
   reset_code_invalid: 'The set-password code is unknown, used already or expired; ask an admin for a new one.',
@@ -37,6 +38,8 @@ export const ERROR_CODES = {
   bulk_all_required: 'An empty filter selects every event: send "all": true beside it to mean that.',
   active_provider_exists: 'Another active rule already serves this source; deactivate it first.',
   provider_inactive: 'That rule is not active.',
+  rule_name_taken: 'Another rule of this organization has that name; choose another or leave it out for a default.',
+  hook_name_taken: 'Another hook of this rule has that name; choose another or leave it out for a default.',
   no_default_target: 'No target_url was given and no default target is configured.',
   operator_exists: 'A platform operator exists already; bootstrap works only once.',
   slug_taken: 'That organization slug is already in use.',

@@ -10,6 +10,7 @@ export * from './cached-loader';
 export * from './rule-delivery-policy';
 export * from './event';
 export * from './source';
+export * from './resource-name';
 export * from './config-schema';
 export * from './target-policy';
 export * from './guarded-lookup';

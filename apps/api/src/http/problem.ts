@@ -27,6 +27,8 @@ const STATUS: Record<ErrorCode, number> = {
   username_taken: 409,
   operator_exists: 409,
   slug_taken: 409,
+  rule_name_taken: 409,
+  hook_name_taken: 409,
   organization_suspended: 403,
   domain_taken: 409,
   domain_verification_failed: 422,

@@ -38,7 +38,7 @@ export function createForwarder(options: ForwarderOptions) {
 
   async function read(id: string) {
     const detail = await dataOf(connection.client.GET('/events/{id}', { params: { path: { id } }, signal }));
-    // Raw bytes, never the parsed payload: a receiver checking the rule's signature needs them exactly.
+    // Raw bytes, never the parsed payload: a receiver checking the sender's signature needs them exactly.
     const answer = await connection.fetch(`${connection.baseUrl}/events/${encodeURIComponent(id)}/body`, {
       headers: connection.headers,
       signal,

@@ -181,8 +181,8 @@ describe('retention run', () => {
 
   it('deletes expired deduplication keys in batches on every run, even with retention off', async () => {
     const { rows } = await db.pool.query<{ id: string }>(
-      `INSERT INTO providers (id, organization_id, source, target_url, updated_at)
-       VALUES (gen_random_uuid(), $1, 'dedup-retention', 'http://127.0.0.1:1/', now()) RETURNING id`,
+      `INSERT INTO providers (id, organization_id, name, source, target_url, updated_at)
+       VALUES (gen_random_uuid(), $1, 'dedup-retention', 'dedup-retention', 'http://127.0.0.1:1/', now()) RETURNING id`,
       [ORG],
     );
     const seedKeys = (prefix: string, expiresAt: Date, n: number) =>

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createFairShare, DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import {
   createEventRepository,
@@ -22,7 +23,7 @@ export async function newRule(
   data: { source: string; targetUrl?: string; ordering?: object; deliveryPolicy?: object; health?: 'unhealthy' },
 ): Promise<RuleRecord> {
   const row = await db.prisma.rule.create({
-    data: { organizationId: ORG, targetUrl: 'http://target.example/hook', ...data },
+    data: { name: randomUUID(), organizationId: ORG, targetUrl: 'http://target.example/hook', ...data },
   });
   return (await createRuleRepository(db.prisma).findById(ORG, row.id))!;
 }

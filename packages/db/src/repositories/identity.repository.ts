@@ -78,7 +78,7 @@ export function createIdentityRepository(prisma: DbClient) {
     },
 
     /**
-     * Links an identity to an existing user (a signed-in user linking their rule account): `taken` when
+     * Links an identity to an existing user (a signed-in user linking their identity-provider account): `taken` when
      * the (issuer, subject) belongs to another user already, also when a concurrent link wins the race.
      */
     async link(userId: string, identity: IdentityKey): Promise<'linked' | 'already_linked' | 'taken'> {

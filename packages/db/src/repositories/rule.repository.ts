@@ -1,5 +1,6 @@
 import {
   OPT_IN_HEADERS,
+  firstFreeName,
   type DedupOption,
   type DeliveryPolicyOption,
   type OptInHeader,
@@ -16,6 +17,8 @@ import { DbNull } from '../generated/prisma/internal/prismaNamespace';
 export interface RuleRecord {
   id: string;
   organizationId: OrgId;
+  /** Unique in the organization. */
+  name: string;
   source: string;
   targetUrl: string;
   active: boolean;
@@ -48,6 +51,8 @@ export interface RuleRecord {
 }
 
 export interface NewRule {
+  /** Unique in the organization; when left out, the source (suffixed -2, -3, ... when taken). */
+  name?: string;
   source: string;
   targetUrl: string;
   active?: boolean;
@@ -73,10 +78,11 @@ export interface SourceKey {
   source: string;
 }
 
-/** A write that would leave two active rules for one source. */
+/** A write refused: two active rules for one source, a name taken, or no such rule. */
 export type RuleWrite =
   | { ok: true; rule: RuleRecord }
   | { ok: false; conflict: 'active_provider_exists' }
+  | { ok: false; conflict: 'rule_name_taken' }
   | { ok: false; conflict: 'not_found' };
 
 type Tx = TransactionClient;
@@ -157,6 +163,17 @@ async function activeConflict(tx: Tx, orgId: OrgId, source: string, exceptId: st
   return other !== null;
 }
 
+// Names are unique per organization (a unique index says so); writes that name a rule serialize on the
+// organization's lock, so a default name is picked from what is really taken and a clash is an answer, not a 500.
+async function namesTaken(tx: Tx, orgId: OrgId, exceptId: string | null): Promise<Set<string>> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`rule-name:${orgId}`}))`;
+  const rows = await tx.rule.findMany({
+    where: { organizationId: orgId, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+    select: { name: true },
+  });
+  return new Set(rows.map((r) => r.name));
+}
+
 const SECRET_COLUMNS = [
   'signingSecret',
   'previousSigningSecret',
@@ -171,9 +188,12 @@ export function createRuleRepository(prisma: DbClient) {
       return atomically(prisma, async (tx) => {
         if ((data.active ?? true) && (await activeConflict(tx, orgId, data.source, null)))
           return { ok: false, conflict: 'active_provider_exists' } as const;
+        const taken = await namesTaken(tx, orgId, null);
+        if (data.name !== undefined && taken.has(data.name)) return { ok: false, conflict: 'rule_name_taken' } as const;
+        const name = data.name ?? firstFreeName(data.source, taken);
         return {
           ok: true,
-          rule: toRecord(await tx.rule.create({ data: { ...toData(data), organizationId: orgId } })),
+          rule: toRecord(await tx.rule.create({ data: { ...toData(data), name, organizationId: orgId } })),
         } as const;
       });
     },
@@ -186,6 +206,8 @@ export function createRuleRepository(prisma: DbClient) {
         const active = changes.active ?? current.active;
         if (active && (await activeConflict(tx, orgId, source, id)))
           return { ok: false, conflict: 'active_provider_exists' } as const;
+        if (changes.name !== undefined && (await namesTaken(tx, orgId, id)).has(changes.name))
+          return { ok: false, conflict: 'rule_name_taken' } as const;
         return {
           ok: true,
           rule: toRecord(await tx.rule.update({ where: { id }, data: toData(changes) })),
@@ -204,7 +226,7 @@ export function createRuleRepository(prisma: DbClient) {
       return (
         await prisma.rule.findMany({
           where: { organizationId: orgId },
-          orderBy: [{ source: 'asc' }, { createdAt: 'asc' }],
+          orderBy: [{ source: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
         })
       ).map(toRecord);
     },

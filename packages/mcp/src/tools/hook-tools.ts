@@ -1,5 +1,5 @@
 import { dataOf } from '@relay/client';
-import { hookCreateSchema } from '@relay/contracts';
+import { hookCreateSchema, resourceNameSchema } from '@relay/contracts';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { descriptionInput, hookSummary, hookView, ruleIdInput, targetUrlInput } from './rule-views';
@@ -32,6 +32,9 @@ const createHook = defineTool({
   operation: 'POST /rules/{id}/hooks',
   input: {
     rule_id: ruleIdInput,
+    name: resourceNameSchema
+      .optional()
+      .describe('Unique in the rule (taken: hook_name_taken); default: the trigger, suffixed -2, -3, … if taken.'),
     trigger: hookCreateSchema.shape.trigger.describe('When the hook is called.'),
     target_url: targetUrlInput,
     active: z.boolean().optional().describe('Default true.'),

@@ -1,5 +1,5 @@
 import { dataOf } from '@relay/client';
-import { outboundHeadersSchema, signingSecret, sourceSchema } from '@relay/contracts';
+import { outboundHeadersSchema, resourceNameSchema, signingSecret, sourceSchema } from '@relay/contracts';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
@@ -13,6 +13,9 @@ import { descriptionInput, ruleIdInput, ruleSummary, ruleView, targetUrlInput } 
 // The API's field schemas (@relay/contracts), with text for an assistant where the API's says less.
 const sourceInput = sourceSchema.describe(
   'The source this rule serves: webhooks posted to /<source> (e.g. "stripe"). One active rule per source.',
+);
+const nameInput = resourceNameSchema.describe(
+  "The rule's name, unique in the organization (taken: rule_name_taken); a stable handle where ids differ.",
 );
 const signingSecretInput = signingSecret.describe(
   'HMAC secret (16-256 characters) signing each delivery; write-only: results only say whether one is set.',
@@ -48,6 +51,9 @@ const createRule = defineTool({
     'signature verification, health threshold, ordering, delivery policy, set/removed headers) are off unless given.',
   operation: 'POST /rules',
   input: {
+    name: nameInput
+      .optional()
+      .describe('Unique in the organization; default: the source, suffixed -2, -3, … if taken.'),
     source: sourceInput,
     target_url: targetUrlInput,
     active: z.boolean().optional().describe('Default true; false stores the rule without delivering by it.'),
@@ -77,6 +83,7 @@ const updateRule = defineTool({
   operation: 'PATCH /rules/{id}',
   input: {
     id: ruleIdInput,
+    name: nameInput.optional(),
     source: sourceInput.optional(),
     target_url: targetUrlInput.optional(),
     active: z.boolean().optional(),
@@ -93,7 +100,7 @@ const updateRule = defineTool({
     const headers = outboundHeadersChange({ forward_headers, set_headers, remove_headers });
     if (Object.keys(changes).length === 0 && !headers) {
       throw new Error(
-        'Nothing to change: give at least one of source, target_url, active, description, signing_secret, ' +
+        'Nothing to change: give at least one of name, source, target_url, active, description, signing_secret, ' +
           'forward_headers, set_headers, remove_headers or a rule option.',
       );
     }

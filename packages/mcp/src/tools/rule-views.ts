@@ -17,6 +17,7 @@ export const descriptionInput = z.string().max(500).describe('A note for humans,
 
 export const ruleSummary = z.object({
   id: z.string(),
+  name: z.string().describe('Unique in the organization.'),
   source: z.string().describe('Events ingested at /<source> (or with X-Webhook-Source) are delivered by this rule.'),
   target_url: z.string(),
   active: z.boolean().describe('An inactive rule delivers nothing; its events go to the default target.'),
@@ -40,6 +41,7 @@ export const ruleSummary = z.object({
 export const hookSummary = z.object({
   id: z.string(),
   rule_id: z.string(),
+  name: z.string().describe('Unique in the rule.'),
   trigger: z.enum(['provider_succeeded', 'provider_failed']),
   target_url: z.string(),
   active: z.boolean(),
@@ -50,6 +52,7 @@ export const hookSummary = z.object({
 
 export const ruleView = (rule: Rule, link: (path: string) => string): z.infer<typeof ruleSummary> => ({
   id: rule.id,
+  name: rule.name,
   source: rule.source,
   target_url: rule.target_url,
   active: rule.active,
@@ -67,6 +70,7 @@ export const ruleView = (rule: Rule, link: (path: string) => string): z.infer<ty
 export const hookView = (hook: Hook, link: (path: string) => string): z.infer<typeof hookSummary> => ({
   id: hook.id,
   rule_id: hook.rule_id,
+  name: hook.name,
   trigger: hook.trigger,
   target_url: hook.target_url,
   active: hook.active,

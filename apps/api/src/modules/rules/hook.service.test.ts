@@ -43,6 +43,7 @@ describe('hook service', () => {
         resourceType: 'hook',
         metadata: {
           rule_id: ruleId,
+          name: hook.name,
           trigger: 'provider_failed',
           target_url: 'https://example.com/hook',
           api_key_id: key.credentialId,

@@ -1,6 +1,6 @@
 import { AppError, type Principal, type TargetPolicy } from '@relay/core';
 import type { hookCreateSchema, hookUpdateSchema } from '@relay/contracts';
-import type { Repositories, TransactionRepositories } from '@relay/db';
+import type { HookWrite, Repositories, TransactionRepositories } from '@relay/db';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
 import { audited, type AuditFact } from '../audit-entry';
@@ -13,6 +13,12 @@ export interface HookServiceDeps {
 
 export type HookInput = z.output<typeof hookCreateSchema>;
 export type HookUpdate = z.output<typeof hookUpdateSchema>;
+
+// Thrown inside the transaction, so a refused write leaves no audit entry behind.
+function hookWritten(result: HookWrite) {
+  if (result.ok) return result.hook;
+  throw new AppError(result.conflict);
+}
 
 // Hooks: follow-up deliveries attached to one rule, fired by its delivery outcome.
 export function createHookService(deps: HookServiceDeps) {
@@ -37,13 +43,21 @@ export function createHookService(deps: HookServiceDeps) {
     async create(principal: Principal, ruleId: string, input: HookInput) {
       const hook = await repos.transaction(async (tx) => {
         await ruleOf(tx, principal, ruleId);
-        const created = await tx.hooks.create(principal.orgId, ruleId, {
-          targetUrl: allowedTarget(input.target_url, targetPolicy),
-          trigger: input.trigger,
-          active: input.active,
-          description: input.description ?? null,
-        });
-        const metadata = { rule_id: ruleId, trigger: created.trigger, target_url: created.targetUrl };
+        const created = hookWritten(
+          await tx.hooks.create(principal.orgId, ruleId, {
+            ...(input.name !== undefined ? { name: input.name } : {}),
+            targetUrl: allowedTarget(input.target_url, targetPolicy),
+            trigger: input.trigger,
+            active: input.active,
+            description: input.description ?? null,
+          }),
+        );
+        const metadata = {
+          rule_id: ruleId,
+          name: created.name,
+          trigger: created.trigger,
+          target_url: created.targetUrl,
+        };
         await audited(tx, principal, hookFact('hook.created', created.id, metadata));
         return created;
       });
@@ -54,6 +68,7 @@ export function createHookService(deps: HookServiceDeps) {
       const hook = await repos.transaction(async (tx) => {
         await ruleOf(tx, principal, ruleId);
         const updated = await tx.hooks.update(principal.orgId, ruleId, hookId, {
+          ...(input.name !== undefined ? { name: input.name } : {}),
           ...(input.target_url !== undefined ? { targetUrl: allowedTarget(input.target_url, targetPolicy) } : {}),
           ...(input.active !== undefined ? { active: input.active } : {}),
           ...(input.description !== undefined ? { description: input.description } : {}),
@@ -61,7 +76,7 @@ export function createHookService(deps: HookServiceDeps) {
         if (!updated) throw new AppError('not_found', 'No such hook.');
         const metadata = { rule_id: ruleId, changed: Object.keys(input) };
         await audited(tx, principal, hookFact('hook.updated', hookId, metadata));
-        return updated;
+        return hookWritten(updated);
       });
       return hookView(hook);
     },

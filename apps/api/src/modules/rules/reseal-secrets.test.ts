@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, openSecret, parseSecretKeys, sealSecret, sealedKeyId } from '@relay/core';
 import { pino } from 'pino';
 import { resealSecrets } from './reseal-secrets';
@@ -20,6 +20,7 @@ describe('re-sealing stored secrets at start', () => {
       ].map((secrets, i) =>
         store.db.prisma.rule.create({
           data: {
+            name: randomUUID(),
             organizationId: DEFAULT_ORGANIZATION_ID,
             source: `s${i}`,
             targetUrl: 'https://example.com/',
@@ -48,6 +49,7 @@ describe('re-sealing stored secrets at start', () => {
     const [oldKey, newKey] = [`vold:${key()}`, `vnew:${key()}`];
     const row = await store.db.prisma.rule.create({
       data: {
+        name: randomUUID(),
         organizationId: DEFAULT_ORGANIZATION_ID,
         source: 'verified',
         targetUrl: 'https://example.com/',

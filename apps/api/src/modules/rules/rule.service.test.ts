@@ -35,7 +35,13 @@ describe('rule service', () => {
         resourceType: 'rule',
         actorUserId: admin.userId,
         organizationId: DEFAULT_ORGANIZATION_ID,
-        metadata: { source: 'created', target_url: 'https://example.com/in', active: true, mechanism: 'session' },
+        metadata: {
+          name: 'created',
+          source: 'created',
+          target_url: 'https://example.com/in',
+          active: true,
+          mechanism: 'session',
+        },
       }),
     ]);
   });

@@ -22,7 +22,7 @@ export type SecretRotation = z.output<typeof ruleSecretRotateSchema>;
 export function written(result: RuleWrite) {
   if (result.ok) return result.rule;
   if (result.conflict === 'not_found') throw new AppError('not_found', 'No such rule.');
-  throw new AppError('active_provider_exists');
+  throw new AppError(result.conflict);
 }
 
 // Checked on the written state (inside the transaction, so a refusal rolls back): verification is
@@ -45,6 +45,7 @@ export function createRuleService(deps: RuleServiceDeps) {
     return sealSecret(deps.secretKeys, secret);
   };
   const changesOf = (input: RuleUpdate): RuleChanges => ({
+    ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.source !== undefined ? { source: input.source } : {}),
     ...(input.target_url !== undefined ? { targetUrl: allowedTarget(input.target_url, targetPolicy) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
@@ -94,6 +95,7 @@ export function createRuleService(deps: RuleServiceDeps) {
         const created = verifiable(
           written(
             await tx.rules.create(principal.orgId, {
+              ...(input.name !== undefined ? { name: input.name } : {}),
               source: input.source,
               targetUrl,
               active: input.active,
@@ -104,7 +106,12 @@ export function createRuleService(deps: RuleServiceDeps) {
             }),
           ),
         );
-        const metadata = { source: created.source, target_url: created.targetUrl, active: created.active };
+        const metadata = {
+          name: created.name,
+          source: created.source,
+          target_url: created.targetUrl,
+          active: created.active,
+        };
         const fact = { action: 'rule.created', resourceType: 'rule', resourceId: created.id, metadata };
         await audited(tx, principal, fact);
         return created;

@@ -10,6 +10,7 @@ const liveUntil = (secret: string | null, expiresAt: Date | null) =>
  */
 export const ruleView = (p: RuleRecord) => ({
   id: p.id,
+  name: p.name,
   source: p.source,
   target_url: p.targetUrl,
   active: p.active,
@@ -43,6 +44,7 @@ export const ruleView = (p: RuleRecord) => ({
 export const hookView = (h: HookRecord) => ({
   id: h.id,
   rule_id: h.ruleId,
+  name: h.name,
   target_url: h.targetUrl,
   trigger: h.trigger,
   active: h.active,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { asOrgId, DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
 import { TEST_REDIS_URL, testPrincipal, uniqueQueuePrefix } from '@relay/test-support';
@@ -28,7 +29,13 @@ const service = (installDefaultTarget?: string) =>
   });
 const rule = (source: string, active: boolean) =>
   store.db.prisma.rule.create({
-    data: { organizationId: DEFAULT_ORGANIZATION_ID, source, targetUrl: 'https://example.com/p', active },
+    data: {
+      name: randomUUID(),
+      organizationId: DEFAULT_ORGANIZATION_ID,
+      source,
+      targetUrl: 'https://example.com/p',
+      active,
+    },
   });
 
 beforeEach(() => {

@@ -58,6 +58,7 @@ export function createSendService(deps: SendServiceDeps) {
         ...(route.ruleId ? { ruleId: route.ruleId } : {}),
       });
       const metadata = {
+        // "provider" is the mode's name in stored audit entries since the first release: kept as written.
         mode: route.ruleId ? 'provider' : 'manual',
         source: route.source,
         provider_id: route.ruleId,

@@ -113,7 +113,7 @@ describe('settings service', () => {
   it('says whether identity-provider login is configured, with the button label and no secret', async () => {
     expect(await service().oauth(DEFAULT_ORGANIZATION_ID)).toEqual({
       enabled: false,
-      rule: null,
+      provider: null,
       issuer: null,
       login_url: null,
       button_label: null,
@@ -128,7 +128,7 @@ describe('settings service', () => {
     const answer = await configured.oauth(DEFAULT_ORGANIZATION_ID);
     expect(answer).toEqual({
       enabled: true,
-      rule: 'oidc',
+      provider: 'oidc',
       issuer: 'https://idp.example.com',
       login_url: '/api/auth/idp',
       button_label: 'Sign in with Example',

@@ -29,7 +29,7 @@ const domainsTable = (domains: readonly Domain[], colors: Colors) =>
         { header: 'last check', value: (d) => d.last_check_error ?? ago(d.last_checked_at), maxWidth: 40 },
       ]);
 
-/** The DNS records to create, as a block to copy into a DNS rule's form. */
+/** The DNS records to create, as a block to copy into a DNS provider's form. */
 export const recordsBlock = (domain: Domain) =>
   formatTable(domain.records, [
     { header: 'type', value: (r) => r.type },

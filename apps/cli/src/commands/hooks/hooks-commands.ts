@@ -12,6 +12,7 @@ const trigger = (value: string) =>
   oneOf(TRIGGERS, '--trigger')(value.startsWith('provider_') ? value : `provider_${value}`);
 
 interface HookFlags {
+  name?: string;
   target: string;
   trigger: (typeof TRIGGERS)[number];
   description?: string;
@@ -43,6 +44,7 @@ export function registerHooksCommands(program: Command, ctx: CommandContext): vo
   const create = hooks
     .command('create <rule-id>')
     .description('Attach a hook to a rule (its trigger is fixed once created)')
+    .option('--name <name>', 'unique in the rule (default: the trigger, suffixed -2, -3, … if taken)')
     .requiredOption('--target <url>', 'where the hook posts (--url is the relay itself)')
     .option('--trigger <when>', 'succeeded or failed (provider_succeeded, provider_failed)', trigger, 'provider_failed')
     .option('--description <text>', 'a note for people')
@@ -51,13 +53,18 @@ export function registerHooksCommands(program: Command, ctx: CommandContext): vo
       const out = ctx.output(cmd);
       const { client } = await ctx.connect(cmd);
       const body: HookBody = { target_url: flags.target, trigger: flags.trigger, active: !flags.inactive };
+      if (flags.name !== undefined) body.name = flags.name;
       if (flags.description !== undefined) body.description = flags.description;
       const hook = await dataOf(client.POST('/rules/{id}/hooks', { params: { path: { id: ruleId } }, body }));
-      out.result(hook, (h) => `Created hook ${h.id} on rule ${h.rule_id}: on ${h.trigger} → ${h.target_url}.`);
+      out.result(
+        hook,
+        (h) => `Created hook ${h.name} (${h.id}) on rule ${h.rule_id}: on ${h.trigger} → ${h.target_url}.`,
+      );
     });
   withExamples(
     create,
     'relay hooks create 0192f0c4-… --target https://alerts.example.com/relay',
+    'relay hooks create 0192f0c4-… --name page-on-call --target https://alerts.example.com/page',
     'relay hooks create 0192f0c4-… --target https://audit.example.com/ok --trigger succeeded --description "audit"',
   );
 

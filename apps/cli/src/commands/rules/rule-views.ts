@@ -17,6 +17,7 @@ export function rulesTable(rules: readonly Rule[], colors: Colors): string {
   if (rules.length === 0) return 'No rules yet: create one with `relay rules create --source … --target …`.';
   return formatTable(rules, [
     { header: 'id', value: (r) => r.id },
+    { header: 'name', value: (r) => r.name, maxWidth: 40 },
     { header: 'source', value: (r) => r.source },
     { header: 'target', value: (r) => r.target_url, maxWidth: 60 },
     { header: 'state', value: (r) => activeText(colors, r.active) },
@@ -28,6 +29,7 @@ export function rulesTable(rules: readonly Rule[], colors: Colors): string {
 export function ruleDetail(rule: Rule, colors: Colors): string {
   const fields: [string, string][] = [
     ['id', rule.id],
+    ['name', rule.name],
     ['source', rule.source],
     ['target', rule.target_url],
     ['state', activeText(colors, rule.active)],
@@ -50,6 +52,7 @@ export function hooksTable(hooks: readonly Hook[], colors: Colors): string {
   if (hooks.length === 0) return 'No hooks on this rule: add one with `relay hooks create <rule-id> --target …`.';
   return formatTable(hooks, [
     { header: 'id', value: (h) => h.id },
+    { header: 'name', value: (h) => h.name, maxWidth: 40 },
     { header: 'trigger', value: (h) => h.trigger },
     { header: 'target', value: (h) => h.target_url, maxWidth: 60 },
     { header: 'state', value: (h) => activeText(colors, h.active) },

@@ -49,7 +49,7 @@ function registerToggles(rules: Command, ctx: CommandContext) {
         const out = ctx.output(cmd);
         const { client } = await ctx.connect(cmd);
         const rule = await dataOf(client.PATCH('/rules/{id}', { ...byId(id), body: { active } }));
-        out.result(rule, (r) => `Rule ${r.id} (${r.source}) is ${active ? 'enabled' : 'disabled'}.`);
+        out.result(rule, (r) => `Rule ${r.name} (${r.id}) is ${active ? 'enabled' : 'disabled'}.`);
       });
     withExamples(toggle, `relay rules ${name} 0192f0c4-…`);
   }
@@ -65,10 +65,15 @@ function registerDelete(rules: Command, ctx: CommandContext) {
       const { client } = await ctx.connect(cmd);
       // Read it first: the question names the source, and a wrong id fails before anything is asked.
       const rule = await dataOf(client.GET('/rules/{id}', byId(id)));
-      if (!(await confirmed(out, `Delete rule ${rule.id} (${rule.source} → ${rule.target_url}) and its hooks?`)))
+      if (
+        !(await confirmed(
+          out,
+          `Delete rule ${rule.name} (${rule.id}, ${rule.source} → ${rule.target_url}) and its hooks?`,
+        ))
+      )
         return;
       await dataOf(client.DELETE('/rules/{id}', byId(id)));
-      out.result({ id: rule.id, deleted: true }, () => `Deleted rule ${rule.id} (${rule.source}).`);
+      out.result({ id: rule.id, deleted: true }, () => `Deleted rule ${rule.name} (${rule.id}).`);
     });
   withExamples(remove, 'relay rules delete 0192f0c4-…', 'relay rules delete 0192f0c4-… --yes');
 }

@@ -12,6 +12,7 @@ import { registerRotateVerification } from './rules-verification-command';
 const byId = (id: string) => ({ params: { path: { id } } });
 
 interface RuleFlags extends RuleOptionFlags {
+  name?: string;
   source?: string;
   target?: string;
   description?: string;
@@ -35,6 +36,7 @@ function registerCreate(rules: Command, ctx: CommandContext) {
     rules
       .command('create')
       .description('Create a rule: deliver the webhooks of one source to a target URL')
+      .option('--name <name>', 'unique in the organization (default: the source, suffixed -2, -3, … if taken)')
       .requiredOption('--source <source>', 'the webhook source it serves (the first path segment of ingest)')
       .requiredOption('--target <url>', 'where its webhooks are delivered (http or https)')
       .option('--description <text>', 'a note for people')
@@ -49,6 +51,7 @@ function registerCreate(rules: Command, ctx: CommandContext) {
       active: !flags.inactive,
       ...ruleOptionsBody(flags),
     };
+    if (flags.name !== undefined) body.name = flags.name;
     if (flags.description !== undefined) body.description = flags.description;
     await secretsFromStdin(flags, ctx, body);
     const { client } = await ctx.connect(cmd);
@@ -58,6 +61,7 @@ function registerCreate(rules: Command, ctx: CommandContext) {
   withExamples(
     create,
     'relay rules create --source github --target https://ci.example.com/hooks',
+    'relay rules create --name stripe-eu --source stripe --target https://eu.example.com/stripe',
     'relay rules create --source stripe --target https://shop.example.com/stripe --signing-secret-stdin < secret.txt',
     'relay rules create --source jira --target https://x.example.com --forward-header authorization --inactive',
     'relay rules create --source github --target https://ci.example.com --dedup github --verify github ' +
@@ -73,6 +77,7 @@ function updateBody(flags: RuleFlags): RuleUpdateBody {
   if (flags.signingSecretStdin && flags.clearSigningSecret)
     throw new UsageError('give --signing-secret-stdin or --clear-signing-secret, not both');
   const body: RuleUpdateBody = {};
+  if (flags.name !== undefined) body.name = flags.name;
   if (flags.source !== undefined) body.source = flags.source;
   if (flags.target !== undefined) body.target_url = flags.target;
   if (flags.description !== undefined) body.description = flags.description;
@@ -86,6 +91,7 @@ function registerUpdate(rules: Command, ctx: CommandContext) {
     rules
       .command('update <id>')
       .description('Change a rule; only the fields given change (enable/disable turn it on and off)')
+      .option('--name <name>', 'a new name (unique in the organization)')
       .option('--source <source>', 'a new source')
       .option('--target <url>', 'a new target URL')
       .option('--description <text>', 'a new description')
@@ -111,6 +117,7 @@ function registerUpdate(rules: Command, ctx: CommandContext) {
   withExamples(
     update,
     'relay rules update 0192f0c4-… --target https://new.example.com/hooks',
+    'relay rules update 0192f0c4-… --name github-ci',
     'relay rules update 0192f0c4-… --clear-description --clear-signing-secret',
     'relay rules update 0192f0c4-… --dedup-window 48h --unhealthy-after 2d --no-ordering',
     'relay rules update 0192f0c4-… --no-verify --no-delivery-policy --clear-set-headers',

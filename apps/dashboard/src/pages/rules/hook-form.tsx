@@ -16,18 +16,19 @@ const TRIGGER_LABELS: Record<HookTrigger, string> = {
 export function HookForm({ ruleId }: { ruleId: string }) {
   const queryClient = useQueryClient();
   const form = useForm({
-    initialValues: { targetUrl: '', trigger: 'provider_failed' as HookTrigger, description: '' },
+    initialValues: { name: '', targetUrl: '', trigger: 'provider_failed' as HookTrigger, description: '' },
   });
   const create = useMutation({
-    mutationFn: async ({ targetUrl, trigger, description }: typeof form.values): Promise<Hook> =>
+    mutationFn: async ({ name, targetUrl, trigger, description }: typeof form.values): Promise<Hook> =>
       dataOf(
         client.POST('/rules/{id}/hooks', {
           params: { path: { id: ruleId } },
-          body: { target_url: targetUrl, trigger, description: description || null },
+          // Left empty, the API names the hook after its trigger.
+          body: { ...(name ? { name } : {}), target_url: targetUrl, trigger, description: description || null },
         }),
       ),
     onSuccess: async () => {
-      form.setValues({ targetUrl: '', description: '' });
+      form.setValues({ name: '', targetUrl: '', description: '' });
       await queryClient.invalidateQueries({ queryKey: ['rules', ruleId, 'hooks'] });
     },
   });
@@ -36,6 +37,12 @@ export function HookForm({ ruleId }: { ruleId: string }) {
     <form onSubmit={submit} aria-label="New hook">
       <ProblemAlert error={create.error} />
       <Group align="flex-start" mt="sm">
+        <TextInput
+          label="Hook name"
+          placeholder="the trigger"
+          {...form.getInputProps('name')}
+          error={fieldError(create.error, 'name')}
+        />
         <TextInput
           label="Hook target URL"
           required

@@ -45,10 +45,11 @@ export function RuleDetailPage() {
         ← Rules
       </AnchorLink>
       <Group>
-        <Title order={2}>Rule {r.source}</Title>
+        <Title order={2}>{r.name}</Title>
         <Badge color={r.active ? 'green' : 'gray'}>{r.active ? 'active' : 'inactive'}</Badge>
       </Group>
       <Card withBorder>
+        <Text>Source: {r.source}</Text>
         <Text>Target: {r.target_url}</Text>
         <Text>Signing secret: {r.has_signing_secret ? 'set' : 'none'}</Text>
         {r.description ? <Text c="dimmed">{r.description}</Text> : null}
@@ -67,6 +68,7 @@ export function RuleDetailPage() {
         <Table>
           <Table.Thead>
             <Table.Tr>
+              <Table.Th>Name</Table.Th>
               <Table.Th>Target</Table.Th>
               <Table.Th>Trigger</Table.Th>
               <Table.Th>Status</Table.Th>
@@ -76,12 +78,13 @@ export function RuleDetailPage() {
           <Table.Tbody>
             {hooks.data.hooks.map((hook) => (
               <Table.Tr key={hook.id}>
+                <Table.Td>{hook.name}</Table.Td>
                 <Table.Td>{hook.target_url}</Table.Td>
                 <Table.Td>{hook.trigger}</Table.Td>
                 <Table.Td>{hook.active ? 'active' : 'inactive'}</Table.Td>
                 {canWrite ? (
                   <ConfirmCell
-                    message={`Delete the hook to ${hook.target_url}?`}
+                    message={`Delete the hook ${hook.name} (to ${hook.target_url})?`}
                     label="Delete"
                     onConfirm={() => remove.mutate(hook.id)}
                   />

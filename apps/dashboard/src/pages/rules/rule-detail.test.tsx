@@ -13,15 +13,18 @@ describe('rule detail page', () => {
       [`POST /rules/${RULE_ID}/hooks`]: { status: 201, body: { ...hook, id: 'h2', trigger: 'provider_succeeded' } },
     });
     renderApp(`/app/rules/${RULE_ID}`);
-    expect(await screen.findByRole('heading', { name: 'Rule stripe' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'stripe-live' })).toBeInTheDocument();
+    expect(screen.getByText('alert-on-failure')).toBeInTheDocument();
     expect(await screen.findByText('https://example.com/alert')).toBeInTheDocument();
     const user = userEvent.setup();
     const form = screen.getByRole('form', { name: 'New hook' });
+    await user.type(within(form).getByLabelText(/Hook name/), 'notify-ok');
     await user.type(within(form).getByLabelText(/Hook target URL/), 'https://example.com/ok');
     await user.selectOptions(within(form).getByLabelText('Trigger'), 'provider_succeeded');
     await user.click(within(form).getByRole('button', { name: 'Add hook' }));
     await waitFor(() =>
       expect(api.calls.find((c) => c.method === 'POST')?.body).toEqual({
+        name: 'notify-ok',
         target_url: 'https://example.com/ok',
         trigger: 'provider_succeeded',
         description: null,
@@ -40,7 +43,7 @@ describe('rule detail page', () => {
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Delete' }));
     const dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Delete the hook to https://example.com/alert?');
+    expect(dialog).toHaveTextContent('Delete the hook alert-on-failure (to https://example.com/alert)?');
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
     await waitFor(() =>
       expect(api.calls.find((c) => c.method === 'DELETE')?.url.pathname).toBe(`/rules/${RULE_ID}/hooks/${hook.id}`),

@@ -4,6 +4,7 @@ import type { Hook, Rule } from './rule-types';
 export const RULE_ID = '0190a0a0-0000-7000-8000-000000000001';
 export const rule: Rule = {
   id: RULE_ID,
+  name: 'stripe-live',
   source: 'stripe',
   target_url: 'https://example.com/stripe',
   active: true,
@@ -26,6 +27,7 @@ export const rule: Rule = {
 export const hook: Hook = {
   id: '0190a0a0-0000-7000-8000-000000000002',
   rule_id: RULE_ID,
+  name: 'alert-on-failure',
   target_url: 'https://example.com/alert',
   trigger: 'provider_failed',
   active: true,

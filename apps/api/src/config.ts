@@ -148,6 +148,9 @@ const schema = fields.transform((settings) => {
 
 export type ApiConfig = z.output<typeof schema>;
 
+/** Every setting the api reads (a repository test checks docker-compose.yml and .env.example against them). */
+export const API_SETTING_NAMES = Object.keys(fields.shape);
+
 export function parseApiConfig(env: Record<string, string | undefined>): ApiConfig {
   return parseSettings(schema, env);
 }

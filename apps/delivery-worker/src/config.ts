@@ -87,6 +87,9 @@ const schema = z.object({
 
 export type WorkerConfig = z.output<typeof schema>;
 
+/** Every setting the worker reads (a repository test checks docker-compose.yml and .env.example against them). */
+export const WORKER_SETTING_NAMES = Object.keys(schema.shape);
+
 export function parseWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
   return parseSettings(schema, env);
 }

@@ -9,18 +9,25 @@ const TotalsReporter = require('./totals-reporter.cjs') as new () => {
 
 const jestResults = { numPassedTests: 5, numFailedTests: 1, numRuntimeErrorTestSuites: 0 };
 
-function lineOf(extraFiles: string | undefined): string {
+function lineOf(extraFiles: string | undefined, totalsLine?: string): string {
   const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  const before = process.env.EXTRA_TOTALS_FILES;
-  if (extraFiles === undefined) delete process.env.EXTRA_TOTALS_FILES;
-  else process.env.EXTRA_TOTALS_FILES = extraFiles;
+  const before = { EXTRA_TOTALS_FILES: process.env.EXTRA_TOTALS_FILES, TOTALS_LINE: process.env.TOTALS_LINE };
+  const set = (name: keyof typeof before, value: string | undefined) => {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  };
+  set('EXTRA_TOTALS_FILES', extraFiles);
+  set('TOTALS_LINE', totalsLine);
   try {
     new TotalsReporter().onRunComplete(undefined, jestResults);
-    return String(write.mock.calls[0]?.[0]).trim();
+    return write.mock.calls
+      .map((call) => String(call[0]))
+      .join('')
+      .trim();
   } finally {
     write.mockRestore();
-    if (before === undefined) delete process.env.EXTRA_TOTALS_FILES;
-    else process.env.EXTRA_TOTALS_FILES = before;
+    set('EXTRA_TOTALS_FILES', before.EXTRA_TOTALS_FILES);
+    set('TOTALS_LINE', before.TOTALS_LINE);
   }
 }
 
@@ -44,5 +51,21 @@ describe('the totals line', () => {
   it('counts a runner whose suite failed to load, or that wrote no report, as a failure', () => {
     const broken = report('broken.json', { numPassedTests: 3, numFailedTests: 0, success: false });
     expect(lineOf([broken, path.join(dir, 'missing.json')].join(path.delimiter))).toBe('8 passed, 3 failed');
+  });
+
+  // scripts/test.mjs: the main jest run writes its report (`jest --json`) and prints no line; the compose suite's
+  // run, last, adds it and prints the one line.
+  it("adds an earlier jest run's report, a suite that could not run counted once", () => {
+    const earlier = report('jest.json', {
+      numPassedTests: 100,
+      numFailedTests: 0,
+      numRuntimeErrorTestSuites: 1,
+      success: false,
+    });
+    expect(lineOf(earlier)).toBe('105 passed, 2 failed');
+  });
+
+  it('prints nothing with TOTALS_LINE=off, leaving the line to a later run', () => {
+    expect(lineOf(undefined, 'off')).toBe('');
   });
 });

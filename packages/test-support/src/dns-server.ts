@@ -1,12 +1,6 @@
 import dns2 from 'dns2';
 
-// dns2's bundled types lack RCODE and the per-type record fields; this is the part used here.
-const Packet = dns2.Packet as unknown as {
-  TYPE: { CNAME: number; TXT: number };
-  CLASS: { IN: number };
-  RCODE: { NXDOMAIN: number };
-  createResponseFromRequest(request: unknown): { header: { rcode: number }; answers: Record<string, unknown>[] };
-};
+const { Packet } = dns2;
 
 export interface ZoneRecords {
   cname?: string;
@@ -29,17 +23,21 @@ export async function startDnsServer(): Promise<DnsServer> {
     udp: true,
     handle: (request, send) => {
       const response = Packet.createResponseFromRequest(request);
-      const [question] = request.questions as { name: string; type: number }[];
+      const [question] = request.questions;
       const name = (question?.name ?? '').toLowerCase();
       const records = zone.get(name);
       if (!records) response.header.rcode = Packet.RCODE.NXDOMAIN;
       else if (question?.type === Packet.TYPE.CNAME && records.cname) {
-        response.answers.push({ name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: records.cname });
+        response.answers.push(
+          new Packet.Resource({ name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: records.cname }),
+        );
       } else if (question?.type === Packet.TYPE.TXT) {
         for (const text of records.txt ?? [])
-          response.answers.push({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: text });
+          response.answers.push(
+            new Packet.Resource({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: text }),
+          );
       }
-      void send(response as unknown as Parameters<typeof send>[0]);
+      void send(response);
     },
   });
   // A malformed test packet must not crash the test process; the test sees the missing answer.

@@ -4991,6 +4991,12 @@ export interface operations {
             headers: {
               [key: string]: string;
             };
+            /** @description The request path after the source segment (`/org/repo` of `POST /github/org/repo`), "" if none. */
+            path: string;
+            /** @description The request's query: a string per key, an array of strings for a repeated key; {} if none. */
+            query: {
+              [key: string]: string | string[];
+            };
             last_error: string | null;
             next_attempt_at: string | null;
             /** @description ISO 8601 UTC timestamp. */

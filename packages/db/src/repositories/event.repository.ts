@@ -15,6 +15,10 @@ export interface NewEvent {
   ruleId?: string | null;
   body: Uint8Array;
   headers: Record<string, string>;
+  /** The request path after the source segment; absent: "" (send). */
+  path?: string;
+  /** The request's query (a string per key, an array for a repeated key); absent: {}. */
+  query?: Record<string, string | string[]>;
   nextAttemptAt: Date;
   /** The rule's ordering key (rule option `ordering`): an event_ordering row is written with the event. */
   orderingKey?: string;
@@ -76,6 +80,8 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         rows.map((r) => r.nextAttemptAt),
         options.defaultTargetUrl ?? null,
         rows.map((r) => r.ruleId ?? null),
+        rows.map((r) => r.path ?? ''),
+        rows.map((r) => JSON.stringify(r.query ?? {})),
         ...(ordered ? [rows.map((r) => r.orderingKey ?? null)] : []),
       ]);
     },

@@ -44,6 +44,8 @@ export function detailView(e: EventDetail, sensitiveHeaders: readonly string[]) 
     ...payloadOf(e.body),
     // The sender's credentials are stored for forwarding, never shown, whoever reads.
     headers: maskedHeaders(e.headers, sensitiveHeaders),
+    path: e.path,
+    query: e.query,
     last_error: e.lastError,
     next_attempt_at: iso(e.nextAttemptAt),
     updated_at: e.updatedAt.toISOString(),

@@ -64,7 +64,7 @@ UPDATE events e SET
   status = u.status,
   attempt_count = e.attempt_count + u.counted,
   next_attempt_at = u.next_attempt_at AT TIME ZONE 'UTC',
-  failure_reason = CASE WHEN u.status = 'delivered' THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
+  failure_reason = CASE WHEN u.status IN ('delivered', 'ignored') THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
   last_error = u.last_error,
   delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
   updated_at = now() AT TIME ZONE 'UTC'

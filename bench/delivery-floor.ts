@@ -34,6 +34,8 @@ const worker = new Worker<FloorJob>(
       ruleId: null,
       targetUrl: TARGET_URL!,
       headers: { 'content-type': 'application/json', 'x-github-event': 'push' },
+      path: '',
+      query: {},
       body: Buffer.from(job.data.body ?? FLOOR_BODY ?? ''),
       status: 'queued',
       attemptCount: 0,

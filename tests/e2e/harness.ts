@@ -49,7 +49,7 @@ export interface Pipeline {
   attemptsOf(id: string): ReturnType<Database['prisma']['deliveryAttempt']['findMany']>;
   waitForStatus(
     id: string,
-    status: 'delivered' | 'failed' | 'queued' | 'paused',
+    status: 'delivered' | 'failed' | 'queued' | 'paused' | 'ignored',
     timeoutMs?: number,
   ): Promise<NonNullable<Awaited<ReturnType<Pipeline['eventById']>>>>;
   close(): Promise<void>;

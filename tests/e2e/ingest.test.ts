@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
-import { startPipeline, type Pipeline } from './harness';
+import { startPipeline, userCredential, type Pipeline } from './harness';
 
 let pipeline: Pipeline;
 let target: TargetServer;
@@ -50,6 +50,33 @@ describe('ingest: source selection', () => {
   it('does not treat the API namespace as a source', async () => {
     const res = await post('/api/anything').send('{}').expect(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('ingest: path and query', () => {
+  it('stores the path after the source segment and the query, and the event shows them', async () => {
+    const res = await post('/shop/orders/create?shop=acme&tag=a&tag=b%20c').send('{"a":1}').expect(202);
+    const stored = await pipeline.eventById(res.body.id);
+    expect(stored).toMatchObject({ path: '/orders/create', query: { shop: 'acme', tag: ['a', 'b c'] } });
+    const { authorization } = await userCredential(pipeline, 'viewer');
+    const detail = await pipeline.http.get(`/events/${res.body.id}`).set('authorization', authorization).expect(200);
+    expect(detail.body).toMatchObject({ path: '/orders/create', query: { shop: 'acme', tag: ['a', 'b c'] } });
+  });
+
+  it('stores "" and {} without a deeper path or query', async () => {
+    const res = await post('/shop').send('{"a":1}').expect(202);
+    expect(await pipeline.eventById(res.body.id)).toMatchObject({ path: '', query: {} });
+  });
+
+  it('reads events stored before the columns existed as "" and {}', async () => {
+    const res = await post('/shop/x?y=1').send('{}').expect(202);
+    // A row as an older release wrote it: the columns take their defaults.
+    await pipeline.store.prisma.$executeRawUnsafe(
+      `UPDATE events SET path = DEFAULT, query = DEFAULT WHERE id = '${res.body.id}'`,
+    );
+    const { authorization } = await userCredential(pipeline, 'viewer');
+    const detail = await pipeline.http.get(`/events/${res.body.id}`).set('authorization', authorization).expect(200);
+    expect(detail.body).toMatchObject({ path: '', query: {} });
   });
 });
 

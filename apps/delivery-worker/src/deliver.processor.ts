@@ -12,6 +12,7 @@ import type { Notifier } from './notifications/notifier';
 import type { OrderGate } from './ordered-delivery';
 import type { RuleHealth } from './rule-health';
 import type { RuleLookup } from './rule-lookup';
+import { createRuleFilterCheck } from './rule-filter';
 import { createRulePolicies } from './rule-policy';
 import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
@@ -54,6 +55,8 @@ export type DeliverResult =
   | 'delivered'
   | 'retry_scheduled'
   | 'failed'
+  /** Its rule's filter did not match (docs/routing.md): no attempt, no hook. */
+  | 'ignored'
   /** The relay itself failed: tried again later, no attempt counted. */
   | 'deferred';
 
@@ -63,13 +66,15 @@ export type DeliverResult =
 // counting an attempt, a bounded number of times in a row (runJob, stages/job-step.ts).
 export function createDeliverProcessor(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
-  const prepare = createPrepare({ ...deps, policyOf: createRulePolicies(deps.retry), now });
+  const passes = createRuleFilterCheck(deps.logger);
+  const prepare = createPrepare({ ...deps, policyOf: createRulePolicies(deps.retry), passes, now });
   const send = createSend({ ...deps, now });
   const settle = createSettle({ ...deps, ordering: deps.order !== undefined, now });
 
   async function deliver(orgId: DeliverJobData['orgId'], eventId: string): Promise<Step<DeliverResult>> {
     const prepared = await prepare(orgId, eventId);
     if ('unroutable' in prepared) return settle.unroutable(prepared.unroutable);
+    if ('ignored' in prepared) return settle.ignored(prepared.ignored);
     if (!('delivery' in prepared)) return prepared;
     return settle.attempted(prepared.delivery, await send(prepared.delivery));
   }

@@ -1397,7 +1397,7 @@ export interface operations {
              * @description The original event's status now.
              * @enum {string}
              */
-            status: 'queued' | 'delivered' | 'failed' | 'paused';
+            status: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
             /** @constant */
             duplicate: true;
           };
@@ -2186,7 +2186,7 @@ export interface operations {
             id: string;
             source: string;
             /** @enum {string} */
-            status: 'queued' | 'delivered' | 'failed' | 'paused';
+            status: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
             provider_id: string | null;
             target_url: string | null;
             attempt_count: number;
@@ -4607,7 +4607,7 @@ export interface operations {
         per_page?: number;
         /** @description Case-insensitive text in source, payload and headers; never in a sensitive header (Authorization, X-Api-Key, SENSITIVE_HEADERS: docs/security.md). */
         search?: string;
-        status?: 'queued' | 'delivered' | 'failed' | 'paused';
+        status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
         source?: string;
         /** @description Created at or after (ISO 8601). */
         from?: string;
@@ -4634,7 +4634,7 @@ export interface operations {
               id: string;
               source: string;
               /** @enum {string} */
-              status: 'queued' | 'delivered' | 'failed' | 'paused';
+              status: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
               provider_id: string | null;
               target_url: string | null;
               attempt_count: number;
@@ -4747,7 +4747,7 @@ export interface operations {
                 /** @description Case-insensitive text in source, payload and headers; never in a sensitive header (Authorization, X-Api-Key, SENSITIVE_HEADERS: docs/security.md). */
                 search?: string;
                 /** @enum {string} */
-                status?: 'queued' | 'delivered' | 'failed' | 'paused';
+                status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
                 source?: string;
                 /**
                  * Format: date-time
@@ -4858,7 +4858,7 @@ export interface operations {
                 /** @description Case-insensitive text in source, payload and headers; never in a sensitive header (Authorization, X-Api-Key, SENSITIVE_HEADERS: docs/security.md). */
                 search?: string;
                 /** @enum {string} */
-                status?: 'queued' | 'delivered' | 'failed' | 'paused';
+                status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
                 source?: string;
                 /**
                  * Format: date-time
@@ -4970,7 +4970,7 @@ export interface operations {
             id: string;
             source: string;
             /** @enum {string} */
-            status: 'queued' | 'delivered' | 'failed' | 'paused';
+            status: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
             provider_id: string | null;
             target_url: string | null;
             attempt_count: number;
@@ -4991,6 +4991,14 @@ export interface operations {
             headers: {
               [key: string]: string;
             };
+            /** @description The request path after the source segment (`/org/repo` of `POST /github/org/repo`), "" if none. */
+            path: string;
+            /** @description The request's query: a string per key, an array of strings for a repeated key; {} if none. */
+            query: {
+              [key: string]: string | string[];
+            };
+            /** @description Why an `ignored` event was not delivered: `filtered`, its rule's filter did not match; else null. */
+            ignored_reason: 'filtered' | null;
             last_error: string | null;
             next_attempt_at: string | null;
             /** @description ISO 8601 UTC timestamp. */
@@ -5332,7 +5340,7 @@ export interface operations {
             id: string;
             source: string;
             /** @enum {string} */
-            status: 'queued' | 'delivered' | 'failed' | 'paused';
+            status: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
             provider_id: string | null;
             target_url: string | null;
             attempt_count: number;
@@ -5427,6 +5435,8 @@ export interface operations {
               delivered: number;
               failed: number;
               paused: number;
+              /** @description Its rule's filter did not match (docs/routing.md). */
+              ignored: number;
             };
             /** @description Failed and not acknowledged. */
             needs_attention: number;
@@ -5447,6 +5457,8 @@ export interface operations {
               failed: number;
               /** @description Waiting for their rule to be resumed (it is unhealthy). */
               paused: number;
+              /** @description Its rule's filter did not match (docs/routing.md). */
+              ignored: number;
             }[];
             /** @description One entry per bucket from `from`, empty buckets included. */
             series: {
@@ -5458,6 +5470,8 @@ export interface operations {
               failed: number;
               /** @description Waiting for their rule to be resumed (it is unhealthy). */
               paused: number;
+              /** @description Its rule's filter did not match (docs/routing.md). */
+              ignored: number;
             }[];
           };
         };
@@ -5596,6 +5610,10 @@ export interface operations {
                 backoff_cap_seconds?: number;
                 timeout_seconds?: number;
               } | null;
+              /** @description The rule's routing filter as saved; a webhook it does not match ends `ignored`. null: all go. */
+              filter: {
+                [key: string]: unknown;
+              } | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */
@@ -5713,6 +5731,10 @@ export interface operations {
             backoff_cap_seconds?: number;
             timeout_seconds?: number;
           } | null;
+          /** @description Only webhooks this filter matches go to the target; the others end `ignored` (no attempt, no hook). null: every webhook goes. */
+          filter?: {
+            [key: string]: unknown;
+          } | null;
         };
       };
     };
@@ -5813,6 +5835,10 @@ export interface operations {
               backoff_base_seconds?: number;
               backoff_cap_seconds?: number;
               timeout_seconds?: number;
+            } | null;
+            /** @description The rule's routing filter as saved; a webhook it does not match ends `ignored`. null: all go. */
+            filter: {
+              [key: string]: unknown;
             } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
@@ -5969,6 +5995,10 @@ export interface operations {
               backoff_base_seconds?: number;
               backoff_cap_seconds?: number;
               timeout_seconds?: number;
+            } | null;
+            /** @description The rule's routing filter as saved; a webhook it does not match ends `ignored`. null: all go. */
+            filter: {
+              [key: string]: unknown;
             } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
@@ -6158,6 +6188,10 @@ export interface operations {
             backoff_cap_seconds?: number;
             timeout_seconds?: number;
           } | null;
+          /** @description Only webhooks this filter matches go to the target; the others end `ignored` (no attempt, no hook). null: every webhook goes. */
+          filter?: {
+            [key: string]: unknown;
+          } | null;
         };
       };
     };
@@ -6256,6 +6290,10 @@ export interface operations {
               backoff_base_seconds?: number;
               backoff_cap_seconds?: number;
               timeout_seconds?: number;
+            } | null;
+            /** @description The rule's routing filter as saved; a webhook it does not match ends `ignored`. null: all go. */
+            filter: {
+              [key: string]: unknown;
             } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
@@ -6434,6 +6472,10 @@ export interface operations {
               backoff_cap_seconds?: number;
               timeout_seconds?: number;
             } | null;
+            /** @description The rule's routing filter as saved; a webhook it does not match ends `ignored`. null: all go. */
+            filter: {
+              [key: string]: unknown;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6604,6 +6646,10 @@ export interface operations {
               backoff_cap_seconds?: number;
               timeout_seconds?: number;
             } | null;
+            /** @description The rule's routing filter as saved; a webhook it does not match ends `ignored`. null: all go. */
+            filter: {
+              [key: string]: unknown;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6684,7 +6730,7 @@ export interface operations {
                * @description `queued` (retrying) or `paused` (its rule is unhealthy).
                * @enum {string}
                */
-              status: 'queued' | 'delivered' | 'failed' | 'paused';
+              status: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
               /** @description The head's delivery attempts so far. */
               attempts: number;
               /** @description When the head's first failed attempt finished: how long the key has waited. */
@@ -6839,6 +6885,10 @@ export interface operations {
                 backoff_base_seconds?: number;
                 backoff_cap_seconds?: number;
                 timeout_seconds?: number;
+              } | null;
+              /** @description The rule's routing filter as saved; a webhook it does not match ends `ignored`. null: all go. */
+              filter: {
+                [key: string]: unknown;
               } | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
@@ -7684,7 +7734,7 @@ export interface operations {
              * @description The original event's status now.
              * @enum {string}
              */
-            status: 'queued' | 'delivered' | 'failed' | 'paused';
+            status: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
             /** @constant */
             duplicate: true;
           };

@@ -69,6 +69,16 @@ export const eventDetailSchema = eventSummarySchema.extend({
       'The inbound headers as stored; sensitive ones (Authorization, X-Api-Key, ..., SENSITIVE_HEADERS) masked for ' +
         'every reader: `Bearer [masked]`, `[masked]`.',
     ),
+  path: z
+    .string()
+    .describe('The request path after the source segment (`/org/repo` of `POST /github/org/repo`), "" if none.'),
+  query: z
+    .record(z.string(), z.union([z.string(), z.array(z.string())]))
+    .describe("The request's query: a string per key, an array of strings for a repeated key; {} if none."),
+  ignored_reason: z
+    .enum(['filtered'])
+    .nullable()
+    .describe("Why an `ignored` event was not delivered: `filtered`, its rule's filter did not match; else null."),
   last_error: z.string().nullable(),
   next_attempt_at: timestamp.nullable(),
   updated_at: timestamp,

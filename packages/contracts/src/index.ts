@@ -20,3 +20,4 @@ export * from './stream.schemas';
 export * from './offboarding.schemas';
 export * from './notifications.schemas';
 export * from './rule-health.schemas';
+export * from './routing-filter.schemas';

@@ -9,6 +9,7 @@ import {
 } from '@relay/core';
 import { z } from 'zod';
 import { timestamp } from './common.schemas';
+import { routingFilterSchema } from './routing-filter.schemas';
 
 // Rule options (docs/rules.md): each off when absent or null; PATCH with null turns one off.
 
@@ -127,6 +128,10 @@ export const ruleOptionsView = {
   }),
   ordering: orderingOptionSchema.nullable(),
   delivery_policy: deliveryPolicySchema.nullable(),
+  filter: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("The rule's routing filter as saved; a webhook it does not match ends `ignored`. null: all go."),
 };
 
 /** The options a create or update takes; null turns one off. */
@@ -137,6 +142,13 @@ export const ruleOptionsInput = {
   unhealthy_after_seconds: unhealthyAfterSeconds.nullable().optional(),
   ordering: orderingOptionSchema.nullable().optional(),
   delivery_policy: deliveryPolicySchema.nullable().optional(),
+  filter: routingFilterSchema
+    .nullable()
+    .optional()
+    .describe(
+      'Only webhooks this filter matches go to the target; the others end `ignored` (no attempt, no hook). ' +
+        'null: every webhook goes.',
+    ),
 };
 
 export const verificationSecretRotateSchema = z

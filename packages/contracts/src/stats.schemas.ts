@@ -28,6 +28,7 @@ const countFields = {
   delivered: z.number().int(),
   failed: z.number().int(),
   paused: z.number().int().describe('Waiting for their rule to be resumed (it is unhealthy).'),
+  ignored: z.number().int().describe("Its rule's filter did not match (docs/routing.md)."),
 };
 export const deliveryStatsSchema = z.object({
   from: timestamp,
@@ -40,6 +41,7 @@ export const deliveryStatsSchema = z.object({
     delivered: z.number().int(),
     failed: z.number().int(),
     paused: z.number().int(),
+    ignored: z.number().int().describe("Its rule's filter did not match (docs/routing.md)."),
   }),
   needs_attention: z.number().int().describe('Failed and not acknowledged.'),
   success_rate: z

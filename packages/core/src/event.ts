@@ -1,5 +1,6 @@
 // `paused`: the event's rule is unhealthy; it waits, with no attempts, until an admin resumes the rule.
-export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused'] as const;
+// `ignored`: its rule's filter did not match (docs/routing.md); final, with no attempt and no hook.
+export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused', 'ignored'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 /**

@@ -25,3 +25,4 @@ export * from './secret-box';
 export * from './json-pointer';
 export * from './dedup-key';
 export * from './ordering-key';
+export * from './filter';

@@ -1,5 +1,5 @@
 import { AppError } from './errors';
-import { sourceFromPath } from './source';
+import { pathAfterSource, queryObject, sourceFromPath } from './source';
 
 describe('sourceFromPath', () => {
   it('is the first path segment, decoded, without the query', () => {
@@ -13,5 +13,36 @@ describe('sourceFromPath', () => {
       expect(() => sourceFromPath(path)).toThrow(AppError);
       expect(() => sourceFromPath(path)).toThrow(expect.objectContaining({ code: 'not_found' }));
     }
+  });
+});
+
+describe('pathAfterSource', () => {
+  test.each([
+    ['/github', ''],
+    ['/', ''],
+    ['', ''],
+    ['/github/', '/'],
+    ['/github/org/repo', '/org/repo'],
+    ['/github/a%20b?x=1', '/a%20b'],
+  ])('%s → %s', (path, expected) => {
+    expect(pathAfterSource(path)).toBe(expected);
+  });
+});
+
+describe('queryObject', () => {
+  test('a string per key, an array for a repeated key, decoded', () => {
+    expect(queryObject('?env=prod&id=1&id=2&q=a+b%21&empty=')).toEqual({
+      env: 'prod',
+      id: ['1', '2'],
+      q: 'a b!',
+      empty: '',
+    });
+    expect(queryObject('')).toEqual({});
+  });
+
+  test('__proto__ stays an ordinary key', () => {
+    const q = queryObject('__proto__=x');
+    expect(Object.getPrototypeOf(q)).toBe(Object.prototype);
+    expect(Object.keys(q)).toEqual(['__proto__']);
   });
 });

@@ -20,3 +20,23 @@ export function sourceFromPath(path: string): string | undefined {
     throw new AppError('not_found', `No route for POST ${path}.`);
   }
 }
+
+/** The ingest path after its first (source) segment, as received: `/github/org/repo` → `/org/repo`, `/github` → "". */
+export function pathAfterSource(path: string): string {
+  const withoutQuery = path.split('?')[0] ?? '';
+  const trimmed = withoutQuery.replace(/^\/+/, '');
+  const slash = trimmed.indexOf('/');
+  return slash < 0 ? '' : trimmed.slice(slash);
+}
+
+/** A query string as routing filters read it: one string per key, an array of strings for a repeated key. */
+export function queryObject(search: string): Record<string, string | string[]> {
+  const values = new Map<string, string[]>();
+  for (const [key, value] of new URLSearchParams(search)) {
+    const list = values.get(key);
+    if (list) list.push(value);
+    else values.set(key, [value]);
+  }
+  // Object.fromEntries defines own properties: a key named __proto__ stays a key.
+  return Object.fromEntries([...values].map(([key, list]) => [key, list.length === 1 ? list[0]! : list]));
+}

@@ -3,7 +3,7 @@ import type pg from 'pg';
 export interface EventSeed {
   organizationId: string;
   count: number;
-  status: 'queued' | 'delivered' | 'failed' | 'paused';
+  status: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
   /** The event's last change (updated_at), which retention measures age from; created an hour earlier. */
   changedAt: Date;
   acknowledged?: boolean;

@@ -29,7 +29,13 @@ export function colorsFor(options: { isTty: boolean; noColor: boolean; forceColo
 }
 
 /** The colour of an event status wherever one is shown. */
-const STATUS_STYLES: Record<string, Style> = { delivered: 'green', failed: 'red', queued: 'blue', paused: 'yellow' };
+const STATUS_STYLES: Record<string, Style> = {
+  delivered: 'green',
+  failed: 'red',
+  queued: 'blue',
+  paused: 'yellow',
+  ignored: 'dim',
+};
 export const statusStyle = (status: string): Style => STATUS_STYLES[status] ?? 'gray';
 
 // eslint-disable-next-line no-control-regex -- the escape sequences this file writes

@@ -1,6 +1,6 @@
 // Messages of GET /events/stream (Server-Sent Events) in their wire shape. The OpenAPI document describes the
 // stream only in prose, so the shapes are written here, as the api's feed sends them.
-export type EventStatus = 'queued' | 'delivered' | 'failed' | 'paused';
+export type EventStatus = 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
 
 export interface FeedEvent {
   id: string;

@@ -30,6 +30,8 @@ export function StatsPanel({ stats, height, width }: { stats: Stats | undefined;
         <Text {...theme.status('queued')}>{`queued ${s.queued}`}</Text>
         {'   '}
         <Text {...theme.status('paused')}>{`paused ${s.paused}`}</Text>
+        {'   '}
+        <Text {...theme.status('ignored')}>{`ignored ${s.ignored}`}</Text>
       </Text>
       <Text wrap="truncate-end">
         {`  needs attention ${stats.needs_attention}   success rate ${pct(stats.success_rate)}`}

@@ -43,7 +43,10 @@ export type Waiting =
   /** Its target origin holds its share of the pool: waits its turn. */
   | 'waiting_turn';
 
-export type Prepared = { delivery: Delivery } | { unroutable: Unroutable } | Step<Waiting>;
+/** An event its rule's filter did not match: settle records it `ignored`, with no attempt and no hook. */
+export type Ignored = Unroutable;
+
+export type Prepared = { delivery: Delivery } | { unroutable: Unroutable } | { ignored: Ignored } | Step<Waiting>;
 
 /** What send hands settle: the attempt as it is stored, and the outcome the retry policy classifies. */
 export interface Sent {

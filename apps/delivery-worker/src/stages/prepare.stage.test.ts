@@ -12,6 +12,7 @@ import { createOrderGate } from '../ordered-delivery';
 import { createRuleHealth } from '../rule-health';
 import { useRuleTestDatabase } from '../rule-test-database';
 import { createRuleLookup } from '../rule-lookup';
+import { createRuleFilterCheck } from '../rule-filter';
 import { createRulePolicies } from '../rule-policy';
 import type { Delivery, Prepared } from './delivery';
 import { createPrepare } from './prepare.stage';
@@ -39,6 +40,7 @@ function setup(options: { poolSize?: number } = {}) {
       now: () => T0,
     }),
     policyOf: createRulePolicies(RETRY),
+    passes: createRuleFilterCheck(quiet),
     fairGate,
     logger: quiet,
     now: () => T0,
@@ -103,6 +105,29 @@ describe('the prepare stage', () => {
     expect(await setup().prepare(ORG, event.id)).toEqual({
       unroutable: { orgId: ORG, eventId: event.id, ordered: false },
     });
+  });
+
+  it("hands an event its rule's filter does not match to settle as ignored; a matching one goes on", async () => {
+    await newRule(db, {
+      source: 'shop',
+      filter: { body: { amount: { $gte: 100 } }, path: { $startsWith: '/orders' }, query: { env: 'prod' } },
+    });
+    const small = await newEvent(db, { source: 'shop', body: '{"amount":5}', path: '/orders', query: { env: 'prod' } });
+    const big = await newEvent(db, { source: 'shop', body: '{"amount":500}', path: '/orders', query: { env: 'prod' } });
+    const otherPath = await newEvent(db, { source: 'shop', body: '{"amount":500}', path: '/refunds' });
+    const { prepare } = setup();
+    expect(await prepare(ORG, small.id)).toEqual({ ignored: { orgId: ORG, eventId: small.id, ordered: false } });
+    expect(await prepare(ORG, otherPath.id)).toMatchObject({ ignored: { eventId: otherPath.id } });
+    expect(deliveryOf(await prepare(ORG, big.id)).event.id).toBe(big.id);
+  });
+
+  it('reads a CEL filter, and a body that is not JSON as text', async () => {
+    await newRule(db, { source: 'shop', filter: { cel: 'body.type.startsWith("invoice.")' } });
+    const invoice = await newEvent(db, { source: 'shop', body: '{"type":"invoice.paid"}' });
+    const customer = await newEvent(db, { source: 'shop', body: '{"type":"customer.created"}' });
+    const { prepare } = setup();
+    expect(deliveryOf(await prepare(ORG, invoice.id)).event.id).toBe(invoice.id);
+    expect(await prepare(ORG, customer.id)).toMatchObject({ ignored: { eventId: customer.id } });
   });
 
   it("pauses an unhealthy rule's event instead of sending it", async () => {

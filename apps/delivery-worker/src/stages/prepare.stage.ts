@@ -6,6 +6,7 @@ import type { FairGate } from '../fair-gate';
 import type { OrderGate } from '../ordered-delivery';
 import type { RuleHealth } from '../rule-health';
 import type { RuleLookup } from '../rule-lookup';
+import { filterSubjectOf, type RuleFilterCheck } from '../rule-filter';
 import type { RulePolicyLookup } from '../rule-policy';
 import type { Prepared } from './delivery';
 
@@ -19,6 +20,8 @@ export interface PrepareDeps {
   /** Endpoint health (rule-health.ts): an unhealthy rule's events wait as `paused`; absent: not tracked. */
   health?: RuleHealth | undefined;
   policyOf: RulePolicyLookup;
+  /** The rule's routing filter (rule-filter.ts): a webhook it does not match ends `ignored`. */
+  passes: RuleFilterCheck;
   /** Shares the pool between target origins; without it, first come first served. */
   fairGate?: FairGate | undefined;
   logger: Logger;
@@ -54,6 +57,8 @@ export function createPrepare(deps: PrepareDeps) {
     if (targetUrl === null) return { unroutable: { orgId, eventId, ordered } };
     // The event's rule, read once here (cached): its health and delivery policy apply to this attempt.
     const rule = await deps.rules(orgId, ruleId);
+    // The rule owns its source: a webhook its filter turns away is ignored, never sent to the default target.
+    if (rule && !deps.passes(rule, () => filterSubjectOf(event))) return { ignored: { orgId, eventId, ordered } };
     // An unhealthy rule's events wait as `paused` instead of burning attempts (rule-health.ts).
     const checked = deps.health ? await deps.health.beforeAttempt(orgId, eventId, rule) : { rule: null };
     if ('stop' in checked) return { result: checked.stop };

@@ -30,6 +30,8 @@ const event: StoredEvent = {
   ruleId: null,
   targetUrl: null,
   body: Buffer.from('{"stage":"send"}'),
+  path: '',
+  query: {},
   headers: { 'content-type': 'application/json' },
   status: 'queued',
   attemptCount: 2,

@@ -172,6 +172,17 @@ describe('the settle stage', () => {
     expect(hooks).toEqual([]);
   });
 
+  it('records an ignored event: final, no attempt, no failure reason, no hooks; an ordered key is released', async () => {
+    const { settle, counted, hooks, released } = setup();
+    const head = await delivery({ ordering: true });
+    const next = await newEvent(db, { source: 'shop', orderingKey: 'k' });
+    expect(await settle.ignored({ orgId: ORG, eventId: head.event.id, ordered: true })).toEqual({ result: 'ignored' });
+    expect(await eventRow(head.event.id)).toMatchObject({ status: 'ignored', failure_reason: null, attempts: 0 });
+    expect(counted).toEqual([]);
+    expect(hooks).toEqual([]);
+    expect(released).toEqual([{ id: next.id, organizationId: ORG }]);
+  });
+
   it('gives up past the fault bound: a relay_error attempt and the failure hooks; an event settled since is left', async () => {
     const { settle, hooks } = setup();
     const d = await delivery();

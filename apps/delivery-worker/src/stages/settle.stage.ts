@@ -7,7 +7,7 @@ import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from '../me
 import type { Notifier } from '../notifications/notifier';
 import { relayErrorAttempt } from '../relay-faults';
 import type { RuleHealth } from '../rule-health';
-import type { Delivery, Sent, Unroutable } from './delivery';
+import type { Delivery, Ignored, Sent, Unroutable } from './delivery';
 import { stepOf, type Step } from './job-step';
 
 export interface SettleDeps {
@@ -108,6 +108,18 @@ export function createSettle(deps: SettleDeps) {
       await deps.store.record({ orgId: u.orgId, id: u.eventId, attempt: null, update, ordered: u.ordered });
       deps.metrics?.delivery(u.orgId, 'failed', 'none', null);
       return { result: 'failed' };
+    },
+
+    /** Its rule's filter did not match: ignored (final, no failure reason), no attempt, no hooks. */
+    async ignored(i: Ignored): Promise<Step<'ignored'>> {
+      await deps.store.record({
+        orgId: i.orgId,
+        id: i.eventId,
+        attempt: null,
+        update: { status: 'ignored' },
+        ordered: i.ordered,
+      });
+      return { result: 'ignored' };
     },
 
     /** Past the fault bound: a failed attempt that says why, so the event stops being redelivered. */

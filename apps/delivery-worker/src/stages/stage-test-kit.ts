@@ -20,7 +20,14 @@ export const RETRY = { maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 60_00
 
 export async function newRule(
   db: Database,
-  data: { source: string; targetUrl?: string; ordering?: object; deliveryPolicy?: object; health?: 'unhealthy' },
+  data: {
+    source: string;
+    targetUrl?: string;
+    ordering?: object;
+    deliveryPolicy?: object;
+    health?: 'unhealthy';
+    filter?: object;
+  },
 ): Promise<RuleRecord> {
   const row = await db.prisma.rule.create({
     data: { name: randomUUID(), organizationId: ORG, targetUrl: 'http://target.example/hook', ...data },
@@ -31,7 +38,15 @@ export async function newRule(
 /** One event as ingest stores it: its rule and target are selected by its source. */
 export async function newEvent(
   db: Database,
-  event: { source: string; nextAttemptAt?: Date; orderingKey?: string; ruleId?: string } = { source: 'none' },
+  event: {
+    source: string;
+    nextAttemptAt?: Date;
+    orderingKey?: string;
+    ruleId?: string;
+    body?: string;
+    path?: string;
+    query?: Record<string, string | string[]>;
+  } = { source: 'none' },
 ): Promise<StoredEvent> {
   const events = createEventRepository(db.pool, { defaultTargetUrl: undefined });
   // Time-ordered, as ingest's: the oldest id of an ordering key is its head.
@@ -42,7 +57,9 @@ export async function newEvent(
       organizationId: ORG,
       source: event.source,
       targetOverride: null,
-      body: Buffer.from('{"stage":true}'),
+      body: Buffer.from(event.body ?? '{"stage":true}'),
+      ...(event.path !== undefined ? { path: event.path } : {}),
+      ...(event.query !== undefined ? { query: event.query } : {}),
       headers: { 'content-type': 'application/json' },
       nextAttemptAt: event.nextAttemptAt ?? new Date(0),
       ...(event.ruleId ? { ruleId: event.ruleId } : {}),

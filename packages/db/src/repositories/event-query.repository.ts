@@ -20,6 +20,9 @@ export interface EventSummary {
 export interface EventDetail extends EventSummary {
   body: Buffer;
   headers: Record<string, string>;
+  /** The request path after the source segment ("" if none) and its query, as received. */
+  path: string;
+  query: Record<string, string | string[]>;
   lastError: string | null;
   nextAttemptAt: Date | null;
   updatedAt: Date;
@@ -104,7 +107,7 @@ export function createEventQueryRepository(
 
     async findById(orgId: OrgId, id: string): Promise<EventDetail | null> {
       const { rows } = await pool.query<EventDetail>(
-        `SELECT ${SUMMARY}, body, headers, last_error AS "lastError", next_attempt_at AS "nextAttemptAt",
+        `SELECT ${SUMMARY}, body, headers, path, query, last_error AS "lastError", next_attempt_at AS "nextAttemptAt",
            updated_at AS "updatedAt"
          FROM events WHERE organization_id = $1 AND id = $2`,
         [orgId, id],

@@ -15,6 +15,10 @@ export interface NewEvent {
   ruleId?: string | null;
   body: Uint8Array;
   headers: Record<string, string>;
+  /** The request path after the source segment; absent: "" (send). */
+  path?: string;
+  /** The request's query (a string per key, an array for a repeated key); absent: {}. */
+  query?: Record<string, string | string[]>;
   nextAttemptAt: Date;
   /** The rule's ordering key (rule option `ordering`): an event_ordering row is written with the event. */
   orderingKey?: string;
@@ -45,7 +49,9 @@ export interface NewAttempt {
 export type EventUpdate =
   | { status: 'delivered'; at: Date }
   | { status: 'queued'; nextAttemptAt: Date; error: string }
-  | { status: 'failed'; reason: FailureReason; error: string };
+  | { status: 'failed'; reason: FailureReason; error: string }
+  /** Its rule's filter did not match: final, no attempt, no failure reason. */
+  | { status: 'ignored' };
 
 export interface Outcome extends EventRef {
   attempt: NewAttempt | null;
@@ -76,6 +82,8 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         rows.map((r) => r.nextAttemptAt),
         options.defaultTargetUrl ?? null,
         rows.map((r) => r.ruleId ?? null),
+        rows.map((r) => r.path ?? ''),
+        rows.map((r) => JSON.stringify(r.query ?? {})),
         ...(ordered ? [rows.map((r) => r.orderingKey ?? null)] : []),
       ]);
     },
@@ -121,12 +129,12 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         u((o) => (o.attempt?.kind === 'main' ? 1 : 0)),
         u((o) => (o.update.status === 'queued' ? o.update.nextAttemptAt : null)),
         u((o) => (o.update.status === 'failed' ? o.update.reason : null)),
-        u((o) => (o.update.status === 'delivered' ? null : toStorableText(o.update.error))),
+        u((o) => ('error' in o.update ? toStorableText(o.update.error) : null)),
         u((o) => (o.update.status === 'delivered' ? o.update.at : null)),
         a(() => uuidv7()),
       ];
       const released = outcomes.filter(
-        (o) => o.ordered === true && (o.update.status === 'delivered' || o.update.status === 'failed'),
+        (o) => o.ordered === true && ['delivered', 'failed', 'ignored'].includes(o.update.status),
       );
       if (released.length > 0) return recordAndRelease(pool, { text: RECORD_OUTCOMES, values }, released);
       await pool.query(RECORD_OUTCOMES, values);

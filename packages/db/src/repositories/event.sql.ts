@@ -5,30 +5,31 @@ import { INSERT_ORDERING_ROWS } from './event-ordering.sql';
 // and are converted AT TIME ZONE 'UTC', so the session's time zone never matters.
 // Column lists follow prisma/schema.prisma; the migrations test and the e2e suite exercise every
 // statement here against the migrated schema.
-export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, status,
-  attempt_count,
+export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, path, query,
+  status, attempt_count,
   next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt`;
 
 // An X-Target-Url override wins; otherwise the target is selected in the same statement. Each event is
 // marked for the search indexer in the same statement (one round trip, one transaction).
 const STORE_EVENTS = `
 WITH stored AS (
-  INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers,
+  INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, path, query,
     next_attempt_at, status, attempt_count, created_at, updated_at)
   SELECT u.id, u.organization_id, u.source,
     coalesce(u.provider_id, CASE WHEN u.target_override IS NULL THEN p.id END),
     coalesce(u.target_override, p.target_url, org.default_target_url, $8),
-    u.body, u.headers,
+    u.body, u.headers, u.path, u.query,
     u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[])
-    AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id)
+  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[],
+    $10::text[], $11::jsonb[])
+    AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id, path, query)
   ${ACTIVE_RULE_JOIN}
   RETURNING id, organization_id, provider_id
 )`;
 const MARK_FOR_SEARCH = `
 INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored`;
 export const INSERT_EVENTS = `${STORE_EVENTS}${MARK_FOR_SEARCH}`;
-/** A batch with ordering keys ($10) also writes their event_ordering rows, in the same statement. */
+/** A batch with ordering keys ($12) also writes their event_ordering rows, in the same statement. */
 export const INSERT_ORDERED_EVENTS = `${STORE_EVENTS},${INSERT_ORDERING_ROWS}${MARK_FOR_SEARCH}`;
 
 /**
@@ -63,7 +64,7 @@ UPDATE events e SET
   status = u.status,
   attempt_count = e.attempt_count + u.counted,
   next_attempt_at = u.next_attempt_at AT TIME ZONE 'UTC',
-  failure_reason = CASE WHEN u.status = 'delivered' THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
+  failure_reason = CASE WHEN u.status IN ('delivered', 'ignored') THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
   last_error = u.last_error,
   delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
   updated_at = now() AT TIME ZONE 'UTC'

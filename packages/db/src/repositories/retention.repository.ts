@@ -33,10 +33,10 @@ export interface DueCounts {
 
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 
-// The statuses that may be deleted, as an allow-list: delivered events, and failures that were
-// acknowledged or passed the hard maximum. Queued events (and any status added later, such as
-// paused) are never deleted by retention, however old.
-const DELETABLE = `(e.status = 'delivered'
+// The statuses that may be deleted, as an allow-list: delivered and ignored events (an ignored one is
+// kept and deleted like a delivered one), and failures that were acknowledged or passed the hard maximum.
+// Queued events (and any status added later, such as paused) are never deleted by retention, however old.
+const DELETABLE = `(e.status IN ('delivered', 'ignored')
   OR (e.status = 'failed' AND (e.acknowledged_at IS NOT NULL OR e.updated_at < ${at(4)})))`;
 
 // One organization's due events, oldest change first, walking the (organization_id, updated_at) index

@@ -46,6 +46,8 @@ export interface RuleRecord {
   unhealthyAfterSeconds: number | null;
   ordering: OrderingOption | null;
   deliveryPolicy: DeliveryPolicyOption | null;
+  /** Routing filter (docs/routing.md), as saved through the API's checked schema; null: every webhook goes. */
+  filter: Record<string, unknown> | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -69,6 +71,7 @@ export interface NewRule {
   unhealthyAfterSeconds?: number | null;
   ordering?: OrderingOption | null;
   deliveryPolicy?: DeliveryPolicyOption | null;
+  filter?: Record<string, unknown> | null;
 }
 
 export type RuleChanges = Partial<NewRule>;
@@ -87,7 +90,7 @@ export type RuleWrite =
 
 type Tx = TransactionClient;
 
-type JsonOptions = 'outboundHeaders' | 'dedup' | 'verification' | 'ordering' | 'deliveryPolicy';
+type JsonOptions = 'outboundHeaders' | 'dedup' | 'verification' | 'ordering' | 'deliveryPolicy' | 'filter';
 type Row = Omit<
   RuleRecord,
   'organizationId' | JsonOptions | 'duplicateCount' | 'signatureFailureCount' | 'unhealthyReason'
@@ -98,6 +101,7 @@ type Row = Omit<
   verification: unknown;
   ordering: unknown;
   deliveryPolicy: unknown;
+  filter: unknown;
   duplicateCount: bigint;
   signatureFailureCount: bigint;
   unhealthyReason: string | null;
@@ -128,6 +132,7 @@ export const toRuleRecord = (row: Row): RuleRecord => ({
   verification: optionOf<VerificationOption>(row.verification),
   ordering: optionOf<OrderingOption>(row.ordering),
   deliveryPolicy: optionOf<DeliveryPolicyOption>(row.deliveryPolicy),
+  filter: optionOf<Record<string, unknown>>(row.filter),
   duplicateCount: Number(row.duplicateCount),
   signatureFailureCount: Number(row.signatureFailureCount),
   unhealthyReason: row.unhealthyReason as UnhealthyReason | null,
@@ -138,8 +143,16 @@ const toRecord = toRuleRecord;
 const jsonOf = (value: object | null | undefined) =>
   value === undefined ? undefined : value === null ? DbNull : { ...value };
 
-function toData<T extends RuleChanges>({ outboundHeaders, dedup, verification, ordering, deliveryPolicy, ...rest }: T) {
-  const json = { dedup, verification, ordering, deliveryPolicy };
+function toData<T extends RuleChanges>({
+  outboundHeaders,
+  dedup,
+  verification,
+  ordering,
+  deliveryPolicy,
+  filter,
+  ...rest
+}: T) {
+  const json = { dedup, verification, ordering, deliveryPolicy, filter };
   return {
     ...rest,
     ...(outboundHeaders !== undefined ? { outboundHeaders: { ...outboundHeaders } } : {}),

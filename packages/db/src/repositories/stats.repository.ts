@@ -21,7 +21,8 @@ const COUNTS = `count(*)::int AS total,
   count(*) FILTER (WHERE status = 'queued')::int AS queued,
   count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
   count(*) FILTER (WHERE status = 'failed')::int AS failed,
-  count(*) FILTER (WHERE status = 'paused')::int AS paused`;
+  count(*) FILTER (WHERE status = 'paused')::int AS paused,
+  count(*) FILTER (WHERE status = 'ignored')::int AS ignored`;
 
 // created_at holds UTC without a zone; the bounds are converted the same way.
 const FROM = "($2::timestamptz AT TIME ZONE 'UTC')";
@@ -70,7 +71,7 @@ export function createStatsRepository(pool: pg.Pool) {
            )
            SELECT b.start, coalesce(c.total, 0) AS total, coalesce(c.queued, 0) AS queued,
              coalesce(c.delivered, 0) AS delivered, coalesce(c.failed, 0) AS failed,
-             coalesce(c.paused, 0) AS paused
+             coalesce(c.paused, 0) AS paused, coalesce(c.ignored, 0) AS ignored
            FROM buckets b LEFT JOIN counted c USING (start) ORDER BY b.start`,
           [...params, window.bucketSeconds],
         ),
@@ -85,6 +86,7 @@ export function createStatsRepository(pool: pg.Pool) {
           delivered: row.delivered,
           failed: row.failed,
           paused: row.paused,
+          ignored: row.ignored,
           needsAttention: row.needsAttention,
         },
         bySource: sources.rows,

@@ -10,6 +10,9 @@ export interface StoredEvent {
   targetUrl: string | null;
   body: Uint8Array;
   headers: Record<string, string>;
+  /** The request path after the source segment ("" if none) and its query, as received (routing filters). */
+  path: string;
+  query: Record<string, string | string[]>;
   status: EventStatus;
   attemptCount: number;
   nextAttemptAt: Date | null;
@@ -29,6 +32,8 @@ export interface EventRow {
   target_url: string | null;
   body: Buffer;
   headers: Record<string, string>;
+  path: string;
+  query: Record<string, string | string[]>;
   status: EventStatus;
   attempt_count: number;
   next_attempt_at: Date | null;
@@ -48,6 +53,8 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     targetUrl: row.target_url,
     body: row.body,
     headers: row.headers,
+    path: row.path,
+    query: row.query,
     status: row.status,
     attemptCount: row.attempt_count,
     nextAttemptAt: row.next_attempt_at,

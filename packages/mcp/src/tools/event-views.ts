@@ -6,7 +6,7 @@ import { truncated } from '../truncate';
 type ApiSummary = AnswerOf<'/events', 'get'>['events'][number];
 type ApiDetail = AnswerOf<'/events/{id}', 'get'>;
 
-export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused'] as const;
+export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused', 'ignored'] as const;
 
 /** One event in a list: enough to choose which one to look at, never its payload. */
 export const eventSummaryShape = {

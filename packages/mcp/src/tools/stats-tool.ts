@@ -29,6 +29,7 @@ const counts = {
   delivered: z.number(),
   failed: z.number(),
   paused: z.number().describe('Waiting for their unhealthy rule to be resumed.'),
+  ignored: z.number().describe("Its rule's filter did not match."),
 };
 
 export const getStats = defineTool({
@@ -50,7 +51,13 @@ export const getStats = defineTool({
     from: z.string(),
     to: z.string(),
     total: z.number().describe('Events created in the window.'),
-    by_status: z.object({ queued: z.number(), delivered: z.number(), failed: z.number(), paused: z.number() }),
+    by_status: z.object({
+      queued: z.number(),
+      delivered: z.number(),
+      failed: z.number(),
+      paused: z.number(),
+      ignored: z.number(),
+    }),
     needs_attention: z.number().describe('Failed and not acknowledged.'),
     success_rate: z.number().nullable().describe('0..1; null when nothing has finished.'),
     latency_ms: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() }),
@@ -78,6 +85,7 @@ export const getStats = defineTool({
         delivered: s.delivered,
         failed: s.failed,
         paused: s.paused,
+        ignored: s.ignored,
         link: link(`/events?source=${encodeURIComponent(s.source)}`),
       })),
       link: link(overview),

@@ -44,6 +44,10 @@ export function detailView(e: EventDetail, sensitiveHeaders: readonly string[]) 
     ...payloadOf(e.body),
     // The sender's credentials are stored for forwarding, never shown, whoever reads.
     headers: maskedHeaders(e.headers, sensitiveHeaders),
+    path: e.path,
+    query: e.query,
+    // The only way an event ends ignored so far: its rule's filter (docs/routing.md).
+    ignored_reason: e.status === 'ignored' ? ('filtered' as const) : null,
     last_error: e.lastError,
     next_attempt_at: iso(e.nextAttemptAt),
     updated_at: e.updatedAt.toISOString(),

@@ -6,6 +6,10 @@ export interface IncomingWebhook {
   source: string;
   body: Buffer;
   headers: Record<string, string>;
+  /** The request path after the source segment ("" if none); absent: "". */
+  path?: string;
+  /** The request's query, a string per key and an array for a repeated key; absent: {}. */
+  query?: Record<string, string | string[]>;
   /** A policy-checked X-Target-Url, when the override is enabled. */
   targetOverride?: string;
   /** Send in rule mode: the chosen rule (its target is the override). */

@@ -57,6 +57,8 @@ export function createIngestService(deps: IngestServiceDeps) {
       ruleId: item.ruleId ?? null,
       body: item.body,
       headers: item.headers,
+      ...(item.path ? { path: item.path } : {}),
+      ...(item.query ? { query: item.query } : {}),
       nextAttemptAt: at,
       ...(item.orderingKey !== undefined ? { orderingKey: item.orderingKey } : {}),
     };

@@ -3,6 +3,8 @@ import {
   AppError,
   checkTargetUrl,
   isValidSource,
+  pathAfterSource,
+  queryObject,
   sourceFromPath,
   storableHeaders,
   type EventStatus,
@@ -64,6 +66,13 @@ const headerOf = (message: IncomingMessage, name: string): string | undefined =>
   return Array.isArray(value) ? value.join(', ') : value;
 };
 
+// The query as received: Express keeps the full request line in originalUrl (url may be rewritten by routers).
+function queryOf(message: IncomingMessage): Record<string, string | string[]> {
+  const url = (message as IncomingMessage & { originalUrl?: string }).originalUrl ?? message.url ?? '';
+  const mark = url.indexOf('?');
+  return mark < 0 ? {} : queryObject(url.slice(mark + 1));
+}
+
 // Public ingest: the organization from the Host, the source from X-Webhook-Source or the path, an
 // optional X-Target-Url, then the body, in that order, so a refused webhook is never read.
 export function createWebhookService(deps: WebhookServiceDeps) {
@@ -121,6 +130,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           source,
           body,
           headers: storableHeaders(request.message.headers),
+          path: pathAfterSource(request.path),
+          query: queryOf(request.message),
           ...(targetOverride !== undefined ? { targetOverride } : {}),
         });
         const claim = dedupClaimOf(rule, webhook, now());

@@ -76,6 +76,7 @@ export function createRuleService(deps: RuleServiceDeps) {
     ...(input.unhealthy_after_seconds !== undefined ? { unhealthyAfterSeconds: input.unhealthy_after_seconds } : {}),
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(input.delivery_policy !== undefined ? { deliveryPolicy: input.delivery_policy } : {}),
+    ...(input.filter !== undefined ? { filter: input.filter } : {}),
   });
 
   return {

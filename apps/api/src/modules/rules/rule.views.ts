@@ -37,6 +37,7 @@ export const ruleView = (p: RuleRecord) => ({
   },
   ordering: p.ordering,
   delivery_policy: p.deliveryPolicy,
+  filter: p.filter,
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),
 });

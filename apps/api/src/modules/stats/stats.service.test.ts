@@ -47,6 +47,7 @@ describe('stats service', () => {
     await event('failed', 'a', new Date('2030-01-01T12:01:00Z'));
     await event('queued', 'b', new Date('2030-01-01T13:00:00Z'));
     await event('paused', 'b', new Date('2030-01-01T13:05:00Z'));
+    await event('ignored', 'b', new Date('2030-01-01T13:06:00Z'));
     await event('delivered', 'a', new Date('2029-12-30T00:00:00Z')); // before the window
     const stats = await service().summary(viewer, { bucket: '1h' });
     expect(stats).toMatchObject({
@@ -54,14 +55,14 @@ describe('stats service', () => {
       to: '2030-01-02T00:00:00.000Z',
       bucket: '1h',
       bucket_seconds: 3600,
-      total: 4,
-      by_status: { queued: 1, delivered: 1, failed: 1, paused: 1 },
+      total: 5,
+      by_status: { queued: 1, delivered: 1, failed: 1, paused: 1, ignored: 1 },
       needs_attention: 1,
       success_rate: 0.5,
     });
     expect(stats.by_source).toEqual([
-      { source: 'a', total: 2, queued: 0, delivered: 1, failed: 1, paused: 0 },
-      { source: 'b', total: 2, queued: 1, delivered: 0, failed: 0, paused: 1 },
+      { source: 'b', total: 3, queued: 1, delivered: 0, failed: 0, paused: 1, ignored: 1 },
+      { source: 'a', total: 2, queued: 0, delivered: 1, failed: 1, paused: 0, ignored: 0 },
     ]);
     expect(stats.series).toHaveLength(24);
     expect(stats.series[12]).toEqual({
@@ -71,7 +72,8 @@ describe('stats service', () => {
       delivered: 1,
       failed: 1,
       paused: 0,
+      ignored: 0,
     });
-    expect(stats.series[13]).toMatchObject({ total: 2, queued: 1, paused: 1 });
+    expect(stats.series[13]).toMatchObject({ total: 3, queued: 1, paused: 1, ignored: 1 });
   });
 });

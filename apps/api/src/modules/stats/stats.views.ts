@@ -11,14 +11,14 @@ export interface ResolvedWindow {
 
 /** The statistics of a window as `GET /stats` shows them. */
 export function statsView(window: ResolvedWindow, result: StatsResult): z.output<typeof deliveryStatsSchema> {
-  const { total, queued, delivered, failed, paused, needsAttention } = result.byStatus;
+  const { total, queued, delivered, failed, paused, ignored, needsAttention } = result.byStatus;
   return {
     from: window.from.toISOString(),
     to: window.to.toISOString(),
     bucket: window.bucket,
     bucket_seconds: window.bucketSeconds,
     total,
-    by_status: { queued, delivered, failed, paused },
+    by_status: { queued, delivered, failed, paused, ignored },
     needs_attention: needsAttention,
     success_rate: delivered + failed === 0 ? null : delivered / (delivered + failed),
     latency_ms: result.latencyMs,

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors';
 
-export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused'] as const;
+export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused', 'ignored'] as const;
 export type EventStatusName = (typeof EVENT_STATUSES)[number];
 
 /** The filters of GET /events (and of the bulk actions' `filter`), as the API takes them. */

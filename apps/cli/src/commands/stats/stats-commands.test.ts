@@ -28,7 +28,7 @@ const oneFailed: DeliveryStats = {
   bucket: '5m',
   bucket_seconds: 300,
   total: 1,
-  by_status: { queued: 0, delivered: 0, failed: 1, paused: 0 },
+  by_status: { queued: 0, delivered: 0, failed: 1, paused: 0, ignored: 0 },
   needs_attention: 1,
   success_rate: 0,
   latency_ms: { p50: null, p95: null, p99: null },
@@ -44,11 +44,11 @@ describe('stats text', () => {
       bucket: '5m',
       bucket_seconds: 300,
       total: 12,
-      by_status: { queued: 1, delivered: 6, failed: 3, paused: 2 },
+      by_status: { queued: 1, delivered: 6, failed: 3, paused: 2, ignored: 4 },
       needs_attention: 2,
       success_rate: 2 / 3,
       latency_ms: { p50: 120, p95: 950.4, p99: 2500 },
-      by_source: [{ source: 'github', total: 12, queued: 1, delivered: 6, failed: 3, paused: 2 }],
+      by_source: [{ source: 'github', total: 12, queued: 1, delivered: 6, failed: 3, paused: 2, ignored: 4 }],
       series: [],
     };
     const text = statsText(stats, plain);
@@ -56,7 +56,10 @@ describe('stats text', () => {
     expect(text).toContain('failed:        3 (2 need attention)');
     expect(text).toContain('p50 120 ms, p95 950 ms, p99 2.5 s');
     expect(text).toContain('paused:        2');
-    expect(text).toMatch(/SOURCE\s+EVENTS\s+DELIVERED\s+FAILED\s+QUEUED\s+PAUSED\ngithub\s+12\s+6\s+3\s+1\s+2/);
+    expect(text).toContain('ignored:       4');
+    expect(text).toMatch(
+      /SOURCE\s+EVENTS\s+DELIVERED\s+FAILED\s+QUEUED\s+PAUSED\s+IGNORED\ngithub\s+12\s+6\s+3\s+1\s+2\s+4/,
+    );
   });
   it('says "-" where nothing finished', () => {
     expect(percent(null)).toBe('-');

@@ -26,6 +26,8 @@ export function statsText(stats: DeliveryStats, colors: Colors): string {
     line('queued', colors.blue(String(stats.by_status.queued))),
     // Paused: waiting for an unhealthy rule to be resumed (`relay rules resume <id>`).
     line('paused', colors.yellow(String(stats.by_status.paused))),
+    // Ignored: the rule's filter did not match (docs/routing.md).
+    line('ignored', colors.dim(String(stats.by_status.ignored))),
     line('success rate', percent(stats.success_rate)),
     line('latency', (['p50', 'p95', 'p99'] as const).map((p) => `${p} ${latency(stats.latency_ms[p])}`).join(', ')),
   ];
@@ -37,6 +39,7 @@ export function statsText(stats: DeliveryStats, colors: Colors): string {
       { header: 'failed', value: (s) => String(s.failed), align: 'right' },
       { header: 'queued', value: (s) => String(s.queued), align: 'right' },
       { header: 'paused', value: (s) => String(s.paused), align: 'right' },
+      { header: 'ignored', value: (s) => String(s.ignored), align: 'right' },
     ]);
     lines.push('', table);
   }

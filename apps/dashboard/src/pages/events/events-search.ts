@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused'] as const;
+export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused', 'ignored'] as const;
 export const PER_PAGE_MAX = 200;
 
 // The Events page's filters live in the URL so a view can be shared as a link. A bad value in a hand-edited

@@ -19,6 +19,7 @@ interface Counts {
   delivered: number;
   failed: number;
   paused: number;
+  ignored: number;
 }
 interface Stats {
   total: number;
@@ -61,6 +62,7 @@ const STATUS_SERIES = [
   { name: 'failed', color: 'red.6' },
   { name: 'queued', color: 'blue.6' },
   { name: 'paused', color: 'yellow.6' },
+  { name: 'ignored', color: 'gray.6' },
 ];
 
 export function OverviewPage() {

@@ -21,6 +21,7 @@ export const rule: Rule = {
   health: { status: 'healthy', reason: null, since: null, failing_since: null, unhealthy_after_seconds: null },
   ordering: null,
   delivery_policy: null,
+  filter: null,
   created_at: '2026-11-01T00:00:00Z',
   updated_at: '2026-11-01T00:00:00Z',
 };

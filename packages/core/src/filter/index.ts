@@ -1,0 +1,2 @@
+export { compileFilter, matches, FILTER_MAX_BYTES, FILTER_MAX_DEPTH } from './compile-filter';
+export type { CompiledFilter, CompileFilterResult, FilterError, FilterSubject } from './filter-types';

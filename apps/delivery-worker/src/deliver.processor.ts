@@ -4,6 +4,7 @@ import type { DeliverJobData } from '@relay/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { DeliveryStore } from './delivery-store';
+import type { FanOut } from './destination-fan-out';
 import type { FairGate } from './fair-gate';
 import type { DeliveryMetrics } from './metrics/worker-metrics';
 import type { HookDispatcher } from './hook-dispatch';
@@ -44,6 +45,8 @@ export interface DeliverDeps {
   faults?: FaultBound;
   /** Shares the pool between target origins; without it, first come first served. */
   fairGate?: FairGate;
+  /** Routing: the event's destination deliveries, made by prepare (destination-fan-out.ts); absent: none. */
+  fanOut?: FanOut;
   /** Counts outcomes once they are committed (relay_deliveries_total and the latency histograms). */
   metrics?: DeliveryMetrics;
   now?: () => number;

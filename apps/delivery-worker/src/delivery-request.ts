@@ -23,8 +23,9 @@ export function deliveryHeaders(
   secrets: readonly string[],
   nowSeconds: number,
   outbound: OutboundHeaders = {},
-  options: { fixed?: boolean | undefined } = {},
+  options: { fixed?: boolean | undefined; webhookId?: string | undefined } = {},
 ): Record<string, string> {
+  const webhookId = options.webhookId ?? event.id;
   const headers: Record<string, string> = {
     ...forwardableHeaders(event.headers, outbound),
     ...(options.fixed && outbound.set ? fixedHeaders(outbound) : undefined),
@@ -36,9 +37,9 @@ export function deliveryHeaders(
   const [newest] = secrets;
   if (newest !== undefined) {
     headers['x-relay-signature'] = relaySignature(newest, event.body);
-    Object.assign(headers, standardWebhookHeaders(secrets, event.id, nowSeconds, event.body));
+    Object.assign(headers, standardWebhookHeaders(secrets, webhookId, nowSeconds, event.body));
   } else {
-    headers['webhook-id'] = event.id;
+    headers['webhook-id'] = webhookId;
     headers['webhook-timestamp'] = String(nowSeconds);
   }
   return headers;

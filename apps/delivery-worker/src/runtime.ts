@@ -2,6 +2,8 @@ import { parseAllowlist, parsePortPolicy } from '@relay/core';
 import {
   createAttemptRepository,
   createDatabase,
+  createDeliveryRepository,
+  createDestinationRepository,
   createEventRepository,
   createEventSearchRepository,
   createEventOrderingRepository,
@@ -21,6 +23,7 @@ import {
   QUEUES,
   subscribeRuleChanges,
   type DeliverJobData,
+  type DestinationJobData,
   type HookJobData,
   type NoticeJobData,
 } from '@relay/queue';
@@ -29,6 +32,8 @@ import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
 import { createDeliverProcessor } from './deliver.processor';
 import { createDeliveryStore } from './delivery-store';
+import { createFanOut } from './destination-fan-out';
+import { createDestinationProcessor } from './destination.processor';
 import { createWorkerFairness } from './fair-gate';
 import { createHookDispatcher } from './hook-dispatch';
 import { createHookProcessor } from './hook.processor';
@@ -111,7 +116,10 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const ruleChangesHeard = subscribeRuleChanges({
     redis: ruleChangeRedis,
     prefix: config.QUEUE_PREFIX,
-    onChange: ({ orgId, ruleId }) => rules.forget(orgId, ruleId),
+    onChange: ({ orgId, ruleId }) => {
+      rules.forget(orgId, ruleId);
+      fanOut.forget(orgId, ruleId);
+    },
   }).catch((err: unknown) => logger.warn({ err }, 'rule changes not subscribed; rules apply within RULE_CACHE_MS'));
   // Released ordering keys' next events get their jobs (ordered-delivery.ts; `handoff` is made with the queue).
   const store = createDeliveryStore(events, feed, undefined, (heads) => handoff.handOff(heads));
@@ -120,6 +128,15 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     organizationLabels: config.METRICS_ORGANIZATION_LABELS,
     pool: db.pool,
     queues: () => [queue.queue, hookQueue.queue],
+  });
+  // Routing's destinations: fanned out by prepare, each delivery a job of the delivery queue (`queue`, below).
+  const deliveries = createDeliveryRepository(db.pool);
+  const fanOut = createFanOut({
+    destinations: createDestinationRepository(db.prisma),
+    deliveries,
+    enqueue: (requests) => queue.enqueueDestinations(requests),
+    cacheMs: config.RULE_CACHE_MS,
+    logger,
   });
   const faults = { maxDefers: config.DELIVERY_FAULT_MAX_DEFERS, deferMs: config.DELIVERY_FAULT_DEFER_MS };
   const fairness = createWorkerFairness(config);
@@ -148,21 +165,38 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     logger,
     faults,
     fairGate: fairness.gate,
+    fanOut,
     metrics: metrics.delivery,
+  });
+  const deliverToDestination = createDestinationProcessor({
+    deliveries,
+    loadEvent: (orgId, id) => store.load({ orgId, id }),
+    sender,
+    targetPolicy,
+    retry,
+    defaultSecret: config.DEFAULT_SIGNING_SECRET,
+    keys: config.SECRET_ENCRYPTION_KEYS,
+    unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
+    fairGate: fairness.gate,
+    logger,
+    faults,
   });
   // Deliveries in progress: background search indexing yields while a quarter of the slots are busy.
   let activeDeliveries = 0;
-  const processor: typeof deliver = async (job, token) => {
+  const processor = async (job: Job<DeliverJobData | DestinationJobData>, token?: string): Promise<string> => {
     activeDeliveries++;
     try {
-      return await deliver(job, token);
+      // One queue, two job kinds: an event's primary delivery, or one of its destination deliveries.
+      if (job.name === JOBS.deliverDestination)
+        return await deliverToDestination(job as Job<DestinationJobData>, token);
+      return await deliver(job as Job<DeliverJobData>, token);
     } finally {
       activeDeliveries--;
     }
   };
 
   const workerRedis = createRedisConnection(config.REDIS_URL, 'worker');
-  const worker = new Worker<DeliverJobData>(QUEUES.delivery, processor, {
+  const worker = new Worker<DeliverJobData | DestinationJobData>(QUEUES.delivery, processor, {
     connection: workerRedis,
     prefix: config.QUEUE_PREFIX,
     // The pool and the reserve through which other targets' events are seen (fair-share.ts).
@@ -207,6 +241,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   const handoff = createOrderHandoff({ queue, logger });
   const sweeper = createSweeper({
     sweep: createEventSweepRepository(db.prisma),
+    deliveries,
     queue,
     redis: producerRedis,
     prefix: config.QUEUE_PREFIX,

@@ -32,6 +32,8 @@ export async function sendSignedRequest(
     extraHeaders?: Record<string, string>;
     ruleTarget?: boolean;
     timeoutMs?: number | undefined;
+    /** `webhook-id` when not the event id: a destination delivery has its own. */
+    webhookId?: string;
   },
   now: () => number,
 ): Promise<SentRequest> {
@@ -47,8 +49,9 @@ export async function sendSignedRequest(
         : { kind: 'invalid_target', message: check.message };
   } else {
     const { secrets, outbound } = await deps.secretFor(event.organizationId, request.ruleId);
+    const options = { fixed: request.ruleTarget, webhookId: request.webhookId };
     const headers = {
-      ...deliveryHeaders(event, secrets, Math.floor(now() / 1000), outbound, { fixed: request.ruleTarget }),
+      ...deliveryHeaders(event, secrets, Math.floor(now() / 1000), outbound, options),
       ...request.extraHeaders,
     };
     ({ outcome, responseBody, durationMs } = await deps.sender.send({

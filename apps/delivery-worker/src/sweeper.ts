@@ -1,10 +1,12 @@
-import type { EventSweepRepository, QueuedEventRef } from '@relay/db';
+import type { DeliveryRepository, EventSweepRepository, QueuedDeliveryRef, QueuedEventRef } from '@relay/db';
 import type { DeliveryQueue } from '@relay/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 export interface SweeperDeps {
   sweep: EventSweepRepository;
+  /** Destination deliveries (routing): swept like events, their jobs on the same queue. */
+  deliveries?: Pick<DeliveryRepository, 'findOverdue' | 'findQueuedPage' | 'countQueued'>;
   queue: DeliveryQueue;
   redis: Redis;
   /** Redis key prefix shared with the queue; the epoch marker lives beside the queue's keys. */
@@ -15,7 +17,8 @@ export interface SweeperDeps {
   now?: () => number;
 }
 
-// Nothing is lost between Postgres and Redis: the sweeper gives every `queued` event a job again.
+// Nothing is lost between Postgres and Redis: the sweeper gives every `queued` event and destination delivery
+// (routing) a job again.
 // - Overdue events (their next attempt is past by more than the grace period) are re-enqueued: the
 //   enqueue failed after commit, or a job vanished. Enqueue is idempotent (job id = event id). This
 //   runs only when Redis holds fewer pending jobs than Postgres has queued events: during a long
@@ -38,13 +41,27 @@ export function createSweeper(deps: SweeperDeps) {
     );
   }
 
-  async function sweepAll(fetch: (afterId?: string) => Promise<QueuedEventRef[]>): Promise<number> {
+  async function enqueueDeliveries(refs: QueuedDeliveryRef[]): Promise<void> {
+    const at = now();
+    await deps.queue.enqueueDestinations(
+      refs.map((ref) => ({
+        orgId: ref.organizationId,
+        deliveryId: ref.id,
+        delayMs: Math.max(0, (ref.nextAttemptAt?.getTime() ?? at) - at),
+      })),
+    );
+  }
+
+  async function sweepAll<R extends { id: string }>(
+    fetch: (afterId?: string) => Promise<R[]>,
+    enqueue: (page: R[]) => Promise<void>,
+  ): Promise<number> {
     let count = 0;
     let afterId: string | undefined;
     for (;;) {
       const page = await fetch(afterId);
       if (page.length === 0) return count;
-      await enqueuePage(page);
+      await enqueue(page);
       count += page.length;
       afterId = page[page.length - 1]!.id;
       if (page.length < pageSize) return count;
@@ -55,7 +72,12 @@ export function createSweeper(deps: SweeperDeps) {
     async runOnce(): Promise<{ full: boolean; enqueued: number }> {
       const fresh = (await deps.redis.set(epochKey, String(now()), 'NX')) === 'OK';
       if (fresh) {
-        const enqueued = await sweepAll((afterId) => deps.sweep.findQueuedPage(pageSize, afterId));
+        const deliveries = deps.deliveries;
+        const enqueued =
+          (await sweepAll((afterId) => deps.sweep.findQueuedPage(pageSize, afterId), enqueuePage)) +
+          (deliveries
+            ? await sweepAll((afterId) => deliveries.findQueuedPage(pageSize, afterId), enqueueDeliveries)
+            : 0);
         if (enqueued > 0)
           deps.logger.warn(
             { enqueued },
@@ -63,10 +85,19 @@ export function createSweeper(deps: SweeperDeps) {
           );
         return { full: true, enqueued };
       }
-      const [queued, pending] = await Promise.all([deps.sweep.countQueued(), deps.queue.countPendingJobs()]);
-      if (pending >= queued) return { full: false, enqueued: 0 };
+      const [queued, queuedDeliveries, pending] = await Promise.all([
+        deps.sweep.countQueued(),
+        deps.deliveries?.countQueued() ?? 0,
+        deps.queue.countPendingJobs(),
+      ]);
+      if (pending >= queued + queuedDeliveries) return { full: false, enqueued: 0 };
       const dueBefore = new Date(now() - deps.graceMs);
-      const enqueued = await sweepAll((afterId) => deps.sweep.findOverdue(dueBefore, pageSize, afterId));
+      const deliveries = deps.deliveries;
+      const enqueued =
+        (await sweepAll((afterId) => deps.sweep.findOverdue(dueBefore, pageSize, afterId), enqueuePage)) +
+        (deliveries
+          ? await sweepAll((afterId) => deliveries.findOverdue(dueBefore, pageSize, afterId), enqueueDeliveries)
+          : 0);
       if (enqueued > 0) deps.logger.info({ enqueued }, 'sweeper re-enqueued overdue events');
       return { full: false, enqueued };
     },

@@ -5122,9 +5122,14 @@ export interface operations {
               /** Format: uuid */
               id: string;
               attempt_number: number;
-              /** @enum {string} */
-              kind: 'main' | 'hook';
+              /**
+               * @description `main`: the primary target; `hook`: a hook; `destination`: one of the rule's destinations.
+               * @enum {string}
+               */
+              kind: 'main' | 'hook' | 'destination';
               hook_id: string | null;
+              /** @description The destination this attempt delivered to; null for the primary. */
+              destination_id: string | null;
               target_url: string;
               response_status: number | null;
               response_body: string | null;

@@ -86,8 +86,11 @@ export const eventDetailSchema = eventSummarySchema.extend({
 export const attemptSchema = z.object({
   id: z.uuid(),
   attempt_number: z.number().int(),
-  kind: z.enum(['main', 'hook']),
+  kind: z
+    .enum(['main', 'hook', 'destination'])
+    .describe("`main`: the primary target; `hook`: a hook; `destination`: one of the rule's destinations."),
   hook_id: z.uuid().nullable(),
+  destination_id: z.uuid().nullable().describe('The destination this attempt delivered to; null for the primary.'),
   target_url: z.string(),
   response_status: z.number().int().nullable(),
   response_body: z.string().nullable(),

@@ -1,6 +1,13 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOBS, QUEUES, type DeliverJobData, type DeliverJobRequest } from './job-catalog';
+import {
+  JOBS,
+  QUEUES,
+  type DeliverJobData,
+  type DeliverJobRequest,
+  type DestinationJobData,
+  type DestinationJobRequest,
+} from './job-catalog';
 
 export interface DeliveryQueueOptions {
   connection: Redis;
@@ -11,8 +18,14 @@ export interface DeliveryQueueOptions {
 // removed so a later re-run of the same event can enqueue it again.
 const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
 
+/** A destination delivery's job id: its own id space beside the events' (BullMQ ids may not hold `:`). */
+export const destinationJobId = (deliveryId: string) => `dest-${deliveryId}`;
+
 export function createDeliveryQueue(options: DeliveryQueueOptions) {
-  const queue = new Queue<DeliverJobData>(QUEUES.delivery, { connection: options.connection, prefix: options.prefix });
+  const queue = new Queue<DeliverJobData | DestinationJobData>(QUEUES.delivery, {
+    connection: options.connection,
+    prefix: options.prefix,
+  });
   // The queue's errors are its connection's, which redis-connection.ts already absorbs; enqueue
   // failures reach the caller as rejected promises.
   queue.on('error', () => {});
@@ -25,6 +38,17 @@ export function createDeliveryQueue(options: DeliveryQueueOptions) {
           name: JOBS.deliver,
           data: { orgId, eventId },
           opts: { ...JOB_OPTIONS, jobId: eventId, delay: Math.max(0, Math.round(delayMs ?? 0)) },
+        })),
+      );
+    },
+    /** Destination deliveries' jobs (routing): idempotent like events' (job id = the delivery's). */
+    async enqueueDestinations(requests: readonly DestinationJobRequest[]): Promise<void> {
+      if (requests.length === 0) return;
+      await queue.addBulk(
+        requests.map(({ orgId, deliveryId, delayMs }) => ({
+          name: JOBS.deliverDestination,
+          data: { orgId, deliveryId },
+          opts: { ...JOB_OPTIONS, jobId: destinationJobId(deliveryId), delay: Math.max(0, Math.round(delayMs ?? 0)) },
         })),
       );
     },

@@ -9,6 +9,8 @@ export const QUEUES = { delivery: 'deliveries', hooks: 'hooks', maintenance: 'ma
 
 export const JOBS = {
   deliver: 'deliver',
+  /** One event to one of its rule's destinations (routing): a job of the delivery queue, its id `dest-<delivery id>`. */
+  deliverDestination: 'deliver-destination',
   hook: 'hook',
   retention: 'retention',
   notice: 'notice',
@@ -27,6 +29,19 @@ export interface DeliverJobData {
 }
 
 export interface DeliverJobRequest extends DeliverJobData {
+  /** Milliseconds to wait before the attempt; 0 for now. */
+  delayMs?: number;
+}
+
+/** One destination delivery (a row of `deliveries`): the worker reloads it, its destination and its event. */
+export interface DestinationJobData {
+  orgId: OrgId;
+  deliveryId: string;
+  /** Consecutive defers for the relay's own faults, as for deliveries. */
+  defers?: number;
+}
+
+export interface DestinationJobRequest extends DestinationJobData {
   /** Milliseconds to wait before the attempt; 0 for now. */
   delayMs?: number;
 }

@@ -2,6 +2,7 @@ import { isUuid, targetOrigin, type OrgId } from '@relay/core';
 import type { TargetResolver } from '@relay/db';
 import type { Logger } from 'pino';
 import type { DeliveryStore } from '../delivery-store';
+import type { FanOut } from '../destination-fan-out';
 import type { FairGate } from '../fair-gate';
 import type { OrderGate } from '../ordered-delivery';
 import type { RuleHealth } from '../rule-health';
@@ -24,6 +25,8 @@ export interface PrepareDeps {
   passes: RuleFilterCheck;
   /** Shares the pool between target origins; without it, first come first served. */
   fairGate?: FairGate | undefined;
+  /** Routing's destination deliveries (destination-fan-out.ts), made on the event's first pass; absent: none. */
+  fanOut?: FanOut | undefined;
   logger: Logger;
   now: () => number;
 }
@@ -41,6 +44,9 @@ export function createPrepare(deps: PrepareDeps) {
     }
     const event = await deps.store.load({ orgId, id: eventId });
     if (!event || event.status !== 'queued') return { result: 'skipped' };
+    // Before anything decides the primary (its filter, order, health): destinations are independent of it. Until
+    // the primary's first attempt every pass fans out again, which adds nothing (idempotent) but costs a statement.
+    if (deps.fanOut && event.attemptCount === 0) await deps.fanOut(orgId, event);
     // A job that arrives before the event's time (a duplicate enqueue) waits for it.
     const early = (event.nextAttemptAt?.getTime() ?? 0) - deps.now();
     if (early > 1_000) return { result: 'rescheduled', delayMs: early };

@@ -29,7 +29,12 @@ export interface EventDetail extends EventSummary {
 }
 
 /** A stored attempt, main or hook. */
-export type AttemptRecord = NewAttempt & { id: string; hookId: string | null };
+export type AttemptRecord = Omit<NewAttempt, 'kind'> & {
+  id: string;
+  kind: NewAttempt['kind'] | 'destination';
+  hookId: string | null;
+  destinationId: string | null;
+};
 
 const SUMMARY = `id, source, status, provider_id AS "ruleId", target_url AS "targetUrl",
   attempt_count AS "attemptCount", failure_reason AS "failureReason", created_at AS "createdAt",
@@ -118,7 +123,8 @@ export function createEventQueryRepository(
     /** Attempts in the order they were made (main and hook kinds), or null when the event is not the organization's. */
     async attempts(orgId: OrgId, eventId: string): Promise<AttemptRecord[] | null> {
       const { rows } = await pool.query<AttemptRecord & { exists: boolean }>(
-        `SELECT a.id, a.attempt_number AS "attemptNumber", a.kind, a.hook_id AS "hookId", a.target_url AS "targetUrl",
+        `SELECT a.id, a.attempt_number AS "attemptNumber", a.kind, a.hook_id AS "hookId",
+           a.destination_id AS "destinationId", a.target_url AS "targetUrl",
            a.response_status AS "responseStatus", a.response_body AS "responseBody", a.error,
            a.duration_ms AS "durationMs",
            a.started_at AS "startedAt", a.finished_at AS "finishedAt"

@@ -108,7 +108,7 @@ type Row = Omit<
 };
 
 // The column is JSON: only the known opt-in names are read back, whatever a row holds.
-function outboundOf(value: unknown): OutboundHeaders {
+export function outboundOf(value: unknown): OutboundHeaders {
   const v = (value ?? {}) as { forward?: unknown; set?: unknown; remove?: unknown };
   const out: OutboundHeaders = {};
   if (Array.isArray(v.forward))

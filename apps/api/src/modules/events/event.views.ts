@@ -72,6 +72,7 @@ export function attemptView(a: AttemptRecord) {
     attempt_number: a.attemptNumber,
     kind: a.kind,
     hook_id: a.hookId,
+    destination_id: a.destinationId,
     target_url: a.targetUrl,
     response_status: a.responseStatus,
     response_body: a.responseBody,

@@ -1,0 +1,184 @@
+import { createHmac } from 'node:crypto';
+import { parsePortPolicy, standardWebhookKey, type TargetPolicy } from '@relay/core';
+import { createDeliveryRepository, createDestinationRepository, createEventRepository, type Database } from '@relay/db';
+import type { DestinationJobRequest } from '@relay/queue';
+import { startTargetServer, type TargetServer } from '@relay/test-support';
+import { createTargetResolver, createRuleRepository } from '@relay/db';
+import { createDeliveryStore } from './delivery-store';
+import { createFanOut } from './destination-fan-out';
+import { createRuleFilterCheck } from './rule-filter';
+import { createRuleLookup } from './rule-lookup';
+import { createRulePolicies } from './rule-policy';
+import { createPrepare } from './stages/prepare.stage';
+import { createDestinationProcessor } from './destination.processor';
+import { useRuleTestDatabase } from './rule-test-database';
+import { createSender } from './sender';
+import { newEvent, newRule, ORG, quiet, RETRY } from './stages/stage-test-kit';
+
+let db: Database;
+useRuleTestDatabase((opened) => (db = opened));
+const open: TargetPolicy = { allowPrivate: true, allowlist: [], allowedPorts: parsePortPolicy('1-65535') };
+
+let target: TargetServer;
+beforeAll(async () => {
+  target = await startTargetServer();
+});
+afterAll(() => target.close());
+beforeEach(() => {
+  target.requests.length = 0;
+  target.replyWith(200);
+});
+
+function setup() {
+  const enqueued: DestinationJobRequest[] = [];
+  const deliveries = createDeliveryRepository(db.pool);
+  const destinations = createDestinationRepository(db.prisma);
+  const fanOut = createFanOut({
+    destinations,
+    deliveries,
+    enqueue: async (requests) => void enqueued.push(...requests),
+    cacheMs: 0,
+    logger: quiet,
+  });
+  const events = createEventRepository(db.pool, { defaultTargetUrl: undefined });
+  const processor = createDestinationProcessor({
+    deliveries,
+    loadEvent: (orgId, id) => events.findById(orgId, id),
+    sender: createSender({ timeoutMs: 5_000, policy: open }),
+    targetPolicy: open,
+    retry: RETRY,
+    defaultSecret: 'default-secret',
+    keys: undefined,
+    unhealthyAfterSeconds: 3_600,
+    logger: quiet,
+  });
+  return { enqueued, deliveries, destinations, fanOut, processor, events };
+}
+
+const rowsOf = (eventId: string) =>
+  db.prisma.delivery.findMany({ where: { eventId }, include: { destination: true }, orderBy: { createdAt: 'asc' } });
+
+describe('destination fan-out', () => {
+  it('makes one delivery per active destination whose filter matches; an unhealthy one waits paused', async () => {
+    const { fanOut, destinations, enqueued } = setup();
+    const rule = await newRule(db, { source: 'shop' });
+    const all = await destinations.create(ORG, rule.id, { targetUrl: `${target.url}/all` });
+    await destinations.create(ORG, rule.id, {
+      targetUrl: `${target.url}/big`,
+      filter: { body: { amount: { $gt: 100 } } },
+    });
+    await destinations.create(ORG, rule.id, { targetUrl: `${target.url}/off`, active: false });
+    const sick = await destinations.create(ORG, rule.id, { targetUrl: `${target.url}/sick` });
+    if (!all.ok || !sick.ok) throw new Error('not created');
+    await db.prisma.destination.update({ where: { id: sick.destination.id }, data: { health: 'unhealthy' } });
+
+    const event = await newEvent(db, { source: 'shop', ruleId: rule.id, body: '{"amount":5}' });
+    await fanOut(ORG, event);
+    const rows = await rowsOf(event.id);
+    expect(rows.map((r) => [r.destinationId, r.status])).toEqual([
+      [all.destination.id, 'queued'],
+      [sick.destination.id, 'paused'],
+    ]);
+    expect(enqueued.map((r) => r.deliveryId)).toEqual([rows[0]!.id]);
+
+    // Run again (a worker killed after the commit): nothing is added, the queued one is enqueued again.
+    await fanOut(ORG, event);
+    expect(await rowsOf(event.id)).toHaveLength(2);
+    expect(enqueued.map((r) => r.deliveryId)).toEqual([rows[0]!.id, rows[0]!.id]);
+  });
+
+  it("runs in prepare before the rule's filter: a primary `ignored` still has its destination deliveries", async () => {
+    const { fanOut, destinations, events } = setup();
+    const rule = await newRule(db, { source: 'shop', filter: { body: { kind: 'never' } } });
+    await destinations.create(ORG, rule.id, { targetUrl: `${target.url}/all` });
+    const prepare = createPrepare({
+      store: createDeliveryStore(events),
+      targets: createTargetResolver(db.pool, { defaultTargetUrl: undefined }),
+      rules: createRuleLookup(createRuleRepository(db.prisma), { cacheMs: 0 }),
+      policyOf: createRulePolicies(RETRY),
+      passes: createRuleFilterCheck(quiet),
+      fanOut,
+      logger: quiet,
+      now: Date.now,
+    });
+    const event = await newEvent(db, { source: 'shop', ruleId: rule.id });
+    expect(await prepare(ORG, event.id)).toEqual({ ignored: expect.objectContaining({ eventId: event.id }) });
+    expect((await rowsOf(event.id)).map((r) => r.status)).toEqual(['queued']);
+  });
+
+  it('costs nothing for an event without a rule or a rule without destinations', async () => {
+    const { fanOut, enqueued } = setup();
+    const rule = await newRule(db, { source: 'plain' });
+    const event = await newEvent(db, { source: 'plain', ruleId: rule.id });
+    await fanOut(ORG, event);
+    await fanOut(ORG, await newEvent(db, { source: 'nobody' }));
+    expect(await db.prisma.delivery.count()).toBe(0);
+    expect(enqueued).toEqual([]);
+  });
+});
+
+describe('a destination delivery', () => {
+  async function oneDelivery(options: { signingSecret?: string; deliveryPolicy?: object } = {}) {
+    const kit = setup();
+    const rule = await newRule(db, { source: 'shop' });
+    const created = await kit.destinations.create(ORG, rule.id, {
+      targetUrl: `${target.url}/dest`,
+      ...options,
+    });
+    if (!created.ok) throw new Error('not created');
+    const event = await newEvent(db, { source: 'shop', ruleId: rule.id });
+    await kit.fanOut(ORG, event);
+    const [row] = await rowsOf(event.id);
+    return { ...kit, rule, destination: created.destination, event, deliveryId: row!.id };
+  }
+
+  it('goes to its target with its own webhook-id, signed with DEFAULT_SIGNING_SECRET, never changing the event', async () => {
+    const { processor, deliveryId, event, destination } = await oneDelivery();
+    expect(await processor.attempt(ORG, deliveryId)).toEqual({ result: 'delivered' });
+    const [request] = target.requests;
+    expect(request!.url).toBe('/dest');
+    expect(request!.headers['webhook-id']).toBe(deliveryId);
+    expect(request!.headers['x-relay-destination-id']).toBe(destination.id);
+    const signed = `${deliveryId}.${String(request!.headers['webhook-timestamp'])}.${request!.body.toString()}`;
+    const expected = createHmac('sha256', standardWebhookKey('default-secret')).update(signed).digest('base64');
+    expect(String(request!.headers['webhook-signature'])).toContain(expected);
+    const stored = await db.prisma.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
+    expect(stored).toMatchObject({ status: 'delivered', attemptCount: 1, failureReason: null });
+    const attempts = await db.prisma.deliveryAttempt.findMany({ where: { eventId: event.id } });
+    expect(attempts).toEqual([expect.objectContaining({ kind: 'destination', destinationId: destination.id })]);
+    expect(await db.prisma.event.findUniqueOrThrow({ where: { id: event.id } })).toMatchObject({
+      status: 'queued',
+      attemptCount: 0,
+    });
+  });
+
+  it('retries alone under its own delivery policy, and fails when its attempts run out', async () => {
+    const { processor, deliveryId } = await oneDelivery({ deliveryPolicy: { max_attempts: 2 } });
+    target.replyWith(503);
+    const first = await processor.attempt(ORG, deliveryId);
+    expect(first.result).toBe('retry_scheduled');
+    await db.prisma.delivery.update({ where: { id: deliveryId }, data: { nextAttemptAt: new Date(0) } });
+    expect(await processor.attempt(ORG, deliveryId)).toEqual({ result: 'failed' });
+    expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
+      status: 'failed',
+      attemptCount: 2,
+      failureReason: 'retries_exhausted',
+      lastError: 'HTTP 503',
+    });
+  });
+
+  it('a 410 turns the destination unhealthy, pausing its other queued deliveries and its later ones', async () => {
+    const kit = await oneDelivery();
+    const second = await newEvent(db, { source: 'shop', ruleId: kit.rule.id });
+    await kit.fanOut(ORG, second);
+    target.replyWith(410);
+    expect(await kit.processor.attempt(ORG, kit.deliveryId)).toEqual({ result: 'failed' });
+    const destination = await db.prisma.destination.findUniqueOrThrow({ where: { id: kit.destination.id } });
+    expect(destination).toMatchObject({ health: 'unhealthy', unhealthyReason: 'gone' });
+    expect((await rowsOf(second.id)).map((r) => r.status)).toEqual(['paused']);
+    const third = await newEvent(db, { source: 'shop', ruleId: kit.rule.id });
+    await kit.fanOut(ORG, third);
+    expect((await rowsOf(third.id)).map((r) => r.status)).toEqual(['paused']);
+    expect(target.requests).toHaveLength(1);
+  });
+});

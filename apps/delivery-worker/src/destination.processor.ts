@@ -1,0 +1,208 @@
+import {
+  decide,
+  openSecret,
+  policyFor,
+  targetOrigin,
+  type AttemptOutcome,
+  type OrgId,
+  type RetryPolicy,
+  type SecretKeyring,
+  type TargetPolicy,
+} from '@relay/core';
+import type { DeliveryRepository, DestinationRecord, NewAttempt, StoredEvent } from '@relay/db';
+import type { DestinationJobData } from '@relay/queue';
+import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { FairGate } from './fair-gate';
+import { DEFAULT_FAULT_BOUND, relayErrorAttempt, type FaultBound } from './relay-faults';
+import type { Sender } from './sender';
+import { sendSignedRequest } from './signed-request';
+import { attemptFields, runJob, stepOf, type Step } from './stages/job-step';
+
+export interface DestinationDeps {
+  deliveries: Omit<DeliveryRepository, 'fanOut'>;
+  /** The event the delivery carries (the delivery store's batched load). */
+  loadEvent: (orgId: OrgId, id: string) => Promise<StoredEvent | null>;
+  sender: Sender;
+  targetPolicy: TargetPolicy;
+  retry: RetryPolicy;
+  /** DEFAULT_SIGNING_SECRET: signs a destination without a secret of its own; absent: unsigned. */
+  defaultSecret: string | undefined;
+  keys: SecretKeyring | undefined;
+  /** RULE_UNHEALTHY_AFTER_SECONDS: a destination's failing span, unless it sets its own. */
+  unhealthyAfterSeconds: number;
+  fairGate?: FairGate | undefined;
+  logger: Logger;
+  faults?: FaultBound;
+  now?: () => number;
+}
+
+export type DestinationResult =
+  'skipped' | 'rescheduled' | 'paused' | 'waiting_turn' | 'delivered' | 'retry_scheduled' | 'failed' | 'deferred';
+
+// One attempt of one destination delivery (routing, docs/routing.md "Destinations"): the destination's target
+// through the same guarded send as the primary (the target policy applies again here), signed with the
+// destination's own secret, else DEFAULT_SIGNING_SECRET, else unsigned (never the rule's), with its own
+// `webhook-id` (the delivery id), attempts and retries under its own delivery policy. Its outcome is the
+// delivery's alone: the event's status and the rule's hooks never hear it. Health as the rule's: a 410 or
+// the failing span turns the destination unhealthy and its queued deliveries wait `paused` until a resume.
+export function createDestinationProcessor(deps: DestinationDeps) {
+  const now = deps.now ?? Date.now;
+
+  function signingOf(destination: DestinationRecord) {
+    const secrets =
+      destination.signingSecret !== null
+        ? [openSecret(deps.keys, destination.signingSecret)]
+        : deps.defaultSecret !== undefined
+          ? [deps.defaultSecret]
+          : [];
+    return { secrets, outbound: destination.outboundHeaders };
+  }
+
+  async function healthAfter(orgId: OrgId, destination: DestinationRecord, delivered: boolean, status: number | null) {
+    if (destination.health === 'unhealthy') return;
+    try {
+      if (delivered) {
+        if (destination.failingSince !== null) await deps.deliveries.clearFailing(orgId, destination.id);
+        return;
+      }
+      const at = now();
+      const since =
+        destination.failingSince ?? (await deps.deliveries.markFailing(orgId, destination.id, new Date(at)));
+      if (since === null) return;
+      const spanMs = (destination.unhealthyAfterSeconds ?? deps.unhealthyAfterSeconds) * 1000;
+      if (at - since.getTime() >= spanMs) {
+        const turned = await deps.deliveries.markUnhealthy(orgId, destination.id, 'failing', new Date(at), null);
+        if (turned) deps.logger.warn({ destinationId: destination.id, status }, 'destination turned unhealthy');
+      }
+    } catch (err) {
+      deps.logger.warn({ err, destinationId: destination.id }, 'destination health update failed');
+    }
+  }
+
+  async function attempt(orgId: OrgId, deliveryId: string): Promise<Step<DestinationResult>> {
+    const loaded = await deps.deliveries.load(orgId, deliveryId);
+    if (!loaded || loaded.delivery.status !== 'queued') return { result: 'skipped' };
+    const { delivery, destination } = loaded;
+    const early = (delivery.nextAttemptAt?.getTime() ?? 0) - now();
+    if (early > 1_000) return { result: 'rescheduled', delayMs: early };
+    if (destination.health === 'unhealthy') {
+      const paused = await deps.deliveries.pause(orgId, deliveryId);
+      if (paused.paused || paused.health !== 'healthy') return { result: paused.paused ? 'paused' : 'skipped' };
+    }
+    const event = await deps.loadEvent(orgId, delivery.eventId);
+    if (!event) return { result: 'skipped' };
+    const retry = policyFor(deps.retry, destination.deliveryPolicy);
+    const timeout = destination.deliveryPolicy?.timeout_seconds;
+    const origin = targetOrigin(destination.targetUrl);
+    if (deps.fairGate && !(await deps.fairGate.acquire(origin)))
+      return { result: 'waiting_turn', delayMs: deps.fairGate.waitFor(origin) };
+    let answered = false;
+    let newAttempt: NewAttempt;
+    let outcome: AttemptOutcome;
+    try {
+      // The destination's signing stands in for the rule's lookup: a destination never signs with the rule's secret.
+      const signing = signingOf(destination);
+      const signed = { sender: deps.sender, targetPolicy: deps.targetPolicy, secretFor: async () => signing };
+      const sent = await sendSignedRequest(
+        signed,
+        event,
+        {
+          url: destination.targetUrl,
+          ruleId: destination.ruleId,
+          ruleTarget: true,
+          timeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
+          webhookId: delivery.id,
+          extraHeaders: { 'x-relay-destination-id': destination.id },
+        },
+        now,
+      );
+      outcome = sent.outcome;
+      answered = outcome.kind === 'response';
+      const error =
+        outcome.kind === 'response'
+          ? null
+          : `${outcome.kind === 'network' ? outcome.code : outcome.kind}: ${outcome.message}`;
+      newAttempt = {
+        attemptNumber: delivery.attemptCount + 1,
+        kind: 'main',
+        targetUrl: destination.targetUrl,
+        ...attemptFields(sent, error),
+      };
+    } finally {
+      deps.fairGate?.release(origin, answered);
+    }
+    const decision = decide(outcome, newAttempt.attemptNumber, retry, Math.random, now());
+    const status = newAttempt.responseStatus;
+    if (decision.action === 'delivered') {
+      await deps.deliveries.record(orgId, deliveryId, newAttempt, { status: 'delivered', at: newAttempt.finishedAt });
+      await healthAfter(orgId, destination, true, status);
+      return stepOf(decision);
+    }
+    if (decision.action === 'retry') {
+      const nextAttemptAt = new Date(now() + decision.delayMs);
+      await deps.deliveries.record(orgId, deliveryId, newAttempt, {
+        status: 'queued',
+        nextAttemptAt,
+        error: decision.error,
+      });
+      await healthAfter(orgId, destination, false, status);
+      return stepOf(decision);
+    }
+    // 410 Gone: the destination turns unhealthy at once, its other queued deliveries wait; this one fails as a
+    // 410 does. Met on a destination another attempt already turned, the delivery waits with the others.
+    if (status === 410 && destination.health === 'healthy') {
+      const turned = await deps.deliveries.markUnhealthy(orgId, destination.id, 'gone', new Date(now()), deliveryId);
+      if (!turned) {
+        const update = { status: 'queued' as const, nextAttemptAt: new Date(now()), error: decision.error };
+        await deps.deliveries.record(orgId, deliveryId, newAttempt, update);
+        const paused = await deps.deliveries.pause(orgId, deliveryId);
+        return paused.paused ? { result: 'paused' } : { result: 'retry_scheduled', delayMs: 0 };
+      }
+      deps.logger.warn({ destinationId: destination.id }, 'destination answered 410 and turned unhealthy');
+    }
+    await deps.deliveries.record(orgId, deliveryId, newAttempt, {
+      status: 'failed',
+      reason: decision.reason,
+      error: decision.error,
+    });
+    if (status !== 410) await healthAfter(orgId, destination, false, status);
+    return stepOf(decision);
+  }
+
+  async function giveUp(orgId: OrgId, deliveryId: string, cause: unknown): Promise<DestinationResult> {
+    const loaded = await deps.deliveries.load(orgId, deliveryId);
+    if (!loaded || loaded.delivery.status !== 'queued') return 'skipped';
+    const fault = relayErrorAttempt(cause, new Date(now()));
+    const failed: NewAttempt = {
+      attemptNumber: loaded.delivery.attemptCount + 1,
+      kind: 'main',
+      targetUrl: loaded.destination.targetUrl,
+      ...fault,
+    };
+    await deps.deliveries.record(orgId, deliveryId, failed, {
+      status: 'failed',
+      reason: 'relay_error',
+      error: fault.error,
+    });
+    return 'failed';
+  }
+
+  /** The BullMQ processor of `deliver-destination` jobs (`attempt`: its stages, for tests). */
+  const process = (job: Job<DestinationJobData>, token?: string): Promise<DestinationResult> => {
+    const { orgId, deliveryId } = job.data;
+    return runJob<DestinationResult>(job, token, {
+      stages: () => attempt(orgId, deliveryId),
+      giveUp: (cause) => giveUp(orgId, deliveryId, cause),
+      bound: deps.faults ?? DEFAULT_FAULT_BOUND,
+      logger: deps.logger,
+      context: { deliveryId },
+      settled: async (step) => {
+        if (step.result === 'retry_scheduled' && job.data.defers !== undefined)
+          await job.updateData({ ...job.data, defers: undefined });
+      },
+      now,
+    });
+  };
+  return Object.assign(process, { attempt });
+}

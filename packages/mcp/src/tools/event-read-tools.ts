@@ -97,7 +97,7 @@ const listEventAttempts = defineTool({
       z.object({
         id: z.string(),
         attempt_number: z.number(),
-        kind: z.enum(['main', 'hook']),
+        kind: z.enum(['main', 'hook', 'destination']),
         target_url: z.string(),
         response_status: z.number().nullable(),
         error: z.string().nullable(),

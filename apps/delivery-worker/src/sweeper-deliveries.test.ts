@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createDeliveryRepository,
+  createDestinationRepository,
+  createEventSweepRepository,
+  type Database,
+} from '@relay/db';
+import { createDeliveryQueue, createRedisConnection, destinationJobId } from '@relay/queue';
+import { useRuleTestDatabase } from './rule-test-database';
+import { newEvent, newRule, ORG, quiet } from './stages/stage-test-kit';
+import { createSweeper } from './sweeper';
+
+let db: Database;
+useRuleTestDatabase((opened) => (db = opened));
+const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
+afterAll(() => redis.disconnect());
+
+// A fan-out committed whose jobs Redis lost (emptied, or the enqueue never happened): the sweeper gives each
+// queued destination delivery its job again, under the delivery's own job id (no duplicate beside a live one).
+it('re-enqueues queued destination deliveries whose jobs Redis lost', async () => {
+  const prefix = `test-sweep-${randomUUID()}`;
+  const queue = createDeliveryQueue({ connection: redis, prefix });
+  try {
+    const rule = await newRule(db, { source: 'shop' });
+    const created = await createDestinationRepository(db.prisma).create(ORG, rule.id, {
+      targetUrl: 'http://dest.example/in',
+    });
+    if (!created.ok) throw new Error('not created');
+    const event = await newEvent(db, { source: 'shop', ruleId: rule.id });
+    const deliveries = createDeliveryRepository(db.pool);
+    const [queued] = await deliveries.fanOut(ORG, event.id, [created.destination.id]);
+    const sweeper = createSweeper({
+      sweep: createEventSweepRepository(db.prisma),
+      deliveries,
+      queue,
+      redis,
+      prefix,
+      graceMs: 0,
+      logger: quiet,
+    });
+    await sweeper.runOnce();
+    const job = await queue.queue.getJob(destinationJobId(queued!.id));
+    expect(job?.data).toEqual({ orgId: ORG, deliveryId: queued!.id });
+    await sweeper.runOnce();
+    await redis.del(`${prefix}:relay:epoch`);
+    await sweeper.runOnce();
+    expect(await queue.countPendingJobs()).toBe(2); // the event's job and the delivery's, once each
+  } finally {
+    await queue.queue.obliterate({ force: true });
+    await queue.close();
+  }
+});

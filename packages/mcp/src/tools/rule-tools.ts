@@ -47,7 +47,7 @@ const createRule = defineTool({
   description:
     'Creates a rule: webhooks ingested for `source` are delivered to `target_url` from now on (with retries). ' +
     'Refused when another active rule serves the source (active_provider_exists) or the target is not allowed ' +
-    '(target_url_rejected). The signing secret is never shown again. The options (deduplication, inbound ' +
+    '(target_url_rejected). The signing secret is never shown again. The options (routing filter, deduplication, inbound ' +
     'signature verification, health threshold, ordering, delivery policy, set/removed headers) are off unless given.',
   operation: 'POST /rules',
   input: {

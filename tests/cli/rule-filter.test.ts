@@ -52,4 +52,35 @@ describe('relay rules: the routing filter', () => {
     expect(refused.stderr).toContain('filter.body.amount.$gtt');
     expect(await stored(id)).toBeNull();
   });
+
+  it('relay rules dry-run tries a filter on the stored webhooks: a count, one line each, --json, --events', async () => {
+    const created = await ok(['rules', 'create', '--source', 'cli-dry', '--target', 'https://x.example.com/in']);
+    const id = /Created rule ([0-9a-f-]{36})/.exec(created)![1]!;
+    const ids: string[] = [];
+    for (const amount of [10, 200, 300]) {
+      const answer = await relay.pipeline.http
+        .post('/cli-dry')
+        .set('content-type', 'application/json')
+        .send(JSON.stringify({ amount }))
+        .expect(202);
+      ids.push(answer.body.id as string);
+    }
+    const text = await ok(['rules', 'dry-run', id, '--filter', '{"body": {"amount": {"$gte": 100}}}']);
+    expect(text).toContain('Matched 2 of the 3 webhooks tried.');
+    expect(text).toMatch(new RegExp(`${ids[0]}\\s+ignored`));
+    expect(text).toMatch(new RegExp(`${ids[1]}\\s+matched`));
+    const json = JSON.parse(
+      await ok(['rules', 'dry-run', id, '--filter-cel', 'body.amount < 100', '--event-id', ids[0]!, '--json']),
+    ) as unknown;
+    expect(json).toEqual({ matched: 1, not_matched: 0, results: [{ event_id: ids[0], matched: true }] });
+    const two = JSON.parse(await ok(['rules', 'dry-run', id, '--filter', '{}', '--events', '2', '--json'])) as {
+      results: unknown[];
+    };
+    expect(two.results).toHaveLength(2);
+    const missing = await relay.run(admin, ['rules', 'dry-run', id]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/give the filter to try/);
+    // Nothing was changed: the rule has no filter.
+    expect(await stored(id)).toBeNull();
+  });
 });

@@ -31,7 +31,7 @@ const setHeadersInput = setHeaders.unwrap().describe(`${setHeaders.description} 
 const removeHeadersInput = removeHeaders.unwrap().describe(`${removeHeaders.description} [] removes none.`);
 const filterInput = routingFilterSchema.describe(
   `${routingFilterSchema.description} Only webhooks it matches go to the target; the others end \`ignored\`. ` +
-    'null removes it.',
+    'Try it first with dry_run_rule_filter. null removes it.',
 );
 
 /** The options create_rule takes, each off when left out. */

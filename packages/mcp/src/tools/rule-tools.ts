@@ -3,6 +3,7 @@ import { outboundHeadersSchema, resourceNameSchema, signingSecret, sourceSchema 
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
+import { dryRunRuleFilter } from './rule-dry-run-tool';
 import { resumeRule } from './rule-health-tools';
 import { ruleBlockedKeys } from './rule-ordering-tools';
 import { rotateVerificationSecret } from './rule-secret-tools';
@@ -136,4 +137,5 @@ export const RULE_TOOLS: readonly AnyRelayTool[] = [
   rotateVerificationSecret,
   resumeRule,
   ruleBlockedKeys,
+  dryRunRuleFilter,
 ];

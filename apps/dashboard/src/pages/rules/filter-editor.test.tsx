@@ -116,6 +116,24 @@ describe('rule filter editor', () => {
     expect(screen.getByRole('dialog')).toBeInTheDocument();
   });
 
+  it('tries the filter as it is typed on the last 50 webhooks (debounced) and says how many it would match', async () => {
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      'GET /rules': { body: { rules: [rule] } },
+      [`POST /rules/${RULE_ID}/dry-run`]: { body: { matched: 12, not_matched: 38, results: [] } },
+    });
+    renderApp('/app/rules');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    const dialog = await screen.findByRole('dialog');
+    await openFilter(dialog);
+    await user.type(within(dialog).getByLabelText('Filter JSON'), '{{"body": {{"amount": 1}}');
+    expect(await within(dialog).findByText('Would have matched 12 of the last 50 webhooks.')).toBeVisible();
+    const runs = api.calls.filter((c) => c.method === 'POST' && c.url.pathname.endsWith('/dry-run'));
+    // Typed key by key, but tried once the typing paused (text that was not JSON yet is never sent).
+    expect(runs.map((c) => c.body)).toEqual([{ filter: { body: { amount: 1 } } }]);
+  });
+
   it('shows the filter read-only on the rule page', async () => {
     fakeApi({
       'GET /api/auth/me': { body: admin },

@@ -1,6 +1,7 @@
 import { NativeSelect, Stack, Textarea } from '@mantine/core';
 import { ApiError } from '../../app/api-client';
 import { parseFilterDraft, switchFilterMode, type FilterMode } from './filter-draft';
+import { FilterDryRun } from './filter-dry-run';
 import { choices, type SectionProps } from './rule-option-props';
 
 const MODES = ['json', 'cel'] as const satisfies readonly FilterMode[];
@@ -13,8 +14,8 @@ function apiFilterError(error: unknown): string | undefined {
   return found.field === 'filter' ? found.message : `${found.field}: ${found.message}`;
 }
 
-/** The rule's routing filter (docs/routing.md): JSON in Hookdeck's syntax, or a CEL expression. */
-export function FilterSection({ draft, set, error }: SectionProps) {
+/** The rule's routing filter (docs/routing.md): JSON in Hookdeck's syntax, or a CEL expression, tried as typed. */
+export function FilterSection({ draft, set, error, rule }: SectionProps) {
   const parsed = parseFilterDraft(draft);
   const cel = draft.filterMode === 'cel';
   return (
@@ -39,6 +40,8 @@ export function FilterSection({ draft, set, error }: SectionProps) {
         onChange={(e) => set({ filterText: e.currentTarget.value })}
         error={parsed.ok ? apiFilterError(error) : parsed.message}
       />
+      {/* A new rule has no webhooks to try a filter on. */}
+      {rule && parsed.ok && parsed.filter ? <FilterDryRun ruleId={rule.id} filter={parsed.filter} /> : null}
     </Stack>
   );
 }

@@ -110,6 +110,7 @@ function bodyFor(route: string): object {
     'POST /api/auth/password-reset': { code: 'no-such-code', new_password: 'Walk-new-password-1' },
     'POST /rules/:id/secret/rotate': { signing_secret: 'taken-over-secret-0123456789' },
     'POST /rules/:id/verification-secret/rotate': { verification_secret: 'taken-over-verification' },
+    'POST /rules/:id/dry-run': { filter: { body: { a: 1 } } },
   };
   return bodies[route] ?? {};
 }

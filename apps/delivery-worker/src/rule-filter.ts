@@ -1,22 +1,13 @@
 import { compileFilter, matches, type CompiledFilter, type FilterSubject } from '@relay/core';
-import type { RuleRecord, StoredEvent } from '@relay/db';
+import type { RuleRecord } from '@relay/db';
 import type { Logger } from 'pino';
 
 // A rule's routing filter (docs/routing.md), decided in prepare. Compiled once per cached rule record (the
 // rule lookup hands the same object until it reloads), so an event pays one evaluation and one body parse.
-// Destinations (issue 29 item 2) evaluate theirs with the same subject.
+// Destinations (issue 29 item 2) evaluate theirs with the same subject (`filterSubjectOf`, @relay/core, which
+// the API's dry run builds too).
 
-/** What a filter sees of a stored event: the body parsed when it is JSON (else its text), as received. */
-export function filterSubjectOf(event: Pick<StoredEvent, 'body' | 'headers' | 'path' | 'query'>): FilterSubject {
-  const text = Buffer.from(event.body.buffer, event.body.byteOffset, event.body.byteLength).toString('utf8');
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { body, headers: event.headers, path: event.path, query: event.query };
-}
+export { filterSubjectOf } from '@relay/core';
 
 export type RuleFilterCheck = (rule: RuleRecord, subject: () => FilterSubject) => boolean;
 

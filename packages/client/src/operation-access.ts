@@ -76,6 +76,7 @@ export const OPERATION_ACCESS = {
   'POST /rules/{id}/verification-secret/rotate': { role: 'admin', scope: 'rules:write' },
   'GET /rules/{id}/ordering': { role: 'viewer', scope: 'rules:read' },
   'POST /rules/{id}/resume': { role: 'admin', scope: 'rules:write' },
+  'POST /rules/{id}/dry-run': { role: 'admin', scope: 'events:read' },
   'GET /rules/{id}/hooks': { role: 'viewer', scope: 'rules:read' },
   'POST /rules/{id}/hooks': { role: 'admin', scope: 'rules:write' },
   'PATCH /rules/{id}/hooks/{hookId}': { role: 'admin', scope: 'rules:write' },

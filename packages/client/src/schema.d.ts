@@ -1051,6 +1051,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/rules/{id}/dry-run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Try a routing filter on the rule's stored webhooks, changing nothing
+     * @description Evaluates `filter` on the rule's newest `events` stored webhooks (default 50, at most 1,000) or on the given `event_ids` (each must be one of the rule's events, else 404), and says which would have matched. Read only: nothing is saved, delivered or audited. The filter sees each webhook as the events API shows it: sensitive headers masked (so their values cannot be probed), the path, the query and the body as received (parsed as JSON, else text).
+     */
+    post: operations['postRulesIdDryRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/rules/{id}/hooks': {
     parameters: {
       query?: never;
@@ -6902,6 +6922,88 @@ export interface operations {
             };
             /** @description Paused events of the rule queued again, each with a fresh run of attempts. */
             resumed_events: number;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postRulesIdDryRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A routing filter over the webhook as received (`body`, `headers` with lower-cased names, `path`, `query`): a Hookdeck-style JSON filter (`{"body": {"amount": {"$gte": 100}}}`; operators $eq $neq $in $nin $gt $gte $lt $lte $startsWith $endsWith $exist $and $or $not) or `{"cel": "<expression>"}`. At most 16 KB and depth 16; see docs/routing.md. */
+          filter: {
+            [key: string]: unknown;
+          };
+          /** @description How many of the rule's newest stored webhooks to try (default 50, at most 1000). */
+          events?: number;
+          /** @description These webhooks instead (each must be one of the rule's events); not with `events`. */
+          event_ids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description What the filter matches. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Webhooks the filter matches: they would have gone to the target. */
+            matched: number;
+            /** @description Webhooks it does not match: they would have ended `ignored`. */
+            not_matched: number;
+            /** @description One per webhook tried, newest first (for `event_ids`, in the order given). */
+            results: {
+              /** Format: uuid */
+              event_id: string;
+              matched: boolean;
+            }[];
           };
         };
       };

@@ -22,6 +22,7 @@ import { userOperations } from '../modules/users/user.operations';
 import { hookOperations } from '../modules/rules/hook.operations';
 import { ruleOperations } from '../modules/rules/rule.operations';
 import { ruleHealthOperations } from '../modules/rules/rule-health.operations';
+import { ruleDryRunOperations } from '../modules/rules/rule-dry-run.operations';
 import { ruleVerificationOperations } from '../modules/rules/rule-verification.operations';
 import { ruleOrderingOperations } from '../modules/rules/rule-ordering.operations';
 import { sendOperations } from '../modules/send/send.operations';
@@ -63,6 +64,7 @@ export const API_OPERATIONS: Operations = [
   ...ruleVerificationOperations,
   ...ruleOrderingOperations,
   ...ruleHealthOperations,
+  ...ruleDryRunOperations,
   ...hookOperations,
   ...sendOperations,
   ...settingsOperations,

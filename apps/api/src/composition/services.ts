@@ -27,6 +27,7 @@ import { createOidcConfigurations } from '../modules/idp/oidc-configurations';
 import { createHookService } from '../modules/rules/hook.service';
 import { createRuleService } from '../modules/rules/rule.service';
 import { createRuleHealthService } from '../modules/rules/rule-health.service';
+import { createRuleDryRunService } from '../modules/rules/rule-dry-run.service';
 import { createVerificationSecretService } from '../modules/rules/verification-secret.service';
 import { createRuleOrderingService } from '../modules/rules/rule-ordering.service';
 import { createSendService } from '../modules/send/send.service';
@@ -143,6 +144,10 @@ export function createServices(ctx: ModuleContext) {
       queue: ctx.queue,
       feed: ctx.feed,
       logger: ctx.logger,
+    }),
+    ruleDryRun: createRuleDryRunService({
+      repositories: ctx.repositories,
+      sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
     }),
     hooks: createHookService({ repositories: ctx.repositories, targetPolicy: ctx.targetPolicy }),
     send: createSendService({

@@ -28,6 +28,15 @@ export interface EventDetail extends EventSummary {
   updatedAt: Date;
 }
 
+/** What a dry run reads of a stored webhook (the filter's subject). */
+export interface StoredRequestRow {
+  id: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  path: string;
+  query: Record<string, string | string[]>;
+}
+
 /** A stored attempt, main or hook. */
 export type AttemptRecord = Omit<NewAttempt, 'kind'> & {
   id: string;
@@ -135,6 +144,31 @@ export function createEventQueryRepository(
       );
       if (rows.length === 0) return null;
       return rows.filter((r) => r.id !== null);
+    },
+
+    /**
+     * A rule's stored webhooks for a dry run: its `newest` ones (newest first), or those of `ids` that are its
+     * own (in no particular order; the caller names the ones missing).
+     */
+    async ruleRequests(
+      orgId: OrgId,
+      ruleId: string,
+      pick: { newest: number } | { ids: string[] },
+    ): Promise<StoredRequestRow[]> {
+      const columns = 'id, body, headers, path, query';
+      const { rows } =
+        'ids' in pick
+          ? await pool.query<StoredRequestRow>(
+              `SELECT ${columns} FROM events
+               WHERE organization_id = $1 AND provider_id = $2 AND id = ANY($3::uuid[])`,
+              [orgId, ruleId, pick.ids],
+            )
+          : await pool.query<StoredRequestRow>(
+              `SELECT ${columns} FROM events WHERE organization_id = $1 AND provider_id = $2
+               ORDER BY created_at DESC, id DESC LIMIT $3`,
+              [orgId, ruleId, pick.newest],
+            );
+      return rows;
     },
 
     async sources(orgId: OrgId): Promise<{ source: string; count: number }[]> {

@@ -4,6 +4,7 @@ import {
   deliveryPolicySchema,
   orderingOptionSchema,
   outboundHeadersSchema,
+  routingFilterSchema,
   unhealthyAfterSeconds,
   verificationOptionSchema,
   verificationSecret,
@@ -28,9 +29,14 @@ const deliveryPolicyInput = fieldsOf(deliveryPolicySchema, 'null: the defaults.'
 const { set: setHeaders, remove: removeHeaders } = outboundHeadersSchema.shape;
 const setHeadersInput = setHeaders.unwrap().describe(`${setHeaders.description} {} sets none.`);
 const removeHeadersInput = removeHeaders.unwrap().describe(`${removeHeaders.description} [] removes none.`);
+const filterInput = routingFilterSchema.describe(
+  `${routingFilterSchema.description} Only webhooks it matches go to the target; the others end \`ignored\`. ` +
+    'Try it first with dry_run_rule_filter. null removes it.',
+);
 
 /** The options create_rule takes, each off when left out. */
 export const ruleOptionInputs = {
+  filter: filterInput.optional(),
   dedup: dedupInput.optional(),
   verification: verificationInput.optional(),
   verification_secret: verificationSecret.optional(),
@@ -43,6 +49,7 @@ export const ruleOptionInputs = {
 
 /** The options update_rule takes: left out keeps one, null turns it off. */
 export const ruleOptionUpdates = {
+  filter: filterInput.nullable().optional(),
   dedup: dedupInput.nullable().optional(),
   verification: verificationInput.nullable().optional(),
   verification_secret: verificationSecret.nullable().optional(),
@@ -75,6 +82,7 @@ export function outboundHeadersChange(lists: HeaderLists): ((stored?: OutboundHe
 }
 
 export const ruleOptionsSummary = {
+  filter: z.record(z.string(), z.unknown()).nullable().describe('The routing filter; null: every webhook goes.'),
   dedup: z.object(dedupInput.shape).nullable(),
   duplicate_count: z.number().describe('Duplicates answered without storing.'),
   verification: z.object(verificationInput.shape).nullable(),
@@ -92,6 +100,7 @@ type OptionsView = { [K in keyof typeof ruleOptionsSummary]: z.infer<(typeof rul
 
 /** The options of a rule as results show them: secrets only as whether one is set. */
 export const ruleOptionsView = (rule: Rule): OptionsView => ({
+  filter: rule.filter,
   dedup: rule.dedup,
   duplicate_count: rule.duplicate_count,
   verification: rule.verification,

@@ -3,6 +3,7 @@ import { outboundHeadersSchema, resourceNameSchema, signingSecret, sourceSchema 
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
+import { dryRunRuleFilter } from './rule-dry-run-tool';
 import { resumeRule } from './rule-health-tools';
 import { ruleBlockedKeys } from './rule-ordering-tools';
 import { rotateVerificationSecret } from './rule-secret-tools';
@@ -47,7 +48,7 @@ const createRule = defineTool({
   description:
     'Creates a rule: webhooks ingested for `source` are delivered to `target_url` from now on (with retries). ' +
     'Refused when another active rule serves the source (active_provider_exists) or the target is not allowed ' +
-    '(target_url_rejected). The signing secret is never shown again. The options (deduplication, inbound ' +
+    '(target_url_rejected). The signing secret is never shown again. The options (routing filter, deduplication, inbound ' +
     'signature verification, health threshold, ordering, delivery policy, set/removed headers) are off unless given.',
   operation: 'POST /rules',
   input: {
@@ -136,4 +137,5 @@ export const RULE_TOOLS: readonly AnyRelayTool[] = [
   rotateVerificationSecret,
   resumeRule,
   ruleBlockedKeys,
+  dryRunRuleFilter,
 ];

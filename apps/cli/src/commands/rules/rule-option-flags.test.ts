@@ -78,6 +78,7 @@ describe('rule option flags', () => {
       ordering: {},
     } as unknown as Rule;
     expect(Object.fromEntries(ruleOptionFields(rule))).toEqual({
+      filter: '- (every webhook goes)',
       dedup: 'github preset, window 1h',
       duplicates: '3',
       verification: 'hmac sha256 hex in x-sig, prefix sha256=',
@@ -89,5 +90,8 @@ describe('rule option flags', () => {
       'set headers': 'x-a: 1',
       'removed headers': 'cookie',
     });
+    const fields = (filter: unknown) => Object.fromEntries(ruleOptionFields({ ...rule, filter } as Rule));
+    expect(fields({ cel: 'body.a == 1' }).filter).toBe('cel: body.a == 1');
+    expect(fields({ body: { a: { $gt: 1 } } }).filter).toBe('{"body":{"a":{"$gt":1}}}');
   });
 });

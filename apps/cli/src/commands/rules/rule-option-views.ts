@@ -39,9 +39,18 @@ function policyText(p: Rule['delivery_policy']): string {
 const orderingText = (o: NonNullable<Rule['ordering']>) =>
   o.header === undefined && o.json_pointer === undefined ? 'whole source' : keyOf(o);
 
+/** A CEL filter as its expression, any other as compact JSON. */
+function filterText(filter: Rule['filter']): string {
+  if (!filter) return '- (every webhook goes)';
+  return Object.keys(filter).length === 1 && typeof filter.cel === 'string'
+    ? `cel: ${filter.cel}`
+    : JSON.stringify(filter);
+}
+
 /** Label/value lines for `formatFields`. */
 export function ruleOptionFields(rule: Rule): [string, string][] {
   const fields: [string, string][] = [
+    ['filter', filterText(rule.filter)],
     ['dedup', rule.dedup ? `${keyOf(rule.dedup)}, window ${formatSeconds(rule.dedup.window_seconds)}` : '-'],
     ['duplicates', String(rule.duplicate_count)],
     ['verification', rule.verification ? verificationText(rule.verification) : '-'],

@@ -5,6 +5,7 @@ import { confirmed } from '../admin-kit';
 import { withExamples } from '../command-kit';
 import { ruleDetail, rulesTable } from './rule-views';
 import { registerBlocked } from './rules-blocked-command';
+import { registerDryRun } from './rules-dry-run-command';
 import { registerRuleWriteCommands } from './rules-write-commands';
 
 const byId = (id: string) => ({ params: { path: { id } } });
@@ -88,6 +89,7 @@ export function registerRulesCommands(program: Command, ctx: CommandContext): vo
   );
   registerReads(rules, ctx);
   registerBlocked(rules, ctx);
+  registerDryRun(rules, ctx);
   registerRuleWriteCommands(rules, ctx);
   registerToggles(rules, ctx);
   registerDelete(rules, ctx);

@@ -4,6 +4,7 @@ import type { CommandContext } from '../../context';
 import { UsageError } from '../../errors';
 import { readSecretFromStdin } from '../admin-kit';
 import { positiveInt, withExamples } from '../command-kit';
+import { addRuleFilterFlags, filterFromFlags, type RuleFilterFlags } from './rule-filter-flags';
 import { addRuleOptionFlags, needsStoredRule, ruleOptionsBody, type RuleOptionFlags } from './rule-option-flags';
 import { ruleDetail, type RuleCreateBody, type RuleUpdateBody } from './rule-views';
 import { registerResume } from './rules-health-command';
@@ -11,7 +12,7 @@ import { registerRotateVerification } from './rules-verification-command';
 
 const byId = (id: string) => ({ params: { path: { id } } });
 
-interface RuleFlags extends RuleOptionFlags {
+interface RuleFlags extends RuleOptionFlags, RuleFilterFlags {
   name?: string;
   source?: string;
   target?: string;
@@ -20,6 +21,12 @@ interface RuleFlags extends RuleOptionFlags {
   inactive?: boolean;
   signingSecretStdin?: boolean;
   clearSigningSecret?: boolean;
+}
+
+/** Puts the filter the flags give (a file is read here) into the body. */
+async function addFilter(flags: RuleFlags, body: RuleUpdateBody) {
+  const filter = await filterFromFlags(flags);
+  if (filter !== undefined) body.filter = filter;
 }
 
 /** Reads the secrets a command's flags ask for from stdin: there is one stdin, so one secret per call. */
@@ -33,15 +40,18 @@ async function secretsFromStdin(flags: RuleFlags, ctx: CommandContext, body: Rul
 
 function registerCreate(rules: Command, ctx: CommandContext) {
   const create = addRuleOptionFlags(
-    rules
-      .command('create')
-      .description('Create a rule: deliver the webhooks of one source to a target URL')
-      .option('--name <name>', 'unique in the organization (default: the source, suffixed -2, -3, … if taken)')
-      .requiredOption('--source <source>', 'the webhook source it serves (the first path segment of ingest)')
-      .requiredOption('--target <url>', 'where its webhooks are delivered (http or https)')
-      .option('--description <text>', 'a note for people')
-      .option('--inactive', 'create it turned off')
-      .option('--signing-secret-stdin', 'read a signing secret (16-256 characters) from stdin; it is never shown'),
+    addRuleFilterFlags(
+      rules
+        .command('create')
+        .description('Create a rule: deliver the webhooks of one source to a target URL')
+        .option('--name <name>', 'unique in the organization (default: the source, suffixed -2, -3, … if taken)')
+        .requiredOption('--source <source>', 'the webhook source it serves (the first path segment of ingest)')
+        .requiredOption('--target <url>', 'where its webhooks are delivered (http or https)')
+        .option('--description <text>', 'a note for people')
+        .option('--inactive', 'create it turned off')
+        .option('--signing-secret-stdin', 'read a signing secret (16-256 characters) from stdin; it is never shown'),
+      false,
+    ),
     false,
   ).action(async (flags: RuleFlags, cmd: Command) => {
     const out = ctx.output(cmd);
@@ -53,6 +63,7 @@ function registerCreate(rules: Command, ctx: CommandContext) {
     };
     if (flags.name !== undefined) body.name = flags.name;
     if (flags.description !== undefined) body.description = flags.description;
+    await addFilter(flags, body);
     await secretsFromStdin(flags, ctx, body);
     const { client } = await ctx.connect(cmd);
     const rule = await dataOf(client.POST('/rules', { body }));
@@ -68,6 +79,7 @@ function registerCreate(rules: Command, ctx: CommandContext) {
       '--verification-secret-stdin < github-secret.txt',
     'relay rules create --source shop --target https://x.example.com --ordering pointer:/customer_id ' +
       '--max-attempts 5 --backoff-cap 1h --set-header x-team=payments --remove-header cookie',
+    'relay rules create --source shop --target https://fraud.example.com --filter \'{"body": {"total": {"$gt": 100}}}\'',
   );
 }
 
@@ -88,16 +100,19 @@ function updateBody(flags: RuleFlags): RuleUpdateBody {
 
 function registerUpdate(rules: Command, ctx: CommandContext) {
   const update = addRuleOptionFlags(
-    rules
-      .command('update <id>')
-      .description('Change a rule; only the fields given change (enable/disable turn it on and off)')
-      .option('--name <name>', 'a new name (unique in the organization)')
-      .option('--source <source>', 'a new source')
-      .option('--target <url>', 'a new target URL')
-      .option('--description <text>', 'a new description')
-      .option('--clear-description', 'remove the description')
-      .option('--signing-secret-stdin', 'replace the signing secret with one read from stdin (see rotate-secret)')
-      .option('--clear-signing-secret', 'stop signing deliveries'),
+    addRuleFilterFlags(
+      rules
+        .command('update <id>')
+        .description('Change a rule; only the fields given change (enable/disable turn it on and off)')
+        .option('--name <name>', 'a new name (unique in the organization)')
+        .option('--source <source>', 'a new source')
+        .option('--target <url>', 'a new target URL')
+        .option('--description <text>', 'a new description')
+        .option('--clear-description', 'remove the description')
+        .option('--signing-secret-stdin', 'replace the signing secret with one read from stdin (see rotate-secret)')
+        .option('--clear-signing-secret', 'stop signing deliveries'),
+      true,
+    ),
     true,
   ).action(async (id: string, flags: RuleFlags, cmd: Command) => {
     const out = ctx.output(cmd);
@@ -105,6 +120,7 @@ function registerUpdate(rules: Command, ctx: CommandContext) {
     // A flag changing part of an option (--dedup-window alone, --max-attempts…) keeps the rest as stored.
     const partial = needsStoredRule(flags);
     if (!partial) Object.assign(body, ruleOptionsBody(flags));
+    await addFilter(flags, body);
     const secret = flags.signingSecretStdin || flags.verificationSecretStdin;
     if (!partial && !secret && Object.keys(body).length === 0)
       throw new UsageError('nothing to change: give at least one option');
@@ -121,6 +137,9 @@ function registerUpdate(rules: Command, ctx: CommandContext) {
     'relay rules update 0192f0c4-… --clear-description --clear-signing-secret',
     'relay rules update 0192f0c4-… --dedup-window 48h --unhealthy-after 2d --no-ordering',
     'relay rules update 0192f0c4-… --no-verify --no-delivery-policy --clear-set-headers',
+    'relay rules update 0192f0c4-… --filter @filter.json',
+    'relay rules update 0192f0c4-… --filter-cel \'body.ref == "refs/heads/main"\'',
+    'relay rules update 0192f0c4-… --no-filter',
   );
 }
 

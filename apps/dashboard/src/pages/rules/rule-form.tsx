@@ -7,6 +7,7 @@ import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from './field-error';
+import { parseFilterDraft } from './filter-draft';
 import { draftOf, optionsChange, type OptionsDraft } from './rule-options-draft';
 import { RuleOptionsFields } from './rule-options-fields';
 import type { Rule } from './rule-types';
@@ -61,7 +62,10 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
       onClose();
     },
   });
-  const submit = form.onSubmit((values) => save.mutate(values));
+  // A filter that is not JSON yet is shown as such in its section; nothing is sent until it is fixed.
+  const submit = form.onSubmit((values) => {
+    if (parseFilterDraft(values.options).ok) save.mutate(values);
+  });
   const error = save.error;
 
   return (

@@ -37,6 +37,13 @@ function policyText(p: DeliveryPolicy | null): string {
 const orderingText = (o: Rule['ordering']) =>
   !o ? 'off' : o.header === undefined && o.json_pointer === undefined ? 'whole source, one at a time' : keyText(o);
 
+/** A CEL filter as its expression, any other as compact JSON. */
+function filterText(filter: Rule['filter']): string {
+  if (!filter) return 'none: every webhook goes';
+  const keys = Object.keys(filter);
+  return keys.length === 1 && typeof filter.cel === 'string' ? `CEL: ${filter.cel}` : JSON.stringify(filter);
+}
+
 function Row({ label, children }: { label: string; children: string }) {
   return (
     <>
@@ -48,7 +55,7 @@ function Row({ label, children }: { label: string; children: string }) {
   );
 }
 
-/** Deduplication, verification (with its failures), health threshold, ordering, policy and outbound headers. */
+/** Filter, deduplication, verification (with its failures), health threshold, ordering, policy and outbound headers. */
 export function RuleOptionsCard({ rule }: { rule: Rule }) {
   const failures = rule.signature_failures;
   const set = Object.entries(rule.outbound_headers.set);
@@ -59,6 +66,7 @@ export function RuleOptionsCard({ rule }: { rule: Rule }) {
         Options
       </Title>
       <SimpleGrid cols={2} spacing="xs" verticalSpacing={4} style={{ gridTemplateColumns: 'max-content 1fr' }}>
+        <Row label="Filter">{filterText(rule.filter)}</Row>
         <Row label="Deduplication">
           {rule.dedup ? `${keyText(rule.dedup)}, window ${span(rule.dedup.window_seconds)}` : 'off'}
         </Row>

@@ -1,3 +1,4 @@
+import { filterDraftOf, parseFilterDraft, type FilterDraft, type RoutingFilter } from './filter-draft';
 import type {
   DedupOption,
   DeliveryPolicy,
@@ -15,7 +16,7 @@ export type KeyMode = 'off' | 'preset' | 'header' | 'json_pointer';
 export type OrderingMode = 'off' | 'source' | 'header' | 'json_pointer';
 export type SpanUnit = 'hours' | 'days';
 
-export interface OptionsDraft {
+export interface OptionsDraft extends FilterDraft {
   dedupMode: KeyMode;
   dedupPreset: NonNullable<DedupOption['preset']>;
   dedupHeader: string;
@@ -92,6 +93,7 @@ export function draftOf(rule?: Rule): OptionsDraft {
     timeoutSeconds: policy.timeout_seconds ?? '',
     setHeaders: Object.entries(rule?.outbound_headers.set ?? {}).map(([name, value]) => ({ name, value })),
     removeHeaders: (rule?.outbound_headers.remove ?? []).join(', '),
+    ...filterDraftOf(rule?.filter),
   };
 }
 
@@ -161,6 +163,7 @@ export interface OptionsChange {
   ordering?: OrderingOption | null;
   delivery_policy?: DeliveryPolicy | null;
   outbound_headers?: OutboundHeaders;
+  filter?: RoutingFilter | null;
 }
 
 /** What a create sends (options turned on) or an update sends (options that changed). */
@@ -186,6 +189,9 @@ export function optionsChange(d: OptionsDraft, rule?: Rule): OptionsChange {
     if (canonical(next[key]) !== canonical(stored[key])) Object.assign(change, { [key]: next[key] });
   const storedOutbound = rule?.outbound_headers ?? { forward: [], set: {}, remove: [] };
   if (canonical(outbound) !== canonical(storedOutbound)) change.outbound_headers = outbound;
+  // Text that is not a filter yet is not sent: the editor shows why, and the form waits for it.
+  const filter = parseFilterDraft(d);
+  if (filter.ok && canonical(filter.filter) !== canonical(rule?.filter ?? null)) change.filter = filter.filter;
   if (d.verificationSecret) change.verification_secret = d.verificationSecret;
   else if (rule && d.removeVerificationSecret) change.verification_secret = null;
   return change;

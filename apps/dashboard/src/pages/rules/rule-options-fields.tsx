@@ -1,6 +1,8 @@
 import { Accordion, Badge, Group } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { fieldErrorUnder } from './field-error';
+import { parseFilterDraft } from './filter-draft';
+import { FilterSection } from './filter-section';
 import { DedupSection, OrderingSection } from './key-sections';
 import { DeliveryPolicySection, HealthSection } from './policy-sections';
 import { OutboundHeadersSection } from './outbound-headers-section';
@@ -14,10 +16,20 @@ interface Section {
   on: (p: SectionProps) => boolean;
   /** The problem document fields it shows (a section with an error is marked and opened). */
   fields: string[];
+  /** Whether what is typed cannot be sent yet (marked, not reopened: the section is open while typing). */
+  invalid?: (p: SectionProps) => boolean;
   body: (p: SectionProps) => ReactNode;
 }
 
 const SECTIONS: Section[] = [
+  {
+    value: 'filter',
+    title: 'Filter',
+    on: (p) => p.draft.filterText.trim() !== '',
+    fields: ['filter'],
+    invalid: (p) => !parseFilterDraft(p.draft).ok,
+    body: (p) => <FilterSection {...p} />,
+  },
   {
     value: 'dedup',
     title: 'Deduplication',
@@ -73,23 +85,23 @@ export function RuleOptionsFields(props: SectionProps) {
   const failed = SECTIONS.filter((s) => s.fields.some((f) => fieldErrorUnder(props.error, f))).map((s) => s.value);
   return (
     <Accordion multiple variant="contained" key={failed.join()} defaultValue={failed} transitionDuration={0}>
-      {SECTIONS.map((section) => (
-        <Accordion.Item key={section.value} value={section.value}>
-          <Accordion.Control>
-            <Group gap="xs">
-              {section.title}
-              <Badge
-                size="xs"
-                variant="light"
-                color={failed.includes(section.value) ? 'red' : section.on(props) ? 'blue' : 'gray'}
-              >
-                {failed.includes(section.value) ? 'error' : section.on(props) ? 'on' : 'off'}
-              </Badge>
-            </Group>
-          </Accordion.Control>
-          <Accordion.Panel>{section.body(props)}</Accordion.Panel>
-        </Accordion.Item>
-      ))}
+      {SECTIONS.map((section) => {
+        const bad = failed.includes(section.value) || section.invalid?.(props) === true;
+        const on = section.on(props);
+        return (
+          <Accordion.Item key={section.value} value={section.value}>
+            <Accordion.Control>
+              <Group gap="xs">
+                {section.title}
+                <Badge size="xs" variant="light" color={bad ? 'red' : on ? 'blue' : 'gray'}>
+                  {bad ? 'error' : on ? 'on' : 'off'}
+                </Badge>
+              </Group>
+            </Accordion.Control>
+            <Accordion.Panel>{section.body(props)}</Accordion.Panel>
+          </Accordion.Item>
+        );
+      })}
     </Accordion>
   );
 }

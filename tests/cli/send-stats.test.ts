@@ -91,8 +91,8 @@ describe('relay send, stats and sources', () => {
     expect(human.stdout).toMatch(new RegExp(`events:\\s+${apiStats.total}\\n`));
     expect(human.stdout).toMatch(/success rate:\s+100\.0%/);
     expect(human.stdout).toMatch(/latency:\s+p50 \d+ ms, p95 \d+ ms, p99 \d+ ms/);
-    expect(human.stdout).toMatch(/SOURCE\s+EVENTS\s+DELIVERED\s+FAILED\s+QUEUED\s+PAUSED\n/);
-    expect(human.stdout).toMatch(/^through-rule\s+1\s+1\s+0\s+0\s+0$/m);
+    expect(human.stdout).toMatch(/SOURCE\s+EVENTS\s+DELIVERED\s+FAILED\s+QUEUED\s+PAUSED\s+IGNORED\n/);
+    expect(human.stdout).toMatch(/^through-rule\s+1\s+1\s+0\s+0\s+0\s+0$/m);
     const json = JSON.parse((await run(['stats', '--json', '--window', '2h'])).stdout);
     expect(json).toMatchObject({ total: apiStats.total, by_status: apiStats.by_status });
     expect(Date.parse(json.to) - Date.parse(json.from)).toBeGreaterThan(2 * 3600_000 - 60_000);

@@ -42,6 +42,7 @@ describe('rules and hooks API', () => {
       health: { status: 'healthy', reason: null, since: null, failing_since: null, unhealthy_after_seconds: null },
       ordering: null,
       delivery_policy: null,
+      filter: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -59,18 +59,18 @@ describe('GET /stats', () => {
       bucket: '1h',
       bucket_seconds: 3600,
       total: 5,
-      by_status: { queued: 1, delivered: 2, failed: 2, paused: 0 },
+      by_status: { queued: 1, delivered: 2, failed: 2, paused: 0, ignored: 0 },
       needs_attention: 1,
       success_rate: 0.5,
       latency_ms: { p50: 150, p95: 195, p99: 199 },
       by_source: [
-        { source: 'a', total: 4, queued: 0, delivered: 2, failed: 2, paused: 0 },
-        { source: 'b', total: 1, queued: 1, delivered: 0, failed: 0, paused: 0 },
+        { source: 'a', total: 4, queued: 0, delivered: 2, failed: 2, paused: 0, ignored: 0 },
+        { source: 'b', total: 1, queued: 1, delivered: 0, failed: 0, paused: 0, ignored: 0 },
       ],
       series: [
-        { start: '2026-01-01T00:00:00.000Z', total: 1, queued: 0, delivered: 1, failed: 0, paused: 0 },
-        { start: '2026-01-01T01:00:00.000Z', total: 2, queued: 0, delivered: 1, failed: 1, paused: 0 },
-        { start: '2026-01-01T02:00:00.000Z', total: 2, queued: 1, delivered: 0, failed: 1, paused: 0 },
+        { start: '2026-01-01T00:00:00.000Z', total: 1, queued: 0, delivered: 1, failed: 0, paused: 0, ignored: 0 },
+        { start: '2026-01-01T01:00:00.000Z', total: 2, queued: 0, delivered: 1, failed: 1, paused: 0, ignored: 0 },
+        { start: '2026-01-01T02:00:00.000Z', total: 2, queued: 1, delivered: 0, failed: 1, paused: 0, ignored: 0 },
       ],
     });
   });

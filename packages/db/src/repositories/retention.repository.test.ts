@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.pool.query(
-    'TRUNCATE events, event_ordering, delivery_attempts, event_search, event_search_pending, audit_entries',
+    'TRUNCATE events, deliveries, event_ordering, delivery_attempts, event_search, event_search_pending, audit_entries',
   );
 });
 

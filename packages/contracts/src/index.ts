@@ -21,3 +21,4 @@ export * from './offboarding.schemas';
 export * from './notifications.schemas';
 export * from './rule-health.schemas';
 export * from './routing-filter.schemas';
+export * from './destinations.schemas';

@@ -5,6 +5,7 @@ import { createAttemptRepository } from './repositories/attempt.repository';
 import { createAuditRepository } from './repositories/audit.repository';
 import { createCredentialRepository } from './repositories/credential.repository';
 import { createDomainRepository } from './repositories/domain.repository';
+import { createDestinationRepository } from './repositories/destination.repository';
 import { createEventActionRepository } from './repositories/event-action.repository';
 import { createEventQueryRepository } from './repositories/event-query.repository';
 import { createEventDedupRepository } from './repositories/event-dedup.repository';
@@ -33,6 +34,7 @@ function prismaRepositories(client: Database['prisma'] | TransactionClient) {
     audit: createAuditRepository(client),
     credentials: createCredentialRepository(client),
     domains: createDomainRepository(client),
+    destinations: createDestinationRepository(client),
     sweep: createEventSweepRepository(client),
     hooks: createHookRepository(client),
     identities: createIdentityRepository(client),

@@ -80,6 +80,30 @@ describe('fan-out', () => {
     // Each delivery is its own message: its own webhook-id, never the event's.
     const ids = [primary, ...targets].map((t) => requestsAt(t, 'fan')[0]!.headers['webhook-id']);
     expect(new Set(ids).size).toBe(4);
+    // The event's detail shows each delivery beside its own status.
+    const detail = (await pipeline.http.get(`/events/${eventId}`).set('authorization', admin).expect(200)).body;
+    expect(detail.status).toBe('delivered');
+    expect(detail.deliveries).toHaveLength(3);
+    expect(detail.deliveries).toEqual(
+      expect.arrayContaining([
+        {
+          id: expect.any(String),
+          destination_id: failing.id,
+          target_url: `${targets[1]!.url}/fan`,
+          status: 'failed',
+          attempt_count: 3,
+          failure_reason: 'retries_exhausted',
+          last_error: expect.stringContaining('503'),
+          delivered_at: null,
+        },
+        expect.objectContaining({ destination_id: ok1.id, status: 'delivered', delivered_at: expect.any(String) }),
+        expect.objectContaining({ destination_id: ok2.id, status: 'delivered', attempt_count: 1 }),
+      ]),
+    );
+    const noDeliveries = await ingest('no-rule-here');
+    expect(
+      (await pipeline.http.get(`/events/${noDeliveries}`).set('authorization', admin).expect(200)).body.deliveries,
+    ).toEqual([]);
   });
 
   it('a destination whose filter does not match gets no delivery', async () => {

@@ -5066,6 +5066,24 @@ export interface operations {
             next_attempt_at: string | null;
             /** @description ISO 8601 UTC timestamp. */
             updated_at: string;
+            /** @description One per destination delivery, independent of the event's `status` (the primary target's). */
+            deliveries: {
+              /**
+               * Format: uuid
+               * @description The delivery's id, sent as its webhook-id.
+               */
+              id: string;
+              /** Format: uuid */
+              destination_id: string;
+              /** @description The destination's target. */
+              target_url: string;
+              /** @enum {string} */
+              status: 'queued' | 'delivered' | 'failed' | 'paused';
+              attempt_count: number;
+              failure_reason: string | null;
+              last_error: string | null;
+              delivered_at: string | null;
+            }[];
           };
         };
       };

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { DEFAULT_ORGANIZATION_ID, parseAllowlist, parsePortPolicy, type TargetPolicy } from '@relay/core';
 import { createDatabase, createRepositories } from '@relay/db';
-import { createDeliveryQueue, createFeedPublisher, createFeedSubscriber, createRedisConnection } from '@relay/queue';
+import {
+  createDeliveryQueue,
+  createFeedPublisher,
+  createFeedSubscriber,
+  createRedisConnection,
+  createRuleChangePublisher,
+} from '@relay/queue';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createClient, type RedisClientType } from 'redis';
@@ -85,6 +91,11 @@ export function createApiRuntime(
     prefix: config.QUEUE_PREFIX,
     onError: (err) => logger.debug({ err }, 'live feed publish failed'),
   });
+  const ruleChanges = createRuleChangePublisher({
+    redis,
+    prefix: config.QUEUE_PREFIX,
+    onError: (err) => logger.warn({ err }, 'rule change not published; workers learn it within RULE_CACHE_MS'),
+  });
   // A subscribed connection can do nothing else; one per process serves every open stream.
   const subscriber = createFeedSubscriber({
     redis: createRedisConnection(config.REDIS_URL, 'subscriber'),
@@ -152,6 +163,7 @@ export function createApiRuntime(
     repositories,
     queue,
     feed,
+    ruleChanges,
     streams,
     ingest,
     limits: createLimits({ settings: config, redis, repositories, logger, ...overrides }),

@@ -1107,6 +1107,69 @@ export interface paths {
     patch: operations['patchRulesIdHooksHookId'];
     trace?: never;
   };
+  '/rules/{id}/destinations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A rule's destinations */
+    get: operations['getRulesIdDestinations'];
+    put?: never;
+    /**
+     * Add a destination to a rule
+     * @description Every webhook stored for the rule from now on gets a delivery to this destination when it is active and its filter matches, with its own attempts, retries, status and health. At most 20 per rule (409 `destination_limit_reached`). Audited as `destination.created`.
+     */
+    post: operations['postRulesIdDestinations'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rules/{id}/destinations/{destinationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One destination of a rule */
+    get: operations['getRulesIdDestinationsDestinationId'];
+    put?: never;
+    post?: never;
+    /** Delete a destination with its deliveries */
+    delete: operations['deleteRulesIdDestinationsDestinationId'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a destination
+     * @description null turns an option off (filter, signing secret, policy, span). Audited as `destination.updated`.
+     */
+    patch: operations['patchRulesIdDestinationsDestinationId'];
+    trace?: never;
+  };
+  '/rules/{id}/destinations/{destinationId}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark a destination healthy again and queue its paused deliveries
+     * @description Clears the destination's health state (reason, since, the failing run) and moves each of its `paused` deliveries back to `queued`, due now. Allowed on a healthy destination too. Audited as `destination.resumed` with the number of deliveries.
+     */
+    post: operations['postRulesIdDestinationsDestinationIdResume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/send': {
     parameters: {
       query?: never;
@@ -5023,6 +5086,24 @@ export interface operations {
             next_attempt_at: string | null;
             /** @description ISO 8601 UTC timestamp. */
             updated_at: string;
+            /** @description One per destination delivery, independent of the event's `status` (the primary target's). */
+            deliveries: {
+              /**
+               * Format: uuid
+               * @description The delivery's id, sent as its webhook-id.
+               */
+              id: string;
+              /** Format: uuid */
+              destination_id: string;
+              /** @description The destination's target. */
+              target_url: string;
+              /** @enum {string} */
+              status: 'queued' | 'delivered' | 'failed' | 'paused';
+              attempt_count: number;
+              failure_reason: string | null;
+              last_error: string | null;
+              delivered_at: string | null;
+            }[];
           };
         };
       };
@@ -7380,6 +7461,682 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+    };
+  };
+  getRulesIdDestinations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Destinations, oldest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            destinations: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              rule_id: string;
+              /** @description Unique in the rule. */
+              name: string;
+              target_url: string;
+              /** @description The routing filter as saved; null: every webhook. */
+              filter: {
+                [key: string]: unknown;
+              } | null;
+              active: boolean;
+              description: string | null;
+              has_signing_secret: boolean;
+              outbound_headers: {
+                forward: 'authorization'[];
+                set: {
+                  [key: string]: string;
+                };
+                remove: string[];
+              };
+              delivery_policy: {
+                max_attempts?: number;
+                backoff_base_seconds?: number;
+                backoff_cap_seconds?: number;
+                timeout_seconds?: number;
+              } | null;
+              health: {
+                /** @enum {string} */
+                status: 'healthy' | 'unhealthy';
+                /** @description `gone`: the target answered 410; `failing`: no success. */
+                reason: ('gone' | 'failing') | null;
+                since: string | null;
+                /** @description Start of the current run of failed attempts. */
+                failing_since: string | null;
+                unhealthy_after_seconds: number | null;
+              };
+              /** @description ISO 8601 UTC timestamp. */
+              created_at: string;
+              /** @description ISO 8601 UTC timestamp. */
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postRulesIdDestinations: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry of this request safe for 24 hours (IDEMPOTENCY_TTL_SECONDS), per credential: the same key and request answer the first answer again, with `Idempotent-Replayed: true`, without acting again. Answers 2xx and 4xx are kept; after a 5xx the key may be retried. A secret shown once is left out of a replay, which carries `secret_redacted: true` instead. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Unique in the rule (409 `destination_name_taken`); default: the target's host, suffixed -2, -3, … if taken. */
+          name?: string;
+          /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
+          target_url: string;
+          /** @description Only webhooks this filter matches get a delivery to this destination. null: every webhook. */
+          filter?: {
+            [key: string]: unknown;
+          } | null;
+          /** @default true */
+          active?: boolean;
+          description?: string | null;
+          /** @description Write-only; never returned. Without one the destination is signed with DEFAULT_SIGNING_SECRET when the install sets it, else unsigned: never with the rule's secret. */
+          signing_secret?: string | null;
+          /** @description Which inbound headers go out to the target beyond the default set. */
+          outbound_headers?: {
+            /**
+             * @description Inbound headers withheld by default that this rule forwards: `authorization` (the sender's own).
+             * @default []
+             */
+            forward?: 'authorization'[];
+            /** @description Headers added to every delivery with these fixed values (they replace inbound ones). */
+            set?: {
+              [key: string]: string;
+            };
+            /** @description Inbound headers never forwarded by this rule. */
+            remove?: string[];
+          };
+          delivery_policy?: {
+            max_attempts?: number;
+            backoff_base_seconds?: number;
+            backoff_cap_seconds?: number;
+            timeout_seconds?: number;
+          } | null;
+          unhealthy_after_seconds?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created. */
+      201: {
+        headers: {
+          /** @description Present (`true`) on a replay. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            rule_id: string;
+            /** @description Unique in the rule. */
+            name: string;
+            target_url: string;
+            /** @description The routing filter as saved; null: every webhook. */
+            filter: {
+              [key: string]: unknown;
+            } | null;
+            active: boolean;
+            description: string | null;
+            has_signing_secret: boolean;
+            outbound_headers: {
+              forward: 'authorization'[];
+              set: {
+                [key: string]: string;
+              };
+              remove: string[];
+            };
+            delivery_policy: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
+            health: {
+              /** @enum {string} */
+              status: 'healthy' | 'unhealthy';
+              /** @description `gone`: the target answered 410; `failing`: no success. */
+              reason: ('gone' | 'failing') | null;
+              since: string | null;
+              /** @description Start of the current run of failed attempts. */
+              failing_since: string | null;
+              unhealthy_after_seconds: number | null;
+            };
+            /** @description ISO 8601 UTC timestamp. */
+            created_at: string;
+            /** @description ISO 8601 UTC timestamp. */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The name is taken in the rule (`destination_name_taken`), or the rule has 20 destinations. A request with the same Idempotency-Key is still running (`idempotency_in_progress`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The target URL is refused by the target policy (`target_url_rejected`, with `reason`), or a signing secret is sent while SECRET_ENCRYPTION_KEYS is unset (`secrets_not_configured`). The Idempotency-Key was used with another request (`idempotency_key_reused`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getRulesIdDestinationsDestinationId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        destinationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The destination. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            rule_id: string;
+            /** @description Unique in the rule. */
+            name: string;
+            target_url: string;
+            /** @description The routing filter as saved; null: every webhook. */
+            filter: {
+              [key: string]: unknown;
+            } | null;
+            active: boolean;
+            description: string | null;
+            has_signing_secret: boolean;
+            outbound_headers: {
+              forward: 'authorization'[];
+              set: {
+                [key: string]: string;
+              };
+              remove: string[];
+            };
+            delivery_policy: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
+            health: {
+              /** @enum {string} */
+              status: 'healthy' | 'unhealthy';
+              /** @description `gone`: the target answered 410; `failing`: no success. */
+              reason: ('gone' | 'failing') | null;
+              since: string | null;
+              /** @description Start of the current run of failed attempts. */
+              failing_since: string | null;
+              unhealthy_after_seconds: number | null;
+            };
+            /** @description ISO 8601 UTC timestamp. */
+            created_at: string;
+            /** @description ISO 8601 UTC timestamp. */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteRulesIdDestinationsDestinationId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        destinationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  patchRulesIdDestinationsDestinationId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        destinationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Unique in the rule (409 `destination_name_taken`); default: the target's host, suffixed -2, -3, … if taken. */
+          name?: string;
+          /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
+          target_url?: string;
+          /** @description Only webhooks this filter matches get a delivery to this destination. null: every webhook. */
+          filter?: {
+            [key: string]: unknown;
+          } | null;
+          active?: boolean;
+          description?: string | null;
+          /** @description Write-only; never returned. Without one the destination is signed with DEFAULT_SIGNING_SECRET when the install sets it, else unsigned: never with the rule's secret. */
+          signing_secret?: string | null;
+          /** @description Which inbound headers go out to the target beyond the default set. */
+          outbound_headers?: {
+            /**
+             * @description Inbound headers withheld by default that this rule forwards: `authorization` (the sender's own).
+             * @default []
+             */
+            forward?: 'authorization'[];
+            /** @description Headers added to every delivery with these fixed values (they replace inbound ones). */
+            set?: {
+              [key: string]: string;
+            };
+            /** @description Inbound headers never forwarded by this rule. */
+            remove?: string[];
+          };
+          delivery_policy?: {
+            max_attempts?: number;
+            backoff_base_seconds?: number;
+            backoff_cap_seconds?: number;
+            timeout_seconds?: number;
+          } | null;
+          unhealthy_after_seconds?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Updated. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            rule_id: string;
+            /** @description Unique in the rule. */
+            name: string;
+            target_url: string;
+            /** @description The routing filter as saved; null: every webhook. */
+            filter: {
+              [key: string]: unknown;
+            } | null;
+            active: boolean;
+            description: string | null;
+            has_signing_secret: boolean;
+            outbound_headers: {
+              forward: 'authorization'[];
+              set: {
+                [key: string]: string;
+              };
+              remove: string[];
+            };
+            delivery_policy: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
+            health: {
+              /** @enum {string} */
+              status: 'healthy' | 'unhealthy';
+              /** @description `gone`: the target answered 410; `failing`: no success. */
+              reason: ('gone' | 'failing') | null;
+              since: string | null;
+              /** @description Start of the current run of failed attempts. */
+              failing_since: string | null;
+              unhealthy_after_seconds: number | null;
+            };
+            /** @description ISO 8601 UTC timestamp. */
+            created_at: string;
+            /** @description ISO 8601 UTC timestamp. */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The name is taken in the rule (`destination_name_taken`), or the rule has 20 destinations. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The target URL is refused by the target policy (`target_url_rejected`, with `reason`), or a signing secret is sent while SECRET_ENCRYPTION_KEYS is unset (`secrets_not_configured`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postRulesIdDestinationsDestinationIdResume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        destinationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Resumed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            destination: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              rule_id: string;
+              /** @description Unique in the rule. */
+              name: string;
+              target_url: string;
+              /** @description The routing filter as saved; null: every webhook. */
+              filter: {
+                [key: string]: unknown;
+              } | null;
+              active: boolean;
+              description: string | null;
+              has_signing_secret: boolean;
+              outbound_headers: {
+                forward: 'authorization'[];
+                set: {
+                  [key: string]: string;
+                };
+                remove: string[];
+              };
+              delivery_policy: {
+                max_attempts?: number;
+                backoff_base_seconds?: number;
+                backoff_cap_seconds?: number;
+                timeout_seconds?: number;
+              } | null;
+              health: {
+                /** @enum {string} */
+                status: 'healthy' | 'unhealthy';
+                /** @description `gone`: the target answered 410; `failing`: no success. */
+                reason: ('gone' | 'failing') | null;
+                since: string | null;
+                /** @description Start of the current run of failed attempts. */
+                failing_since: string | null;
+                unhealthy_after_seconds: number | null;
+              };
+              /** @description ISO 8601 UTC timestamp. */
+              created_at: string;
+              /** @description ISO 8601 UTC timestamp. */
+              updated_at: string;
+            };
+            /** @description Paused deliveries of the destination queued again. */
+            resumed_deliveries: number;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource in the caller's organization (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
       };
     };
   };

@@ -57,6 +57,17 @@ export const eventSummarySchema = z.object({
   created_at: timestamp,
   delivered_at: timestamp.nullable(),
 });
+/** One destination delivery of an event (routing, docs/routing.md "Destinations"). */
+export const eventDeliverySchema = z.object({
+  id: z.uuid().describe("The delivery's id, sent as its webhook-id."),
+  destination_id: z.uuid(),
+  target_url: z.string().describe("The destination's target."),
+  status: z.enum(['queued', 'delivered', 'failed', 'paused']),
+  attempt_count: z.number().int(),
+  failure_reason: z.string().nullable(),
+  last_error: z.string().nullable(),
+  delivered_at: timestamp.nullable(),
+});
 export const eventDetailSchema = eventSummarySchema.extend({
   payload: z.unknown().describe('The stored JSON payload.'),
   payload_as_text: z
@@ -82,6 +93,9 @@ export const eventDetailSchema = eventSummarySchema.extend({
   last_error: z.string().nullable(),
   next_attempt_at: timestamp.nullable(),
   updated_at: timestamp,
+  deliveries: z
+    .array(eventDeliverySchema)
+    .describe("One per destination delivery, independent of the event's `status` (the primary target's)."),
 });
 export const attemptSchema = z.object({
   id: z.uuid(),

@@ -22,3 +22,4 @@ export * from './notifications.schemas';
 export * from './rule-health.schemas';
 export * from './routing-filter.schemas';
 export * from './rule-dry-run.schemas';
+export * from './destinations.schemas';

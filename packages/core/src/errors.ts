@@ -40,6 +40,9 @@ export const ERROR_CODES = {
   provider_inactive: 'That rule is not active.',
   rule_name_taken: 'Another rule of this organization has that name; choose another or leave it out for a default.',
   hook_name_taken: 'Another hook of this rule has that name; choose another or leave it out for a default.',
+  destination_name_taken:
+    'Another destination of this rule has that name; choose another or leave it out for a default.',
+  destination_limit_reached: 'A rule has at most 20 destinations; delete one before adding another.',
   no_default_target: 'No target_url was given and no default target is configured.',
   operator_exists: 'A platform operator exists already; bootstrap works only once.',
   slug_taken: 'That organization slug is already in use.',

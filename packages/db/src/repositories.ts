@@ -5,6 +5,8 @@ import { createAttemptRepository } from './repositories/attempt.repository';
 import { createAuditRepository } from './repositories/audit.repository';
 import { createCredentialRepository } from './repositories/credential.repository';
 import { createDomainRepository } from './repositories/domain.repository';
+import { createDeliveryRepository } from './repositories/delivery.repository';
+import { createDestinationRepository } from './repositories/destination.repository';
 import { createEventActionRepository } from './repositories/event-action.repository';
 import { createEventQueryRepository } from './repositories/event-query.repository';
 import { createEventDedupRepository } from './repositories/event-dedup.repository';
@@ -33,6 +35,7 @@ function prismaRepositories(client: Database['prisma'] | TransactionClient) {
     audit: createAuditRepository(client),
     credentials: createCredentialRepository(client),
     domains: createDomainRepository(client),
+    destinations: createDestinationRepository(client),
     sweep: createEventSweepRepository(client),
     hooks: createHookRepository(client),
     identities: createIdentityRepository(client),
@@ -66,6 +69,8 @@ export function createRepositories(db: Database, options: RepositoryOptions) {
     /** Ordered delivery (rule option `ordering`): the blocked keys of a rule. */
     eventOrdering: createEventOrderingRepository(db.pool),
     stats: createStatsRepository(db.pool),
+    /** Routing's destination deliveries (an event's, on its detail). */
+    deliveries: createDeliveryRepository(db.pool),
     ruleHealth: createRuleHealthRepository(db.pool),
     feedReplay: createFeedReplayRepository(db.pool),
     offboarding: createOffboardingRepository(db.pool),

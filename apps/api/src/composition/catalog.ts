@@ -20,6 +20,7 @@ import { organizationIdpOperations } from '../modules/idp/organization-idp.opera
 import { notificationSettingsOperations } from '../modules/notifications/notification-settings.operations';
 import { userOperations } from '../modules/users/user.operations';
 import { hookOperations } from '../modules/rules/hook.operations';
+import { destinationOperations } from '../modules/destinations/destination.operations';
 import { ruleOperations } from '../modules/rules/rule.operations';
 import { ruleHealthOperations } from '../modules/rules/rule-health.operations';
 import { ruleDryRunOperations } from '../modules/rules/rule-dry-run.operations';
@@ -66,6 +67,7 @@ export const API_OPERATIONS: Operations = [
   ...ruleHealthOperations,
   ...ruleDryRunOperations,
   ...hookOperations,
+  ...destinationOperations,
   ...sendOperations,
   ...settingsOperations,
   ...mcpOperations,

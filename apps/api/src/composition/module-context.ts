@@ -1,6 +1,6 @@
 import type { AccessRule, TargetPolicy } from '@relay/core';
 import type { Repositories } from '@relay/db';
-import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
+import type { DeliveryQueue, FeedPublisher, RuleChangePublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { LoginLimiter } from '../auth/login-limiter';
 import type { PasswordHasher } from '../auth/passwords';
@@ -20,6 +20,8 @@ export interface ModuleContext {
   repositories: Repositories;
   queue: DeliveryQueue;
   feed: FeedPublisher;
+  /** Rule changes workers must learn at once (their cached destinations). */
+  ruleChanges: RuleChangePublisher;
   streams: EventStreams;
   ingest: IngestService;
   /** This process's Prometheus registry and counters (modules/metrics). */

@@ -25,6 +25,7 @@ import { createNotificationSettingsService } from '../modules/notifications/noti
 import { createIdpLoginService } from '../modules/idp/idp-login.service';
 import { createOidcConfigurations } from '../modules/idp/oidc-configurations';
 import { createHookService } from '../modules/rules/hook.service';
+import { createDestinationService } from '../modules/destinations/destination.service';
 import { createRuleService } from '../modules/rules/rule.service';
 import { createRuleHealthService } from '../modules/rules/rule-health.service';
 import { createRuleDryRunService } from '../modules/rules/rule-dry-run.service';
@@ -150,6 +151,14 @@ export function createServices(ctx: ModuleContext) {
       sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
     }),
     hooks: createHookService({ repositories: ctx.repositories, targetPolicy: ctx.targetPolicy }),
+    destinations: createDestinationService({
+      repositories: ctx.repositories,
+      targetPolicy: ctx.targetPolicy,
+      secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
+      queue: ctx.queue,
+      ruleChanges: ctx.ruleChanges,
+      logger: ctx.logger,
+    }),
     send: createSendService({
       ingest: ctx.ingest,
       repositories: ctx.repositories,

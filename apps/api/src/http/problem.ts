@@ -29,6 +29,8 @@ const STATUS: Record<ErrorCode, number> = {
   slug_taken: 409,
   rule_name_taken: 409,
   hook_name_taken: 409,
+  destination_name_taken: 409,
+  destination_limit_reached: 409,
   organization_suspended: 403,
   domain_taken: 409,
   domain_verification_failed: 422,

@@ -124,6 +124,25 @@ WHERE status = 'queued' ${extra} AND ($2::uuid IS NULL OR id > $2::uuid) ORDER B
 const FIND_OVERDUE = QUEUED_PAGE(`AND next_attempt_at < ${at(3)}`);
 const FIND_QUEUED = QUEUED_PAGE('');
 
+// An event's deliveries as its detail shows them, each with its destination's target.
+const FOR_EVENT = `
+SELECT v.id, v.destination_id, d.target_url, v.status::text AS status, v.attempt_count, v.failure_reason,
+  v.last_error, v.delivered_at
+FROM deliveries v JOIN destinations d ON d.id = v.destination_id
+WHERE v.organization_id = $1 AND v.event_id = $2 ORDER BY v.created_at, v.id`;
+
+/** One destination delivery of an event, as `GET /events/{id}` shows it. */
+export interface EventDelivery {
+  id: string;
+  destinationId: string;
+  targetUrl: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  failureReason: string | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+}
+
 interface LoadRow {
   v_id: string;
   event_id: string;
@@ -178,6 +197,30 @@ export function createDeliveryRepository(pool: pg.Pool) {
         ids,
       ]);
       return rows.map((r) => ({ id: r.id, organizationId: orgId, nextAttemptAt: r.next_attempt_at }));
+    },
+
+    /** The event's destination deliveries, oldest first (none: the rule has no destination that took it). */
+    async forEvent(orgId: OrgId, eventId: string): Promise<EventDelivery[]> {
+      const { rows } = await pool.query<{
+        id: string;
+        destination_id: string;
+        target_url: string;
+        status: DeliveryStatus;
+        attempt_count: number;
+        failure_reason: string | null;
+        last_error: string | null;
+        delivered_at: Date | null;
+      }>(FOR_EVENT, [orgId, eventId]);
+      return rows.map((r) => ({
+        id: r.id,
+        destinationId: r.destination_id,
+        targetUrl: r.target_url,
+        status: r.status,
+        attemptCount: r.attempt_count,
+        failureReason: r.failure_reason,
+        lastError: r.last_error,
+        deliveredAt: r.delivered_at,
+      }));
     },
 
     /** A delivery and its destination as they are committed; null: gone (its event or destination deleted). */

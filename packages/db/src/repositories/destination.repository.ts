@@ -168,6 +168,26 @@ export function createDestinationRepository(prisma: DbClient) {
         return { ok: true, destination: toDestinationRecord(row) } as const;
       }),
 
+    /**
+     * Healthy again (reason, since and the failing run cleared) and its paused deliveries queued, due now;
+     * null: no such destination. The destination row is written first: a fan-out reads it FOR SHARE, so a
+     * delivery it pauses meanwhile either commits before this (and is released here) or sees it healthy.
+     */
+    resume: (orgId: OrgId, ruleId: string, id: string): Promise<{ resumedIds: string[] } | null> =>
+      atomically(prisma, async (tx) => {
+        const { count } = await tx.destination.updateMany({
+          where: { id, organizationId: orgId, ruleId },
+          data: { health: 'healthy', unhealthyReason: null, unhealthySince: null, failingSince: null },
+        });
+        if (count === 0) return null;
+        const rows = await tx.$queryRaw<{ id: string }[]>`
+          UPDATE deliveries SET status = 'queued', next_attempt_at = now() AT TIME ZONE 'UTC', failure_reason = NULL,
+            last_error = NULL, updated_at = now() AT TIME ZONE 'UTC'
+          WHERE organization_id = ${orgId}::uuid AND destination_id = ${id}::uuid AND status = 'paused'
+          RETURNING id`;
+        return { resumedIds: rows.map((r) => r.id) };
+      }),
+
     /** Deletes the destination with its deliveries and their attempts (cascades); false: no such destination. */
     async delete(orgId: OrgId, ruleId: string, id: string): Promise<boolean> {
       return (await prisma.destination.deleteMany({ where: { id, organizationId: orgId, ruleId } })).count > 0;

@@ -10,7 +10,7 @@ import { createEventNotices } from './event-notices';
 import { attemptView, detailView, filterOf, selectionOf, storedBodyView, summaryView } from './event.views';
 
 export interface EventServiceDeps {
-  repositories: Pick<Repositories, 'eventQueries' | 'eventActions'>;
+  repositories: Pick<Repositories, 'eventQueries' | 'eventActions' | 'deliveries'>;
   queue: Pick<DeliveryQueue, 'enqueue'>;
   feed: FeedPublisher;
   logger: Logger;
@@ -83,9 +83,12 @@ export function createEventService(deps: EventServiceDeps) {
     },
 
     async find(principal: Principal, id: string) {
-      const event = await queries.findById(principal.orgId, id);
+      const [event, deliveries] = await Promise.all([
+        queries.findById(principal.orgId, id),
+        deps.repositories.deliveries.forEvent(principal.orgId, id),
+      ]);
       if (!event) throw noSuchEvent();
-      return detailView(event, deps.sensitiveHeaders);
+      return detailView(event, deps.sensitiveHeaders, deliveries);
     },
 
     /** The payload exactly as it was received, with the content type it was sent with. */

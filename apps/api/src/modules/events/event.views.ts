@@ -1,5 +1,5 @@
 import type { bulkSelectionSchema, eventFilterSchema } from '@relay/contracts';
-import type { AttemptRecord, EventDetail, EventFilter, EventSelection, EventSummary } from '@relay/db';
+import type { AttemptRecord, EventDelivery, EventDetail, EventFilter, EventSelection, EventSummary } from '@relay/db';
 import { jsonTextDepth, maskedHeaders } from '@relay/core';
 import type { z } from 'zod';
 import { isoOrNull as iso } from '../../http/timestamps';
@@ -37,8 +37,19 @@ function payloadOf(body: Buffer): { payload: unknown; payload_as_text?: true } {
   }
 }
 
-/** `sensitiveHeaders`: the header names shown masked (SENSITIVE_HEADERS). */
-export function detailView(e: EventDetail, sensitiveHeaders: readonly string[]) {
+const deliveryView = (d: EventDelivery) => ({
+  id: d.id,
+  destination_id: d.destinationId,
+  target_url: d.targetUrl,
+  status: d.status,
+  attempt_count: d.attemptCount,
+  failure_reason: d.failureReason,
+  last_error: d.lastError,
+  delivered_at: iso(d.deliveredAt),
+});
+
+/** `sensitiveHeaders`: the header names shown masked (SENSITIVE_HEADERS); `deliveries`: its destinations'. */
+export function detailView(e: EventDetail, sensitiveHeaders: readonly string[], deliveries: EventDelivery[]) {
   return {
     ...summaryView(e),
     ...payloadOf(e.body),
@@ -51,6 +62,7 @@ export function detailView(e: EventDetail, sensitiveHeaders: readonly string[]) 
     last_error: e.lastError,
     next_attempt_at: iso(e.nextAttemptAt),
     updated_at: e.updatedAt.toISOString(),
+    deliveries: deliveries.map(deliveryView),
   };
 }
 

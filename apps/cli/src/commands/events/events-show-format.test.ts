@@ -24,6 +24,7 @@ const event: EventDetail = {
   last_error: 'HTTP 500',
   next_attempt_at: null,
   updated_at: '2025-03-10T11:58:00.000Z',
+  deliveries: [],
 };
 
 describe('event detail', () => {

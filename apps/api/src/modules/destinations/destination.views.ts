@@ -1,0 +1,28 @@
+import type { DestinationRecord } from '@relay/db';
+
+/** A destination as the API shows it (`/rules/{id}/destinations`): the signing secret only as whether there is one. */
+export const destinationView = (d: DestinationRecord) => ({
+  id: d.id,
+  rule_id: d.ruleId,
+  name: d.name,
+  target_url: d.targetUrl,
+  filter: d.filter,
+  active: d.active,
+  description: d.description,
+  has_signing_secret: d.signingSecret !== null,
+  outbound_headers: {
+    forward: d.outboundHeaders.forward ?? [],
+    set: d.outboundHeaders.set ?? {},
+    remove: d.outboundHeaders.remove ?? [],
+  },
+  delivery_policy: d.deliveryPolicy,
+  health: {
+    status: d.health,
+    reason: d.unhealthyReason,
+    since: d.unhealthySince?.toISOString() ?? null,
+    failing_since: d.failingSince?.toISOString() ?? null,
+    unhealthy_after_seconds: d.unhealthyAfterSeconds,
+  },
+  created_at: d.createdAt.toISOString(),
+  updated_at: d.updatedAt.toISOString(),
+});

@@ -111,6 +111,8 @@ function bodyFor(route: string): object {
     'POST /rules/:id/secret/rotate': { signing_secret: 'taken-over-secret-0123456789' },
     'POST /rules/:id/verification-secret/rotate': { verification_secret: 'taken-over-verification' },
     'POST /rules/:id/dry-run': { filter: { body: { a: 1 } } },
+    'POST /rules/:id/destinations': { target_url: 'https://example.com/x' },
+    'PATCH /rules/:id/destinations/:destinationId': { active: false },
   };
   return bodies[route] ?? {};
 }

@@ -1,8 +1,8 @@
-import { OPT_IN_HEADERS, RULE_HEALTH_STATES, UNHEALTHY_REASONS } from '@relay/core';
+import { OPT_IN_HEADERS } from '@relay/core';
 import { z } from 'zod';
 import { resourceNameSchema, timestamp } from './common.schemas';
 import { routingFilterSchema } from './routing-filter.schemas';
-import { deliveryPolicySchema, unhealthyAfterSeconds } from './rule-options.schemas';
+import { deliveryPolicySchema, healthViewSchema, unhealthyAfterSeconds } from './rule-options.schemas';
 import { outboundHeadersSchema, signingSecret, targetUrl } from './rules.schemas';
 
 // Routing's destinations (docs/routing.md, "Destinations"): further targets of one rule, each with its own
@@ -59,13 +59,7 @@ export const destinationSchema = z.object({
     remove: z.array(z.string()),
   }),
   delivery_policy: deliveryPolicySchema.nullable(),
-  health: z.object({
-    status: z.enum(RULE_HEALTH_STATES),
-    reason: z.enum(UNHEALTHY_REASONS).nullable().describe('`gone`: the target answered 410; `failing`: no success.'),
-    since: timestamp.nullable(),
-    failing_since: timestamp.nullable().describe('Start of the current run of failed attempts.'),
-    unhealthy_after_seconds: z.number().int().nullable(),
-  }),
+  health: healthViewSchema,
   created_at: timestamp,
   updated_at: timestamp,
 });

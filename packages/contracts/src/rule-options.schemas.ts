@@ -110,6 +110,15 @@ export const unhealthyAfterSeconds = z
   .describe('Failures with no success for this long turn the rule unhealthy (null: RULE_UNHEALTHY_AFTER_SECONDS).');
 
 /** The options as a rule shows them (secrets only as whether they are set). */
+/** The health of a rule or a destination as the API shows it (docs/rules.md, "Endpoint health"). */
+export const healthViewSchema = z.object({
+  status: z.enum(RULE_HEALTH_STATES),
+  reason: z.enum(UNHEALTHY_REASONS).nullable().describe('`gone`: the target answered 410; `failing`: no success.'),
+  since: timestamp.nullable(),
+  failing_since: timestamp.nullable().describe('Start of the current run of failed attempts.'),
+  unhealthy_after_seconds: z.number().int().nullable(),
+});
+
 export const ruleOptionsView = {
   dedup: dedupOptionSchema.nullable(),
   duplicate_count: z.number().int().describe('Duplicates answered without storing.'),
@@ -119,13 +128,7 @@ export const ruleOptionsView = {
     .nullable()
     .describe('While set, the replaced verification secret is accepted too, until this time.'),
   signature_failures: z.object({ count: z.number().int(), last_at: timestamp.nullable() }),
-  health: z.object({
-    status: z.enum(RULE_HEALTH_STATES),
-    reason: z.enum(UNHEALTHY_REASONS).nullable().describe('`gone`: the target answered 410; `failing`: no success.'),
-    since: timestamp.nullable(),
-    failing_since: timestamp.nullable().describe('Start of the current run of failed attempts.'),
-    unhealthy_after_seconds: z.number().int().nullable(),
-  }),
+  health: healthViewSchema,
   ordering: orderingOptionSchema.nullable(),
   delivery_policy: deliveryPolicySchema.nullable(),
   filter: z

@@ -221,6 +221,7 @@ describe('Idempotency-Key', () => {
         'post /events/bulk/delete',
         'post /events/bulk/retry',
         'post /rules',
+        'post /rules/:id/destinations',
         'post /rules/:id/hooks',
       ].sort(),
     );

@@ -2279,6 +2279,14 @@ export interface operations {
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             delivered_at: string | null;
+            /** @description The event's destination deliveries by status (all 0: the rule has no destination that took it). */
+            delivery_counts: {
+              total: number;
+              queued: number;
+              delivered: number;
+              failed: number;
+              paused: number;
+            };
             /** @description The inbound headers as stored; sensitive ones (Authorization, X-Api-Key, ...) masked, as the events API shows them. */
             headers: {
               [key: string]: string;
@@ -4698,6 +4706,10 @@ export interface operations {
         to?: string;
         /** @description true: failed and not acknowledged; false: every other event. */
         needs_attention?: 'true' | 'false';
+        /** @description Events with at least one destination delivery in this status (`failed`: a failed delivery; docs/routing.md). With `destination_id`: that destination's delivery. */
+        delivery_status?: 'queued' | 'delivered' | 'failed' | 'paused';
+        /** @description Events with a delivery to this destination. */
+        destination_id?: string;
       };
       header?: never;
       path?: never;
@@ -4727,6 +4739,14 @@ export interface operations {
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               delivered_at: string | null;
+              /** @description The event's destination deliveries by status (all 0: the rule has no destination that took it). */
+              delivery_counts: {
+                total: number;
+                queued: number;
+                delivered: number;
+                failed: number;
+                paused: number;
+              };
             }[];
             total: number;
             page: number;
@@ -4847,6 +4867,16 @@ export interface operations {
                  * @enum {string}
                  */
                 needs_attention?: 'true' | 'false';
+                /**
+                 * @description Events with at least one destination delivery in this status (`failed`: a failed delivery; docs/routing.md). With `destination_id`: that destination's delivery.
+                 * @enum {string}
+                 */
+                delivery_status?: 'queued' | 'delivered' | 'failed' | 'paused';
+                /**
+                 * Format: uuid
+                 * @description Events with a delivery to this destination.
+                 */
+                destination_id?: string;
               };
               /**
                * @description Required when `filter` is empty: says that every event of the organization is meant.
@@ -4958,6 +4988,16 @@ export interface operations {
                  * @enum {string}
                  */
                 needs_attention?: 'true' | 'false';
+                /**
+                 * @description Events with at least one destination delivery in this status (`failed`: a failed delivery; docs/routing.md). With `destination_id`: that destination's delivery.
+                 * @enum {string}
+                 */
+                delivery_status?: 'queued' | 'delivered' | 'failed' | 'paused';
+                /**
+                 * Format: uuid
+                 * @description Events with a delivery to this destination.
+                 */
+                destination_id?: string;
               };
               /**
                * @description Required when `filter` is empty: says that every event of the organization is meant.
@@ -5063,6 +5103,14 @@ export interface operations {
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             delivered_at: string | null;
+            /** @description The event's destination deliveries by status (all 0: the rule has no destination that took it). */
+            delivery_counts: {
+              total: number;
+              queued: number;
+              delivered: number;
+              failed: number;
+              paused: number;
+            };
             /** @description The stored JSON payload. */
             payload: unknown;
             /**
@@ -5102,6 +5150,9 @@ export interface operations {
               attempt_count: number;
               failure_reason: string | null;
               last_error: string | null;
+              /** @description A failed delivery an operator acknowledged (`POST /events/{id}/ack`). */
+              acknowledged: boolean;
+              next_attempt_at: string | null;
               delivered_at: string | null;
             }[];
           };
@@ -5363,10 +5414,18 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The event's id.
+             */
             id: string;
             /** @constant */
             status: 'queued';
+            /**
+             * Format: uuid
+             * @description Present when one destination's delivery was queued again.
+             */
+            destination_id?: string;
           };
         };
       };
@@ -5456,6 +5515,14 @@ export interface operations {
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             delivered_at: string | null;
+            /** @description The event's destination deliveries by status (all 0: the rule has no destination that took it). */
+            delivery_counts: {
+              total: number;
+              queued: number;
+              delivered: number;
+              failed: number;
+              paused: number;
+            };
           };
         };
       };
@@ -5565,6 +5632,22 @@ export interface operations {
               paused: number;
               /** @description Its rule's filter did not match (docs/routing.md). */
               ignored: number;
+            }[];
+            /** @description Destination deliveries (docs/routing.md) per destination, the 100 busiest. */
+            by_destination: {
+              /** Format: uuid */
+              destination_id: string;
+              name: string;
+              /** Format: uuid */
+              rule_id: string;
+              /** @description Deliveries of events created in the window. */
+              total: number;
+              queued: number;
+              delivered: number;
+              failed: number;
+              paused: number;
+              /** @description delivered / (delivered + failed), 0..1; null if none finished. */
+              success_rate: number | null;
             }[];
             /** @description One entry per bucket from `from`, empty buckets included. */
             series: {
@@ -7057,9 +7140,14 @@ export interface operations {
       content: {
         'application/json': {
           /** @description A routing filter over the webhook as received (`body`, `headers` with lower-cased names, `path`, `query`): a Hookdeck-style JSON filter (`{"body": {"amount": {"$gte": 100}}}`; operators $eq $neq $in $nin $gt $gte $lt $lte $startsWith $endsWith $exist $and $or $not) or `{"cel": "<expression>"}`. At most 16 KB and depth 16; see docs/routing.md. */
-          filter: {
+          filter?: {
             [key: string]: unknown;
           };
+          /**
+           * Format: uuid
+           * @description One of the rule's destinations: its saved filter when `filter` is omitted (null filter matches all).
+           */
+          destination_id?: string;
           /** @description How many of the rule's newest stored webhooks to try (default 50, at most 1000). */
           events?: number;
           /** @description These webhooks instead (each must be one of the rule's events); not with `events`. */

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { dateTimeInput, pageEnvelope, pageQuery, timestamp } from './common.schemas';
 
 export const BULK_CAP = 1000;
+/** Statuses of a destination delivery (no `ignored`: a filtered-out destination gets no delivery). */
+export const DELIVERY_STATUSES = ['queued', 'delivered', 'failed', 'paused'] as const;
 
 const filterFields = {
   search: z
@@ -23,7 +25,23 @@ const filterFields = {
     .enum(['true', 'false'])
     .optional()
     .describe('true: failed and not acknowledged; false: every other event.'),
+  delivery_status: z
+    .enum(DELIVERY_STATUSES)
+    .optional()
+    .describe(
+      'Events with at least one destination delivery in this status (`failed`: a failed delivery; docs/routing.md). ' +
+        'With `destination_id`: that destination\'s delivery.',
+    ),
+  destination_id: z.uuid().optional().describe('Events with a delivery to this destination.'),
 };
+const deliveryTarget = {
+  destination_id: z
+    .uuid()
+    .optional()
+    .describe("Act on this destination's delivery of the event alone; omitted: on the primary target only."),
+};
+/** Body of `POST /events/{id}/retry` and `/ack`: optional; `{}` or none acts on the primary target. */
+export const eventActionSchema = z.object(deliveryTarget).strict();
 export const eventFilterSchema = z.object(filterFields).strict();
 export const eventListQuery = pageQuery.extend(filterFields);
 export const bulkSelectionSchema = z
@@ -44,6 +62,26 @@ export const bulkSelectionSchema = z
       'an empty filter needs `"all": true` beside it (else 400 `bulk_all_required`).',
   );
 
+/** `POST /events/bulk/retry`: a selection, and optionally the destination whose deliveries to retry. */
+export const bulkRetrySchema = z
+  .union([
+    z.object({ ids: z.array(z.uuid()).min(1).max(BULK_CAP), ...deliveryTarget }).strict(),
+    z.object({ filter: eventFilterSchema, all: z.literal(true).optional(), ...deliveryTarget }).strict(),
+  ])
+  .describe(
+    'A selection as for bulk delete; with `destination_id`, retries that destination\'s failed deliveries of the ' +
+      'selected events (events without one are skipped), else the primary target as before.',
+  );
+
+export const deliveryCountsSchema = z
+  .object({
+    total: z.number().int(),
+    queued: z.number().int(),
+    delivered: z.number().int(),
+    failed: z.number().int(),
+    paused: z.number().int(),
+  })
+  .describe("The event's destination deliveries by status (all 0: the rule has no destination that took it).");
 export const eventSummarySchema = z.object({
   id: z.uuid(),
   source: z.string(),
@@ -56,16 +94,19 @@ export const eventSummarySchema = z.object({
   acknowledged_at: timestamp.nullable(),
   created_at: timestamp,
   delivered_at: timestamp.nullable(),
+  delivery_counts: deliveryCountsSchema,
 });
 /** One destination delivery of an event (routing, docs/routing.md "Destinations"). */
 export const eventDeliverySchema = z.object({
   id: z.uuid().describe("The delivery's id, sent as its webhook-id."),
   destination_id: z.uuid(),
   target_url: z.string().describe("The destination's target."),
-  status: z.enum(['queued', 'delivered', 'failed', 'paused']),
+  status: z.enum(DELIVERY_STATUSES),
   attempt_count: z.number().int(),
   failure_reason: z.string().nullable(),
   last_error: z.string().nullable(),
+  acknowledged: z.boolean().describe('A failed delivery an operator acknowledged (`POST /events/{id}/ack`).'),
+  next_attempt_at: timestamp.nullable(),
   delivered_at: timestamp.nullable(),
 });
 export const eventDetailSchema = eventSummarySchema.extend({
@@ -130,4 +171,8 @@ export const eventSourcesSchema = z.object({
   sources: z.array(z.object({ source: z.string(), count: z.number().int() })),
 });
 export const attemptListSchema = z.object({ attempts: z.array(attemptSchema) });
-export const retryQueuedSchema = z.object({ id: z.uuid(), status: z.literal('queued') });
+export const retryQueuedSchema = z.object({
+  id: z.uuid().describe("The event's id."),
+  status: z.literal('queued'),
+  destination_id: z.uuid().optional().describe('Present when one destination\'s delivery was queued again.'),
+});

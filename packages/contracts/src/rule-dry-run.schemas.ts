@@ -5,10 +5,15 @@ export const DRY_RUN_DEFAULT_EVENTS = 50;
 export const DRY_RUN_MAX_EVENTS = 1_000;
 
 // POST /rules/{id}/dry-run (docs/routing.md, "Dry run"): a filter tried on webhooks the rule already stored.
-// Strict, so that the later `destination_id` (a destination's own filter) is an addition, not a change of meaning.
+// `filter` tries a filter as typed; `destination_id` alone tries that destination's saved filter; both: the typed
+// filter for that destination (the editor's case). One of them is required.
 export const ruleDryRunSchema = z
   .object({
-    filter: routingFilterSchema,
+    filter: routingFilterSchema.optional(),
+    destination_id: z
+      .uuid()
+      .optional()
+      .describe("One of the rule's destinations: its saved filter when `filter` is omitted (null filter matches all)."),
     events: z
       .number()
       .int()
@@ -30,6 +35,10 @@ export const ruleDryRunSchema = z
   .refine((body) => body.events === undefined || body.event_ids === undefined, {
     message: 'Give `events` or `event_ids`, not both.',
     path: ['event_ids'],
+  })
+  .refine((body) => body.filter !== undefined || body.destination_id !== undefined, {
+    message: 'Give `filter`, `destination_id`, or both.',
+    path: ['filter'],
   });
 
 export const ruleDryRunResultSchema = z.object({

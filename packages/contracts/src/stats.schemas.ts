@@ -52,6 +52,21 @@ export const deliveryStatsSchema = z.object({
     .object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() })
     .describe('From ingest to the successful delivery, over delivered events.'),
   by_source: z.array(z.object({ source: z.string(), ...countFields })).describe('The 100 busiest sources.'),
+  by_destination: z
+    .array(
+      z.object({
+        destination_id: z.uuid(),
+        name: z.string(),
+        rule_id: z.uuid(),
+        total: z.number().int().describe('Deliveries of events created in the window.'),
+        queued: z.number().int(),
+        delivered: z.number().int(),
+        failed: z.number().int(),
+        paused: z.number().int(),
+        success_rate: z.number().nullable().describe('delivered / (delivered + failed), 0..1; null if none finished.'),
+      }),
+    )
+    .describe('Destination deliveries (docs/routing.md) per destination, the 100 busiest.'),
   series: z
     .array(z.object({ start: timestamp, ...countFields }))
     .describe('One entry per bucket from `from`, empty buckets included.'),

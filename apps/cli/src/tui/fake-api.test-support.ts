@@ -19,6 +19,7 @@ export const eventRow = (n: number, patch: Partial<EventRow> = {}): EventRow => 
   acknowledged_at: null,
   created_at: new Date(Date.now() - n * 60_000).toISOString(),
   delivered_at: null,
+  delivery_counts: { total: 0, queued: 0, delivered: 0, failed: 0, paused: 0 },
   ...patch,
 });
 

@@ -26,6 +26,7 @@ const newRow = (e: Extract<FeedMessage, { type: 'event.created' }>['data']): Eve
   acknowledged: false,
   acknowledged_at: null,
   delivered_at: null,
+  delivery_counts: { total: 0, queued: 0, delivered: 0, failed: 0, paused: 0 },
 });
 
 /**

@@ -15,6 +15,7 @@ const event: EventDetail = {
   acknowledged_at: '2025-03-10T11:58:00.000Z',
   created_at: '2025-03-10T11:00:00.000Z',
   delivered_at: null,
+  delivery_counts: { total: 0, queued: 0, delivered: 0, failed: 0, paused: 0 },
   payload: 'not json {',
   payload_as_text: true,
   headers: { 'x-b': '2', 'content-type': 'text/plain' },

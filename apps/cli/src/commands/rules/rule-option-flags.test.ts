@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../errors';
-import { durationSeconds, needsStoredRule, ruleOptionsBody } from './rule-option-flags';
+import { durationSeconds } from './delivery-option-flags';
+import { needsStoredRule, ruleOptionsBody } from './rule-option-flags';
 import { formatSeconds, ruleOptionFields } from './rule-option-views';
 import type { Rule } from './rule-views';
 

@@ -25,7 +25,7 @@ function verificationText(v: NonNullable<Rule['verification']>): string {
   return `hmac ${v.algorithm ?? 'sha256'} ${v.encoding ?? 'hex'} in ${v.header ?? '?'}${prefix}`;
 }
 
-function policyText(p: Rule['delivery_policy']): string {
+export function policyText(p: Rule['delivery_policy']): string {
   if (!p) return '- (install-wide settings)';
   const parts = [
     p.max_attempts === undefined ? '' : `${p.max_attempts} attempts`,
@@ -40,7 +40,7 @@ const orderingText = (o: NonNullable<Rule['ordering']>) =>
   o.header === undefined && o.json_pointer === undefined ? 'whole source' : keyOf(o);
 
 /** A CEL filter as its expression, any other as compact JSON. */
-function filterText(filter: Rule['filter']): string {
+export function filterText(filter: Rule['filter']): string {
   if (!filter) return '- (every webhook goes)';
   return Object.keys(filter).length === 1 && typeof filter.cel === 'string'
     ? `cel: ${filter.cel}`

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context';
 import { confirmed } from '../admin-kit';
 import { withExamples } from '../command-kit';
+import { registerDestinationsCommands } from './destinations-commands';
 import { ruleDetail, rulesTable } from './rule-views';
 import { registerBlocked } from './rules-blocked-command';
 import { registerDryRun } from './rules-dry-run-command';
@@ -93,4 +94,5 @@ export function registerRulesCommands(program: Command, ctx: CommandContext): vo
   registerRuleWriteCommands(rules, ctx);
   registerToggles(rules, ctx);
   registerDelete(rules, ctx);
+  registerDestinationsCommands(rules, ctx);
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context';
 import { readSecretFromStdin } from '../admin-kit';
 import { withExamples } from '../command-kit';
-import { durationSeconds } from './rule-option-flags';
+import { durationSeconds } from './delivery-option-flags';
 import { ruleDetail } from './rule-views';
 
 /**

@@ -33,6 +33,7 @@ const oneFailed: DeliveryStats = {
   success_rate: 0,
   latency_ms: { p50: null, p95: null, p99: null },
   by_source: [],
+  by_destination: [],
   series: [],
 };
 
@@ -49,6 +50,7 @@ describe('stats text', () => {
       success_rate: 2 / 3,
       latency_ms: { p50: 120, p95: 950.4, p99: 2500 },
       by_source: [{ source: 'github', total: 12, queued: 1, delivered: 6, failed: 3, paused: 2, ignored: 4 }],
+      by_destination: [],
       series: [],
     };
     const text = statsText(stats, plain);

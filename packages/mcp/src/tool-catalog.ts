@@ -1,3 +1,4 @@
+import { DESTINATION_TOOLS } from './tools/destination-tools';
 import { EVENT_ACTION_TOOLS } from './tools/event-action-tools';
 import { EVENT_READ_TOOLS } from './tools/event-read-tools';
 import { HOOK_TOOLS } from './tools/hook-tools';
@@ -11,6 +12,7 @@ export const RELAY_TOOLS: readonly AnyRelayTool[] = [
   ...EVENT_READ_TOOLS,
   ...EVENT_ACTION_TOOLS,
   ...RULE_TOOLS,
+  ...DESTINATION_TOOLS,
   ...HOOK_TOOLS,
   ...SEND_TOOLS,
   ...ORGANIZATION_TOOLS,

@@ -36,6 +36,8 @@ const listEvents = defineTool({
     'Search the stored webhooks (events), newest first. Each has a status: queued (being delivered), delivered, ' +
     'failed (every attempt of its run failed) or paused (its rule is unhealthy; resume_rule). To find what went wrong, filter status "failed" or ' +
     'needs_attention true (failed and not acknowledged), optionally by source and a from/to time range. ' +
+    'Events of a rule with destinations also have destination deliveries (delivery_counts): delivery_status ' +
+    '"failed" finds those with a failed delivery, destination_id narrows to one destination. ' +
     'Returns summaries (no payloads) with total and pages; use get_event for one event, list_event_attempts ' +
     `for why it failed. per_page defaults to ${PER_PAGE_DEFAULT}, at most ${PER_PAGE_MAX}.`,
   operation: 'GET /events',
@@ -85,7 +87,8 @@ const listEventAttempts = defineTool({
   description:
     'The delivery attempts of one event, in order: the target URL, the HTTP status it answered (null when it ' +
     'could not be reached), the error (timeout, connection refused, …), the duration and the start of the ' +
-    `response body (${RESPONSE_BODY_CHARS} characters). kind "hook" attempts are extra copies sent to hooks. ` +
+    `response body (${RESPONSE_BODY_CHARS} characters). kind "hook" attempts are extra copies sent to hooks; ` +
+    'kind "destination" attempts went to the destination destination_id names. ' +
     `Use it to explain why an event failed. Shows the last ${ATTEMPTS_SHOWN} attempts.`,
   operation: 'GET /events/{id}/attempts',
   input: { id: z.uuid().describe('The event id, from list_events.') },
@@ -98,6 +101,7 @@ const listEventAttempts = defineTool({
         id: z.string(),
         attempt_number: z.number(),
         kind: z.enum(['main', 'hook', 'destination']),
+        destination_id: z.string().nullable().describe('The destination of a kind "destination" attempt.'),
         target_url: z.string(),
         response_status: z.number().nullable(),
         error: z.string().nullable(),
@@ -118,6 +122,7 @@ const listEventAttempts = defineTool({
         id: a.id,
         attempt_number: a.attempt_number,
         kind: a.kind,
+        destination_id: a.destination_id,
         target_url: a.target_url,
         response_status: a.response_status,
         error: a.error,

@@ -1,4 +1,5 @@
 import { dataOf, type AnswerOf } from '@relay/client';
+import { deliveryCountsSchema, eventDeliverySchema, eventFilterSchema } from '@relay/contracts';
 import { z } from 'zod';
 import type { ToolContext } from '../tool-kit';
 import { truncated } from '../truncate';
@@ -16,6 +17,9 @@ export const eventSummaryShape = {
   attempts: z.number().describe('Delivery attempts made so far, over every run.'),
   failure_reason: z.string().nullable().describe('Why the last run failed; null unless failed.'),
   acknowledged: z.boolean().describe('A failed event someone has acknowledged no longer needs attention.'),
+  delivery_counts: deliveryCountsSchema.describe(
+    `${deliveryCountsSchema.description ?? ''} Independent of status, which is the primary target's.`,
+  ),
   created_at: z.string(),
   link: z.string().describe('The event in the dashboard.'),
 };
@@ -28,6 +32,7 @@ export const eventSummaryOf = (e: ApiSummary, link: ToolContext['link']): z.infe
   attempts: e.attempt_count,
   failure_reason: e.failure_reason,
   acknowledged: e.acknowledged,
+  delivery_counts: e.delivery_counts,
   created_at: e.created_at,
   link: link(`/events/${e.id}`),
 });
@@ -51,6 +56,10 @@ export const eventFilterShape = {
     .boolean()
     .optional()
     .describe('true: failed and not yet acknowledged, the events someone should look at; false: all others.'),
+  delivery_status: eventFilterSchema.shape.delivery_status,
+  destination_id: eventFilterSchema.shape.destination_id.describe(
+    `${eventFilterSchema.shape.destination_id.description ?? ''} Its id is in list_destinations.`,
+  ),
 };
 export type EventFilterArgs = { [K in keyof typeof eventFilterShape]?: z.infer<(typeof eventFilterShape)[K]> };
 
@@ -64,6 +73,8 @@ export function apiFilterOf(args: EventFilterArgs) {
     to: args.to,
     needs_attention:
       args.needs_attention === undefined ? undefined : (String(args.needs_attention) as 'true' | 'false'),
+    delivery_status: args.delivery_status,
+    destination_id: args.destination_id,
   };
 }
 
@@ -88,6 +99,12 @@ export const eventDetailShape = {
   payload_chars: z.number().describe('Length of the whole payload text.'),
   payload_truncated: z.boolean(),
   payload_note: z.string().nullable().describe('Says how to get the rest when the preview is cut.'),
+  deliveries: z
+    .array(eventDeliverySchema)
+    .describe(
+      "One per destination delivery (the rule's destinations: list_destinations), each with its own status and " +
+        'attempts; retry_event and acknowledge_event act on one with destination_id.',
+    ),
 };
 export const eventDetailSchema = z.object(eventDetailShape);
 
@@ -106,6 +123,7 @@ export function eventDetailOf(e: ApiDetail, link: ToolContext['link']): z.infer<
     payload_chars: text.length,
     payload_truncated: preview.truncated,
     payload_note: preview.note,
+    deliveries: e.deliveries,
   };
 }
 

@@ -26,7 +26,9 @@ const dedupInput = fieldsOf(dedupOptionSchema, 'Give exactly one of preset, head
 const verificationInput = fieldsOf(verificationOptionSchema, '`hmac` needs header; needs verification_secret.');
 const orderingInput = fieldsOf(orderingOptionSchema, 'Give header or json_pointer, or neither ({}).');
 const deliveryPolicyInput = fieldsOf(deliveryPolicySchema, 'null: the defaults.');
-const { set: setHeaders, remove: removeHeaders } = outboundHeadersSchema.shape;
+const { forward, set: setHeaders, remove: removeHeaders } = outboundHeadersSchema.shape;
+// Without the API's default ([]): a list left out of an update keeps the stored one.
+export const forwardHeadersInput = forward.unwrap().describe(forward.description ?? '');
 const setHeadersInput = setHeaders.unwrap().describe(`${setHeaders.description} {} sets none.`);
 const removeHeadersInput = removeHeaders.unwrap().describe(`${removeHeaders.description} [] removes none.`);
 const filterInput = routingFilterSchema.describe(

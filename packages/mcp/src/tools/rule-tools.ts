@@ -1,8 +1,8 @@
 import { dataOf } from '@relay/client';
-import { outboundHeadersSchema, resourceNameSchema, signingSecret, sourceSchema } from '@relay/contracts';
+import { resourceNameSchema, signingSecret, sourceSchema } from '@relay/contracts';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
-import { outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
+import { forwardHeadersInput, outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
 import { dryRunRuleFilter } from './rule-dry-run-tool';
 import { resumeRule } from './rule-health-tools';
 import { ruleBlockedKeys } from './rule-ordering-tools';
@@ -21,9 +21,6 @@ const nameInput = resourceNameSchema.describe(
 const signingSecretInput = signingSecret.describe(
   'HMAC secret (16-256 characters) signing each delivery; write-only: results only say whether one is set.',
 );
-// Without the API's default ([]): a list left out of update_rule keeps the stored one.
-const { forward } = outboundHeadersSchema.shape;
-const forwardHeadersInput = forward.unwrap().describe(forward.description ?? '');
 
 const listRules = defineTool({
   name: 'list_rules',

@@ -37,7 +37,7 @@ describe('relay events', () => {
     const bySource = await run(['events', 'list', '--source', 'github', '--from', '1h']);
     expect(bySource.code).toBe(0);
     const [header, ...rows] = bySource.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID\s+SOURCE\s+STATUS\s+ATTEMPTS\s+REASON\s+RECEIVED$/);
+    expect(header).toMatch(/^ID\s+SOURCE\s+STATUS\s+ATTEMPTS\s+DELIVERIES\s+REASON\s+RECEIVED$/);
     expect(rows).toHaveLength(2);
     // Newest first, full ids.
     expect(rows[0]).toMatch(new RegExp(`^${b}\\s+github\\s+delivered\\s+1\\s+\\d+s ago$`));

@@ -15,6 +15,7 @@ export {
   type MemberOperation,
   type OperationKey,
 } from './access-of';
+export { DELIVERY_STATUSES, EVENT_STATUSES } from './event-values';
 export { DEDUP_PRESETS, HMAC_ALGORITHMS, SIGNATURE_ENCODINGS, VERIFICATION_PRESETS } from './rule-option-values';
 
 export interface RelayClientOptions {

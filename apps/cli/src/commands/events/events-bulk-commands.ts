@@ -22,6 +22,19 @@ export function selectionOf(opts: BulkOptions, now = Date.now()): BulkSelection 
   return opts.all ? { filter: {}, all: true } : { filter };
 }
 
+/**
+ * Bulk retry's selection: with --destination, that destination's deliveries of the chosen events are retried
+ * (the primary target is untouched); --destination alone chooses the events with a delivery to it.
+ */
+export function retrySelectionOf(opts: BulkOptions, now = Date.now()): BulkSelection {
+  const { destination, ...rest } = opts;
+  if (destination === undefined) return selectionOf(opts, now);
+  const chosen = Boolean(rest.id?.length) || Boolean(rest.all) || !isEmptyFilter(filterOf(rest, now));
+  const selection = chosen ? selectionOf(rest, now) : { filter: {} };
+  if ('ids' in selection) return { ids: selection.ids, destination_id: destination };
+  return { filter: { ...selection.filter, destination_id: destination }, destination_id: destination };
+}
+
 const describeSelection = (selection: BulkSelection) =>
   'ids' in selection
     ? `${new Set(selection.ids).size} listed`
@@ -42,7 +55,7 @@ type Verb = 'retry' | 'delete';
 const past = { retry: 'retried', delete: 'deleted' } as const;
 
 async function runBulkCommand(verb: Verb, opts: BulkOptions, cmd: Command, ctx: CommandContext) {
-  const selection = selectionOf(opts);
+  const selection = verb === 'retry' ? retrySelectionOf(opts) : selectionOf(opts);
   const out = ctx.output(cmd);
   const { client } = await ctx.connect(cmd);
   if (verb === 'delete') {
@@ -58,24 +71,34 @@ async function runBulkCommand(verb: Verb, opts: BulkOptions, cmd: Command, ctx: 
       return;
     }
   }
-  const path = verb === 'retry' ? '/events/bulk/retry' : '/events/bulk/delete';
   const spinner = out.spinner(`${past[verb]} 0…`);
   try {
     const total = await runBulk(
-      (body) => dataOf(client.POST(path, { body })),
+      (body) =>
+        dataOf(
+          verb === 'retry' ? client.POST('/events/bulk/retry', { body }) : client.POST('/events/bulk/delete', { body }),
+        ),
       selection,
       (n) => spinner.update(`${past[verb]} ${n}…`),
     );
     spinner.stop();
-    const skipped = verb === 'retry' ? ' (queued events are skipped)' : '';
-    out.result(total, (t) => `${verb === 'retry' ? 'Retried' : 'Deleted'} ${t.affected} event(s)${skipped}.`);
+    out.result(total, (t) => {
+      if (verb === 'delete') return `Deleted ${t.affected} event(s).`;
+      if (selection.destination_id === undefined) return `Retried ${t.affected} event(s) (queued events are skipped).`;
+      const to = `destination ${selection.destination_id}`;
+      return `Retried the deliveries to ${to} of ${t.affected} event(s) (queued and paused deliveries are skipped).`;
+    });
   } finally {
     spinner.stop();
   }
 }
 
 function bulkCommand(events: Command, ctx: CommandContext, verb: Verb, description: string) {
-  const cmd = addFilterOptions(events.command(`bulk-${verb}`).description(description))
+  const destinationHelp =
+    verb === 'retry'
+      ? "retry this destination's deliveries of the events instead of the primary target (its id)"
+      : undefined;
+  const cmd = addFilterOptions(events.command(`bulk-${verb}`).description(description), destinationHelp)
     .option('--id <id>', 'an event id (repeat, or separate with commas)', collect)
     .option('--all', 'every event of the organization')
     .action((opts: BulkOptions, command: Command) => runBulkCommand(verb, opts, command, ctx));
@@ -88,6 +111,7 @@ export function registerEventsBulkCommands(events: Command, ctx: CommandContext)
     'relay events bulk-retry --status failed',
     'relay events bulk-retry --status failed --source stripe --from 24h',
     'relay events bulk-retry --id 0192f0c4-…,0192f0c5-…',
+    'relay events bulk-retry --destination 0193a1b2-… --delivery-status failed   # one destination',
   );
   withExamples(
     bulkCommand(events, ctx, 'delete', 'Delete many events: by ids, by the list filters, or all (asks first)'),

@@ -3,7 +3,8 @@ import type { EventFilter } from './events-filters';
 /** The API's cap on one bulk call (ids per call, or filter matches per call). */
 export const BULK_CAP = 1000;
 
-export type BulkSelection = { ids: string[] } | { filter: EventFilter; all?: true };
+/** The events to act on; `destination_id` (bulk retry only) acts on that destination's deliveries of them. */
+export type BulkSelection = ({ ids: string[] } | { filter: EventFilter; all?: true }) & { destination_id?: string };
 export interface BulkAnswer {
   affected: number;
   ids: string[];
@@ -37,7 +38,8 @@ export async function runBulk(
   };
   if ('ids' in selection) {
     const unique = [...new Set(selection.ids)];
-    for (let at = 0; at < unique.length; at += BULK_CAP) add(await call({ ids: unique.slice(at, at + BULK_CAP) }));
+    for (let at = 0; at < unique.length; at += BULK_CAP)
+      add(await call({ ...selection, ids: unique.slice(at, at + BULK_CAP) }));
   } else {
     for (;;) {
       const answer = await call(selection);

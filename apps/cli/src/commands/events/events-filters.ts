@@ -1,18 +1,12 @@
+import { DELIVERY_STATUSES, EVENT_STATUSES, type operations } from '@relay/client';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors';
 
-export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused', 'ignored'] as const;
 export type EventStatusName = (typeof EVENT_STATUSES)[number];
 
+type ListQuery = NonNullable<operations['getEvents']['parameters']['query']>;
 /** The filters of GET /events (and of the bulk actions' `filter`), as the API takes them. */
-export interface EventFilter {
-  search?: string;
-  status?: EventStatusName;
-  source?: string;
-  from?: string;
-  to?: string;
-  needs_attention?: 'true' | 'false';
-}
+export type EventFilter = Omit<ListQuery, 'page' | 'per_page'>;
 
 /** What commander parses from the options `addFilterOptions` declares. */
 export interface FilterOptions {
@@ -22,6 +16,9 @@ export interface FilterOptions {
   from?: string;
   to?: string;
   needsAttention?: boolean;
+  deliveryStatus?: EventFilter['delivery_status'];
+  /** A destination id. */
+  destination?: string;
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
@@ -46,15 +43,27 @@ export function timeBound(text: string, now = Date.now()): string {
   return new Date(at).toISOString();
 }
 
-/** Declares the list filters on a command (list, bulk-retry, bulk-delete take the same ones). */
-export function addFilterOptions(cmd: Command): Command {
+/**
+ * Declares the list filters on a command (list, bulk-retry, bulk-delete take the same ones); bulk-retry's
+ * --destination also says whose deliveries to retry, hence its own help.
+ */
+export function addFilterOptions(
+  cmd: Command,
+  destinationHelp = 'only events with a delivery to this destination (its id)',
+): Command {
   return cmd
     .option('--search <text>', 'text in the source, payload or headers (case-insensitive)')
     .addOption(new Option('--status <status>', 'only events in this status').choices(EVENT_STATUSES))
     .option('--source <source>', 'only events of this source')
     .option('--from <when>', 'created at or after: ISO 8601, or a duration ago such as 1h, 2d')
     .option('--to <when>', 'created before: ISO 8601, or a duration ago such as 30m')
-    .option('--needs-attention', 'only failed events nobody acknowledged yet');
+    .option('--needs-attention', 'only failed events nobody acknowledged yet')
+    .addOption(
+      new Option('--delivery-status <status>', 'only events with a destination delivery in this status').choices(
+        DELIVERY_STATUSES,
+      ),
+    )
+    .option('--destination <id>', destinationHelp);
 }
 
 /** The API's filter from the parsed options; only what was given (an empty object when nothing was). */
@@ -66,6 +75,8 @@ export function filterOf(options: FilterOptions, now = Date.now()): EventFilter 
   if (options.from !== undefined) filter.from = timeBound(options.from, now);
   if (options.to !== undefined) filter.to = timeBound(options.to, now);
   if (options.needsAttention) filter.needs_attention = 'true';
+  if (options.deliveryStatus !== undefined) filter.delivery_status = options.deliveryStatus;
+  if (options.destination !== undefined) filter.destination_id = options.destination;
   return filter;
 }
 

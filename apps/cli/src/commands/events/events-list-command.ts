@@ -10,6 +10,15 @@ import { addFilterOptions, filterOf, type FilterOptions } from './events-filters
 export type EventSummary = AnswerOf<'/events', 'get'>['events'][number];
 const MAX_PER_PAGE = 200;
 
+/** "2/3 delivered, 1 failed": the event's destination deliveries (routing); empty when it has none. */
+export function deliveryCountsText(counts: EventSummary['delivery_counts'], colors: Colors): string {
+  if (counts.total === 0) return '';
+  const open = (['failed', 'paused', 'queued'] as const)
+    .filter((status) => counts[status] > 0)
+    .map((status) => colors[statusStyle(status)](`${counts[status]} ${status}`));
+  return [`${counts.delivered}/${counts.total} delivered`, ...open].join(', ');
+}
+
 /** The event table every list-like command prints: the full id, so it can be copied into the next command. */
 export function eventsTable(events: readonly EventSummary[], colors: Colors, now = Date.now()): string {
   return formatTable(events, [
@@ -17,6 +26,7 @@ export function eventsTable(events: readonly EventSummary[], colors: Colors, now
     { header: 'source', value: (e) => e.source, maxWidth: 24 },
     { header: 'status', value: (e) => colors[statusStyle(e.status)](e.acknowledged ? `${e.status} (ack)` : e.status) },
     { header: 'attempts', value: (e) => String(e.attempt_count), align: 'right' },
+    { header: 'deliveries', value: (e) => deliveryCountsText(e.delivery_counts, colors) },
     { header: 'reason', value: (e) => e.failure_reason ?? '', maxWidth: 40 },
     { header: 'received', value: (e) => ago(e.created_at, now) },
   ]);

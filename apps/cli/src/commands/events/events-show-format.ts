@@ -5,6 +5,9 @@ import { ago } from '../command-kit';
 
 export type EventDetail = AnswerOf<'/events/{id}', 'get'>;
 export type Attempt = AnswerOf<'/events/{id}/attempts', 'get'>['attempts'][number];
+type Delivery = EventDetail['deliveries'][number];
+/** Destination names by id, when the caller could read the rule's destinations. */
+export type DestinationNames = ReadonlyMap<string, string>;
 
 const when = (iso: string | null, now: number) => (iso ? `${iso} (${ago(iso, now)})` : '-');
 
@@ -21,8 +24,45 @@ export function payloadText(event: Pick<EventDetail, 'payload' | 'payload_as_tex
   return JSON.stringify(event.payload, null, 2) ?? 'null';
 }
 
-/** `relay events show`: the summary, the headers as received, then the payload. */
-export function eventDetailText(event: EventDetail, colors: Colors, now = Date.now()): string {
+/**
+ * One row per destination delivery (routing): each has its own status and attempts, apart from the event's
+ * status, which is the primary target's.
+ */
+export function deliveriesTable(
+  deliveries: readonly Delivery[],
+  colors: Colors,
+  names: DestinationNames = new Map(),
+  now = Date.now(),
+): string {
+  return formatTable(deliveries, [
+    { header: 'destination', value: (d) => names.get(d.destination_id) ?? d.destination_id, maxWidth: 36 },
+    {
+      header: 'status',
+      value: (d) => colors[statusStyle(d.status)](d.status === 'failed' && d.acknowledged ? 'failed (ack)' : d.status),
+    },
+    { header: 'attempts', value: (d) => String(d.attempt_count), align: 'right' },
+    { header: 'reason', value: (d) => d.failure_reason ?? '', maxWidth: 24 },
+    { header: 'last error', value: (d) => d.last_error ?? '', maxWidth: 40 },
+    {
+      header: 'when',
+      value: (d) =>
+        d.delivered_at
+          ? `delivered ${ago(d.delivered_at, now)}`
+          : d.next_attempt_at && d.status === 'queued'
+            ? `next ${d.next_attempt_at}`
+            : '',
+    },
+    { header: 'target', value: (d) => d.target_url, maxWidth: 48 },
+  ]);
+}
+
+/** `relay events show`: the summary, the destination deliveries, the headers as received, then the payload. */
+export function eventDetailText(
+  event: EventDetail,
+  colors: Colors,
+  now = Date.now(),
+  names: DestinationNames = new Map(),
+): string {
   const status =
     colors[statusStyle(event.status)](event.status) +
     (event.acknowledged ? ` (acknowledged ${ago(event.acknowledged_at, now)})` : '');
@@ -42,9 +82,17 @@ export function eventDetailText(event: EventDetail, colors: Colors, now = Date.n
   const headers = headerNames.length
     ? headerNames.map((name) => `  ${colors.cyan(name)}: ${event.headers[name]}`).join('\n')
     : '  (none)';
+  const deliveries = event.deliveries.length
+    ? [
+        '',
+        colors.bold(`Deliveries (${event.deliveries.length})`),
+        deliveriesTable(event.deliveries, colors, names, now),
+      ]
+    : [];
   return [
     colors.bold(`Event ${event.id}`),
     summary,
+    ...deliveries,
     '',
     colors.bold('Headers'),
     headers,

@@ -1,9 +1,9 @@
+import { EVENT_STATUSES } from '@relay/client';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../context';
 import { openEventStream } from '../../stream/event-stream';
 import type { FeedMessage } from '../../stream/feed-message';
 import { withExamples } from '../command-kit';
-import { EVENT_STATUSES } from './events-filters';
 import { createTailFilter, tailLine, type TailFilter } from './events-tail-lines';
 
 /**

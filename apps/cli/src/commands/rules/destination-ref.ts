@@ -18,3 +18,22 @@ export async function destinationIdOf(client: RelayClient, ruleId: string, ref: 
     );
   return found.id;
 }
+
+/** The id of destination `ref` of the event's rule: a name is looked up in the rule the event was stored for. */
+export async function eventDestinationIdOf(client: RelayClient, eventId: string, ref: string): Promise<string> {
+  if (UUID.test(ref)) return ref;
+  const event = await dataOf(client.GET('/events/{id}', { params: { path: { id: eventId } } }));
+  if (!event.provider_id)
+    throw new CliError(`event ${eventId} was not stored for a rule, so it has no destination named "${ref}"`);
+  return destinationIdOf(client, event.provider_id, ref);
+}
+
+/**
+ * The names of a rule's destinations by id, to show deliveries by name; empty when there is no rule or the caller
+ * may not read its destinations (a key without rules:read sees the ids instead).
+ */
+export async function destinationNames(client: RelayClient, ruleId: string | null): Promise<Map<string, string>> {
+  if (!ruleId) return new Map();
+  const { data } = await client.GET('/rules/{id}/destinations', { params: { path: { id: ruleId } } });
+  return new Map((data?.destinations ?? []).map((d) => [d.id, d.name]));
+}

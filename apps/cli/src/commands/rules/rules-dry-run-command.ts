@@ -5,6 +5,7 @@ import { UsageError } from '../../errors';
 import { formatTable } from '../../output/table';
 import type { Colors } from '../../output/colors';
 import { collect, positiveInt, withExamples } from '../command-kit';
+import { destinationIdOf } from './destination-ref';
 import { addRuleFilterFlags, filterFromFlags, type RuleFilterFlags } from './rule-filter-flags';
 
 type DryRun = AnswerOf<'/rules/{id}/dry-run', 'post'>;
@@ -12,6 +13,7 @@ type DryRun = AnswerOf<'/rules/{id}/dry-run', 'post'>;
 interface DryRunFlags extends RuleFilterFlags {
   events?: string;
   eventId?: string[];
+  destination?: string;
 }
 
 /** "Matched 12 of the last 50 webhooks." and one line per webhook tried. */
@@ -26,26 +28,36 @@ function dryRunText(run: DryRun, colors: Colors): string {
   return `${summary}\n${table}`;
 }
 
-/** `relay rules dry-run <id> --filter …`: a filter tried on the rule's stored webhooks, changing nothing. */
+/**
+ * `relay rules dry-run <id> --filter …`: a filter tried on the rule's stored webhooks, changing nothing. With
+ * --destination alone it tries that destination's saved filter; with both, the given filter as that destination's.
+ */
 export function registerDryRun(rules: Command, ctx: CommandContext): void {
   const dryRun = addRuleFilterFlags(
     rules
       .command('dry-run <id>')
       .description("Try a routing filter on the rule's newest stored webhooks (read only; nothing is saved)")
       .option('--events <n>', 'how many of the newest webhooks to try (default 50, at most 1000)')
-      .option('--event-id <id>', 'try this webhook of the rule instead (repeat it)', collect),
+      .option('--event-id <id>', 'try this webhook of the rule instead (repeat it)', collect)
+      .option('--destination <id|name>', "one of the rule's destinations: without a filter flag, its saved filter"),
     false,
   ).action(async (id: string, flags: DryRunFlags, cmd: Command) => {
     const out = ctx.output(cmd);
     const filter = await filterFromFlags(flags);
-    if (!filter) throw new UsageError("give the filter to try: --filter '<json>', --filter @file.json or --filter-cel");
+    if (!filter && flags.destination === undefined)
+      throw new UsageError(
+        "give the filter to try: --filter '<json>', --filter @file.json, --filter-cel, or --destination <id|name>",
+      );
     if (flags.events !== undefined && flags.eventId) throw new UsageError('give --events or --event-id, not both');
+    const { client } = await ctx.connect(cmd);
     const body = {
-      filter,
+      ...(filter ? { filter } : {}),
+      ...(flags.destination === undefined
+        ? {}
+        : { destination_id: await destinationIdOf(client, id, flags.destination) }),
       ...(flags.events === undefined ? {} : { events: positiveInt(flags.events) }),
       ...(flags.eventId ? { event_ids: flags.eventId } : {}),
     };
-    const { client } = await ctx.connect(cmd);
     const run = await dataOf(client.POST('/rules/{id}/dry-run', { params: { path: { id } }, body }));
     out.result(run, (r) => dryRunText(r, out.colors));
   });
@@ -54,5 +66,6 @@ export function registerDryRun(rules: Command, ctx: CommandContext): void {
     'relay rules dry-run 0192f0c4-… --filter \'{"body": {"total": {"$gt": 100}}}\'',
     'relay rules dry-run 0192f0c4-… --filter @filter.json --events 500',
     'relay rules dry-run 0192f0c4-… --filter-cel \'body.ref == "refs/heads/main"\' --json',
+    'relay rules dry-run 0192f0c4-… --destination ci   # the saved filter of destination "ci"',
   );
 }

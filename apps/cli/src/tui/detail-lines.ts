@@ -1,5 +1,5 @@
-// An event's detail as lines (the panel scrolls through them): summary, attempts, headers, payload.
-import type { Attempt, EventDetail } from './tui-actions';
+// An event's detail as lines (the panel scrolls through them): summary, deliveries, attempts, headers, payload.
+import type { Attempt, Detail, EventDetail } from './tui-actions';
 import { statusLabel } from './tui-model';
 
 export interface Line {
@@ -10,17 +10,33 @@ export interface Line {
   bold?: boolean;
 }
 
-const attemptLine = (a: Attempt): Line => {
+type Delivery = EventDetail['deliveries'][number];
+type Names = Detail['names'];
+
+const destinationName = (id: string, names: Names) => names.get(id) ?? id.slice(0, 8);
+
+const attemptLine = (a: Attempt, names: Names): Line => {
   const outcome = a.response_status !== null ? `HTTP ${a.response_status}` : (a.error ?? 'no answer');
   const ok = a.response_status !== null && a.response_status >= 200 && a.response_status < 300;
-  const hook = a.kind === 'hook' ? ' (hook)' : '';
+  const kind =
+    a.kind === 'hook' ? ' (hook)' : a.destination_id ? ` (→ ${destinationName(a.destination_id, names)})` : '';
   return {
-    text: `  #${a.attempt_number}${hook}  ${outcome}  ${a.duration_ms} ms  ${a.finished_at}  ${a.target_url}`,
+    text: `  #${a.attempt_number}${kind}  ${outcome}  ${a.duration_ms} ms  ${a.finished_at}  ${a.target_url}`,
     tone: ok ? 'green' : 'red',
   };
 };
 
-export function detailLines(event: EventDetail, attempts: Attempt[]): Line[] {
+/** One destination delivery: its own status and attempts (the event's status is the primary target's). */
+const deliveryLine = (d: Delivery, names: Names): Line => {
+  const why = [d.failure_reason, d.last_error].filter(Boolean).join(': ');
+  const attempts = `${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}`;
+  return {
+    text: `  ${destinationName(d.destination_id, names)}  ${statusLabel(d)}  ${attempts}${why ? `  ${why}` : ''}  ${d.target_url}`,
+    status: d.status,
+  };
+};
+
+export function detailLines({ event, attempts, names }: Detail): Line[] {
   const lines: Line[] = [
     { text: `Event ${event.id}`, bold: true },
     { text: `  status:   ${statusLabel(event)}`, status: event.status },
@@ -31,10 +47,14 @@ export function detailLines(event: EventDetail, attempts: Attempt[]): Line[] {
   ];
   if (event.failure_reason) lines.push({ text: `  failure:  ${event.failure_reason}`, tone: 'red' });
   if (event.last_error) lines.push({ text: `  error:    ${event.last_error}`, tone: 'red' });
-  // Attempts first: they are short and say what happened; a payload can run for pages.
+  // Deliveries and attempts first: they are short and say what happened; a payload can run for pages.
+  if (event.deliveries.length) {
+    lines.push({ text: '' }, { text: `Deliveries (${event.deliveries.length})`, bold: true });
+    lines.push(...event.deliveries.map((d) => deliveryLine(d, names)));
+  }
   lines.push({ text: '' }, { text: `Attempts (${attempts.length})`, bold: true });
   if (attempts.length === 0) lines.push({ text: '  none yet', tone: 'gray' });
-  lines.push(...attempts.map(attemptLine));
+  lines.push(...attempts.map((a) => attemptLine(a, names)));
   lines.push({ text: '' }, { text: 'Headers', bold: true });
   for (const [name, value] of Object.entries(event.headers)) lines.push({ text: `  ${name}: ${value}`, tone: 'gray' });
   lines.push({ text: '' }, { text: event.payload_as_text ? 'Payload (stored text)' : 'Payload', bold: true });

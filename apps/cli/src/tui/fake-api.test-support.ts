@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createRelayClient } from '@relay/client';
 import type { Connection } from '../context';
 import type { EventStream, EventStreamOptions } from '../stream/event-stream';
+import type { EventDetail } from './tui-actions';
 import type { EventRow } from './tui-model';
 
 export const eventRow = (n: number, patch: Partial<EventRow> = {}): EventRow => ({
@@ -32,6 +33,10 @@ export interface FakeApi {
   failWrites?: { status: number; code: string; detail: string };
   /** Answer the list with this estimated total (total_exact: false), as the API does past 10,000 matches. */
   estimatedTotal?: number;
+  /** An event's destination deliveries, by event id (none when absent). */
+  deliveries: Record<string, EventDetail['deliveries']>;
+  /** The names of a rule's destinations (GET /rules/{id}/destinations), by rule id; a 403 when absent. */
+  destinations: Record<string, { id: string; name: string }[]>;
   close(): Promise<void>;
 }
 
@@ -41,7 +46,7 @@ const send = (res: ServerResponse, status: number, body?: unknown, type = 'appli
 };
 
 export async function startFakeApi(events: EventRow[]): Promise<FakeApi> {
-  const api = { requests: [] as string[], events } as FakeApi;
+  const api = { requests: [] as string[], events, deliveries: {}, destinations: {} } as FakeApi;
   const route = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     api.requests.push(`${req.method} ${url.pathname}${url.search}`);
@@ -80,6 +85,12 @@ export async function startFakeApi(events: EventRow[]): Promise<FakeApi> {
         by_source: [{ source: 'github', total: 8, queued: 1, delivered: 4, failed: 2, paused: 1 }],
         series: [],
       });
+    const rule = /^\/rules\/([^/]+)\/destinations$/.exec(url.pathname);
+    if (rule) {
+      const destinations = api.destinations[rule[1]!];
+      if (!destinations) return send(res, 403, { title: 'Forbidden', status: 403, code: 'forbidden' });
+      return send(res, 200, { destinations });
+    }
     if (!one || !event) return send(res, 404, { title: 'Not found', status: 404, code: 'not_found' });
     if (req.method === 'DELETE') {
       api.events = api.events.filter((e) => e !== event);
@@ -95,6 +106,7 @@ export async function startFakeApi(events: EventRow[]): Promise<FakeApi> {
             attempt_number: 1,
             kind: 'main',
             hook_id: null,
+            destination_id: null,
             target_url: 'http://127.0.0.1:9/hook',
             response_status: 500,
             response_body: 'boom',
@@ -112,6 +124,7 @@ export async function startFakeApi(events: EventRow[]): Promise<FakeApi> {
       last_error: null,
       next_attempt_at: null,
       updated_at: event.created_at,
+      deliveries: api.deliveries[event.id] ?? [],
     });
   };
   const server = createServer(route);

@@ -1,6 +1,7 @@
 // What the keys do against the API, all through the typed client; each answers a line for the status bar.
 import { dataOf, type AnswerOf } from '@relay/client';
 import type { Connection } from '../context';
+import { destinationNames } from '../commands/rules/destination-ref';
 import { describeError } from '../errors';
 
 export type EventDetail = AnswerOf<'/events/{id}', 'get'>;
@@ -47,15 +48,20 @@ export const deleteEvent = (connection: Connection, id: string) =>
     return `Deleted ${short(id)}.`;
   });
 
-export async function loadDetail(
-  connection: Connection,
-  id: string,
-): Promise<{ event: EventDetail; attempts: Attempt[] }> {
+export interface Detail {
+  event: EventDetail;
+  attempts: Attempt[];
+  /** Destination names by id, to show deliveries by name (empty when the caller cannot read them). */
+  names: ReadonlyMap<string, string>;
+}
+
+export async function loadDetail(connection: Connection, id: string): Promise<Detail> {
   const [event, attempts] = await Promise.all([
     dataOf(connection.client.GET('/events/{id}', path(id))),
     dataOf(connection.client.GET('/events/{id}/attempts', path(id))),
   ]);
-  return { event, attempts: attempts.attempts };
+  const names = event.deliveries.length ? await destinationNames(connection.client, event.provider_id) : new Map();
+  return { event, attempts: attempts.attempts, names };
 }
 
 export const loadStats = (connection: Connection) => dataOf(connection.client.GET('/stats'));

@@ -107,6 +107,50 @@ describe('TuiApp against a fake API', () => {
     app.unmount();
   });
 
+  it("shows the event's destination deliveries by name, with status, attempts and why", async () => {
+    const event = eventRow(1);
+    api.events[0] = { ...event, provider_id: 'r1' };
+    const delivery = {
+      id: 'dl-1',
+      destination_id: '0193a1b2-0000-7000-8000-000000000001',
+      target_url: 'http://chat.example/in',
+      status: 'failed' as const,
+      attempt_count: 3,
+      failure_reason: 'retries_exhausted',
+      last_error: 'HTTP 503',
+      acknowledged: false,
+      next_attempt_at: null,
+      delivered_at: null,
+    };
+    const unnamed = {
+      ...delivery,
+      id: 'dl-2',
+      destination_id: '0193ffff-0000-7000-8000-000000000002',
+      target_url: 'http://archive.example/in',
+      status: 'delivered' as const,
+      attempt_count: 1,
+      failure_reason: null,
+      last_error: null,
+      acknowledged: false,
+    };
+    api.deliveries[event.id] = [delivery, unnamed];
+    api.destinations.r1 = [{ id: delivery.destination_id, name: 'chat' }];
+    const { app, frame, shows, press } = mount();
+    await shows(event.id);
+    await press('\r');
+    await shows('Deliveries (2)');
+    expect(frame()).toContain('  chat  failed  3 attempts  retries_exhausted: HTTP 503  http://chat.example/in');
+    expect(frame()).toContain('  0193ffff  delivered  1 attempt  http://archive.example/in');
+    expect(api.requests).toContain('GET /rules/r1/destinations');
+    await press(ESC);
+
+    // A caller who may not read the rule's destinations sees their ids.
+    delete api.destinations.r1;
+    await press('\r');
+    await shows('  0193a1b2  failed  3 attempts');
+    app.unmount();
+  });
+
   it('asks before deleting: n cancels without a call, y deletes and drops the row', async () => {
     const { app, frame, shows, press } = mount();
     await shows(eventRow(1).id);

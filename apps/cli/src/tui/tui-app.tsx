@@ -66,7 +66,7 @@ export function TuiApp({ connection, color, columns, rows: fixedRows, openStream
     if (!detailId) return;
     const stillOpen = () => ui().detail?.id === detailId;
     loadDetail(connection, detailId).then(
-      ({ event, attempts }) => stillOpen() && update({ detail: { id: detailId, lines: detailLines(event, attempts) } }),
+      (detail) => stillOpen() && update({ detail: { id: detailId, lines: detailLines(detail) } }),
       (error: unknown) =>
         stillOpen() && update({ detail: { id: detailId, error: errorNotice(error, connection.baseUrl).text } }),
     );

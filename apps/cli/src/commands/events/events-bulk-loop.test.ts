@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BULK_CAP, runBulk, type BulkAnswer, type BulkSelection } from './events-bulk-loop';
-import { selectionOf } from './events-bulk-commands';
+import { retrySelectionOf, selectionOf } from './events-bulk-commands';
 
 const ids = (from: number, n: number) => Array.from({ length: n }, (_, i) => `id-${from + i}`);
 
@@ -40,6 +40,18 @@ describe('runBulk', () => {
     expect(total).toEqual({ affected: 2, ids: ['a', 'b'], calls: 2 });
   });
 
+  it("keeps the selection's destination_id on every chunk of ids", async () => {
+    const sent: BulkSelection[] = [];
+    await runBulk(
+      (selection) => {
+        sent.push(selection);
+        return Promise.resolve({ affected: 0, ids: [], truncated: false });
+      },
+      { ids: ids(0, BULK_CAP + 1), destination_id: 'd1' },
+    );
+    expect(sent.map((s) => s.destination_id)).toEqual(['d1', 'd1']);
+  });
+
   it('sends ids in chunks of the cap, each once', async () => {
     const list = [...ids(0, BULK_CAP + 10), 'id-0'];
     const sizes: number[] = [];
@@ -64,5 +76,22 @@ describe('selectionOf (bulk commands)', () => {
     expect(() => selectionOf({})).toThrow(/choose the events/);
     expect(() => selectionOf({ id: ['a'], status: 'failed' })).toThrow(/one way only/);
     expect(() => selectionOf({ all: true, source: 'x' })).toThrow(/one way only/);
+  });
+});
+
+describe('retrySelectionOf (bulk-retry --destination)', () => {
+  it("retries the destination's deliveries of the ids, or of the filtered events that have one", () => {
+    expect(retrySelectionOf({ status: 'failed' })).toEqual({ filter: { status: 'failed' } });
+    expect(retrySelectionOf({ id: ['a'], destination: 'd1' })).toEqual({ ids: ['a'], destination_id: 'd1' });
+    expect(retrySelectionOf({ destination: 'd1', deliveryStatus: 'failed' })).toEqual({
+      filter: { delivery_status: 'failed', destination_id: 'd1' },
+      destination_id: 'd1',
+    });
+    expect(retrySelectionOf({ destination: 'd1' })).toEqual({ filter: { destination_id: 'd1' }, destination_id: 'd1' });
+    expect(retrySelectionOf({ all: true, destination: 'd1' })).toEqual({
+      filter: { destination_id: 'd1' },
+      destination_id: 'd1',
+    });
+    expect(() => retrySelectionOf({ id: ['a'], status: 'failed', destination: 'd1' })).toThrow(/one way only/);
   });
 });

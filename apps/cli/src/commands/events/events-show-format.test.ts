@@ -56,4 +56,44 @@ describe('event detail', () => {
       ].join('\n'),
     );
   });
+
+  it('lists the destination deliveries by name (id when unnamed), with status, attempts and why', () => {
+    const now = Date.parse('2025-03-10T12:00:00.000Z');
+    const delivery = {
+      id: 'd-1',
+      destination_id: 'dest-1',
+      target_url: 'http://chat/in',
+      status: 'failed' as const,
+      attempt_count: 3,
+      failure_reason: 'retries_exhausted',
+      last_error: 'HTTP 503',
+      acknowledged: true,
+      next_attempt_at: null,
+      delivered_at: null,
+    };
+    const other = {
+      ...delivery,
+      id: 'd-2',
+      destination_id: 'dest-2',
+      status: 'delivered' as const,
+      attempt_count: 1,
+      failure_reason: null,
+      last_error: null,
+      acknowledged: false,
+      delivered_at: '2025-03-10T11:59:00.000Z',
+    };
+    const text = eventDetailText(
+      { ...event, deliveries: [delivery, other] },
+      plain,
+      now,
+      new Map([['dest-1', 'chat']]),
+    );
+    const lines = text.split('\n');
+    const at = lines.indexOf('Deliveries (2)');
+    expect(lines[at + 1]).toMatch(/^  DESTINATION\s+STATUS\s+ATTEMPTS\s+REASON\s+LAST ERROR\s+WHEN\s+TARGET$/);
+    expect(lines[at + 2]).toMatch(/^  chat\s+failed \(ack\)\s+3\s+retries_exhausted\s+HTTP 503\s+http:\/\/chat\/in$/);
+    expect(lines[at + 3]).toMatch(/^  dest-2\s+delivered\s+1\s+delivered 1m ago\s+http:\/\/chat\/in$/);
+    expect(lines[at + 4]).toBe('');
+    expect(eventDetailText(event, plain, now)).not.toContain('Deliveries');
+  });
 });

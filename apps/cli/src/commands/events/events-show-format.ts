@@ -18,6 +18,12 @@ function fields(pairs: [string, string | null | undefined][]): string {
   return shown.map(([label, value]) => `  ${`${label}:`.padEnd(width + 1)}${value}`).join('\n');
 }
 
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+
 /** The payload as people read it: JSON indented; a payload stored as text (not JSON) exactly as it is. */
 export function payloadText(event: Pick<EventDetail, 'payload' | 'payload_as_text'>): string {
   if (event.payload_as_text && typeof event.payload === 'string') return event.payload;
@@ -86,7 +92,7 @@ export function eventDetailText(
     ? [
         '',
         colors.bold(`Deliveries (${event.deliveries.length})`),
-        deliveriesTable(event.deliveries, colors, names, now),
+        indent(deliveriesTable(event.deliveries, colors, names, now)),
       ]
     : [];
   return [

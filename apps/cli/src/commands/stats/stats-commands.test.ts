@@ -50,10 +50,26 @@ describe('stats text', () => {
       success_rate: 2 / 3,
       latency_ms: { p50: 120, p95: 950.4, p99: 2500 },
       by_source: [{ source: 'github', total: 12, queued: 1, delivered: 6, failed: 3, paused: 2, ignored: 4 }],
-      by_destination: [],
+      by_destination: [
+        {
+          destination_id: '0193a1b2-0000-7000-8000-000000000001',
+          name: 'archive',
+          rule_id: '0192f0c4-0000-7000-8000-000000000001',
+          total: 12,
+          queued: 0,
+          delivered: 9,
+          failed: 3,
+          paused: 0,
+          success_rate: 0.75,
+        },
+      ],
       series: [],
     };
     const text = statsText(stats, plain);
+    expect(text).toMatch(
+      /DESTINATION\s+RULE\s+DELIVERIES\s+DELIVERED\s+FAILED\s+QUEUED\s+PAUSED\s+SUCCESS\narchive\s+0192f0c4-\S+\s+12\s+9\s+3\s+0\s+0\s+75.0%/,
+    );
+    expect(statsText(oneFailed, plain)).not.toContain('DESTINATION');
     expect(text).toContain('success rate:  66.7%');
     expect(text).toContain('failed:        3 (2 need attention)');
     expect(text).toContain('p50 120 ms, p95 950 ms, p99 2.5 s');

@@ -13,7 +13,21 @@ export function latency(ms: number | null): string {
 
 export const percent = (rate: number | null) => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
 
-/** `relay stats`: the window's totals, success rate and latency, then the busiest sources. */
+/** The window's destination deliveries per destination (routing), apart from the events' own counts. */
+function destinationsTable(rows: DeliveryStats['by_destination']): string {
+  return formatTable(rows, [
+    { header: 'destination', value: (d) => d.name, maxWidth: 32 },
+    { header: 'rule', value: (d) => d.rule_id },
+    { header: 'deliveries', value: (d) => String(d.total), align: 'right' },
+    { header: 'delivered', value: (d) => String(d.delivered), align: 'right' },
+    { header: 'failed', value: (d) => String(d.failed), align: 'right' },
+    { header: 'queued', value: (d) => String(d.queued), align: 'right' },
+    { header: 'paused', value: (d) => String(d.paused), align: 'right' },
+    { header: 'success', value: (d) => percent(d.success_rate), align: 'right' },
+  ]);
+}
+
+/** `relay stats`: the window's totals, success rate and latency, the busiest sources, then the destinations. */
 export function statsText(stats: DeliveryStats, colors: Colors): string {
   const line = (label: string, value: string) => `  ${`${label}:`.padEnd(15)}${value}`;
   const n = stats.needs_attention;
@@ -43,6 +57,7 @@ export function statsText(stats: DeliveryStats, colors: Colors): string {
     ]);
     lines.push('', table);
   }
+  if (stats.by_destination.length) lines.push('', destinationsTable(stats.by_destination));
   return lines.join('\n');
 }
 

@@ -90,9 +90,9 @@ describe('event detail', () => {
     );
     const lines = text.split('\n');
     const at = lines.indexOf('Deliveries (2)');
-    expect(lines[at + 1]).toMatch(/^  DESTINATION\s+STATUS\s+ATTEMPTS\s+REASON\s+LAST ERROR\s+WHEN\s+TARGET$/);
-    expect(lines[at + 2]).toMatch(/^  chat\s+failed \(ack\)\s+3\s+retries_exhausted\s+HTTP 503\s+http:\/\/chat\/in$/);
-    expect(lines[at + 3]).toMatch(/^  dest-2\s+delivered\s+1\s+delivered 1m ago\s+http:\/\/chat\/in$/);
+    expect(lines[at + 1]).toMatch(/^ {2}DESTINATION\s+STATUS\s+ATTEMPTS\s+REASON\s+LAST ERROR\s+WHEN\s+TARGET$/);
+    expect(lines[at + 2]).toMatch(/^ {2}chat\s+failed \(ack\)\s+3\s+retries_exhausted\s+HTTP 503\s+http:\/\/chat\/in$/);
+    expect(lines[at + 3]).toMatch(/^ {2}dest-2\s+delivered\s+1\s+delivered 1m ago\s+http:\/\/chat\/in$/);
     expect(lines[at + 4]).toBe('');
     expect(eventDetailText(event, plain, now)).not.toContain('Deliveries');
   });

@@ -138,4 +138,14 @@ describe('MCP event tools: destination deliveries', () => {
     });
     expect(typed).toMatchObject({ matched: 1, not_matched: 2 });
   });
+
+  it('get_stats reports each destination with its deliveries and a link to its failed ones', async () => {
+    const stats = await callOk<{ top_destinations: Record<string, unknown>[] }>(admin, 'get_stats', {
+      window: '24h',
+    });
+    const flakyRow = stats.top_destinations.find((d) => d.destination_id === flakyId);
+    expect(flakyRow).toMatchObject({ name: 'flaky', rule_id: ruleId, total: 3, delivered: 3, failed: 0 });
+    expect(flakyRow?.link).toMatch(new RegExp(`/app/events\\?delivery_status=failed&destination_id=${flakyId}$`));
+    expect(stats.top_destinations.find((d) => d.destination_id === fineId)).toMatchObject({ total: 3, delivered: 3 });
+  });
 });

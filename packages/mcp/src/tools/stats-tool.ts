@@ -6,6 +6,7 @@ import { isoTime } from './event-views';
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const MAX_WINDOW_MS = 90 * UNIT_MS.d;
 const TOP_SOURCES = 10;
+const TOP_DESTINATIONS = 10;
 // The dashboard's overview offers these windows; another window links to its default.
 const OVERVIEW_WINDOWS = new Set(['1h', '24h', '7d', '30d']);
 
@@ -39,7 +40,8 @@ export const getStats = defineTool({
     'How deliveries went for events created in a time window: counts by status, how many need attention ' +
     '(failed, not acknowledged), the success rate (delivered / (delivered + failed), 0..1) and the delivery ' +
     `latency percentiles p50/p95/p99 in milliseconds from ingest to success, plus the ${TOP_SOURCES} busiest ` +
-    'sources. Give window (e.g. "1h", "24h", "7d"; at most 90 days, ending now) or from/to (ISO 8601); the ' +
+    `sources and the ${TOP_DESTINATIONS} busiest destinations (a rule's further targets) with their deliveries. ` +
+    'Give window (e.g. "1h", "24h", "7d"; at most 90 days, ending now) or from/to (ISO 8601); the ' +
     'default is the last 24 hours. Use it for "how are deliveries going" before listing failed events.',
   operation: 'GET /stats',
   input: {
@@ -62,6 +64,22 @@ export const getStats = defineTool({
     success_rate: z.number().nullable().describe('0..1; null when nothing has finished.'),
     latency_ms: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() }),
     top_sources: z.array(z.object({ source: z.string(), ...counts, link: z.string() })),
+    top_destinations: z
+      .array(
+        z.object({
+          destination_id: z.string(),
+          name: z.string(),
+          rule_id: z.string(),
+          total: z.number().describe('Deliveries of events created in the window.'),
+          queued: z.number(),
+          delivered: z.number(),
+          failed: z.number(),
+          paused: z.number().describe('Waiting for the unhealthy destination to be resumed.'),
+          success_rate: z.number().nullable(),
+          link: z.string().describe("The failed deliveries' events in the dashboard."),
+        }),
+      )
+      .describe('Destination deliveries per destination; the event counts above are the primary target only.'),
     link: z.string().describe('The overview page of the dashboard.'),
   },
   annotations: { readOnlyHint: true, idempotentHint: true },
@@ -87,6 +105,10 @@ export const getStats = defineTool({
         paused: s.paused,
         ignored: s.ignored,
         link: link(`/events?source=${encodeURIComponent(s.source)}`),
+      })),
+      top_destinations: stats.by_destination.slice(0, TOP_DESTINATIONS).map((d) => ({
+        ...d,
+        link: link(`/events?delivery_status=failed&destination_id=${d.destination_id}`),
       })),
       link: link(overview),
     };

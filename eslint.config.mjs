@@ -84,6 +84,11 @@ export default tseslint.config(
       ],
     },
   },
+  // The transform sandbox runs untrusted code: it may lean on core, nothing of the server.
+  {
+    files: ['packages/transform/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['@relay/*', '!@relay/core'] }] },
+  },
   // The API's schemas are shared with clients and the MCP server: zod and core only, no HTTP or database.
   {
     files: ['packages/contracts/**'],

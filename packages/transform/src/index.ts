@@ -1,0 +1,10 @@
+// Transformations: a rule's or destination's JavaScript, run in a hard sandbox (docs/transformations.md).
+export { createTransformRunner } from './transform-runner';
+export type {
+  TransformContext,
+  TransformFailureCause,
+  TransformRequest,
+  TransformResult,
+  TransformRunner,
+  TransformRunnerOptions,
+} from './transform-types';

@@ -1,0 +1,194 @@
+// Runs transforms in a pool of sandbox threads (sandbox-thread.cjs): at most `concurrency` at once per process,
+// the others wait in order. Each limit is enforced from outside the interpreter: a call that outlives its time
+// has its thread terminate()d (and replaced), and a sandbox's WebAssembly memory cannot grow past `memoryMb`.
+// Why QuickJS in threads rather than isolated-vm: docs/transformations.md, "The sandbox".
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type {
+  TransformContext,
+  TransformRequest,
+  TransformResult,
+  TransformRunner,
+  TransformRunnerOptions,
+} from './transform-types';
+import { validateOutput } from './validate-output';
+
+// QuickJS's own deadline (the call's time) usually ends a runaway first, cleanly and with its logs; the thread is
+// terminated when that has not happened this much later.
+const HARD_STOP_GRACE_MS = 100;
+const MIB = 1024 * 1024;
+
+type Answer =
+  | { id: number; ok: true; output: string; logs: string; recycle?: boolean }
+  | {
+      id: number;
+      ok: false;
+      cause: 'timeout' | 'memory' | 'error';
+      message: string;
+      line?: number;
+      logs?: string;
+      recycle?: boolean;
+    };
+
+interface Slot {
+  worker: Worker;
+  ready: Promise<string | undefined>;
+  /** Settles the call in flight, when its thread dies under it. */
+  onExit?: (error: Error | undefined) => void;
+}
+
+// The thread entry is loaded by path. From the TypeScript sources (jest, tsx) it sits next to this file; from the
+// worker app's ESM bundle it is found through the package (the app must depend on @relay/transform).
+function defaultThreadFile(): string {
+  if (typeof __dirname === 'string') return path.join(__dirname, 'sandbox-thread.cjs');
+  return require.resolve('@relay/transform/src/sandbox-thread.cjs');
+}
+
+const failure = (
+  cause: Extract<TransformResult, { ok: false }>['error']['cause'],
+  message: string,
+  logs = '',
+  line?: number,
+): TransformResult => ({ ok: false, error: line === undefined ? { message, cause } : { message, line, cause }, logs });
+
+export function createTransformRunner(options: TransformRunnerOptions & { threadFile?: string } = {}): TransformRunner {
+  const timeoutMs = options.timeoutMs ?? 1000;
+  const memoryMb = options.memoryMb ?? 64;
+  const concurrency = Math.max(1, options.concurrency ?? 2);
+  const maxCodeBytes = options.maxCodeBytes ?? 256 * 1024;
+  const maxOutputBytes = options.maxOutputBytes ?? MIB;
+  const maxLogBytes = options.maxLogBytes ?? 4096;
+  const threadFile = options.threadFile ?? defaultThreadFile();
+  if (memoryMb < 8) throw new RangeError('memoryMb: at least 8');
+
+  const slots: Slot[] = [];
+  const idle: Slot[] = [];
+  const waiting: Array<(slot: Slot | undefined) => void> = [];
+  let nextId = 0;
+  let closed = false;
+
+  function spawn(slot: Partial<Slot> = {}): Slot {
+    const worker = new Worker(threadFile, {
+      workerData: { memoryMb, maxLogBytes, maxOutputBytes },
+      // The thread's own JavaScript holds the input and output text of one call, next to the WebAssembly memory.
+      resourceLimits: { maxOldGenerationSizeMb: 16 + Math.ceil((4 * maxOutputBytes) / MIB), stackSizeMb: 4 },
+      stdout: true,
+      stderr: true,
+    });
+    // Nothing the sandbox prints reaches the process's output (console goes to the call's logs; only QuickJS's own
+    // abort messages would land here).
+    worker.stdout.resume();
+    worker.stderr.resume();
+    worker.unref();
+    slot.worker = worker;
+    slot.ready = new Promise((resolve) => {
+      worker.once('message', (m: { ready: boolean; message?: string }) => resolve(m.ready ? undefined : m.message));
+      worker.once('error', (error: Error) => resolve(error.message));
+      worker.once('exit', () => resolve('the sandbox thread stopped'));
+    });
+    worker.on('error', () => {}); // reported through 'exit' to the call in flight
+    // Only while it is still the slot's thread: a replaced one exits after the slot has moved on to its next call.
+    worker.on('exit', () => {
+      if (slot.worker === worker) slot.onExit?.(new Error('the sandbox thread stopped'));
+    });
+    return slot as Slot;
+  }
+
+  async function acquire(): Promise<Slot | undefined> {
+    const free = idle.pop();
+    if (free) return free;
+    if (slots.length < concurrency) {
+      const slot = spawn();
+      slots.push(slot);
+      return slot;
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  }
+
+  function release(slot: Slot): void {
+    if (closed) return;
+    const next = waiting.shift();
+    if (next) next(slot);
+    else idle.push(slot);
+  }
+
+  // A thread that ran out of time or memory, or died, is replaced; the next call on the slot waits for the new one.
+  function replace(slot: Slot): void {
+    slot.onExit = undefined;
+    void slot.worker.terminate();
+    if (!closed) spawn(slot);
+  }
+
+  function callOn(slot: Slot, message: Record<string, unknown>): Promise<Answer | 'timeout' | Error> {
+    return new Promise((resolve) => {
+      const id = ++nextId;
+      const timer = setTimeout(() => done('timeout'), timeoutMs + HARD_STOP_GRACE_MS);
+      const onMessage = (answer: Answer) => {
+        if (answer.id === id) done(answer);
+      };
+      function done(outcome: Answer | 'timeout' | Error) {
+        clearTimeout(timer);
+        slot.worker.off('message', onMessage);
+        slot.onExit = undefined;
+        resolve(outcome);
+      }
+      slot.onExit = (error) => done(error ?? new Error('the sandbox thread stopped'));
+      slot.worker.on('message', onMessage);
+      slot.worker.postMessage({ ...message, id, timeoutMs });
+    });
+  }
+
+  async function run(code: string, request: TransformRequest, context: TransformContext): Promise<TransformResult> {
+    if (closed) return failure('error', 'the transform runner is closed');
+    if (Buffer.byteLength(code) > maxCodeBytes)
+      return failure('too_large', `the transform code is over ${maxCodeBytes} bytes`);
+    const input = JSON.stringify({
+      body: request.body,
+      headers: request.headers,
+      path: request.path,
+      query: request.query,
+    });
+    const slot = await acquire();
+    if (!slot) return failure('error', 'the transform runner is closed');
+    try {
+      const startError = await slot.ready;
+      if (closed) return failure('error', 'the transform runner is closed');
+      if (startError !== undefined) {
+        replace(slot);
+        return failure('error', `the sandbox did not start: ${startError}`);
+      }
+      const outcome = await callOn(slot, { code, input, context: JSON.stringify(context) });
+      if (outcome === 'timeout') {
+        replace(slot);
+        return failure('timeout', `the transform ran past its ${timeoutMs} ms time limit`);
+      }
+      if (outcome instanceof Error) {
+        replace(slot);
+        return failure(closed ? 'error' : 'memory', `the sandbox stopped: ${outcome.message}`);
+      }
+      if (outcome.recycle) replace(slot);
+      const logs = outcome.logs ?? '';
+      if (!outcome.ok) return failure(outcome.cause, outcome.message, logs, outcome.line);
+      const checked = validateOutput(outcome.output, maxOutputBytes);
+      return checked.ok ? { ok: true, request: checked.request, logs } : { ok: false, error: checked.error, logs };
+    } finally {
+      release(slot);
+    }
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    for (const resolve of waiting.splice(0)) resolve(undefined);
+    idle.length = 0;
+    await Promise.all(
+      slots.splice(0).map((slot) => {
+        const onExit = slot.onExit;
+        slot.onExit = undefined;
+        onExit?.(new Error('the transform runner was closed'));
+        return slot.worker.terminate();
+      }),
+    );
+  }
+
+  return { run, close };
+}

@@ -1,0 +1,66 @@
+// What a transform returned, checked before anything is sent: the body must fit the size a webhook may have,
+// headers are strings, the path a string, the query strings or lists of strings.
+import type { TransformRequest, TransformResult } from './transform-types';
+
+type Failure = Extract<TransformResult, { ok: false }>['error'];
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const invalid = (message: string): Failure => ({ cause: 'invalid_output', message });
+
+/** `output` is the sandbox's JSON text of `{ request }` (or of why it could not be produced). */
+export function validateOutput(
+  output: string,
+  maxOutputBytes: number,
+): { ok: true; request: TransformRequest } | { ok: false; error: Failure } {
+  const parsed = JSON.parse(output) as { request?: unknown; invalid?: string; tooLarge?: number };
+  if (typeof parsed.invalid === 'string') return { ok: false, error: invalid(parsed.invalid) };
+  if (parsed.tooLarge !== undefined)
+    return {
+      ok: false,
+      error: { cause: 'too_large', message: `the returned request is over ${maxOutputBytes} bytes` },
+    };
+  const request = parsed.request;
+  if (!isRecord(request)) return { ok: false, error: invalid('the handler must return the request object') };
+  if (request.body === undefined) return { ok: false, error: invalid('the returned request has no body') };
+  const bodyBytes = Buffer.byteLength(JSON.stringify(request.body));
+  if (bodyBytes > maxOutputBytes)
+    return {
+      ok: false,
+      error: { cause: 'too_large', message: `the returned body is ${bodyBytes} bytes, over ${maxOutputBytes}` },
+    };
+  const headers = request.headers ?? {};
+  if (!isRecord(headers)) return { ok: false, error: invalid('request.headers must be an object of strings') };
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name))
+      return { ok: false, error: invalid(`header name ${JSON.stringify(name)} is not valid`) };
+    if (typeof value !== 'string')
+      return {
+        ok: false,
+        error: invalid(`header ${name} must be a string, not ${value === null ? 'null' : typeof value}`),
+      };
+    if (!HEADER_VALUE.test(value)) return { ok: false, error: invalid(`header ${name} holds a control character`) };
+  }
+  const path = request.path ?? '';
+  if (typeof path !== 'string') return { ok: false, error: invalid('request.path must be a string') };
+  const query = request.query ?? {};
+  if (!isRecord(query)) return { ok: false, error: invalid('request.query must be an object') };
+  for (const [name, value] of Object.entries(query)) {
+    const ok = typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+    if (!ok) return { ok: false, error: invalid(`query ${name} must be a string or a list of strings`) };
+  }
+  return {
+    ok: true,
+    request: {
+      body: request.body,
+      headers: headers as Record<string, string>,
+      path,
+      query: query as Record<string, string | string[]>,
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type OrgId, type Principal } from '@relay/core';
-import type { bulkSelectionSchema, eventListQuery } from '@relay/contracts';
+import type { bulkRetrySchema, bulkSelectionSchema, eventListQuery } from '@relay/contracts';
 import type { EventSelection, Repositories } from '@relay/db';
 import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
@@ -22,6 +22,7 @@ export interface EventServiceDeps {
 }
 
 type BulkSelection = z.output<typeof bulkSelectionSchema>;
+type BulkRetry = z.output<typeof bulkRetrySchema>;
 const noSuchEvent = () => new AppError('not_found', 'No such event.');
 const fact = (action: string, id: string) => ({ action, resourceType: 'event', resourceId: id });
 
@@ -104,7 +105,8 @@ export function createEventService(deps: EventServiceDeps) {
       return { attempts: attempts.map(attemptView) };
     },
 
-    async retry(principal: Principal, id: string) {
+    async retry(principal: Principal, id: string, destinationId?: string) {
+      if (destinationId) throw new AppError('delivery_not_found'); // built next
       const result = await actions.retry(principal.orgId, id, auditEntry(principal, fact('event.retried', id)));
       if (result === 'not_found') throw noSuchEvent();
       // A paused event waits for its rule: retrying it alone would send it to the target the rule stopped.
@@ -121,7 +123,8 @@ export function createEventService(deps: EventServiceDeps) {
      * Acknowledges a failed event, or gives up on the retrying head of an ordered key (it fails, reason
      * `acknowledged`, and the key's next event is sent); answers the event as it is now.
      */
-    async acknowledge(principal: Principal, id: string) {
+    async acknowledge(principal: Principal, id: string, destinationId?: string) {
+      if (destinationId) throw new AppError('delivery_not_found'); // built next
       const audit = auditEntry(principal, fact('event.acknowledged', id));
       let result = await actions.acknowledge(principal.orgId, id, audit);
       if (result === 'not_found') throw noSuchEvent();
@@ -141,7 +144,8 @@ export function createEventService(deps: EventServiceDeps) {
       await notices.deleted(principal.orgId, [id]);
     },
 
-    async bulkRetry(principal: Principal, body: BulkSelection) {
+    async bulkRetry(principal: Principal, { destination_id: destinationId, ...body }: BulkRetry) {
+      if (destinationId) throw new AppError('delivery_not_found'); // built next
       const selection = selectionChecked(body);
       const audit = bulkAudit(principal, 'events.bulk_retried', selection);
       const result = await actions.bulkRetry(principal.orgId, selection, deps.bulkCap, audit);

@@ -2,9 +2,6 @@
 import type { AnswerOf, paths } from '@relay/client';
 
 export type Destination = AnswerOf<'/rules/{id}/destinations/{destinationId}', 'get'>;
-export type DestinationCreate = NonNullable<
-  paths['/rules/{id}/destinations']['post']['requestBody']
->['content']['application/json'];
 export type DestinationChange = NonNullable<
   paths['/rules/{id}/destinations/{destinationId}']['patch']['requestBody']
 >['content']['application/json'];

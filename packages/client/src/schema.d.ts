@@ -1068,7 +1068,7 @@ export interface paths {
     put?: never;
     /**
      * Try a routing filter on the rule's stored webhooks, changing nothing
-     * @description Evaluates `filter` on the rule's newest `events` stored webhooks (default 50, at most 1,000) or on the given `event_ids` (each must be one of the rule's events, else 404), and says which would have matched. Read only: nothing is saved, delivered or audited. The filter sees each webhook as the events API shows it: sensitive headers masked (so their values cannot be probed), the path, the query and the body as received (parsed as JSON, else text).
+     * @description Evaluates `filter` (or, with `destination_id` alone, that destination's saved filter; null matches all) on the rule's newest `events` stored webhooks (default 50, at most 1,000) or on the given `event_ids` (each must be one of the rule's events, else 404), and says which would have matched. Read only: nothing is saved, delivered or audited. The filter sees each webhook as the events API shows it: sensitive headers masked (so their values cannot be probed), the path, the query and the body as received (parsed as JSON, else text).
      */
     post: operations['postRulesIdDryRun'];
     delete?: never;
@@ -7235,14 +7235,12 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No such resource in the caller's organization (`not_found`). */
+      /** @description No such rule, event of the rule, or destination of the rule (`not_found`). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
+        content?: never;
       };
     };
   };

@@ -15,6 +15,7 @@ const event = (id: string, status = 'failed') => ({
   acknowledged_at: null,
   created_at: new Date(Date.now() - 60_000).toISOString(),
   delivered_at: null,
+  delivery_counts: { total: 0, queued: 0, delivered: 0, failed: 0, paused: 0 },
 });
 const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 const page = (events: unknown[], extra = {}) => ({
@@ -80,6 +81,44 @@ describe('events page', () => {
     await waitFor(() =>
       expect(
         api.calls.some((c) => c.url.pathname === '/events' && c.url.searchParams.get('needs_attention') === 'true'),
+      ).toBe(true),
+    );
+  });
+
+  it("shows each event's destination deliveries, and filters by delivery status and destination", async () => {
+    const DEST = '00000000-0000-4000-8000-0000000000c1';
+    const api = fakeApi({
+      ...common,
+      'GET /api/auth/me': { body: admin },
+      'GET /events': {
+        body: page([
+          { ...event(id(1)), delivery_counts: { total: 3, queued: 0, delivered: 2, failed: 1, paused: 0 } },
+          event(id(2), 'delivered'),
+        ]),
+      },
+    });
+    const { router } = renderApp(`/app/events?destination_id=${DEST}`);
+    const row1 = (await screen.findByRole('link', { name: 'src-1' })).closest('tr')!;
+    const row2 = screen.getByRole('link', { name: 'src-2' }).closest('tr')!;
+    expect(within(row1).getAllByRole('cell')[5]).toHaveTextContent(/^3 · 1 failed$/);
+    expect(within(row2).getAllByRole('cell')[5]).toHaveTextContent(/^$/);
+    expect(api.calls.find((c) => c.url.pathname === '/events')?.url.searchParams.get('destination_id')).toBe(DEST);
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('combobox', { name: 'A destination delivery' }));
+    // The options of this select, not the Status select's (which has a `failed` too).
+    const options = screen.getByRole('listbox', { name: 'A destination delivery', hidden: true });
+    await user.click(within(options).getByRole('option', { name: 'failed', hidden: true }));
+    await waitFor(() =>
+      expect(router.state.location.search).toMatchObject({ delivery_status: 'failed', destination_id: DEST }),
+    );
+    await waitFor(() =>
+      expect(
+        api.calls.some(
+          (c) =>
+            c.url.pathname === '/events' &&
+            c.url.searchParams.get('delivery_status') === 'failed' &&
+            c.url.searchParams.get('destination_id') === DEST,
+        ),
       ).toBe(true),
     );
   });

@@ -1,5 +1,5 @@
 import { queryOptions, useSuspenseQuery } from '@tanstack/react-query';
-import { dataOf } from '@relay/client';
+import { accessOf, dataOf, type MemberOperation } from '@relay/client';
 import { client } from './api-client';
 
 /**
@@ -30,13 +30,30 @@ export const isSignedIn = (me: Me) => me.mechanism !== 'none';
 export const isOperator = (me: Me) => me.kind === 'operator';
 /** Write controls are shown only to admins; the API refuses a viewer's writes anyway. */
 export const canWrite = (me: Me) => me.role === 'admin';
+/**
+ * Whether the principal may call an operation, by its row of the API's access map (the typed client's, never
+ * restated here): the role is enough and, when the row names a scope, the principal can use it. The API decides
+ * anyway; this only leaves out controls that would be refused.
+ */
+export function canCall(me: Me, operation: MemberOperation): boolean {
+  const access = accessOf(operation);
+  if (access === 'public') return true;
+  if (access.role === 'admin' && me.role !== 'admin') return false;
+  if (access.role === 'viewer' && !me.role) return false;
+  return access.scope === null || me.scopes.includes(access.scope);
+}
 /** Where a fresh sign-in lands: operators in the platform console, everyone else in their organization. */
 export const homeOf = (me: Me) => (isOperator(me) ? '/platform' : '/events');
 
 /** The signed-in principal; the authenticated layout route has already loaded it. */
 export function useSession() {
   const { data } = useSuspenseQuery(meQuery);
-  return { me: data, canWrite: canWrite(data), isOperator: isOperator(data) };
+  return {
+    me: data,
+    canWrite: canWrite(data),
+    isOperator: isOperator(data),
+    can: (operation: MemberOperation) => canCall(data, operation),
+  };
 }
 
 /** Where the router is mounted: its internal paths (`/events`) are `/app/events` in the address bar. */

@@ -8,7 +8,10 @@ import type { Attempt } from './event-types';
 
 const ok = (a: Attempt) => a.response_status !== null && a.response_status >= 200 && a.response_status < 300;
 
-/** Delivery and hook attempts, oldest first, and when the next retry is due. */
+/**
+ * The primary target's delivery attempts and the hook attempts, oldest first, and when the next retry is due. A
+ * destination's attempts show with its delivery (event-deliveries.tsx).
+ */
 interface Props {
   eventId: string;
   nextAttemptAt: string | null;
@@ -22,7 +25,7 @@ export function AttemptTimeline({ eventId, nextAttemptAt, status }: Props) {
     queryFn: async (): Promise<{ attempts: Attempt[] }> =>
       dataOf(client.GET('/events/{id}/attempts', { params: { path: { id: eventId } } })),
   });
-  const list = attempts.data?.attempts ?? [];
+  const list = (attempts.data?.attempts ?? []).filter((a) => a.destination_id === null);
   return (
     <div data-testid="attempts">
       <Text fw={600} mb="xs">

@@ -10,20 +10,23 @@ import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
 import { AttemptTimeline } from './attempt-timeline';
 import { EventActions } from './event-actions';
+import { EventDeliveries } from './event-deliveries';
 import { EventPayload } from './event-payload';
 import type { EventDetail } from './event-types';
 
 const route = getRouteApi('/authed/events/$id');
 const POLL_MS = 1_000;
 
-/** One event: status, payload, stored headers, the attempt timeline and the actions. */
+/** One event: status, payload, stored headers, the attempt timeline, its destination deliveries and the actions. */
 export function EventDetailPage() {
   const { id } = route.useParams();
   const event = useQuery({
     queryKey: ['events', id],
     queryFn: async (): Promise<EventDetail> => dataOf(client.GET('/events/{id}', { params: { path: { id } } })),
-    // While a delivery run is under way the page follows it; a settled event does not change by itself.
-    refetchInterval: (query) => (query.state.data?.status === 'queued' ? POLL_MS : false),
+    // While a delivery run is under way (the primary's or a destination's) the page follows it; a settled event
+    // does not change by itself.
+    refetchInterval: ({ state: { data } }) =>
+      data && (data.status === 'queued' || data.deliveries.some((d) => d.status === 'queued')) ? POLL_MS : false,
   });
   const e = event.data;
   return (
@@ -55,6 +58,7 @@ export function EventDetailPage() {
               <AttemptTimeline eventId={e.id} nextAttemptAt={e.next_attempt_at} status={e.status} />
             </Card>
           </SimpleGrid>
+          <EventDeliveries event={e} />
           <Card withBorder>
             <Text fw={600} mb="xs">
               Headers

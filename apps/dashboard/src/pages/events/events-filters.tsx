@@ -1,9 +1,9 @@
-import { Button, Group, Select, Switch, TextInput } from '@mantine/core';
+import { Button, Group, Pill, Select, Switch, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
-import { EVENT_STATUSES, type EventsSearch } from './events-search';
+import { DELIVERY_STATUSES, EVENT_STATUSES, type EventsSearch } from './events-search';
 
 const PER_PAGE_OPTIONS = ['25', '50', '100', '200'];
 
@@ -58,6 +58,21 @@ export function EventsFilters({ search, onChange }: Props) {
         value={search.source ?? null}
         onChange={(v) => onChange({ source: v ?? undefined })}
       />
+      <Select
+        label="A destination delivery"
+        placeholder="any"
+        clearable
+        w={170}
+        data={[...DELIVERY_STATUSES]}
+        value={search.delivery_status ?? null}
+        onChange={(v) => onChange({ delivery_status: (v as EventsSearch['delivery_status']) ?? undefined })}
+      />
+      {/* Set by a link from a rule's destinations; there is no list of every destination to pick from here. */}
+      {search.destination_id ? (
+        <Pill withRemoveButton onRemove={() => onChange({ destination_id: undefined })} mb={8}>
+          destination {search.destination_id.slice(0, 8)}
+        </Pill>
+      ) : null}
       <TextInput
         label="From"
         type="datetime-local"
@@ -94,6 +109,8 @@ export function EventsFilters({ search, onChange }: Props) {
             from: undefined,
             to: undefined,
             needs_attention: undefined,
+            delivery_status: undefined,
+            destination_id: undefined,
           })
         }
       >

@@ -1,5 +1,6 @@
 import { Checkbox, Table } from '@mantine/core';
 import { memo } from 'react';
+import { deliveryCountsText } from '../../components/delivery-counts';
 import { AnchorLink } from '../../components/links';
 import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
@@ -9,7 +10,7 @@ import classes from './events-table.module.css';
 interface Props {
   events: Pick<
     EventSummary,
-    'id' | 'source' | 'status' | 'created_at' | 'attempt_count' | 'failure_reason' | 'acknowledged'
+    'id' | 'source' | 'status' | 'created_at' | 'attempt_count' | 'failure_reason' | 'acknowledged' | 'delivery_counts'
   >[];
   /** Live statuses that arrived after the page was fetched. */
   statuses: Record<string, EventSummary['status']>;
@@ -42,6 +43,7 @@ export function EventsTable({ events, statuses, attempts, selectable, selected, 
           <Table.Th>Status</Table.Th>
           <Table.Th>Attempts</Table.Th>
           <Table.Th>Reason</Table.Th>
+          <Table.Th>Deliveries</Table.Th>
           <Table.Th>Received</Table.Th>
         </Table.Tr>
       </Table.Thead>
@@ -102,6 +104,9 @@ const EventRow = memo(
         <td>
           <span className={classes.reason}>{e.failure_reason ?? ''}</span>
         </td>
+        <td className={e.delivery_counts.failed > 0 ? classes.failed : undefined}>
+          {deliveryCountsText(e.delivery_counts)}
+        </td>
         <td>
           <RelativeTime iso={e.created_at} />
         </td>
@@ -114,5 +119,8 @@ const EventRow = memo(
     a.selectable === b.selectable &&
     a.selected === b.selected &&
     a.onToggle === b.onToggle &&
-    (['id', 'source', 'created_at', 'failure_reason', 'acknowledged'] as const).every((k) => a.event[k] === b.event[k]),
+    (['id', 'source', 'created_at', 'failure_reason', 'acknowledged'] as const).every(
+      (k) => a.event[k] === b.event[k],
+    ) &&
+    deliveryCountsText(a.event.delivery_counts) === deliveryCountsText(b.event.delivery_counts),
 );

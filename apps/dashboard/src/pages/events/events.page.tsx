@@ -14,6 +14,8 @@ import { EventsTable } from './events-table';
 import { useLiveEvents } from './use-live-events';
 
 const route = getRouteApi('/authed/events');
+// A row that arrived live: the feed says nothing of its deliveries yet (the fan-out follows), the next fetch does.
+const NO_DELIVERIES = { total: 0, queued: 0, delivered: 0, failed: 0, paused: 0 };
 
 /** The event history: filters in the URL, pages from the API's envelope, live rows on the first unfiltered page. */
 export function EventsPage() {
@@ -31,7 +33,13 @@ export function EventsPage() {
     const known = new Set(fetched.map((e) => e.id));
     const fresh = live.live
       .filter((e) => !known.has(e.id))
-      .map((e) => ({ ...e, attempt_count: 0, failure_reason: null, acknowledged: false }));
+      .map((e) => ({
+        ...e,
+        attempt_count: 0,
+        failure_reason: null,
+        acknowledged: false,
+        delivery_counts: NO_DELIVERIES,
+      }));
     const all = [...fresh, ...fetched].filter((e) => !live.deleted.has(e.id));
     return all.slice(0, Math.max(search.per_page, fresh.length));
   }, [events.data, live.live, live.deleted, search.per_page]);

@@ -9,6 +9,7 @@ const FIELD_OF_CODE: Record<string, string> = {
   wrong_password: 'current_password',
   reset_code_invalid: 'code',
   verification_secret_required: 'verification_secret',
+  destination_name_taken: 'name',
 };
 
 /** The message a failed request's problem document gives for one form field, shown under that field. */

@@ -49,3 +49,7 @@ export function switchFilterMode(draft: FilterDraft, mode: FilterMode): FilterDr
     return { filterMode: mode, filterText: parsed.filter.cel };
   return { filterMode: mode, filterText: draft.filterText };
 }
+
+/** A filter in one line: a CEL filter as its expression, any other as compact JSON. */
+export const filterSummary = (filter: RoutingFilter): string =>
+  isCel(filter) ? `CEL: ${filter.cel}` : JSON.stringify(filter);

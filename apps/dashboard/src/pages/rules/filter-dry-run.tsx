@@ -8,20 +8,30 @@ import type { RoutingFilter } from './filter-draft';
 /** How long typing pauses before the filter is tried: one request per pause, not per key. */
 const DRY_RUN_DELAY_MS = 400;
 
+interface Props {
+  ruleId: string;
+  /** A saved destination whose filter is being edited: the typed filter is tried for it. */
+  destinationId?: string | undefined;
+  filter: RoutingFilter;
+}
+
 /**
  * The filter being typed, tried on the rule's last 50 stored webhooks (POST /rules/{id}/dry-run), as "would have
  * matched 12 of the last 50". Read only; a refused filter says nothing here (its error shows on the field).
  */
-export function FilterDryRun({ ruleId, filter }: { ruleId: string; filter: RoutingFilter }) {
+export function FilterDryRun({ ruleId, destinationId, filter }: Props) {
   const text = JSON.stringify(filter);
   const [settled] = useDebouncedValue(text, DRY_RUN_DELAY_MS);
   const run = useQuery({
-    queryKey: ['rules', ruleId, 'dry-run', settled],
+    queryKey: ['rules', ruleId, 'dry-run', destinationId ?? null, settled],
     queryFn: async () =>
       dataOf(
         client.POST('/rules/{id}/dry-run', {
           params: { path: { id: ruleId } },
-          body: { filter: JSON.parse(settled) as RoutingFilter },
+          body: {
+            filter: JSON.parse(settled) as RoutingFilter,
+            ...(destinationId ? { destination_id: destinationId } : {}),
+          },
         }),
       ),
     enabled: settled === text,

@@ -2,9 +2,10 @@ import { ActionIcon, Button, Group, Stack, Text, TextInput } from '@mantine/core
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { fieldError, fieldErrorUnder } from './field-error';
 import type { SectionProps } from './rule-option-props';
+import type { TargetOptionsDraft } from './target-options-draft';
 
-/** Headers every delivery of the rule carries with fixed values, and inbound headers it never forwards. */
-export function OutboundHeadersSection({ draft, set, error }: SectionProps) {
+/** Headers every delivery to the target carries with fixed values, and inbound headers it never forwards. */
+export function OutboundHeadersSection({ draft, set, error }: SectionProps<TargetOptionsDraft>) {
   const rows = draft.setHeaders;
   const change = (i: number, patch: Partial<{ name: string; value: string }>) =>
     set({ setHeaders: rows.map((row, j) => (j === i ? { ...row, ...patch } : row)) });

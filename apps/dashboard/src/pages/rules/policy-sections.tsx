@@ -1,17 +1,20 @@
 import { Group, NativeSelect, NumberInput, SimpleGrid, Stack } from '@mantine/core';
 import { fieldError } from './field-error';
 import { choices, type SectionProps } from './rule-option-props';
-import type { SpanUnit } from './rule-options-draft';
+import type { SpanUnit, TargetOptionsDraft } from './target-options-draft';
 
 const UNITS = ['hours', 'days'] as const satisfies readonly SpanUnit[];
 
-/** How long a target may fail with no success before the rule turns unhealthy (its events then pause). */
-export function HealthSection({ draft, set, error }: SectionProps) {
+/**
+ * How long a target may fail with no success before it turns unhealthy: the rule's (its events then pause) or a
+ * destination's (its deliveries then pause).
+ */
+export function HealthSection({ draft, set, error }: SectionProps<TargetOptionsDraft>) {
   return (
     <Group align="flex-start" grow>
       <NumberInput
         label="Unhealthy after"
-        description="Failing with no success this long turns the rule unhealthy; empty: the default (5 days)"
+        description="Failing with no success this long turns the target unhealthy; empty: the default (5 days)"
         min={1}
         value={draft.unhealthyAfter}
         onChange={(value) => set({ unhealthyAfter: value })}
@@ -27,8 +30,8 @@ export function HealthSection({ draft, set, error }: SectionProps) {
   );
 }
 
-/** Attempts, backoff and timeout of this rule; an empty field keeps the install-wide setting. */
-export function DeliveryPolicySection({ draft, set, error }: SectionProps) {
+/** Attempts, backoff and timeout of this target; an empty field keeps the install-wide setting. */
+export function DeliveryPolicySection({ draft, set, error }: SectionProps<TargetOptionsDraft>) {
   return (
     <Stack gap="xs">
       <SimpleGrid cols={2}>

@@ -9,6 +9,7 @@ import { ConfirmCell } from '../../components/confirm-button';
 import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
 import { BlockedKeysCard } from './blocked-keys-card';
+import { DestinationsSection } from './destinations-section';
 import { HookForm } from './hook-form';
 import { RotateSecret } from './rotate-secret';
 import { RuleHealthCard } from './rule-health-card';
@@ -16,7 +17,7 @@ import { RotateVerificationSecret } from './rotate-verification-secret';
 import { RuleOptionsCard } from './rule-options-card';
 import type { Hook, Rule } from './rule-types';
 
-/** /app/rules/$id: one rule and the hooks that follow its deliveries. */
+/** /app/rules/$id: one rule, its destinations and the hooks that follow its deliveries. */
 export function RuleDetailPage() {
   const { id = '' } = useParams({ strict: false });
   const { canWrite } = useSession();
@@ -59,6 +60,7 @@ export function RuleDetailPage() {
       <RuleOptionsCard rule={r} />
       <BlockedKeysCard rule={r} />
       {canWrite && (r.verification || r.has_verification_secret) ? <RotateVerificationSecret rule={r} /> : null}
+      <DestinationsSection rule={r} />
       <Title order={3}>Hooks</Title>
       <ProblemAlert error={hooks.error ?? remove.error} />
       {hooks.data?.hooks.length === 0 ? (

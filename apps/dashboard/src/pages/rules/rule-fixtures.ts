@@ -1,3 +1,4 @@
+import type { Destination } from './destination-types';
 import type { Hook, Rule } from './rule-types';
 
 // Test data shared by the rules and rule-detail page tests.
@@ -33,6 +34,21 @@ export const hook: Hook = {
   trigger: 'provider_failed',
   active: true,
   description: null,
+  created_at: '2026-11-01T00:00:00Z',
+  updated_at: '2026-11-01T00:00:00Z',
+};
+export const destination: Destination = {
+  id: '0190a0a0-0000-7000-8000-000000000003',
+  rule_id: RULE_ID,
+  name: 'archive',
+  target_url: 'https://archive.example.com/in',
+  filter: null,
+  active: true,
+  description: null,
+  has_signing_secret: false,
+  outbound_headers: { forward: [], set: {}, remove: [] },
+  delivery_policy: null,
+  health: { status: 'healthy', reason: null, since: null, failing_since: null, unhealthy_after_seconds: null },
   created_at: '2026-11-01T00:00:00Z',
   updated_at: '2026-11-01T00:00:00Z',
 };

@@ -1,4 +1,5 @@
 import { Card, SimpleGrid, Text, Title } from '@mantine/core';
+import { filterSummary } from './filter-draft';
 import type { DeliveryPolicy, Rule } from './rule-types';
 
 // The rule options read-only on the rule page: "off" for each one not set, secrets only as set or not set.
@@ -37,12 +38,7 @@ function policyText(p: DeliveryPolicy | null): string {
 const orderingText = (o: Rule['ordering']) =>
   !o ? 'off' : o.header === undefined && o.json_pointer === undefined ? 'whole source, one at a time' : keyText(o);
 
-/** A CEL filter as its expression, any other as compact JSON. */
-function filterText(filter: Rule['filter']): string {
-  if (!filter) return 'none: every webhook goes';
-  const keys = Object.keys(filter);
-  return keys.length === 1 && typeof filter.cel === 'string' ? `CEL: ${filter.cel}` : JSON.stringify(filter);
-}
+const filterText = (filter: Rule['filter']): string => (filter ? filterSummary(filter) : 'none: every webhook goes');
 
 function Row({ label, children }: { label: string; children: string }) {
   return (

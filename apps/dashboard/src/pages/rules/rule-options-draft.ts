@@ -1,22 +1,15 @@
-import { filterDraftOf, parseFilterDraft, type FilterDraft, type RoutingFilter } from './filter-draft';
-import type {
-  DedupOption,
-  DeliveryPolicy,
-  OrderingOption,
-  OutboundHeaders,
-  Rule,
-  VerificationOption,
-} from './rule-types';
+import { canonical, given, targetDraftOf, targetOptionsChange, type Num } from './target-options-draft';
+import type { TargetOptionsChange, TargetOptionsDraft } from './target-options-draft';
+import type { DedupOption, OrderingOption, Rule, VerificationOption } from './rule-types';
 
 // The rule options as the form edits them (strings and numbers as the inputs hold them), and the JSON a create or
-// an update sends. An update sends only the options that differ from the stored rule; null turns one off.
+// an update sends. An update sends only the options that differ from the stored rule; null turns one off. The
+// options a destination has too (filter, health, policy, headers) are target-options-draft.ts's.
 
-type Num = number | string;
 export type KeyMode = 'off' | 'preset' | 'header' | 'json_pointer';
 export type OrderingMode = 'off' | 'source' | 'header' | 'json_pointer';
-export type SpanUnit = 'hours' | 'days';
 
-export interface OptionsDraft extends FilterDraft {
+export interface OptionsDraft extends TargetOptionsDraft {
   dedupMode: KeyMode;
   dedupPreset: NonNullable<DedupOption['preset']>;
   dedupHeader: string;
@@ -32,23 +25,18 @@ export interface OptionsDraft extends FilterDraft {
   /** Write-only: sent only when typed. */
   verificationSecret: string;
   removeVerificationSecret: boolean;
-  /** '' uses the install-wide threshold. */
-  unhealthyAfter: Num;
-  unhealthyUnit: SpanUnit;
   orderingMode: OrderingMode;
   orderingHeader: string;
   orderingPointer: string;
-  /** Each '' uses the install-wide setting; all '' turns the policy off. */
-  maxAttempts: Num;
-  backoffBaseSeconds: Num;
-  backoffCapSeconds: Num;
-  timeoutSeconds: Num;
-  setHeaders: { name: string; value: string }[];
-  /** Comma-separated header names. */
-  removeHeaders: string;
 }
 
-const SPAN: Record<SpanUnit, number> = { hours: 3_600, days: 86_400 };
+/** The rule's options a destination has too, as the view shows them. */
+export const targetOptionsOf = (rule: Rule) => ({
+  filter: rule.filter,
+  unhealthy_after_seconds: rule.health.unhealthy_after_seconds,
+  delivery_policy: rule.delivery_policy,
+  outbound_headers: rule.outbound_headers,
+});
 
 function keyMode(key: DedupOption | null): KeyMode {
   if (!key) return 'off';
@@ -65,10 +53,8 @@ export function draftOf(rule?: Rule): OptionsDraft {
   const dedup = rule?.dedup ?? null;
   const v = rule?.verification ?? null;
   const ordering = rule?.ordering ?? null;
-  const policy = rule?.delivery_policy ?? {};
-  const unhealthy = rule?.health.unhealthy_after_seconds ?? null;
-  const unit: SpanUnit = unhealthy !== null && unhealthy % SPAN.days === 0 ? 'days' : 'hours';
   return {
+    ...targetDraftOf(rule && targetOptionsOf(rule)),
     dedupMode: keyMode(dedup),
     dedupPreset: dedup?.preset ?? 'github',
     dedupHeader: dedup?.header ?? '',
@@ -82,22 +68,11 @@ export function draftOf(rule?: Rule): OptionsDraft {
     verifyToleranceSeconds: v?.tolerance_seconds ?? '',
     verificationSecret: '',
     removeVerificationSecret: false,
-    unhealthyAfter: unhealthy === null ? '' : unhealthy / SPAN[unit],
-    unhealthyUnit: unit,
     orderingMode: orderingMode(ordering),
     orderingHeader: ordering?.header ?? '',
     orderingPointer: ordering?.json_pointer ?? '',
-    maxAttempts: policy.max_attempts ?? '',
-    backoffBaseSeconds: policy.backoff_base_seconds ?? '',
-    backoffCapSeconds: policy.backoff_cap_seconds ?? '',
-    timeoutSeconds: policy.timeout_seconds ?? '',
-    setHeaders: Object.entries(rule?.outbound_headers.set ?? {}).map(([name, value]) => ({ name, value })),
-    removeHeaders: (rule?.outbound_headers.remove ?? []).join(', '),
-    ...filterDraftOf(rule?.filter),
   };
 }
-
-const given = (n: Num) => n !== '' && Number.isFinite(Number(n));
 
 function dedupOf(d: OptionsDraft): DedupOption | null {
   if (d.dedupMode === 'off') return null;
@@ -126,72 +101,24 @@ function orderingOf(d: OptionsDraft): OrderingOption | null {
   return {};
 }
 
-function policyOf(d: OptionsDraft): DeliveryPolicy | null {
-  const p: DeliveryPolicy = {};
-  if (given(d.maxAttempts)) p.max_attempts = Number(d.maxAttempts);
-  if (given(d.backoffBaseSeconds)) p.backoff_base_seconds = Number(d.backoffBaseSeconds);
-  if (given(d.backoffCapSeconds)) p.backoff_cap_seconds = Number(d.backoffCapSeconds);
-  if (given(d.timeoutSeconds)) p.timeout_seconds = Number(d.timeoutSeconds);
-  return Object.keys(p).length ? p : null;
-}
-
-function outboundOf(d: OptionsDraft, rule?: Rule): OutboundHeaders {
-  const set = Object.fromEntries(
-    d.setHeaders.filter((h) => h.name.trim()).map((h) => [h.name.trim().toLowerCase(), h.value]),
-  );
-  const remove = d.removeHeaders
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean);
-  // Forwarded headers are not edited here: the stored list is kept (the API replaces the object whole).
-  return { forward: rule?.outbound_headers.forward ?? [], set, remove };
-}
-
-/** JSON with sorted keys: stored JSON (jsonb) comes back in its own key order. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
-      : v,
-  );
-
-export interface OptionsChange {
+export interface OptionsChange extends TargetOptionsChange {
   dedup?: DedupOption | null;
   verification?: VerificationOption | null;
   verification_secret?: string | null;
-  unhealthy_after_seconds?: number | null;
   ordering?: OrderingOption | null;
-  delivery_policy?: DeliveryPolicy | null;
-  outbound_headers?: OutboundHeaders;
-  filter?: RoutingFilter | null;
 }
 
 /** What a create sends (options turned on) or an update sends (options that changed). */
 export function optionsChange(d: OptionsDraft, rule?: Rule): OptionsChange {
-  const unhealthy = given(d.unhealthyAfter) ? Math.round(Number(d.unhealthyAfter) * SPAN[d.unhealthyUnit]) : null;
-  const outbound = outboundOf(d, rule);
-  const next = {
-    dedup: dedupOf(d),
-    verification: verificationOf(d),
-    unhealthy_after_seconds: unhealthy,
-    ordering: orderingOf(d),
-    delivery_policy: policyOf(d),
-  };
+  const next = { dedup: dedupOf(d), verification: verificationOf(d), ordering: orderingOf(d) };
   const stored = {
     dedup: rule?.dedup ?? null,
     verification: rule?.verification ?? null,
-    unhealthy_after_seconds: rule?.health.unhealthy_after_seconds ?? null,
     ordering: rule?.ordering ?? null,
-    delivery_policy: rule?.delivery_policy ?? null,
   };
-  const change: OptionsChange = {};
+  const change: OptionsChange = targetOptionsChange(d, rule && targetOptionsOf(rule));
   for (const key of Object.keys(next) as (keyof typeof next)[])
     if (canonical(next[key]) !== canonical(stored[key])) Object.assign(change, { [key]: next[key] });
-  const storedOutbound = rule?.outbound_headers ?? { forward: [], set: {}, remove: [] };
-  if (canonical(outbound) !== canonical(storedOutbound)) change.outbound_headers = outbound;
-  // Text that is not a filter yet is not sent: the editor shows why, and the form waits for it.
-  const filter = parseFilterDraft(d);
-  if (filter.ok && canonical(filter.filter) !== canonical(rule?.filter ?? null)) change.filter = filter.filter;
   if (d.verificationSecret) change.verification_secret = d.verificationSecret;
   else if (rule && d.removeVerificationSecret) change.verification_secret = null;
   return change;

@@ -3,7 +3,7 @@ import { parsePortPolicy, standardWebhookKey, type TargetPolicy } from '@relay/c
 import { createDeliveryRepository, createDestinationRepository, createEventRepository, type Database } from '@relay/db';
 import type { DestinationJobRequest } from '@relay/queue';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
-import { createTargetResolver, createRuleRepository } from '@relay/db';
+import { createTargetResolver, createRuleRepository, SYSTEM_ACTOR } from '@relay/db';
 import { createDeliveryStore } from './delivery-store';
 import { createFanOut } from './destination-fan-out';
 import { createRuleFilterCheck } from './rule-filter';
@@ -176,6 +176,21 @@ describe('a destination delivery', () => {
     const destination = await db.prisma.destination.findUniqueOrThrow({ where: { id: kit.destination.id } });
     expect(destination).toMatchObject({ health: 'unhealthy', unhealthyReason: 'gone' });
     expect((await rowsOf(second.id)).map((r) => r.status)).toEqual(['paused']);
+    // The transition is audited with it, by the system actor, as a rule's is.
+    const entries = await db.prisma.auditEntry.findMany({ where: { resourceId: kit.destination.id } });
+    expect(entries).toEqual([
+      expect.objectContaining({
+        action: 'destination.unhealthy',
+        resourceType: 'destination',
+        actorUserId: SYSTEM_ACTOR.id,
+        metadata: expect.objectContaining({
+          rule_id: kit.rule.id,
+          reason: 'gone',
+          response_status: 410,
+          paused_deliveries: 1,
+        }),
+      }),
+    ]);
     const third = await newEvent(db, { source: 'shop', ruleId: kit.rule.id });
     await kit.fanOut(ORG, third);
     expect((await rowsOf(third.id)).map((r) => r.status)).toEqual(['paused']);

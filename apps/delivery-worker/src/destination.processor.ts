@@ -14,6 +14,7 @@ import type { DestinationJobData } from '@relay/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { FairGate } from './fair-gate';
+import { createDestinationHealth } from './destination-health';
 import { DEFAULT_FAULT_BOUND, relayErrorAttempt, type FaultBound } from './relay-faults';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
@@ -48,6 +49,18 @@ export type DestinationResult =
 // the failing span turns the destination unhealthy and its queued deliveries wait `paused` until a resume.
 export function createDestinationProcessor(deps: DestinationDeps) {
   const now = deps.now ?? Date.now;
+  const health = createDestinationHealth({ ...deps, now });
+
+  // 410 Gone turns the destination unhealthy first; false: another attempt turned it already. Health is
+  // bookkeeping: if the transition cannot be written, the delivery fails as a 410 does and the next 410 tries again.
+  async function gone(orgId: OrgId, destination: DestinationRecord, deliveryId: string): Promise<boolean> {
+    try {
+      return await health.turnUnhealthy(orgId, destination, 'gone', 410, deliveryId);
+    } catch (err) {
+      deps.logger.warn({ err, destinationId: destination.id }, 'destination health update failed');
+      return true;
+    }
+  }
 
   function signingOf(destination: DestinationRecord) {
     const secrets =
@@ -57,27 +70,6 @@ export function createDestinationProcessor(deps: DestinationDeps) {
           ? [deps.defaultSecret]
           : [];
     return { secrets, outbound: destination.outboundHeaders };
-  }
-
-  async function healthAfter(orgId: OrgId, destination: DestinationRecord, delivered: boolean, status: number | null) {
-    if (destination.health === 'unhealthy') return;
-    try {
-      if (delivered) {
-        if (destination.failingSince !== null) await deps.deliveries.clearFailing(orgId, destination.id);
-        return;
-      }
-      const at = now();
-      const since =
-        destination.failingSince ?? (await deps.deliveries.markFailing(orgId, destination.id, new Date(at)));
-      if (since === null) return;
-      const spanMs = (destination.unhealthyAfterSeconds ?? deps.unhealthyAfterSeconds) * 1000;
-      if (at - since.getTime() >= spanMs) {
-        const turned = await deps.deliveries.markUnhealthy(orgId, destination.id, 'failing', new Date(at), null);
-        if (turned) deps.logger.warn({ destinationId: destination.id, status }, 'destination turned unhealthy');
-      }
-    } catch (err) {
-      deps.logger.warn({ err, destinationId: destination.id }, 'destination health update failed');
-    }
   }
 
   async function attempt(orgId: OrgId, deliveryId: string): Promise<Step<DestinationResult>> {
@@ -136,7 +128,7 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     const status = newAttempt.responseStatus;
     if (decision.action === 'delivered') {
       await deps.deliveries.record(orgId, deliveryId, newAttempt, { status: 'delivered', at: newAttempt.finishedAt });
-      await healthAfter(orgId, destination, true, status);
+      await health.afterAttempt(orgId, destination, true, status);
       return stepOf(decision);
     }
     if (decision.action === 'retry') {
@@ -146,27 +138,25 @@ export function createDestinationProcessor(deps: DestinationDeps) {
         nextAttemptAt,
         error: decision.error,
       });
-      await healthAfter(orgId, destination, false, status);
+      await health.afterAttempt(orgId, destination, false, status);
       return stepOf(decision);
     }
     // 410 Gone: the destination turns unhealthy at once, its other queued deliveries wait; this one fails as a
     // 410 does. Met on a destination another attempt already turned, the delivery waits with the others.
     if (status === 410 && destination.health === 'healthy') {
-      const turned = await deps.deliveries.markUnhealthy(orgId, destination.id, 'gone', new Date(now()), deliveryId);
-      if (!turned) {
+      if (!(await gone(orgId, destination, deliveryId))) {
         const update = { status: 'queued' as const, nextAttemptAt: new Date(now()), error: decision.error };
         await deps.deliveries.record(orgId, deliveryId, newAttempt, update);
         const paused = await deps.deliveries.pause(orgId, deliveryId);
         return paused.paused ? { result: 'paused' } : { result: 'retry_scheduled', delayMs: 0 };
       }
-      deps.logger.warn({ destinationId: destination.id }, 'destination answered 410 and turned unhealthy');
     }
     await deps.deliveries.record(orgId, deliveryId, newAttempt, {
       status: 'failed',
       reason: decision.reason,
       error: decision.error,
     });
-    if (status !== 410) await healthAfter(orgId, destination, false, status);
+    await health.afterAttempt(orgId, destination, false, status);
     return stepOf(decision);
   }
 

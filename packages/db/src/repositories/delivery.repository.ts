@@ -1,8 +1,9 @@
 import { toStorableText, type FailureReason, type OrgId, type UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { withTransaction } from '../transaction';
+import { type AuditInput } from './audit.repository';
 import { toDestinationRecord, type DestinationRecord } from './destination.repository';
+import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
 import type { NewAttempt } from './event.repository';
 
 // Destination deliveries (routing, docs/routing.md "Destinations"): one row per event and destination,
@@ -97,25 +98,40 @@ WITH dest AS (
 )
 SELECT (SELECT health FROM dest) AS health, (SELECT count(*) FROM paused)::int AS paused`;
 
-const MARK_FAILING = `
-WITH set AS (
-  UPDATE destinations SET failing_since = ${at(3)}
-  WHERE organization_id = $1 AND id = $2 AND failing_since IS NULL RETURNING failing_since
-)
-SELECT coalesce((SELECT failing_since FROM set),
-  (SELECT failing_since FROM destinations WHERE organization_id = $1 AND id = $2)) AS failing_since`;
+/** A delivery whose status changed, as the live feed names it. */
+export interface DeliveryChange {
+  id: string;
+  eventId: string;
+  destinationId: string;
+  attemptCount: number;
+}
 
-const CLEAR_FAILING = `UPDATE destinations SET failing_since = NULL
-  WHERE organization_id = $1 AND id = $2 AND failing_since IS NOT NULL`;
+/** A destination that has just turned unhealthy, and the queued deliveries paused with it. */
+export interface DestinationTurned {
+  destination: { id: string; ruleId: string; name: string; targetUrl: string };
+  since: Date;
+  paused: DeliveryChange[];
+}
 
-const TURN_UNHEALTHY = `UPDATE destinations
-  SET health = 'unhealthy', unhealthy_reason = $3, unhealthy_since = ${at(4)}, updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND id = $2 AND health = 'healthy' RETURNING id`;
-
-// $3: the delivery whose attempt turned the destination (its own outcome is stored after), or null.
-const PAUSE_QUEUED = `UPDATE deliveries SET status = 'paused', updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND destination_id = $2 AND status = 'queued' AND ($3::uuid IS NULL OR id <> $3::uuid)
-  RETURNING id`;
+interface TurnedRow {
+  id: string;
+  provider_id: string;
+  name: string;
+  target_url: string;
+}
+interface PausedRow {
+  id: string;
+  event_id: string;
+  destination_id: string;
+  attempt_count: number;
+}
+const DESTINATION_TABLES: HealthTables = {
+  owner: 'destinations',
+  items: 'deliveries',
+  ownerColumn: 'destination_id',
+  ownerColumns: 'id, provider_id, name, target_url',
+  itemColumns: 'id, event_id, destination_id, attempt_count',
+};
 
 // Overdue or (after Redis lost its data) every queued delivery, paged by id, across organizations.
 const QUEUED_PAGE = (extra: string) => `
@@ -186,6 +202,7 @@ const refOf = (r: { id: string; organization_id: string; next_attempt_at: Date |
 });
 
 export function createDeliveryRepository(pool: pg.Pool) {
+  const transitions = createHealthTransitions<TurnedRow, PausedRow>(pool, DESTINATION_TABLES);
   return {
     /** Creates the event's deliveries to these destinations (idempotently); answers its queued deliveries. */
     async fanOut(orgId: OrgId, eventId: string, destinationIds: readonly string[]): Promise<QueuedDeliveryRef[]> {
@@ -276,32 +293,44 @@ export function createDeliveryRepository(pool: pg.Pool) {
       return { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
     },
 
-    async markFailing(orgId: OrgId, destinationId: string, when: Date): Promise<Date | null> {
-      const { rows } = await pool.query<{ failing_since: Date | null }>(MARK_FAILING, [orgId, destinationId, when]);
-      return rows[0]?.failing_since ?? null;
-    },
+    /** The start of the destination's current failing run (set to `when` if none ran); null: it is gone. */
+    markFailing: (orgId: OrgId, destinationId: string, when: Date): Promise<Date | null> =>
+      transitions.markFailing(orgId, destinationId, when),
 
-    async clearFailing(orgId: OrgId, destinationId: string): Promise<void> {
-      await pool.query(CLEAR_FAILING, [orgId, destinationId]);
-    },
+    clearFailing: (orgId: OrgId, destinationId: string): Promise<void> =>
+      transitions.clearFailing(orgId, destinationId),
 
     /**
-     * Turns a healthy destination unhealthy and pauses its queued deliveries (all but `causeId`), in one
-     * transaction; null: it was unhealthy already (or is gone).
+     * Turns a healthy destination unhealthy, pauses its queued deliveries (all but `causeId`) and writes the
+     * audit entry, in one transaction; null: it was unhealthy already (or is gone).
      */
-    markUnhealthy(
+    async markUnhealthy(
       orgId: OrgId,
       destinationId: string,
       reason: UnhealthyReason,
       when: Date,
+      audit: (turned: DestinationTurned) => AuditInput,
       causeId: string | null,
-    ): Promise<{ pausedIds: string[] } | null> {
-      return withTransaction(pool, async (client) => {
-        const turned = await client.query(TURN_UNHEALTHY, [orgId, destinationId, reason, when]);
-        if (turned.rowCount === 0) return null;
-        const { rows } = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, destinationId, causeId]);
-        return { pausedIds: rows.map((r) => r.id) };
+    ): Promise<DestinationTurned | null> {
+      const turnedOf = (t: Turned<TurnedRow, PausedRow>): DestinationTurned => ({
+        destination: { id: t.owner.id, ruleId: t.owner.provider_id, name: t.owner.name, targetUrl: t.owner.target_url },
+        since: t.since,
+        paused: t.paused.map((r) => ({
+          id: r.id,
+          eventId: r.event_id,
+          destinationId: r.destination_id,
+          attemptCount: r.attempt_count,
+        })),
       });
+      const turned = await transitions.markUnhealthy(
+        orgId,
+        destinationId,
+        reason,
+        when,
+        (t) => audit(turnedOf(t)),
+        causeId,
+      );
+      return turned && turnedOf(turned);
     },
 
     /** Queued deliveries due before `dueBefore` (their job may be lost), paged by id. */

@@ -66,7 +66,7 @@ export interface WorkerRuntime {
   notify: Notifier;
   /** One failure-digest run now (as the schedule would); `at` stands in for the clock. */
   digestNow(at?: Date): Promise<DigestTotals>;
-  /** Stops taking jobs, lets in-flight deliveries finish, closes every connection. */
+  /** Stops taking jobs, lets in-flight deliveries finish, closes every connection; a second call waits for the first. */
   close(): Promise<void>;
 }
 
@@ -293,6 +293,31 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   });
 
   let shuttingDown = false;
+  let closing: Promise<void> | undefined;
+  async function shutDown(): Promise<void> {
+    shuttingDown = true;
+    clearInterval(timer);
+    await Promise.all([worker.close(), hookWorker.close()]);
+    await store.drain();
+    await handoff.drain();
+    await sweeping;
+    await stopIndexer();
+    // Retention's run stops first, so the maintenance worker's close does not wait it out.
+    await retention.close();
+    await maintenance.close();
+    maintenanceRedis.disconnect();
+    await notifications.close();
+    await queue.close().catch(() => {});
+    await hookQueue.close().catch(() => {});
+    sender.close();
+    workerRedis.disconnect();
+    hookRedis.disconnect();
+    ruleChangeRedis.disconnect();
+    await ruleChangesHeard;
+    producerRedis.disconnect();
+    await db.close();
+  }
+
   return {
     health: {
       checks: { database: () => db.ping(), redis: async () => void (await workerRedis.ping()) },
@@ -304,28 +329,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     retentionNow: (at) => retention.runNow(at),
     notify: notifications.notify,
     digestNow: (at) => notifications.digestNow(at),
-    async close() {
-      shuttingDown = true;
-      clearInterval(timer);
-      await Promise.all([worker.close(), hookWorker.close()]);
-      await store.drain();
-      await handoff.drain();
-      await sweeping;
-      await stopIndexer();
-      // Retention's run stops first, so the maintenance worker's close does not wait it out.
-      await retention.close();
-      await maintenance.close();
-      maintenanceRedis.disconnect();
-      await notifications.close();
-      await queue.close().catch(() => {});
-      await hookQueue.close().catch(() => {});
-      sender.close();
-      workerRedis.disconnect();
-      hookRedis.disconnect();
-      ruleChangeRedis.disconnect();
-      await ruleChangesHeard;
-      producerRedis.disconnect();
-      await db.close();
-    },
+    // Safe to call again (a test's pipeline closes every worker it started): the second call waits for the first.
+    close: () => (closing ??= shutDown()),
   };
 }

@@ -168,6 +168,44 @@ describe('fan-out', () => {
   });
 });
 
+describe('destination health', () => {
+  it('a destination turning unhealthy sends the destination.unhealthy notice to the notification URL', async () => {
+    const notices = await startTargetServer();
+    try {
+      await pipeline.http
+        .put('/api/organization/notifications')
+        .set('authorization', admin)
+        .send({ url: `${notices.url}/notices` })
+        .expect(200);
+      const ruleId = await createRule('noticed');
+      const sick = await addDestination(ruleId, { name: 'archive', target_url: `${targets[0]!.url}/noticed` });
+      targets[0]!.replyWith(410);
+      await waitForDelivery(await ingest('noticed'), sick.id, 'failed');
+      const [notice] = await notices.waitForRequests(1, PATIENCE);
+      expect(notice!.headers['x-relay-notice-type']).toBe('destination.unhealthy');
+      expect(JSON.parse(notice!.body.toString())).toMatchObject({
+        type: 'destination.unhealthy',
+        data: {
+          destination: { id: sick.id, name: 'archive', rule_id: ruleId, target_url: `${targets[0]!.url}/noticed` },
+          reason: 'gone',
+          since: expect.any(String),
+        },
+      });
+      const entry = await prisma().auditEntry.findFirstOrThrow({
+        where: { action: 'destination.unhealthy', resourceId: sick.id },
+      });
+      expect(entry.metadata).toMatchObject({ rule_id: ruleId, reason: 'gone', response_status: 410 });
+    } finally {
+      await pipeline.http
+        .put('/api/organization/notifications')
+        .set('authorization', admin)
+        .send({ url: null })
+        .expect(200);
+      await notices.close();
+    }
+  });
+});
+
 describe('Redis queue keys emptied mid-fan-out', () => {
   it('loses no delivery and duplicates none: the sweeper gives the queued ones their jobs again', async () => {
     const ruleId = await createRule('wiped');

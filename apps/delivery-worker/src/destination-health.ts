@@ -1,11 +1,14 @@
 import type { OrgId, UnhealthyReason } from '@relay/core';
 import type { AuditInput, DeliveryRepository, DestinationRecord, DestinationTurned } from '@relay/db';
 import type { Logger } from 'pino';
+import type { Notifier } from './notifications/notifier';
 
 export interface DestinationHealthDeps {
   deliveries: Pick<DeliveryRepository, 'markFailing' | 'clearFailing' | 'markUnhealthy'>;
   /** RULE_UNHEALTHY_AFTER_SECONDS: a destination's failing span, unless it sets its own. */
   unhealthyAfterSeconds: number;
+  /** Tells the organization's notification URL (destination.unhealthy); absent: no notices. */
+  notify?: Notifier | undefined;
   logger: Logger;
   now: () => number;
 }
@@ -66,6 +69,20 @@ export function createDestinationHealth(deps: DestinationHealthDeps): Destinatio
       { orgId, destinationId: destination.id, reason, status, paused: turned.paused.length },
       'destination turned unhealthy',
     );
+    const data = {
+      destination: {
+        id: turned.destination.id,
+        name: turned.destination.name,
+        rule_id: turned.destination.ruleId,
+        target_url: turned.destination.targetUrl,
+      },
+      reason,
+      since: turned.since.toISOString(),
+    };
+    // After the commit: a notice that cannot be queued is logged, the state change stands.
+    await deps.notify?.(orgId, { type: 'destination.unhealthy', data }).catch((err: unknown) => {
+      deps.logger.warn({ err, orgId, destinationId: destination.id }, 'destination.unhealthy notice not queued');
+    });
     return true;
   }
 

@@ -12,6 +12,7 @@ import { createRulePolicies } from './rule-policy';
 import { createPrepare } from './stages/prepare.stage';
 import { createDestinationProcessor } from './destination.processor';
 import { useRuleTestDatabase } from './rule-test-database';
+import type { Notice } from './notifications/notifier';
 import { createSender } from './sender';
 import { newEvent, newRule, ORG, quiet, RETRY } from './stages/stage-test-kit';
 
@@ -29,8 +30,9 @@ beforeEach(() => {
   target.replyWith(200);
 });
 
-function setup() {
+function setup(options: { unhealthyAfterSeconds?: number } = {}) {
   const enqueued: DestinationJobRequest[] = [];
+  const notices: Notice[] = [];
   const deliveries = createDeliveryRepository(db.pool);
   const destinations = createDestinationRepository(db.prisma);
   const fanOut = createFanOut({
@@ -49,10 +51,11 @@ function setup() {
     retry: RETRY,
     defaultSecret: 'default-secret',
     keys: undefined,
-    unhealthyAfterSeconds: 3_600,
+    unhealthyAfterSeconds: options.unhealthyAfterSeconds ?? 3_600,
+    notify: async (_orgId, notice) => void notices.push(notice),
     logger: quiet,
   });
-  return { enqueued, deliveries, destinations, fanOut, processor, events };
+  return { enqueued, notices, deliveries, destinations, fanOut, processor, events };
 }
 
 const rowsOf = (eventId: string) =>
@@ -118,8 +121,10 @@ describe('destination fan-out', () => {
 });
 
 describe('a destination delivery', () => {
-  async function oneDelivery(options: { signingSecret?: string; deliveryPolicy?: object } = {}) {
-    const kit = setup();
+  async function oneDelivery(
+    options: { signingSecret?: string; deliveryPolicy?: object; unhealthyAfterSeconds?: number } = {},
+  ) {
+    const kit = setup(options);
     const rule = await newRule(db, { source: 'shop' });
     const created = await kit.destinations.create(ORG, rule.id, {
       targetUrl: `${target.url}/dest`,
@@ -195,5 +200,39 @@ describe('a destination delivery', () => {
     await kit.fanOut(ORG, third);
     expect((await rowsOf(third.id)).map((r) => r.status)).toEqual(['paused']);
     expect(target.requests).toHaveLength(1);
+    // After the commit, the organization's notification URL hears it: `destination.unhealthy`.
+    expect(kit.notices).toEqual([
+      {
+        type: 'destination.unhealthy',
+        data: {
+          destination: {
+            id: kit.destination.id,
+            name: kit.destination.name,
+            rule_id: kit.rule.id,
+            target_url: `${target.url}/dest`,
+          },
+          reason: 'gone',
+          since: destination.unhealthySince!.toISOString(),
+        },
+      },
+    ]);
+  });
+
+  it('failing for its span turns it unhealthy once: audited and noticed once, however many attempts fail', async () => {
+    // unhealthy_after_seconds 0: the first failure starts the run, the next one is past the span.
+    const kit = await oneDelivery({ deliveryPolicy: { max_attempts: 5 }, unhealthyAfterSeconds: 0 });
+    target.replyWith(503);
+    expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');
+    const destination = await db.prisma.destination.findUniqueOrThrow({ where: { id: kit.destination.id } });
+    expect(destination).toMatchObject({ health: 'unhealthy', unhealthyReason: 'failing' });
+    expect(kit.notices.map((n) => [n.type, n.data.reason])).toEqual([['destination.unhealthy', 'failing']]);
+    // Its own delivery (stored queued for its retry before the transition) waits paused with the others.
+    expect((await rowsOf(kit.event.id)).map((r) => r.status)).toEqual(['paused']);
+    expect(await kit.processor.attempt(ORG, kit.deliveryId)).toEqual({ result: 'skipped' });
+    expect(kit.notices).toHaveLength(1);
+    const actions = await db.prisma.auditEntry.findMany({ where: { resourceId: kit.destination.id } });
+    expect(actions.map((e) => [e.action, (e.metadata as { reason: string }).reason])).toEqual([
+      ['destination.unhealthy', 'failing'],
+    ]);
   });
 });

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { FairGate } from './fair-gate';
 import { createDestinationHealth } from './destination-health';
 import { DEFAULT_FAULT_BOUND, relayErrorAttempt, type FaultBound } from './relay-faults';
+import type { Notifier } from './notifications/notifier';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
 import { attemptFields, runJob, stepOf, type Step } from './stages/job-step';
@@ -32,6 +33,8 @@ export interface DestinationDeps {
   keys: SecretKeyring | undefined;
   /** RULE_UNHEALTHY_AFTER_SECONDS: a destination's failing span, unless it sets its own. */
   unhealthyAfterSeconds: number;
+  /** Tells the organization's notification URL (destination.unhealthy); absent: no notices. */
+  notify?: Notifier | undefined;
   fairGate?: FairGate | undefined;
   logger: Logger;
   faults?: FaultBound;

@@ -177,6 +177,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     defaultSecret: config.DEFAULT_SIGNING_SECRET,
     keys: config.SECRET_ENCRYPTION_KEYS,
     unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
+    notify: notifications.notify,
     fairGate: fairness.gate,
     logger,
     faults,

@@ -84,6 +84,15 @@ describe('fan-out', () => {
     // Each delivery is its own message: its own webhook-id, never the event's.
     const ids = [primary, ...targets].map((t) => requestsAt(t, 'fan')[0]!.headers['webhook-id']);
     expect(new Set(ids).size).toBe(4);
+    // The worker's metrics tell the destinations' outcomes from the primary's (`delivery` label).
+    const counted = async (delivery: string, outcome: string) =>
+      ((await pipeline.worker!.metrics.registry.getSingleMetric('relay_deliveries_total')?.get())?.values ?? [])
+        .filter((v) => v.labels.delivery === delivery && v.labels.outcome === outcome)
+        .reduce((sum, v) => sum + v.value, 0);
+    expect(await counted('destination', 'delivered')).toBe(2);
+    expect(await counted('destination', 'retry')).toBe(2);
+    expect(await counted('destination', 'failed')).toBe(1);
+    expect(await counted('primary', 'delivered')).toBe(1);
     // The event's detail shows each delivery beside its own status.
     const detail = (await pipeline.http.get(`/events/${eventId}`).set('authorization', admin).expect(200)).body;
     expect(detail.status).toBe('delivered');

@@ -33,6 +33,7 @@ beforeEach(() => {
 function setup(options: { unhealthyAfterSeconds?: number } = {}) {
   const enqueued: DestinationJobRequest[] = [];
   const notices: Notice[] = [];
+  const counted: string[] = [];
   const deliveries = createDeliveryRepository(db.pool);
   const destinations = createDestinationRepository(db.prisma);
   const fanOut = createFanOut({
@@ -53,9 +54,13 @@ function setup(options: { unhealthyAfterSeconds?: number } = {}) {
     keys: undefined,
     unhealthyAfterSeconds: options.unhealthyAfterSeconds ?? 3_600,
     notify: async (_orgId, notice) => void notices.push(notice),
+    metrics: {
+      delivery: (_org, outcome, statusClass, _ms, kind) => void counted.push(`${kind} ${outcome} ${statusClass}`),
+      deliveredAfter: (_ms, kind) => void counted.push(`${kind} delivered after`),
+    },
     logger: quiet,
   });
-  return { enqueued, notices, deliveries, destinations, fanOut, processor, events };
+  return { enqueued, notices, counted, deliveries, destinations, fanOut, processor, events };
 }
 
 const rowsOf = (eventId: string) =>
@@ -138,8 +143,10 @@ describe('a destination delivery', () => {
   }
 
   it('goes to its target with its own webhook-id, signed with DEFAULT_SIGNING_SECRET, never changing the event', async () => {
-    const { processor, deliveryId, event, destination } = await oneDelivery();
+    const { processor, deliveryId, event, destination, counted } = await oneDelivery();
     expect(await processor.attempt(ORG, deliveryId)).toEqual({ result: 'delivered' });
+    // Counted once committed, as a destination's: relay_deliveries_total{delivery="destination"} and its latency.
+    expect(counted).toEqual(['destination delivered 2xx', 'destination delivered after']);
     const [request] = target.requests;
     expect(request!.url).toBe('/dest');
     expect(request!.headers['webhook-id']).toBe(deliveryId);
@@ -158,12 +165,13 @@ describe('a destination delivery', () => {
   });
 
   it('retries alone under its own delivery policy, and fails when its attempts run out', async () => {
-    const { processor, deliveryId } = await oneDelivery({ deliveryPolicy: { max_attempts: 2 } });
+    const { processor, deliveryId, counted } = await oneDelivery({ deliveryPolicy: { max_attempts: 2 } });
     target.replyWith(503);
     const first = await processor.attempt(ORG, deliveryId);
     expect(first.result).toBe('retry_scheduled');
     await db.prisma.delivery.update({ where: { id: deliveryId }, data: { nextAttemptAt: new Date(0) } });
     expect(await processor.attempt(ORG, deliveryId)).toEqual({ result: 'failed' });
+    expect(counted).toEqual(['destination retry 5xx', 'destination failed 5xx']);
     expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
       status: 'failed',
       attemptCount: 2,

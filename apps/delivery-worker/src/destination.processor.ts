@@ -9,13 +9,21 @@ import {
   type SecretKeyring,
   type TargetPolicy,
 } from '@relay/core';
-import type { DeliveryRepository, DestinationRecord, NewAttempt, StoredEvent } from '@relay/db';
+import type {
+  DeliveryRecord,
+  DeliveryRepository,
+  DeliveryUpdate,
+  DestinationRecord,
+  NewAttempt,
+  StoredEvent,
+} from '@relay/db';
 import type { DestinationJobData } from '@relay/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { FairGate } from './fair-gate';
 import { createDestinationHealth } from './destination-health';
 import { DEFAULT_FAULT_BOUND, relayErrorAttempt, type FaultBound } from './relay-faults';
+import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from './metrics/worker-metrics';
 import type { Notifier } from './notifications/notifier';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
@@ -36,9 +44,19 @@ export interface DestinationDeps {
   /** Tells the organization's notification URL (destination.unhealthy); absent: no notices. */
   notify?: Notifier | undefined;
   fairGate?: FairGate | undefined;
+  /** Counts outcomes once they are committed, labelled `delivery="destination"`. */
+  metrics?: DeliveryMetrics | undefined;
   logger: Logger;
   faults?: FaultBound;
   now?: () => number;
+}
+
+/** An attempt made (or a relay fault given up on: no event, no outcome), to be stored. */
+interface Sent {
+  delivery: DeliveryRecord;
+  event: StoredEvent | null;
+  attempt: NewAttempt;
+  outcome: AttemptOutcome | null;
 }
 
 export type DestinationResult =
@@ -73,6 +91,18 @@ export function createDestinationProcessor(deps: DestinationDeps) {
           ? [deps.defaultSecret]
           : [];
     return { secrets, outbound: destination.outboundHeaders };
+  }
+
+  // Stores an attempt's outcome (only while the delivery is queued), then counts it: nothing is told before it
+  // is committed, and an outcome another worker stored first is not counted twice.
+  async function store(orgId: OrgId, sent: Sent, update: DeliveryUpdate, counted: DeliveryOutcome): Promise<boolean> {
+    const { delivery, event, attempt, outcome } = sent;
+    if (!(await deps.deliveries.record(orgId, delivery.id, attempt, update))) return false;
+    deps.metrics?.delivery(orgId, counted, statusClassOf(outcome), outcome ? attempt.durationMs : null, 'destination');
+    // A re-run (a retry or a resume) would measure the operator's wait, not the relay's.
+    if (update.status === 'delivered' && event && delivery.runStartAttempt === 0)
+      deps.metrics?.deliveredAfter(attempt.finishedAt.getTime() - event.createdAt.getTime(), 'destination');
+    return true;
   }
 
   async function attempt(orgId: OrgId, deliveryId: string): Promise<Step<DestinationResult>> {
@@ -129,36 +159,29 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     }
     const decision = decide(outcome, newAttempt.attemptNumber, retry, Math.random, now());
     const status = newAttempt.responseStatus;
+    const sent = { delivery, event, attempt: newAttempt, outcome };
     if (decision.action === 'delivered') {
-      await deps.deliveries.record(orgId, deliveryId, newAttempt, { status: 'delivered', at: newAttempt.finishedAt });
+      await store(orgId, sent, { status: 'delivered', at: newAttempt.finishedAt }, 'delivered');
       await health.afterAttempt(orgId, destination, true, status);
       return stepOf(decision);
     }
     if (decision.action === 'retry') {
       const nextAttemptAt = new Date(now() + decision.delayMs);
-      await deps.deliveries.record(orgId, deliveryId, newAttempt, {
-        status: 'queued',
-        nextAttemptAt,
-        error: decision.error,
-      });
+      await store(orgId, sent, { status: 'queued', nextAttemptAt, error: decision.error }, 'retry');
       await health.afterAttempt(orgId, destination, false, status);
       return stepOf(decision);
     }
     // 410 Gone: the destination turns unhealthy at once, its other queued deliveries wait; this one fails as a
-    // 410 does. Met on a destination another attempt already turned, the delivery waits with the others.
+    // 410 does. Met on a destination another attempt already turned, the delivery waits with the others
+    // (counted as a retry: not final).
     if (status === 410 && destination.health === 'healthy') {
       if (!(await gone(orgId, destination, deliveryId))) {
-        const update = { status: 'queued' as const, nextAttemptAt: new Date(now()), error: decision.error };
-        await deps.deliveries.record(orgId, deliveryId, newAttempt, update);
+        await store(orgId, sent, { status: 'queued', nextAttemptAt: new Date(now()), error: decision.error }, 'retry');
         const paused = await deps.deliveries.pause(orgId, deliveryId);
         return paused.paused ? { result: 'paused' } : { result: 'retry_scheduled', delayMs: 0 };
       }
     }
-    await deps.deliveries.record(orgId, deliveryId, newAttempt, {
-      status: 'failed',
-      reason: decision.reason,
-      error: decision.error,
-    });
+    await store(orgId, sent, { status: 'failed', reason: decision.reason, error: decision.error }, 'failed');
     await health.afterAttempt(orgId, destination, false, status);
     return stepOf(decision);
   }
@@ -173,11 +196,8 @@ export function createDestinationProcessor(deps: DestinationDeps) {
       targetUrl: loaded.destination.targetUrl,
       ...fault,
     };
-    await deps.deliveries.record(orgId, deliveryId, failed, {
-      status: 'failed',
-      reason: 'relay_error',
-      error: fault.error,
-    });
+    const update = { status: 'failed' as const, reason: 'relay_error' as const, error: fault.error };
+    await store(orgId, { delivery: loaded.delivery, event: null, attempt: failed, outcome: null }, update, 'failed');
     return 'failed';
   }
 

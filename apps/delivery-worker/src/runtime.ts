@@ -179,6 +179,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
     notify: notifications.notify,
     fairGate: fairness.gate,
+    metrics: metrics.delivery,
     logger,
     faults,
   });

@@ -22,6 +22,8 @@ export interface DeliveryRecord {
   destinationId: string;
   status: DeliveryStatus;
   attemptCount: number;
+  /** attempt_count when its current run began (a retry or a resume starts a new one): the retry policy counts from it. */
+  runStartAttempt: number;
   nextAttemptAt: Date | null;
   failureReason: string | null;
   lastError: string | null;
@@ -63,7 +65,8 @@ UNION ALL
 SELECT id, next_attempt_at FROM deliveries WHERE organization_id = $1 AND event_id = $2 AND status = 'queued'`;
 
 const LOAD = `
-SELECT v.id AS v_id, v.event_id, v.status::text AS v_status, v.attempt_count, v.next_attempt_at AS v_next,
+SELECT v.id AS v_id, v.event_id, v.status::text AS v_status, v.attempt_count, v.run_start_attempt,
+  v.next_attempt_at AS v_next,
   v.failure_reason AS v_reason, v.last_error AS v_error, v.delivered_at AS v_delivered, d.*
 FROM deliveries v JOIN destinations d ON d.id = v.destination_id
 WHERE v.organization_id = $1 AND v.id = $2`;
@@ -164,6 +167,7 @@ interface LoadRow {
   event_id: string;
   v_status: DeliveryStatus;
   attempt_count: number;
+  run_start_attempt: number;
   v_next: Date | null;
   v_reason: string | null;
   v_error: string | null;
@@ -253,6 +257,7 @@ export function createDeliveryRepository(pool: pg.Pool) {
         destinationId: destination.id,
         status: row.v_status,
         attemptCount: row.attempt_count,
+        runStartAttempt: row.run_start_attempt,
         nextAttemptAt: row.v_next,
         failureReason: row.v_reason,
         lastError: row.v_error,

@@ -1,13 +1,16 @@
 import { compileFilter, createCachedLoader, matches, type CompiledFilter, type OrgId } from '@relay/core';
 import type { DeliveryRepository, DestinationRecord, DestinationRepository, StoredEvent } from '@relay/db';
-import type { DestinationJobRequest } from '@relay/queue';
+import type { DestinationJobRequest, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
+import { deliveryMessage } from './feed-messages';
 import { filterSubjectOf } from './rule-filter';
 
 export interface FanOutDeps {
   destinations: Pick<DestinationRepository, 'active'>;
   deliveries: Pick<DeliveryRepository, 'fanOut'>;
   enqueue: (requests: DestinationJobRequest[]) => Promise<void>;
+  /** The live feed: hears of each delivery made (best effort, after the commit). */
+  feed?: FeedPublisher | undefined;
   /** How long a rule's active destinations are remembered (RULE_CACHE_MS): a change applies within it. */
   cacheMs: number;
   logger: Logger;
@@ -58,12 +61,17 @@ export function createFanOut(deps: FanOutDeps): FanOut {
       return filter !== null && matches(filter, (subject ??= filterSubjectOf(event)));
     });
     if (matched.length === 0) return;
-    const queued = await deps.deliveries.fanOut(
+    const { queued, added } = await deps.deliveries.fanOut(
       orgId,
       event.id,
       matched.map((d) => d.id),
     );
     const at = (deps.now ?? Date.now)();
+    if (deps.feed && added.length > 0)
+      await deps.feed.publish(
+        orgId,
+        added.map((d) => deliveryMessage(d, d.status, at)),
+      );
     try {
       await deps.enqueue(
         queued.map((q) => ({

@@ -1,6 +1,8 @@
 import type { OrgId, UnhealthyReason } from '@relay/core';
 import type { AuditInput, DeliveryRepository, DestinationRecord, DestinationTurned } from '@relay/db';
+import type { FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
+import { deliveryMessage } from './feed-messages';
 import type { Notifier } from './notifications/notifier';
 
 export interface DestinationHealthDeps {
@@ -9,6 +11,8 @@ export interface DestinationHealthDeps {
   unhealthyAfterSeconds: number;
   /** Tells the organization's notification URL (destination.unhealthy); absent: no notices. */
   notify?: Notifier | undefined;
+  /** The live feed: hears of the deliveries a transition paused. */
+  feed?: FeedPublisher | undefined;
   logger: Logger;
   now: () => number;
 }
@@ -69,6 +73,11 @@ export function createDestinationHealth(deps: DestinationHealthDeps): Destinatio
       { orgId, destinationId: destination.id, reason, status, paused: turned.paused.length },
       'destination turned unhealthy',
     );
+    if (deps.feed && turned.paused.length > 0)
+      await deps.feed.publish(
+        orgId,
+        turned.paused.map((d) => deliveryMessage(d, 'paused', deps.now())),
+      );
     const data = {
       destination: {
         id: turned.destination.id,

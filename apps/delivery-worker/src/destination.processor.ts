@@ -1,5 +1,6 @@
 import {
   decide,
+  type DeliveryStatus,
   openSecret,
   policyFor,
   targetOrigin,
@@ -17,11 +18,12 @@ import type {
   NewAttempt,
   StoredEvent,
 } from '@relay/db';
-import type { DestinationJobData } from '@relay/queue';
+import type { DestinationJobData, FeedPublisher } from '@relay/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { FairGate } from './fair-gate';
 import { createDestinationHealth } from './destination-health';
+import { deliveryMessage } from './feed-messages';
 import { DEFAULT_FAULT_BOUND, relayErrorAttempt, type FaultBound } from './relay-faults';
 import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from './metrics/worker-metrics';
 import type { Notifier } from './notifications/notifier';
@@ -44,6 +46,8 @@ export interface DestinationDeps {
   /** Tells the organization's notification URL (destination.unhealthy); absent: no notices. */
   notify?: Notifier | undefined;
   fairGate?: FairGate | undefined;
+  /** The live feed: hears of each change of a delivery's status or attempt count, once committed. */
+  feed?: FeedPublisher | undefined;
   /** Counts outcomes once they are committed, labelled `delivery="destination"`. */
   metrics?: DeliveryMetrics | undefined;
   logger: Logger;
@@ -93,11 +97,22 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     return { secrets, outbound: destination.outboundHeaders };
   }
 
-  // Stores an attempt's outcome (only while the delivery is queued), then counts it: nothing is told before it
-  // is committed, and an outcome another worker stored first is not counted twice.
+  const tell = (orgId: OrgId, delivery: DeliveryRecord, status: DeliveryStatus, attemptCount: number) =>
+    deps.feed?.publish(orgId, [deliveryMessage({ ...delivery, attemptCount }, status, now())]);
+
+  // Pauses a queued delivery of an unhealthy destination (the statement checks its committed health), and says so.
+  async function pause(orgId: OrgId, delivery: DeliveryRecord, attemptCount: number) {
+    const paused = await deps.deliveries.pause(orgId, delivery.id);
+    if (paused.paused) await tell(orgId, delivery, 'paused', attemptCount);
+    return paused;
+  }
+
+  // Stores an attempt's outcome (only while the delivery is queued), then counts it and tells the feed: nothing is
+  // told before it is committed, and an outcome another worker stored first is not told twice.
   async function store(orgId: OrgId, sent: Sent, update: DeliveryUpdate, counted: DeliveryOutcome): Promise<boolean> {
     const { delivery, event, attempt, outcome } = sent;
     if (!(await deps.deliveries.record(orgId, delivery.id, attempt, update))) return false;
+    await tell(orgId, delivery, update.status, delivery.attemptCount + 1);
     deps.metrics?.delivery(orgId, counted, statusClassOf(outcome), outcome ? attempt.durationMs : null, 'destination');
     // A re-run (a retry or a resume) would measure the operator's wait, not the relay's.
     if (update.status === 'delivered' && event && delivery.runStartAttempt === 0)
@@ -112,7 +127,7 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     const early = (delivery.nextAttemptAt?.getTime() ?? 0) - now();
     if (early > 1_000) return { result: 'rescheduled', delayMs: early };
     if (destination.health === 'unhealthy') {
-      const paused = await deps.deliveries.pause(orgId, deliveryId);
+      const paused = await pause(orgId, delivery, delivery.attemptCount);
       if (paused.paused || paused.health !== 'healthy') return { result: paused.paused ? 'paused' : 'skipped' };
     }
     const event = await deps.loadEvent(orgId, delivery.eventId);
@@ -177,7 +192,7 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     if (status === 410 && destination.health === 'healthy') {
       if (!(await gone(orgId, destination, deliveryId))) {
         await store(orgId, sent, { status: 'queued', nextAttemptAt: new Date(now()), error: decision.error }, 'retry');
-        const paused = await deps.deliveries.pause(orgId, deliveryId);
+        const paused = await pause(orgId, delivery, delivery.attemptCount + 1);
         return paused.paused ? { result: 'paused' } : { result: 'retry_scheduled', delayMs: 0 };
       }
     }

@@ -135,6 +135,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     destinations: createDestinationRepository(db.prisma),
     deliveries,
     enqueue: (requests) => queue.enqueueDestinations(requests),
+    feed,
     cacheMs: config.RULE_CACHE_MS,
     logger,
   });
@@ -178,6 +179,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     keys: config.SECRET_ENCRYPTION_KEYS,
     unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
     notify: notifications.notify,
+    feed,
     fairGate: fairness.gate,
     metrics: metrics.delivery,
     logger,

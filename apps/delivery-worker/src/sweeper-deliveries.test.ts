@@ -28,7 +28,9 @@ it('re-enqueues queued destination deliveries whose jobs Redis lost', async () =
     if (!created.ok) throw new Error('not created');
     const event = await newEvent(db, { source: 'shop', ruleId: rule.id });
     const deliveries = createDeliveryRepository(db.pool);
-    const [queued] = await deliveries.fanOut(ORG, event.id, [created.destination.id]);
+    const {
+      queued: [queued],
+    } = await deliveries.fanOut(ORG, event.id, [created.destination.id]);
     const sweeper = createSweeper({
       sweep: createEventSweepRepository(db.prisma),
       deliveries,

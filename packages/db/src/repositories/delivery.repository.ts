@@ -1,4 +1,4 @@
-import { toStorableText, type FailureReason, type OrgId, type UnhealthyReason } from '@relay/core';
+import { toStorableText, type DeliveryStatus, type FailureReason, type OrgId, type UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { type AuditInput } from './audit.repository';
@@ -13,7 +13,7 @@ import type { NewAttempt } from './event.repository';
 const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 
-export type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'paused';
+export type { DeliveryStatus };
 
 export interface DeliveryRecord {
   id: string;
@@ -45,8 +45,10 @@ export type DeliveryUpdate =
 // One statement: the deliveries of an event's matched destinations, idempotent on (event_id, destination_id)
 // so a fan-out run again (a worker killed after the commit, before the enqueue) adds nothing. The destinations
 // are read FOR SHARE, so a resume either commits first (the delivery is queued) or waits for this statement
-// (and then releases the delivery it paused). Answers every queued delivery of the event, old and new: the
-// caller enqueues them all (a job id is the delivery id, so an existing job is not duplicated).
+// (and then releases the delivery it paused). Answers every queued delivery of the event, old and new (the
+// caller enqueues them all: a job id is the delivery id, so an existing job is not duplicated), and the ones this
+// statement added (`added`, queued or paused: the live feed hears of them). The second SELECT reads the snapshot
+// from before the INSERT, so no delivery is answered twice.
 const FAN_OUT = `
 WITH dest AS (
   SELECT d.id, d.health::text AS health FROM destinations d
@@ -58,11 +60,12 @@ WITH dest AS (
     ${UTC_NOW}, ${UTC_NOW}, ${UTC_NOW}
   FROM unnest($3::uuid[], $4::uuid[]) AS n(destination_id, id) JOIN dest ON dest.id = n.destination_id
   ON CONFLICT (event_id, destination_id) DO NOTHING
-  RETURNING id, status, next_attempt_at
+  RETURNING id, destination_id, status, next_attempt_at
 )
-SELECT id, next_attempt_at FROM added WHERE status = 'queued'
+SELECT id, destination_id, status::text AS status, next_attempt_at, true AS added FROM added
 UNION ALL
-SELECT id, next_attempt_at FROM deliveries WHERE organization_id = $1 AND event_id = $2 AND status = 'queued'`;
+SELECT id, destination_id, status::text, next_attempt_at, false FROM deliveries
+WHERE organization_id = $1 AND event_id = $2 AND status = 'queued'`;
 
 const LOAD = `
 SELECT v.id AS v_id, v.event_id, v.status::text AS v_status, v.attempt_count, v.run_start_attempt,
@@ -208,16 +211,31 @@ const refOf = (r: { id: string; organization_id: string; next_attempt_at: Date |
 export function createDeliveryRepository(pool: pg.Pool) {
   const transitions = createHealthTransitions<TurnedRow, PausedRow>(pool, DESTINATION_TABLES);
   return {
-    /** Creates the event's deliveries to these destinations (idempotently); answers its queued deliveries. */
-    async fanOut(orgId: OrgId, eventId: string, destinationIds: readonly string[]): Promise<QueuedDeliveryRef[]> {
+    /**
+     * Creates the event's deliveries to these destinations (idempotently); answers its queued deliveries (to
+     * enqueue) and those this call added (queued, or paused for an unhealthy destination).
+     */
+    async fanOut(
+      orgId: OrgId,
+      eventId: string,
+      destinationIds: readonly string[],
+    ): Promise<{ queued: QueuedDeliveryRef[]; added: (DeliveryChange & { status: 'queued' | 'paused' })[] }> {
       const ids = destinationIds.map(() => uuidv7());
-      const { rows } = await pool.query<{ id: string; next_attempt_at: Date | null }>(FAN_OUT, [
-        orgId,
-        eventId,
-        destinationIds,
-        ids,
-      ]);
-      return rows.map((r) => ({ id: r.id, organizationId: orgId, nextAttemptAt: r.next_attempt_at }));
+      const { rows } = await pool.query<{
+        id: string;
+        destination_id: string;
+        status: 'queued' | 'paused';
+        next_attempt_at: Date | null;
+        added: boolean;
+      }>(FAN_OUT, [orgId, eventId, destinationIds, ids]);
+      return {
+        queued: rows
+          .filter((r) => r.status === 'queued')
+          .map((r) => ({ id: r.id, organizationId: orgId, nextAttemptAt: r.next_attempt_at })),
+        added: rows
+          .filter((r) => r.added)
+          .map((r) => ({ id: r.id, eventId, destinationId: r.destination_id, status: r.status, attemptCount: 0 })),
+      };
     },
 
     /** The event's destination deliveries, oldest first (none: the rule has no destination that took it). */

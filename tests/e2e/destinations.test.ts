@@ -107,6 +107,8 @@ describe('fan-out', () => {
           attempt_count: 3,
           failure_reason: 'retries_exhausted',
           last_error: expect.stringContaining('503'),
+          acknowledged: false,
+          next_attempt_at: null,
           delivered_at: null,
         },
         expect.objectContaining({ destination_id: ok1.id, status: 'delivered', delivered_at: expect.any(String) }),

@@ -119,7 +119,7 @@ describe('Idempotency-Key', () => {
     const refused = await post(`/events/${sent.body.id}/retry`, {}, 'retry-1').expect(409);
     expect(refused.body.code).toBe('event_not_retryable');
     await pipeline.store.prisma.event.update({ where: { id: sent.body.id }, data: { status: 'failed' } });
-    // The operation reads no body: sending none is the same request.
+    // No body is the same request as `{}` (both act on the primary target).
     const replayed = await pipeline.http
       .post(`/events/${sent.body.id}/retry`)
       .set('authorization', admin)

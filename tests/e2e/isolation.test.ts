@@ -78,19 +78,35 @@ async function seedOrganization(orgId: OrgId, name: string) {
 async function snapshotOf(orgId: OrgId) {
   const prisma = pipeline.store.prisma;
   const where = { organizationId: orgId };
-  const [org, users, events, attempts, rules, hooks, apiKeys, tokens, domains, audit] = await Promise.all([
-    prisma.organization.findUnique({ where: { id: orgId } }),
-    prisma.user.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.event.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.deliveryAttempt.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.rule.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.hook.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.apiKey.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.personalToken.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.customDomain.findMany({ where, orderBy: { id: 'asc' } }),
-    prisma.auditEntry.findMany({ where, orderBy: { id: 'asc' } }),
-  ]);
-  const rows = { org, users, events, attempts, rules, hooks, apiKeys, tokens, domains, audit };
+  const [org, users, events, attempts, rules, hooks, apiKeys, tokens, domains, audit, destinations, deliveries] =
+    await Promise.all([
+      prisma.organization.findUnique({ where: { id: orgId } }),
+      prisma.user.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.event.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.deliveryAttempt.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.rule.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.hook.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.apiKey.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.personalToken.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.customDomain.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.auditEntry.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.destination.findMany({ where, orderBy: { id: 'asc' } }),
+      prisma.delivery.findMany({ where, orderBy: { id: 'asc' } }),
+    ]);
+  const rows = {
+    org,
+    users,
+    events,
+    attempts,
+    rules,
+    hooks,
+    apiKeys,
+    tokens,
+    domains,
+    audit,
+    destinations,
+    deliveries,
+  };
   // Counters (providers.duplicate_count, signature_failure_count) are bigints, which JSON cannot hold.
   return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 }
@@ -149,7 +165,21 @@ beforeAll(async () => {
     await pipeline.waitForStatus(sent.body.id, 'delivered');
     seeded.event = sent.body.id;
   }
+  // B's event has a failed delivery to one of B's destinations (routing): A can neither see nor act on it.
+  const destination = await pipeline.store.prisma.destination.create({
+    data: {
+      organizationId: orgB,
+      ruleId: bb.rule.id,
+      name: 'bravo-destination',
+      targetUrl: `${target.url}/bravo-destination`,
+      updatedAt: new Date(),
+    },
+  });
+  await pipeline.store.prisma.delivery.create({
+    data: { organizationId: orgB, eventId: bb.event, destinationId: destination.id, status: 'failed', attemptCount: 1 },
+  });
   Object.assign(b, {
+    destination: destination.id,
     event: bb.event,
     rule: bb.rule.id,
     hook: bb.hook.id,
@@ -265,6 +295,34 @@ describe('tenant isolation', () => {
       .expect(200);
     expect(res.body).toEqual({ affected: 0, ids: [], truncated: false });
     expect(await pipeline.eventById(b.event!)).not.toBeNull();
+  });
+
+  it("refuses B's deliveries to A: no retry, ack, bulk retry, list filter or dry run reaches them", async () => {
+    const [, headers] = callers[3]!;
+    const before = await snapshotOf(orgB);
+    const prisma = pipeline.store.prisma;
+    const ownEvent = (await prisma.event.findFirstOrThrow({ where: { organizationId: orgA } })).id;
+    const ownRule = (await prisma.rule.findFirstOrThrow({ where: { organizationId: orgA } })).id;
+    const theirs = { destination_id: b.destination };
+    for (const action of ['retry', 'ack']) {
+      const res = await pipeline.http.post(`/events/${b.event}/${action}`).set(headers).send(theirs).expect(404);
+      expect(res.body.code).toBe('not_found');
+      // A's own event and B's destination: A's event has no delivery there.
+      const own = await pipeline.http.post(`/events/${ownEvent}/${action}`).set(headers).send(theirs).expect(404);
+      expect(own.body.code).toBe('delivery_not_found');
+    }
+    const bulk = await pipeline.http
+      .post('/events/bulk/retry')
+      .set(headers)
+      .send({ ids: [b.event, ownEvent], ...theirs })
+      .expect(200);
+    expect(bulk.body).toEqual({ affected: 0, ids: [], truncated: false });
+    const listed = await pipeline.http.get(`/events?destination_id=${b.destination}`).set(headers).expect(200);
+    expect(listed.body.total).toBe(0);
+    const failed = await pipeline.http.get('/events?delivery_status=failed').set(headers).expect(200);
+    expect(JSON.stringify(failed.body)).not.toContain(b.event);
+    await pipeline.http.post(`/rules/${ownRule}/dry-run`).set(headers).send(theirs).expect(404);
+    expect(await snapshotOf(orgB)).toEqual(before);
   });
 
   it("refuses A's rule path with B's hook id", async () => {

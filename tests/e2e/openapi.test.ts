@@ -84,6 +84,16 @@ describe('OpenAPI document and docs UI', () => {
     expect(op.requestBody.content['application/json'].schema.properties.scopes.items.enum).toContain('events:read');
   });
 
+  it('documents a body that may be left out as optional (retry and ack act on the primary without one)', async () => {
+    const document = (await pipeline.http.get('/openapi.json').expect(200)).body;
+    for (const path of ['/events/{id}/retry', '/events/{id}/ack']) {
+      const body = document.paths[path].post.requestBody;
+      expect(body.required).toBe(false);
+      expect(body.content['application/json'].schema.properties.destination_id.format).toBe('uuid');
+    }
+    expect(document.paths['/events/bulk/retry'].post.requestBody.required).toBe(true);
+  });
+
   it('serves Swagger UI from node_modules, pointed at /openapi.json, with no CDN', async () => {
     await pipeline.http.get('/docs').expect(301).expect('location', '/docs/');
     const page = await pipeline.http

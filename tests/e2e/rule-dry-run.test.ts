@@ -104,6 +104,41 @@ describe('rule dry run', () => {
     await dryRun({ events: 5 }).expect(400);
   });
 
+  it("tries a destination's saved filter, or the typed one for it; another rule's destination is a 404", async () => {
+    const addDestination = async (rule: string, body: object) =>
+      (
+        await pipeline.http
+          .post(`/rules/${rule}/destinations`)
+          .set('authorization', admin)
+          .send({ target_url: 'https://example.com/d', ...body })
+          .expect(201)
+      ).body.id as string;
+    const prod = await addDestination(ruleId, { filter: { headers: { 'x-env': 'prod' } } });
+    const all = await addDestination(ruleId, {});
+    // Its saved filter: the six prod webhooks.
+    expect((await dryRun({ destination_id: prod }).expect(200)).body).toMatchObject({ matched: 6, not_matched: 6 });
+    // No filter saved: every webhook would go.
+    expect((await dryRun({ destination_id: all, events: 5 }).expect(200)).body).toMatchObject({
+      matched: 5,
+      not_matched: 0,
+    });
+    // Typed beside it (the editor's case): the typed filter decides.
+    const typed = await dryRun({ destination_id: prod, filter: { query: { n: '1' } } }).expect(200);
+    expect(typed.body).toMatchObject({ matched: 1, not_matched: 11 });
+    const otherRule = (
+      await pipeline.http
+        .post('/rules')
+        .set('authorization', admin)
+        .send({ source: 'dry-other', target_url: 'https://example.com/o' })
+        .expect(201)
+    ).body.id as string;
+    const foreign = await addDestination(otherRule, {});
+    expect((await dryRun({ destination_id: foreign }).expect(404)).body.code).toBe('not_found');
+    await dryRun({ destination_id: foreign, filter: { body: {} } }).expect(404);
+    await dryRun({ destination_id: randomUUID() }).expect(404);
+    await dryRun({ destination_id: 'not-a-uuid' }).expect(400);
+  });
+
   it("answers 404 for another organization's rule and an unknown one", async () => {
     const orgB = await createOrganization(pipeline, 'dry-b');
     const adminB = (await userCredential(pipeline, 'admin', orgB)).authorization;

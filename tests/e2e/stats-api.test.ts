@@ -1,5 +1,7 @@
 import type { OrgId } from '@relay/core';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+
+type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'paused';
 import { randomUUID } from 'node:crypto';
 import { apiKeyCredential, createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
@@ -9,6 +11,8 @@ const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 describe('GET /stats', () => {
   let pipeline: Pipeline;
   let viewer: string;
+  let crm: { id: string; ruleId: string };
+  let archive: { id: string; ruleId: string };
   const seed = (
     orgId: OrgId,
     source: string,
@@ -35,15 +39,43 @@ describe('GET /stats', () => {
     viewer = (await userCredential(pipeline, 'viewer')).authorization;
     const other = await createOrganization(pipeline, 'stats-other');
     const org = DEFAULT_ORGANIZATION_ID;
-    await seed(org, 'a', 'delivered', at(10), { latencyMs: 100 });
-    await seed(org, 'a', 'delivered', at(70), { latencyMs: 200 });
-    await seed(org, 'a', 'failed', at(80));
+    const e10 = await seed(org, 'a', 'delivered', at(10), { latencyMs: 100 });
+    const e70 = await seed(org, 'a', 'delivered', at(70), { latencyMs: 200 });
+    const e80 = await seed(org, 'a', 'failed', at(80));
     await seed(org, 'a', 'failed', at(125), { acknowledged: true });
     await seed(org, 'b', 'queued', at(150));
-    await seed(org, 'a', 'delivered', at(-1), { latencyMs: 9000 }); // before the window
+    const early = await seed(org, 'a', 'delivered', at(-1), { latencyMs: 9000 }); // before the window
     await seed(org, 'a', 'delivered', at(180), { latencyMs: 9000 }); // the end is exclusive
-    await seed(other, 'a', 'delivered', at(20), { latencyMs: 5000 }); // another organization
+    const foreign = await seed(other, 'a', 'delivered', at(20), { latencyMs: 5000 }); // another organization
     await seed(org, 'recent', 'delivered', new Date(Date.now() - 3600_000), { latencyMs: 50 });
+
+    // Destination deliveries (routing): counted per destination, for the window's events only.
+    const destination = async (orgId: OrgId, name: string) => {
+      const rule = await pipeline.store.prisma.rule.create({
+        data: { organizationId: orgId, name: `r-${name}`, source: `s-${name}`, targetUrl: 'https://example.com/' },
+      });
+      const row = await pipeline.store.prisma.destination.create({
+        data: {
+          organizationId: orgId,
+          ruleId: rule.id,
+          name,
+          targetUrl: 'https://example.com/d',
+          updatedAt: new Date(),
+        },
+      });
+      return { id: row.id, ruleId: rule.id };
+    };
+    const deliver = (orgId: OrgId, eventId: string, destinationId: string, status: DeliveryStatus) =>
+      pipeline.store.prisma.delivery.create({ data: { organizationId: orgId, eventId, destinationId, status } });
+    crm = await destination(org, 'crm');
+    archive = await destination(org, 'archive');
+    const theirs = await destination(other, 'theirs');
+    await deliver(org, e10.id, crm.id, 'delivered');
+    await deliver(org, e70.id, crm.id, 'failed');
+    await deliver(org, e80.id, crm.id, 'paused');
+    await deliver(org, e10.id, archive.id, 'delivered');
+    await deliver(org, early.id, archive.id, 'failed'); // its event is before the window
+    await deliver(other, foreign.id, theirs.id, 'delivered');
   });
   afterAll(() => pipeline.close());
 
@@ -66,6 +98,30 @@ describe('GET /stats', () => {
       by_source: [
         { source: 'a', total: 4, queued: 0, delivered: 2, failed: 2, paused: 0, ignored: 0 },
         { source: 'b', total: 1, queued: 1, delivered: 0, failed: 0, paused: 0, ignored: 0 },
+      ],
+      by_destination: [
+        {
+          destination_id: crm.id,
+          name: 'crm',
+          rule_id: crm.ruleId,
+          total: 3,
+          queued: 0,
+          delivered: 1,
+          failed: 1,
+          paused: 1,
+          success_rate: 0.5,
+        },
+        {
+          destination_id: archive.id,
+          name: 'archive',
+          rule_id: archive.ruleId,
+          total: 1,
+          queued: 0,
+          delivered: 1,
+          failed: 0,
+          paused: 0,
+          success_rate: 1,
+        },
       ],
       series: [
         { start: '2026-01-01T00:00:00.000Z', total: 1, queued: 0, delivered: 1, failed: 0, paused: 0, ignored: 0 },
@@ -103,6 +159,7 @@ describe('GET /stats', () => {
       success_rate: null,
       latency_ms: { p50: null, p95: null, p99: null },
       by_source: [],
+      by_destination: [],
     });
     expect(empty.body.series).toHaveLength(90);
   });

@@ -803,7 +803,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retry failed or delivered events by ids or filter */
+    /**
+     * Retry failed or delivered events by ids or filter
+     * @description With `destination_id`: that destination's failed or delivered deliveries of the selected events start a new run (events without one, and queued or paused deliveries, are skipped); the primary target is untouched.
+     */
     post: operations['postEventsBulkRetry'];
     delete?: never;
     options?: never;
@@ -892,7 +895,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start a new delivery run of a failed or delivered event */
+    /**
+     * Start a new delivery run of a failed or delivered event, or of one destination delivery
+     * @description Without a body (or with `{}`): the primary target, as the spec defines. With `destination_id`: that destination's delivery of the event alone starts a new run (a fresh attempt budget); the primary target and the other deliveries are untouched.
+     */
     post: operations['postEventsIdRetry'];
     delete?: never;
     options?: never;
@@ -911,7 +917,7 @@ export interface paths {
     put?: never;
     /**
      * Acknowledge a failed event, or give up on the retrying head of an ordered key
-     * @description A failed event leaves the "needs attention" view. The head of an ordered key that has failed and still retries ends `failed` (reason `acknowledged`) and its key moves on (docs/rules.md, "Ordered delivery").
+     * @description A failed event leaves the "needs attention" view. The head of an ordered key that has failed and still retries ends `failed` (reason `acknowledged`) and its key moves on (docs/rules.md, "Ordered delivery"). With `destination_id`: that destination's failed delivery is acknowledged instead; the event is untouched.
      */
     post: operations['postEventsIdAck'];
     delete?: never;
@@ -4844,6 +4850,11 @@ export interface operations {
         'application/json':
           | {
               ids: string[];
+              /**
+               * Format: uuid
+               * @description Act on this destination's delivery of the event alone; omitted: on the primary target only.
+               */
+              destination_id?: string;
             }
           | {
               filter: {
@@ -4883,11 +4894,16 @@ export interface operations {
                * @constant
                */
               all?: true;
+              /**
+               * Format: uuid
+               * @description Act on this destination's delivery of the event alone; omitted: on the primary target only.
+               */
+              destination_id?: string;
             };
       };
     };
     responses: {
-      /** @description Retried (queued events are skipped). */
+      /** @description Retried (queued events, or queued and paused deliveries, are skipped). */
       200: {
         headers: {
           /** @description Present (`true`) on a replay. */
@@ -5403,7 +5419,17 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description Act on this destination's delivery of the event alone; omitted: on the primary target only.
+           */
+          destination_id?: string;
+        };
+      };
+    };
     responses: {
       /** @description Queued again. */
       202: {
@@ -5456,16 +5482,14 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No such resource in the caller's organization (`not_found`). */
+      /** @description No such event (`not_found`), or the event has no delivery to that destination (`delivery_not_found`). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
+        content?: never;
       };
-      /** @description The event is still queued (`event_not_retryable`), or paused until its rule is resumed (`event_paused`). A request with the same Idempotency-Key is still running (`idempotency_in_progress`). */
+      /** @description The event (or delivery) is still queued (`event_not_retryable`), or paused until its rule is resumed (`event_paused`) or its destination is (`delivery_paused`). A request with the same Idempotency-Key is still running (`idempotency_in_progress`). */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5492,7 +5516,17 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description Act on this destination's delivery of the event alone; omitted: on the primary target only.
+           */
+          destination_id?: string;
+        };
+      };
+    };
     responses: {
       /** @description Acknowledged. */
       200: {
@@ -5553,16 +5587,14 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No such resource in the caller's organization (`not_found`). */
+      /** @description No such event (`not_found`), or the event has no delivery to that destination (`delivery_not_found`). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
+        content?: never;
       };
-      /** @description Neither failed nor a retrying ordered head (`event_not_failed`). */
+      /** @description Neither failed nor a retrying ordered head (`event_not_failed`); with `destination_id`, the delivery is not failed (`delivery_not_failed`). */
       409: {
         headers: {
           [name: string]: unknown;

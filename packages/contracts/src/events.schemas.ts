@@ -30,7 +30,7 @@ const filterFields = {
     .optional()
     .describe(
       'Events with at least one destination delivery in this status (`failed`: a failed delivery; docs/routing.md). ' +
-        'With `destination_id`: that destination\'s delivery.',
+        "With `destination_id`: that destination's delivery.",
     ),
   destination_id: z.uuid().optional().describe('Events with a delivery to this destination.'),
 };
@@ -44,18 +44,14 @@ const deliveryTarget = {
 export const eventActionSchema = z.object(deliveryTarget).strict();
 export const eventFilterSchema = z.object(filterFields).strict();
 export const eventListQuery = pageQuery.extend(filterFields);
+const selectAll = z
+  .literal(true)
+  .optional()
+  .describe('Required when `filter` is empty: says that every event of the organization is meant.');
 export const bulkSelectionSchema = z
   .union([
     z.object({ ids: z.array(z.uuid()).min(1).max(BULK_CAP) }).strict(),
-    z
-      .object({
-        filter: eventFilterSchema,
-        all: z
-          .literal(true)
-          .optional()
-          .describe('Required when `filter` is empty: says that every event of the organization is meant.'),
-      })
-      .strict(),
+    z.object({ filter: eventFilterSchema, all: selectAll }).strict(),
   ])
   .describe(
     `Either explicit ids (at most ${BULK_CAP}) or the list filters (the oldest ${BULK_CAP} matches per call); ` +
@@ -66,11 +62,12 @@ export const bulkSelectionSchema = z
 export const bulkRetrySchema = z
   .union([
     z.object({ ids: z.array(z.uuid()).min(1).max(BULK_CAP), ...deliveryTarget }).strict(),
-    z.object({ filter: eventFilterSchema, all: z.literal(true).optional(), ...deliveryTarget }).strict(),
+    z.object({ filter: eventFilterSchema, all: selectAll, ...deliveryTarget }).strict(),
   ])
   .describe(
-    'A selection as for bulk delete; with `destination_id`, retries that destination\'s failed deliveries of the ' +
-      'selected events (events without one are skipped), else the primary target as before.',
+    "A selection as for bulk delete; with `destination_id`, retries that destination's failed or delivered " +
+      'deliveries of the selected events (events without one, and its queued or paused ones, are skipped), else ' +
+      'the primary target as before.',
   );
 
 export const deliveryCountsSchema = z
@@ -174,5 +171,5 @@ export const attemptListSchema = z.object({ attempts: z.array(attemptSchema) });
 export const retryQueuedSchema = z.object({
   id: z.uuid().describe("The event's id."),
   status: z.literal('queued'),
-  destination_id: z.uuid().optional().describe('Present when one destination\'s delivery was queued again.'),
+  destination_id: z.uuid().optional().describe("Present when one destination's delivery was queued again."),
 });

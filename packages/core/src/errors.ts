@@ -35,6 +35,11 @@ export const ERROR_CODES = {
   event_not_failed: 'Only a failed event, or the retrying head of an ordered key, can be acknowledged.',
   event_paused:
     'The event is paused because its rule is unhealthy: resume the rule (POST /rules/{id}/resume) to queue it again.',
+  delivery_not_found: 'The event has no delivery to that destination (a destination of its rule that took it).',
+  delivery_not_failed: 'Only a failed delivery can be acknowledged.',
+  delivery_paused:
+    'The delivery is paused because its destination is unhealthy: resume the destination ' +
+    '(POST /rules/{id}/destinations/{destinationId}/resume) to queue it again.',
   bulk_all_required: 'An empty filter selects every event: send "all": true beside it to mean that.',
   active_provider_exists: 'Another active rule already serves this source; deactivate it first.',
   provider_inactive: 'That rule is not active.',

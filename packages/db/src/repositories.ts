@@ -5,6 +5,7 @@ import { createAttemptRepository } from './repositories/attempt.repository';
 import { createAuditRepository } from './repositories/audit.repository';
 import { createCredentialRepository } from './repositories/credential.repository';
 import { createDomainRepository } from './repositories/domain.repository';
+import { createDeliveryActionRepository } from './repositories/delivery-action.repository';
 import { createDeliveryRepository } from './repositories/delivery.repository';
 import { createDestinationRepository } from './repositories/destination.repository';
 import { createEventActionRepository } from './repositories/event-action.repository';
@@ -71,6 +72,8 @@ export function createRepositories(db: Database, options: RepositoryOptions) {
     stats: createStatsRepository(db.pool),
     /** Routing's destination deliveries (an event's, on its detail). */
     deliveries: createDeliveryRepository(db.pool),
+    /** Retry and acknowledge of one destination's deliveries (the events API's `destination_id`). */
+    deliveryActions: createDeliveryActionRepository(db.pool, options.sensitiveHeaders),
     ruleHealth: createRuleHealthRepository(db.pool),
     feedReplay: createFeedReplayRepository(db.pool),
     offboarding: createOffboardingRepository(db.pool),

@@ -122,8 +122,14 @@ function operationObject(op: Operation): Json {
         ? { security: [{ session: [] }], 'x-required-role': 'platform-operator' }
         : { security: [] }),
     ...(parameters(op).length ? { parameters: parameters(op) } : {}),
+    // A body whose schema takes undefined (a default) may be left out altogether: POST /events/{id}/retry.
     ...(op.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } }
+      ? {
+          requestBody: {
+            required: !op.body.safeParse(undefined).success,
+            content: { 'application/json': { schema: jsonSchema(op.body, 'input') } },
+          },
+        }
       : {}),
     ...(op.rawBody
       ? {

@@ -146,10 +146,12 @@ WHERE status = 'queued' ${extra} AND ($2::uuid IS NULL OR id > $2::uuid) ORDER B
 const FIND_OVERDUE = QUEUED_PAGE(`AND next_attempt_at < ${at(3)}`);
 const FIND_QUEUED = QUEUED_PAGE('');
 
-// An event's deliveries as its detail shows them, each with its destination's target.
+// An event's deliveries as its detail shows them, each with its destination's target. Only a queued delivery has a
+// next attempt: a paused one waits for its destination's resume, a finished one for nothing.
 const FOR_EVENT = `
 SELECT v.id, v.destination_id, d.target_url, v.status::text AS status, v.attempt_count, v.failure_reason,
-  v.last_error, v.delivered_at
+  v.last_error, v.delivered_at, v.acknowledged_at IS NOT NULL AS acknowledged,
+  CASE WHEN v.status = 'queued' THEN v.next_attempt_at END AS next_attempt_at
 FROM deliveries v JOIN destinations d ON d.id = v.destination_id
 WHERE v.organization_id = $1 AND v.event_id = $2 ORDER BY v.created_at, v.id`;
 
@@ -163,6 +165,9 @@ export interface EventDelivery {
   failureReason: string | null;
   lastError: string | null;
   deliveredAt: Date | null;
+  /** A failed delivery an operator acknowledged (cleared by a retry). */
+  acknowledged: boolean;
+  nextAttemptAt: Date | null;
 }
 
 interface LoadRow {
@@ -249,6 +254,8 @@ export function createDeliveryRepository(pool: pg.Pool) {
         failure_reason: string | null;
         last_error: string | null;
         delivered_at: Date | null;
+        acknowledged: boolean;
+        next_attempt_at: Date | null;
       }>(FOR_EVENT, [orgId, eventId]);
       return rows.map((r) => ({
         id: r.id,
@@ -259,6 +266,8 @@ export function createDeliveryRepository(pool: pg.Pool) {
         failureReason: r.failure_reason,
         lastError: r.last_error,
         deliveredAt: r.delivered_at,
+        acknowledged: r.acknowledged,
+        nextAttemptAt: r.next_attempt_at,
       }));
     },
 

@@ -169,8 +169,8 @@ export function createDestinationRepository(prisma: DbClient) {
       }),
 
     /**
-     * Healthy again (reason, since and the failing run cleared) and its paused deliveries queued, due now;
-     * null: no such destination. The destination row is written first: a fan-out reads it FOR SHARE, so a
+     * Healthy again (reason, since and the failing run cleared) and its paused deliveries queued, due now, each
+     * starting a new run (a fresh attempt budget, as a resumed event's); null: no such destination. The destination row is written first: a fan-out reads it FOR SHARE, so a
      * delivery it pauses meanwhile either commits before this (and is released here) or sees it healthy.
      */
     resume: (orgId: OrgId, ruleId: string, id: string): Promise<{ resumedIds: string[] } | null> =>
@@ -181,8 +181,9 @@ export function createDestinationRepository(prisma: DbClient) {
         });
         if (count === 0) return null;
         const rows = await tx.$queryRaw<{ id: string }[]>`
-          UPDATE deliveries SET status = 'queued', next_attempt_at = now() AT TIME ZONE 'UTC', failure_reason = NULL,
-            last_error = NULL, updated_at = now() AT TIME ZONE 'UTC'
+          UPDATE deliveries SET status = 'queued', run_start_attempt = attempt_count,
+            next_attempt_at = now() AT TIME ZONE 'UTC', failure_reason = NULL, last_error = NULL,
+            updated_at = now() AT TIME ZONE 'UTC'
           WHERE organization_id = ${orgId}::uuid AND destination_id = ${id}::uuid AND status = 'paused'
           RETURNING id`;
         return { resumedIds: rows.map((r) => r.id) };

@@ -38,6 +38,30 @@ ${STATE}`;
 // Search-pending rows of events about to be deleted, removed first (lock order: see `delete`).
 const UNPEND_EVENTS = `DELETE FROM event_search_pending WHERE organization_id = $1 AND event_id = ANY($2::uuid[])`;
 
+/**
+ * The statement choosing a bulk action's events: their ids, oldest first, at most `cap` (+1 to tell whether more
+ * matched). `extra` narrows them (a clause over `events`; `add` binds a parameter and answers its placeholder).
+ */
+export function selectEvents(
+  orgId: OrgId,
+  selected: EventSelection,
+  cap: number,
+  hidden: readonly string[],
+  extra: (add: (value: unknown) => string) => string,
+): { sql: string; params: unknown[] } {
+  if ('ids' in selected) {
+    const params: unknown[] = [orgId, selected.ids];
+    const clause = extra((value) => `$${params.push(value)}`);
+    return { sql: `SELECT id FROM events WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND ${clause}`, params };
+  }
+  const { where, params } = eventWhere(orgId, selected.filter, hidden);
+  const clause = extra((value) => `$${params.push(value)}`);
+  return {
+    sql: `SELECT id FROM events WHERE ${where} AND ${clause} ORDER BY created_at, id LIMIT ${cap + 1}`,
+    params,
+  };
+}
+
 /** `sensitiveHeaders`: header names a filter's search does not match (SENSITIVE_HEADERS). */
 export function createEventActionRepository(
   pool: pg.Pool,
@@ -62,26 +86,6 @@ export function createEventActionRepository(
     return (rowCount ?? 0) > 0;
   }
 
-  /** Selected ids, oldest first, at most `cap` (+1 to tell whether more matched). */
-  function selection(
-    orgId: OrgId,
-    selected: EventSelection,
-    cap: number,
-    extra = 'TRUE',
-  ): { sql: string; params: unknown[] } {
-    if ('ids' in selected) {
-      return {
-        sql: `SELECT id FROM events WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND ${extra}`,
-        params: [orgId, selected.ids],
-      };
-    }
-    const { where, params } = eventWhere(orgId, selected.filter, sensitiveHeaders);
-    return {
-      sql: `SELECT id FROM events WHERE ${where} AND ${extra} ORDER BY created_at, id LIMIT ${cap + 1}`,
-      params,
-    };
-  }
-
   async function bulk(
     client: pg.ClientBase,
     statement: (ids: string) => string,
@@ -91,7 +95,7 @@ export function createEventActionRepository(
     extra?: string,
     before?: string,
   ): Promise<BulkResult> {
-    const { sql, params } = selection(orgId, selected, cap, extra);
+    const { sql, params } = selectEvents(orgId, selected, cap, sensitiveHeaders, () => extra ?? 'TRUE');
     const { rows } = await client.query<{ id: string }>(sql, params);
     const chosen = rows.slice(0, cap).map((r) => r.id);
     if (before) await client.query(before, [orgId, chosen]);

@@ -1,4 +1,5 @@
 import type { EventStatus, OrgId } from '@relay/core';
+import type { DeliveryStatus } from './delivery.repository';
 import { SEARCH_TEXT } from './event.sql';
 
 /** The filters of `GET /events`, shared by the list and the bulk actions. */
@@ -10,6 +11,10 @@ export interface EventFilter {
   to?: Date | undefined;
   /** true: failed and not acknowledged; false: every other event; undefined: no filter. */
   needsAttention?: boolean | undefined;
+  /** Events with at least one destination delivery in this status (routing; to `destinationId` when given). */
+  deliveryStatus?: DeliveryStatus | undefined;
+  /** Events with a delivery to this destination. */
+  destinationId?: string | undefined;
 }
 
 const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -50,5 +55,13 @@ export function eventWhere(
   if (filter.needsAttention === true) clauses.push(`status = 'failed' AND acknowledged_at IS NULL`);
   // false filters too: everything that does not need attention.
   if (filter.needsAttention === false) clauses.push(`NOT (status = 'failed' AND acknowledged_at IS NULL)`);
+  // An EXISTS per event over the (event_id, destination_id) unique index: the list walks events newest first
+  // and probes each one's few deliveries, so it stays as fast as the filters above let it.
+  if (filter.deliveryStatus || filter.destinationId) {
+    const conditions = ['dv.event_id = events.id', `dv.organization_id = ${org}`];
+    if (filter.deliveryStatus) conditions.push(`dv.status = ${add(filter.deliveryStatus)}::"DeliveryStatus"`);
+    if (filter.destinationId) conditions.push(`dv.destination_id = ${add(filter.destinationId)}::uuid`);
+    clauses.push(`EXISTS (SELECT 1 FROM deliveries dv WHERE ${conditions.join(' AND ')})`);
+  }
   return { where: clauses.join(' AND '), params };
 }

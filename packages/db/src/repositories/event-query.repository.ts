@@ -28,6 +28,43 @@ export interface EventDetail extends EventSummary {
   updatedAt: Date;
 }
 
+/** An event's destination deliveries by status (routing); all 0 when it has none. */
+export interface DeliveryCounts {
+  total: number;
+  queued: number;
+  delivered: number;
+  failed: number;
+  paused: number;
+}
+
+export const NO_DELIVERIES: Readonly<DeliveryCounts> = Object.freeze({
+  total: 0,
+  queued: 0,
+  delivered: 0,
+  failed: 0,
+  paused: 0,
+});
+
+// One grouped statement for a page of events, over the (event_id, destination_id) unique index.
+const DELIVERY_COUNTS = `
+SELECT event_id, count(*)::int AS total,
+  count(*) FILTER (WHERE status = 'queued')::int AS queued,
+  count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+  count(*) FILTER (WHERE status = 'failed')::int AS failed,
+  count(*) FILTER (WHERE status = 'paused')::int AS paused
+FROM deliveries WHERE organization_id = $1 AND event_id = ANY($2::uuid[]) GROUP BY event_id`;
+
+/** The destination deliveries of these events by status, in one query; an event without any is absent. */
+export async function deliveryCountsOf(
+  pool: pg.Pool,
+  orgId: OrgId,
+  eventIds: readonly string[],
+): Promise<Map<string, DeliveryCounts>> {
+  if (eventIds.length === 0) return new Map();
+  const { rows } = await pool.query<DeliveryCounts & { event_id: string }>(DELIVERY_COUNTS, [orgId, eventIds]);
+  return new Map(rows.map(({ event_id, ...counts }) => [event_id, counts]));
+}
+
 /** What a dry run reads of a stored webhook (the filter's subject). */
 export interface StoredRequestRow {
   id: string;
@@ -170,6 +207,9 @@ export function createEventQueryRepository(
             );
       return rows;
     },
+
+    /** The destination deliveries of these events by status, in one query; an event without any is absent. */
+    deliveryCounts: (orgId: OrgId, eventIds: readonly string[]) => deliveryCountsOf(pool, orgId, eventIds),
 
     async sources(orgId: OrgId): Promise<{ source: string; count: number }[]> {
       const { rows } = await pool.query<{ source: string; count: number }>(

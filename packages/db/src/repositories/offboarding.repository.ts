@@ -1,7 +1,7 @@
 import type { OrgId } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
-import type { EventSummary } from './event-query.repository';
+import { deliveryCountsOf, NO_DELIVERIES, type DeliveryCounts, type EventSummary } from './event-query.repository';
 import { withTransaction } from '../transaction';
 
 /** An event as an organization's export writes it: the stored row and a summary of its attempts. */
@@ -13,6 +13,8 @@ export interface ExportedEvent extends EventSummary {
   hookAttempts: number;
   lastResponseStatus: number | null;
   lastFinishedAt: Date | null;
+  /** Its destination deliveries by status (routing). */
+  deliveryCounts: DeliveryCounts;
 }
 
 /** Where an export page ends: the next page starts after this (created_at, id). */
@@ -67,11 +69,17 @@ export function createOffboardingRepository(pool: pg.Pool) {
            ORDER BY created_at, id LIMIT $2`
         : `SELECT * FROM events WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`;
       const params = after ? [orgId, limit, after.createdAt, after.id] : [orgId, limit];
-      const { rows } = await pool.query<ExportedEvent>(
+      const { rows } = await pool.query<Omit<ExportedEvent, 'deliveryCounts'>>(
         `SELECT ${EXPORT_COLUMNS} FROM (${page}) e ${ATTEMPT_SUMMARY} ORDER BY e.created_at, e.id`,
         params,
       );
-      return rows;
+      // One grouped query for the page's deliveries, as the events list does.
+      const counts = await deliveryCountsOf(
+        pool,
+        orgId,
+        rows.map((r) => r.id),
+      );
+      return rows.map((r) => ({ ...r, deliveryCounts: counts.get(r.id) ?? NO_DELIVERIES }));
     },
 
     async activeDomainCount(orgId: OrgId): Promise<number> {

@@ -14,6 +14,19 @@ export interface StatsResult {
   bySource: (StatusCounts & { source: string; total: number })[];
   latencyMs: { p50: number | null; p95: number | null; p99: number | null };
   series: (StatusCounts & { start: Date; total: number })[];
+  byDestination: DestinationCounts[];
+}
+
+/** One destination's deliveries of events created in the window (routing). */
+export interface DestinationCounts {
+  destinationId: string;
+  name: string;
+  ruleId: string;
+  total: number;
+  queued: number;
+  delivered: number;
+  failed: number;
+  paused: number;
 }
 
 // Counts per status as SQL select items, shared by the three groupings.
@@ -29,8 +42,24 @@ const FROM = "($2::timestamptz AT TIME ZONE 'UTC')";
 const TO = "($3::timestamptz AT TIME ZONE 'UTC')";
 const WINDOW = `organization_id = $1 AND created_at >= ${FROM} AND created_at < ${TO}`;
 
-/** How many sources `bySource` lists (the busiest first). */
+/** How many sources `bySource` lists (the busiest first), and destinations `byDestination`. */
 export const STATS_SOURCE_LIMIT = 100;
+
+// Deliveries of the window's events (not deliveries made in the window: a retry does not move a delivery to
+// another window), per destination, over the events' (organization_id, created_at) index and the deliveries'
+// (event_id, destination_id) one. Both tables are scoped to the organization.
+const BY_DESTINATION = `
+SELECT v.destination_id AS "destinationId", d.name, d.provider_id AS "ruleId", count(*)::int AS total,
+  count(*) FILTER (WHERE v.status = 'queued')::int AS queued,
+  count(*) FILTER (WHERE v.status = 'delivered')::int AS delivered,
+  count(*) FILTER (WHERE v.status = 'failed')::int AS failed,
+  count(*) FILTER (WHERE v.status = 'paused')::int AS paused
+FROM events e
+JOIN deliveries v ON v.event_id = e.id AND v.organization_id = $1
+JOIN destinations d ON d.id = v.destination_id AND d.organization_id = $1
+WHERE e.organization_id = $1 AND e.created_at >= ${FROM} AND e.created_at < ${TO}
+GROUP BY v.destination_id, d.name, d.provider_id
+ORDER BY total DESC, d.name, v.destination_id LIMIT ${STATS_SOURCE_LIMIT}`;
 
 // Aggregates over events created in a window, for one organization. The window is bounded by the
 // caller (the API caps it), and every statement uses the (organization_id, created_at) index.
@@ -38,7 +67,7 @@ export function createStatsRepository(pool: pg.Pool) {
   return {
     async summarize(orgId: OrgId, window: StatsWindow): Promise<StatsResult> {
       const params = [orgId, window.from.toISOString(), window.to.toISOString()];
-      const [totals, sources, series] = await Promise.all([
+      const [totals, sources, series, destinations] = await Promise.all([
         pool.query<
           StatusCounts & {
             total: number;
@@ -75,6 +104,7 @@ export function createStatsRepository(pool: pg.Pool) {
            FROM buckets b LEFT JOIN counted c USING (start) ORDER BY b.start`,
           [...params, window.bucketSeconds],
         ),
+        pool.query<DestinationCounts>(BY_DESTINATION, params),
       ]);
       // Aggregates without GROUP BY always give one row.
       const row = totals.rows[0]!;
@@ -92,6 +122,7 @@ export function createStatsRepository(pool: pg.Pool) {
         bySource: sources.rows,
         latencyMs: { p50: ms(row.p50), p95: ms(row.p95), p99: ms(row.p99) },
         series: series.rows,
+        byDestination: destinations.rows,
       };
     },
   };

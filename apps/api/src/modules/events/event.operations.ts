@@ -1,7 +1,9 @@
 import {
   attemptListSchema,
   bulkResultSchema,
+  bulkRetrySchema,
   bulkSelectionSchema,
+  eventActionSchema,
   eventDetailSchema,
   eventListQuery,
   eventPageSchema,
@@ -20,6 +22,9 @@ const send = { role: 'admin', scope: 'webhooks:send' } as const;
 const manage = { role: 'admin', scope: 'organization:manage' } as const;
 const common = { tag: 'events' } as const;
 const one = { ...common, params: uuidParam, notFound: 'No such event.' } as const;
+// Retry and ack take an optional body: none at all (Express 5 leaves req.body undefined) or `{}` acts on the
+// primary target as before; `{"destination_id"}` on that destination's delivery alone (docs/routing.md).
+const actionBody = eventActionSchema.default({});
 
 // Event history and actions. Fixed paths come before `/events/:id` (Express matches in order).
 export const eventOperations = [
@@ -52,8 +57,16 @@ export const eventOperations = [
     idempotent: true,
     access: send,
     summary: 'Retry failed or delivered events by ids or filter',
-    body: bulkSelectionSchema,
-    responses: { 200: { description: 'Retried (queued events are skipped).', schema: bulkResultSchema } },
+    description:
+      "With `destination_id`: that destination's failed or delivered deliveries of the selected events start a " +
+      'new run (events without one, and queued or paused deliveries, are skipped); the primary target is untouched.',
+    body: bulkRetrySchema,
+    responses: {
+      200: {
+        description: 'Retried (queued events, or queued and paused deliveries, are skipped).',
+        schema: bulkResultSchema,
+      },
+    },
     handler: async ({ services, principal, body }) => ({
       status: 200,
       body: await services.events.bulkRetry(principal, body),
@@ -135,17 +148,27 @@ export const eventOperations = [
     path: '/events/:id/retry',
     idempotent: true,
     access: send,
-    summary: 'Start a new delivery run of a failed or delivered event',
+    summary: 'Start a new delivery run of a failed or delivered event, or of one destination delivery',
+    description:
+      'Without a body (or with `{}`): the primary target, as the spec defines. With `destination_id`: that ' +
+      "destination's delivery of the event alone starts a new run (a fresh attempt budget); the primary target " +
+      'and the other deliveries are untouched.',
+    body: actionBody,
     responses: {
       202: { description: 'Queued again.', schema: retryQueuedSchema },
+      404: {
+        description:
+          'No such event (`not_found`), or the event has no delivery to that destination (`delivery_not_found`).',
+      },
       409: {
         description:
-          'The event is still queued (`event_not_retryable`), or paused until its rule is resumed (`event_paused`).',
+          'The event (or delivery) is still queued (`event_not_retryable`), or paused until its rule is resumed ' +
+          '(`event_paused`) or its destination is (`delivery_paused`).',
       },
     },
-    handler: async ({ services, principal, params }) => ({
+    handler: async ({ services, principal, params, body }) => ({
       status: 202,
-      body: await services.events.retry(principal, params.id),
+      body: await services.events.retry(principal, params.id, body.destination_id),
     }),
   }),
   defineOperation({
@@ -156,14 +179,24 @@ export const eventOperations = [
     summary: 'Acknowledge a failed event, or give up on the retrying head of an ordered key',
     description:
       'A failed event leaves the "needs attention" view. The head of an ordered key that has failed and still ' +
-      'retries ends `failed` (reason `acknowledged`) and its key moves on (docs/rules.md, "Ordered delivery").',
+      'retries ends `failed` (reason `acknowledged`) and its key moves on (docs/rules.md, "Ordered delivery"). ' +
+      "With `destination_id`: that destination's failed delivery is acknowledged instead; the event is untouched.",
+    body: actionBody,
     responses: {
       200: { description: 'Acknowledged.', schema: eventSummarySchema },
-      409: { description: 'Neither failed nor a retrying ordered head (`event_not_failed`).' },
+      404: {
+        description:
+          'No such event (`not_found`), or the event has no delivery to that destination (`delivery_not_found`).',
+      },
+      409: {
+        description:
+          'Neither failed nor a retrying ordered head (`event_not_failed`); with `destination_id`, the delivery ' +
+          'is not failed (`delivery_not_failed`).',
+      },
     },
-    handler: async ({ services, principal, params }) => ({
+    handler: async ({ services, principal, params, body }) => ({
       status: 200,
-      body: await services.events.acknowledge(principal, params.id),
+      body: await services.events.acknowledge(principal, params.id, body.destination_id),
     }),
   }),
   defineOperation({

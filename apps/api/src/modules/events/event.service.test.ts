@@ -11,11 +11,15 @@ const broken = unauditable(admin);
 const store = useServiceDatabase();
 // The queue and the live feed are the outside world here: the service only has to tell them.
 let enqueued: string[];
+let enqueuedDeliveries: string[];
 let published: FeedMessage[];
 const service = (bulkCap = 1000) =>
   createEventService({
     repositories: store.repositories(),
-    queue: { enqueue: async (jobs) => void enqueued.push(...jobs.map((j) => j.eventId)) },
+    queue: {
+      enqueue: async (jobs) => void enqueued.push(...jobs.map((j) => j.eventId)),
+      enqueueDestinations: async (jobs) => void enqueuedDeliveries.push(...jobs.map((j) => j.deliveryId)),
+    },
     feed: { publish: async (_org, messages) => void published.push(...messages) },
     logger: pino({ enabled: false }),
     bulkCap,
@@ -27,6 +31,7 @@ const statusOf = async (id: string) => (await store.db.prisma.event.findUnique({
 
 beforeEach(() => {
   enqueued = [];
+  enqueuedDeliveries = [];
   published = [];
 });
 

@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type OrgId, type Principal } from '@relay/core';
-import type { bulkSelectionSchema, eventListQuery } from '@relay/contracts';
-import type { EventSelection, Repositories } from '@relay/db';
+import type { bulkRetrySchema, bulkSelectionSchema, eventListQuery } from '@relay/contracts';
+import { NO_DELIVERIES, type EventSelection, type Repositories } from '@relay/db';
 import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { auditEntry } from '../audit-entry';
+import { createDeliveryActions } from './delivery-actions';
 import { createEventNotices } from './event-notices';
 import { attemptView, detailView, filterOf, selectionOf, storedBodyView, summaryView } from './event.views';
 
 export interface EventServiceDeps {
-  repositories: Pick<Repositories, 'eventQueries' | 'eventActions' | 'deliveries'>;
-  queue: Pick<DeliveryQueue, 'enqueue'>;
+  repositories: Pick<Repositories, 'eventQueries' | 'eventActions' | 'deliveries' | 'deliveryActions'>;
+  queue: Pick<DeliveryQueue, 'enqueue' | 'enqueueDestinations'>;
   feed: FeedPublisher;
   logger: Logger;
   /** Most events one bulk call touches. */
@@ -22,6 +23,7 @@ export interface EventServiceDeps {
 }
 
 type BulkSelection = z.output<typeof bulkSelectionSchema>;
+type BulkRetry = z.output<typeof bulkRetrySchema>;
 const noSuchEvent = () => new AppError('not_found', 'No such event.');
 const fact = (action: string, id: string) => ({ action, resourceType: 'event', resourceId: id });
 
@@ -34,19 +36,22 @@ export function createEventService(deps: EventServiceDeps) {
   const notices = createEventNotices(deps);
   // A bulk action acts on many events: its entry's resource_id is a new id of the operation itself
   // (a UUID, as the spec types it), and the ids it touched are in the metadata.
-  const bulkAudit = (principal: Principal, action: string, selection: EventSelection) => (done: { ids: string[] }) =>
-    auditEntry(principal, {
-      action,
-      resourceType: 'event',
-      resourceId: randomUUID(),
-      metadata: {
-        ...('ids' in selection
-          ? { by: 'ids', requested: selection.ids.length }
-          : { by: 'filter', filter: selection.filter }),
-        affected: done.ids.length,
-        ids: done.ids,
-      },
-    });
+  const bulkAudit =
+    (principal: Principal, action: string, selection: EventSelection, about: Record<string, unknown> = {}) =>
+    (done: { ids: string[] }) =>
+      auditEntry(principal, {
+        action,
+        resourceType: 'event',
+        resourceId: randomUUID(),
+        metadata: {
+          ...about,
+          ...('ids' in selection
+            ? { by: 'ids', requested: selection.ids.length }
+            : { by: 'filter', filter: selection.filter }),
+          affected: done.ids.length,
+          ids: done.ids,
+        },
+      });
   const bulkView = ({ ids, truncated }: { ids: string[]; truncated: boolean }) => ({
     affected: ids.length,
     ids,
@@ -59,17 +64,23 @@ export function createEventService(deps: EventServiceDeps) {
     return selectionOf(body);
   };
   const summaryOf = async (orgId: OrgId, id: string) => {
-    const event = await queries.findById(orgId, id);
+    const [event, counts] = await Promise.all([queries.findById(orgId, id), queries.deliveryCounts(orgId, [id])]);
     if (!event) throw noSuchEvent();
-    return summaryView(event);
+    return summaryView(event, counts.get(id));
   };
+  const deliveries = createDeliveryActions({ ...deps, bulkAudit, selectionChecked, summaryOf });
 
   return {
     async list(principal: Principal, query: z.output<typeof eventListQuery>) {
       const { page, per_page } = query;
       const { events, total, totalExact } = await queries.page(principal.orgId, filterOf(query), page, per_page);
+      // One grouped query for the page's deliveries, not one per event.
+      const counts = await queries.deliveryCounts(
+        principal.orgId,
+        events.map((e) => e.id),
+      );
       return {
-        events: events.map(summaryView),
+        events: events.map((e) => summaryView(e, counts.get(e.id) ?? NO_DELIVERIES)),
         total,
         total_exact: totalExact,
         page,
@@ -104,7 +115,9 @@ export function createEventService(deps: EventServiceDeps) {
       return { attempts: attempts.map(attemptView) };
     },
 
-    async retry(principal: Principal, id: string) {
+    /** A new run of the event on its primary target, or (`destinationId`) of that delivery alone. */
+    async retry(principal: Principal, id: string, destinationId?: string) {
+      if (destinationId !== undefined) return deliveries.retry(principal, id, destinationId);
       const result = await actions.retry(principal.orgId, id, auditEntry(principal, fact('event.retried', id)));
       if (result === 'not_found') throw noSuchEvent();
       // A paused event waits for its rule: retrying it alone would send it to the target the rule stopped.
@@ -119,9 +132,11 @@ export function createEventService(deps: EventServiceDeps) {
 
     /**
      * Acknowledges a failed event, or gives up on the retrying head of an ordered key (it fails, reason
-     * `acknowledged`, and the key's next event is sent); answers the event as it is now.
+     * `acknowledged`, and the key's next event is sent), or (`destinationId`) that failed delivery alone; answers the
+     * event as it is now.
      */
-    async acknowledge(principal: Principal, id: string) {
+    async acknowledge(principal: Principal, id: string, destinationId?: string) {
+      if (destinationId !== undefined) return deliveries.acknowledge(principal, id, destinationId);
       const audit = auditEntry(principal, fact('event.acknowledged', id));
       let result = await actions.acknowledge(principal.orgId, id, audit);
       if (result === 'not_found') throw noSuchEvent();
@@ -141,7 +156,9 @@ export function createEventService(deps: EventServiceDeps) {
       await notices.deleted(principal.orgId, [id]);
     },
 
-    async bulkRetry(principal: Principal, body: BulkSelection) {
+    /** Retries the selected events on their primary target, or (`destination_id`) that destination's deliveries. */
+    async bulkRetry(principal: Principal, { destination_id: destinationId, ...body }: BulkRetry) {
+      if (destinationId !== undefined) return deliveries.bulkRetry(principal, body, destinationId);
       const selection = selectionChecked(body);
       const audit = bulkAudit(principal, 'events.bulk_retried', selection);
       const result = await actions.bulkRetry(principal.orgId, selection, deps.bulkCap, audit);

@@ -1,10 +1,20 @@
 import type { bulkSelectionSchema, eventFilterSchema } from '@relay/contracts';
-import type { AttemptRecord, EventDelivery, EventDetail, EventFilter, EventSelection, EventSummary } from '@relay/db';
+import {
+  NO_DELIVERIES,
+  type AttemptRecord,
+  type DeliveryCounts,
+  type EventDelivery,
+  type EventDetail,
+  type EventFilter,
+  type EventSelection,
+  type EventSummary,
+} from '@relay/db';
 import { jsonTextDepth, maskedHeaders } from '@relay/core';
 import type { z } from 'zod';
 import { isoOrNull as iso } from '../../http/timestamps';
 
-export function summaryView(e: EventSummary) {
+/** `deliveries`: the event's destination deliveries by status (routing; none: all 0). */
+export function summaryView(e: EventSummary, deliveries: DeliveryCounts = NO_DELIVERIES) {
   return {
     id: e.id,
     source: e.source,
@@ -17,7 +27,18 @@ export function summaryView(e: EventSummary) {
     acknowledged_at: iso(e.acknowledgedAt),
     created_at: e.createdAt.toISOString(),
     delivered_at: iso(e.deliveredAt),
+    delivery_counts: { ...deliveries },
   };
+}
+
+/** Counts of deliveries already loaded (an event's detail lists them all). */
+function countsOf(deliveries: readonly EventDelivery[]): DeliveryCounts {
+  const counts = { ...NO_DELIVERIES };
+  for (const d of deliveries) {
+    counts.total += 1;
+    counts[d.status] += 1;
+  }
+  return counts;
 }
 
 /** Deepest payload the view re-serialises; MAX_PAYLOAD_DEPTH cannot be set above it. */
@@ -45,13 +66,15 @@ const deliveryView = (d: EventDelivery) => ({
   attempt_count: d.attemptCount,
   failure_reason: d.failureReason,
   last_error: d.lastError,
+  acknowledged: d.acknowledged,
+  next_attempt_at: iso(d.nextAttemptAt),
   delivered_at: iso(d.deliveredAt),
 });
 
 /** `sensitiveHeaders`: the header names shown masked (SENSITIVE_HEADERS); `deliveries`: its destinations'. */
 export function detailView(e: EventDetail, sensitiveHeaders: readonly string[], deliveries: EventDelivery[]) {
   return {
-    ...summaryView(e),
+    ...summaryView(e, countsOf(deliveries)),
     ...payloadOf(e.body),
     // The sender's credentials are stored for forwarding, never shown, whoever reads.
     headers: maskedHeaders(e.headers, sensitiveHeaders),
@@ -103,6 +126,8 @@ export function filterOf(query: z.output<typeof eventFilterSchema>): EventFilter
     from: query.from ? new Date(query.from) : undefined,
     to: query.to ? new Date(query.to) : undefined,
     needsAttention: query.needs_attention === undefined ? undefined : query.needs_attention === 'true',
+    deliveryStatus: query.delivery_status,
+    destinationId: query.destination_id,
   };
 }
 

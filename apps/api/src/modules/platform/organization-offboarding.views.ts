@@ -14,7 +14,7 @@ export function exportLineView(
   // Ingest stores only UTF-8, but rows written before that check (or by hand) may not be: base64 keeps them exact.
   const utf8 = isUtf8(e.body);
   return {
-    ...summaryView(e),
+    ...summaryView(e, e.deliveryCounts),
     // The sender's credentials are stored for forwarding, never shown (as in GET /events/:id).
     headers: maskedHeaders(e.headers, sensitiveHeaders),
     body: e.body.toString(utf8 ? 'utf8' : 'base64'),

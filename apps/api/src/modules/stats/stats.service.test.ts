@@ -76,4 +76,38 @@ describe('stats service', () => {
     });
     expect(stats.series[13]).toMatchObject({ total: 3, queued: 1, paused: 1, ignored: 1 });
   });
+
+  it('reports destination deliveries per destination, with no success rate until one finished', async () => {
+    const prisma = store.db.prisma;
+    const rule = await prisma.rule.create({
+      data: { organizationId: viewer.orgId, name: 'st-dest', source: 'st-dest', targetUrl: 'https://example.com/' },
+    });
+    const destination = await prisma.destination.create({
+      data: {
+        organizationId: viewer.orgId,
+        ruleId: rule.id,
+        name: 'waiting',
+        targetUrl: 'https://example.com/d',
+        updatedAt: new Date(),
+      },
+    });
+    const eventId = await event('delivered', 'st-dest', new Date('2030-01-01T20:00:00Z'));
+    await prisma.delivery.create({
+      data: { organizationId: viewer.orgId, eventId, destinationId: destination.id, status: 'queued' },
+    });
+    const stats = await service().summary(viewer, {});
+    expect(stats.by_destination).toEqual([
+      {
+        destination_id: destination.id,
+        name: 'waiting',
+        rule_id: rule.id,
+        total: 1,
+        queued: 1,
+        delivered: 0,
+        failed: 0,
+        paused: 0,
+        success_rate: null,
+      },
+    ]);
+  });
 });

@@ -23,6 +23,17 @@ export function statsView(window: ResolvedWindow, result: StatsResult): z.output
     success_rate: delivered + failed === 0 ? null : delivered / (delivered + failed),
     latency_ms: result.latencyMs,
     by_source: result.bySource,
+    by_destination: result.byDestination.map((d) => ({
+      destination_id: d.destinationId,
+      name: d.name,
+      rule_id: d.ruleId,
+      total: d.total,
+      queued: d.queued,
+      delivered: d.delivered,
+      failed: d.failed,
+      paused: d.paused,
+      success_rate: d.delivered + d.failed === 0 ? null : d.delivered / (d.delivered + d.failed),
+    })),
     series: result.series.map(({ start, ...counts }) => ({ start: start.toISOString(), ...counts })),
   };
 }

@@ -749,7 +749,7 @@ export interface paths {
     };
     /**
      * Live feed of the organization's events (Server-Sent Events)
-     * @description Messages `event.created`, `attempt`, `event.status` and `event.deleted`, each with `id:` (ms timestamp) and a JSON `data:` line; comment heartbeats keep the connection open. Reconnecting with `Last-Event-ID` replays from the database what happened since (at least once: deduplicate on the message id and type). `event: replay.truncated` means more happened than is replayed: reload the list.
+     * @description Messages `event.created`, `attempt`, `event.status`, `event.deleted` and `delivery.status` (a destination delivery made or changed: `{ event_id, delivery_id, destination_id, status, attempt_count }`), each with `id:` (ms timestamp) and a JSON `data:` line; comment heartbeats keep the connection open. Reconnecting with `Last-Event-ID` replays from the database what happened since (at least once: deduplicate on the message id and type). `event: replay.truncated` means more happened than is replayed: reload the list.
      */
     get: operations['getEventsStream'];
     put?: never;
@@ -1068,7 +1068,7 @@ export interface paths {
     put?: never;
     /**
      * Try a routing filter on the rule's stored webhooks, changing nothing
-     * @description Evaluates `filter` on the rule's newest `events` stored webhooks (default 50, at most 1,000) or on the given `event_ids` (each must be one of the rule's events, else 404), and says which would have matched. Read only: nothing is saved, delivered or audited. The filter sees each webhook as the events API shows it: sensitive headers masked (so their values cannot be probed), the path, the query and the body as received (parsed as JSON, else text).
+     * @description Evaluates `filter` (or, with `destination_id` alone, that destination's saved filter; null matches all) on the rule's newest `events` stored webhooks (default 50, at most 1,000) or on the given `event_ids` (each must be one of the rule's events, else 404), and says which would have matched. Read only: nothing is saved, delivered or audited. The filter sees each webhook as the events API shows it: sensitive headers masked (so their values cannot be probed), the path, the query and the body as received (parsed as JSON, else text).
      */
     post: operations['postRulesIdDryRun'];
     delete?: never;
@@ -7235,14 +7235,12 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No such resource in the caller's organization (`not_found`). */
+      /** @description No such rule, event of the rule, or destination of the rule (`not_found`). */
       404: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
+        content?: never;
       };
     };
   };

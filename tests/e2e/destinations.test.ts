@@ -217,6 +217,32 @@ describe('destination health', () => {
   });
 });
 
+describe('a resumed delivery', () => {
+  it('that used up its attempts before it was paused gets a full budget again (DELIVERY_MAX_ATTEMPTS 3)', async () => {
+    const ruleId = await createRule('budget');
+    const flaky = await addDestination(ruleId, { target_url: `${targets[1]!.url}/budget` });
+    targets[1]!.replyWith(503);
+    const eventId = await ingest('budget');
+    const spent = await waitForDelivery(eventId, flaky.id, 'failed');
+    expect(spent).toMatchObject({ attemptCount: 3, runStartAttempt: 0 });
+    // Held back with its attempts spent, as a delivery paused late in its run is: its destination unhealthy.
+    await prisma().destination.update({
+      where: { id: flaky.id },
+      data: { health: 'unhealthy', unhealthyReason: 'failing', unhealthySince: new Date() },
+    });
+    await prisma().delivery.update({ where: { id: spent.id }, data: { status: 'paused' } });
+
+    await pipeline.http
+      .post(`/rules/${ruleId}/destinations/${flaky.id}/resume`)
+      .set('authorization', admin)
+      .expect(200);
+    // Three more attempts, not none: the retry policy counts from the resume (run_start_attempt).
+    const failed = await waitForDelivery(eventId, flaky.id, 'failed');
+    expect(failed).toMatchObject({ attemptCount: 6, runStartAttempt: 3, failureReason: 'retries_exhausted' });
+    expect(requestsAt(targets[1]!, 'budget')).toHaveLength(6);
+  });
+});
+
 describe('Redis queue keys emptied mid-fan-out', () => {
   it('loses no delivery and duplicates none: the sweeper gives the queued ones their jobs again', async () => {
     const ruleId = await createRule('wiped');

@@ -180,6 +180,27 @@ describe('a destination delivery', () => {
     });
   });
 
+  it('a resumed delivery counts its attempts from the resume: a full budget again, whatever it used before', async () => {
+    const kit = await oneDelivery({ deliveryPolicy: { max_attempts: 2 } });
+    target.replyWith(503);
+    expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');
+    // Its destination turns unhealthy (the delivery waits paused, one of its two attempts used), then is resumed.
+    const audit = () => ({ actorUserId: null, actorEmail: null, action: 'destination.unhealthy', resourceType: 'x' });
+    await kit.deliveries.markUnhealthy(ORG, kit.destination.id, 'failing', new Date(), audit, null);
+    expect((await rowsOf(kit.event.id)).map((r) => r.status)).toEqual(['paused']);
+    await kit.destinations.resume(ORG, kit.rule.id, kit.destination.id);
+    // Two attempts in the new run: the first is retried (not the second of two), the second fails as the last.
+    expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');
+    await db.prisma.delivery.update({ where: { id: kit.deliveryId }, data: { nextAttemptAt: new Date(0) } });
+    expect(await kit.processor.attempt(ORG, kit.deliveryId)).toEqual({ result: 'failed' });
+    expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: kit.deliveryId } })).toMatchObject({
+      status: 'failed',
+      attemptCount: 3,
+      runStartAttempt: 1,
+      failureReason: 'retries_exhausted',
+    });
+  });
+
   it('a 410 turns the destination unhealthy, pausing its other queued deliveries and its later ones', async () => {
     const kit = await oneDelivery();
     const second = await newEvent(db, { source: 'shop', ruleId: kit.rule.id });

@@ -172,7 +172,9 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     } finally {
       deps.fairGate?.release(origin, answered);
     }
-    const decision = decide(outcome, newAttempt.attemptNumber, retry, Math.random, now());
+    // The policy counts the attempts of the current run: a retried or resumed delivery gets a full budget again.
+    const attemptInRun = newAttempt.attemptNumber - delivery.runStartAttempt;
+    const decision = decide(outcome, attemptInRun, retry, Math.random, now());
     const status = newAttempt.responseStatus;
     const sent = { delivery, event, attempt: newAttempt, outcome };
     if (decision.action === 'delivered') {

@@ -1,5 +1,11 @@
 import { compileFilter, createCachedLoader, matches, type CompiledFilter, type OrgId } from '@relay/core';
-import type { DeliveryRepository, DestinationRecord, DestinationRepository, StoredEvent } from '@relay/db';
+import type {
+  DeliveryRepository,
+  DestinationRecord,
+  DestinationRepository,
+  OrderingHead,
+  StoredEvent,
+} from '@relay/db';
 import type { DestinationJobRequest, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import { deliveryMessage } from './feed-messages';
@@ -9,6 +15,8 @@ export interface FanOutDeps {
   destinations: Pick<DestinationRepository, 'active'>;
   deliveries: Pick<DeliveryRepository, 'fanOut'>;
   enqueue: (requests: DestinationJobRequest[]) => Promise<void>;
+  /** Ordered delivery: gives a delivery this fan-out released (its key no longer held) its job. */
+  handOff?: ((heads: readonly OrderingHead[]) => void) | undefined;
   /** The live feed: hears of each delivery made (best effort, after the commit). */
   feed?: FeedPublisher | undefined;
   /** How long a rule's active destinations are remembered (RULE_CACHE_MS): a change applies within it. */
@@ -60,8 +68,9 @@ export function createFanOut(deps: FanOutDeps): FanOut {
       const filter = filterOf(d);
       return filter !== null && matches(filter, (subject ??= filterSubjectOf(event)));
     });
-    if (matched.length === 0) return;
-    const { queued, added } = await deps.deliveries.fanOut(
+    // None matched: still one statement, since an ordered event's fan-out is marked done, which may free the next
+    // delivery of its key at a destination (it is a no-op for an unordered event).
+    const { queued, added, released } = await deps.deliveries.fanOut(
       orgId,
       event.id,
       matched.map((d) => d.id),
@@ -72,6 +81,7 @@ export function createFanOut(deps: FanOutDeps): FanOut {
         orgId,
         added.map((d) => deliveryMessage(d, d.status, at)),
       );
+    if (released.length > 0) deps.handOff?.(released);
     try {
       await deps.enqueue(
         queued.map((q) => ({

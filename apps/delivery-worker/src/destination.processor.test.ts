@@ -185,7 +185,13 @@ describe('a destination delivery', () => {
     target.replyWith(503);
     expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');
     // Its destination turns unhealthy (the delivery waits paused, one of its two attempts used), then is resumed.
-    const audit = () => ({ actorUserId: null, actorEmail: null, action: 'destination.unhealthy', resourceType: 'x' });
+    const audit = () => ({
+      actorUserId: null,
+      actorEmail: null,
+      action: 'destination.unhealthy',
+      resourceType: 'destination',
+      resourceId: kit.destination.id,
+    });
     await kit.deliveries.markUnhealthy(ORG, kit.destination.id, 'failing', new Date(), audit, null);
     expect((await rowsOf(kit.event.id)).map((r) => r.status)).toEqual(['paused']);
     await kit.destinations.resume(ORG, kit.rule.id, kit.destination.id);

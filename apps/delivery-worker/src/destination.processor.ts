@@ -16,6 +16,7 @@ import type {
   DeliveryUpdate,
   DestinationRecord,
   NewAttempt,
+  OrderingHead,
   StoredEvent,
 } from '@relay/db';
 import type { DestinationJobData, FeedPublisher } from '@relay/queue';
@@ -48,6 +49,8 @@ export interface DestinationDeps {
   fairGate?: FairGate | undefined;
   /** The live feed: hears of each change of a delivery's status or attempt count, once committed. */
   feed?: FeedPublisher | undefined;
+  /** Ordered delivery: gives the next delivery of a released ordering key its job (createOrderHandoff). */
+  handOff?: ((heads: readonly OrderingHead[]) => void) | undefined;
   /** Counts outcomes once they are committed, labelled `delivery="destination"`. */
   metrics?: DeliveryMetrics | undefined;
   logger: Logger;
@@ -64,7 +67,16 @@ interface Sent {
 }
 
 export type DestinationResult =
-  'skipped' | 'rescheduled' | 'paused' | 'waiting_turn' | 'delivered' | 'retry_scheduled' | 'failed' | 'deferred';
+  | 'skipped'
+  | 'rescheduled'
+  /** An older delivery of its ordering key at its destination is unfinished: handed a job when that one finishes. */
+  | 'waiting_order'
+  | 'paused'
+  | 'waiting_turn'
+  | 'delivered'
+  | 'retry_scheduled'
+  | 'failed'
+  | 'deferred';
 
 // One attempt of one destination delivery (routing, docs/routing.md "Destinations"): the destination's target
 // through the same guarded send as the primary (the target policy applies again here), signed with the
@@ -111,7 +123,10 @@ export function createDestinationProcessor(deps: DestinationDeps) {
   // told before it is committed, and an outcome another worker stored first is not told twice.
   async function store(orgId: OrgId, sent: Sent, update: DeliveryUpdate, counted: DeliveryOutcome): Promise<boolean> {
     const { delivery, event, attempt, outcome } = sent;
-    if (!(await deps.deliveries.record(orgId, delivery.id, attempt, update))) return false;
+    const { recorded, head } = await deps.deliveries.record(orgId, delivery.id, attempt, update);
+    if (!recorded) return false;
+    // A final outcome released the delivery's ordering key at its destination: the next one gets its job.
+    if (head) deps.handOff?.([head]);
     await tell(orgId, delivery, update.status, delivery.attemptCount + 1);
     deps.metrics?.delivery(orgId, counted, statusClassOf(outcome), outcome ? attempt.durationMs : null, 'destination');
     // A re-run (a retry or a resume) would measure the operator's wait, not the relay's.
@@ -126,6 +141,8 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     const { delivery, destination } = loaded;
     const early = (delivery.nextAttemptAt?.getTime() ?? 0) - now();
     if (early > 1_000) return { result: 'rescheduled', delayMs: early };
+    // Ordered delivery, per destination: only the key's oldest unfinished delivery there is attempted.
+    if (delivery.waitsForKey) return { result: 'waiting_order' };
     if (destination.health === 'unhealthy') {
       const paused = await pause(orgId, delivery, delivery.attemptCount);
       if (paused.paused || paused.health !== 'healthy') return { result: paused.paused ? 'paused' : 'skipped' };

@@ -135,6 +135,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     destinations: createDestinationRepository(db.prisma),
     deliveries,
     enqueue: (requests) => queue.enqueueDestinations(requests),
+    handOff: (heads) => deliveryHandoff.handOff(heads),
     feed,
     cacheMs: config.RULE_CACHE_MS,
     logger,
@@ -180,6 +181,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
     notify: notifications.notify,
     feed,
+    handOff: (heads) => deliveryHandoff.handOff(heads),
     fairGate: fairness.gate,
     metrics: metrics.delivery,
     logger,
@@ -243,6 +245,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
 
   const queue = createDeliveryQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
   const handoff = createOrderHandoff({ queue, logger });
+  // Each destination's order (routing): released keys' next deliveries get their jobs the same way.
+  const deliveryHandoff = createOrderHandoff({ queue, logger, heads: 'deliveries' });
   const sweeper = createSweeper({
     sweep: createEventSweepRepository(db.prisma),
     deliveries,
@@ -304,6 +308,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     await Promise.all([worker.close(), hookWorker.close()]);
     await store.drain();
     await handoff.drain();
+    await deliveryHandoff.drain();
     await sweeping;
     await stopIndexer();
     // Retention's run stops first, so the maintenance worker's close does not wait it out.

@@ -180,7 +180,7 @@ describe('a destination delivery', () => {
     });
   });
 
-  it('a resumed delivery counts its attempts from the resume: a full budget again, whatever it used before', async () => {
+  it('a resumed delivery counts attempts from the resume: a full budget again, whatever it used', async () => {
     const kit = await oneDelivery({ deliveryPolicy: { max_attempts: 2 } });
     target.replyWith(503);
     expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');

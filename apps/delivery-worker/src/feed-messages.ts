@@ -43,7 +43,7 @@ export function outcomeMessages(outcome: Outcome, now: number): { orgId: OrgId; 
   return list;
 }
 
-/** What the live feed hears of a destination delivery (routing) whose status or attempt count changed, once committed. */
+/** What the live feed hears of a destination delivery whose status or attempt count changed, once committed. */
 export function deliveryMessage(change: DeliveryChange, status: DeliveryStatus, now: number): FeedMessage {
   return {
     type: 'delivery.status',

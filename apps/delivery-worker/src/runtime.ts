@@ -66,7 +66,7 @@ export interface WorkerRuntime {
   notify: Notifier;
   /** One failure-digest run now (as the schedule would); `at` stands in for the clock. */
   digestNow(at?: Date): Promise<DigestTotals>;
-  /** Stops taking jobs, lets in-flight deliveries finish, closes every connection; a second call waits for the first. */
+  /** Stops taking jobs, lets in-flight deliveries finish, closes every connection; a second call awaits the first. */
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { toStorableText, type DeliveryStatus, type FailureReason, type OrgId, ty
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { type AuditInput } from './audit.repository';
+import type { DeliveryChange } from './delivery-change';
 import { toDestinationRecord, type DestinationRecord } from './destination.repository';
 import { DELIVERY_BLOCKED, FAN_OUT_ORDERING, RELEASE_DELIVERY_KEY } from './delivery-ordering.sql';
 import { createDeliverySweepReads, type QueuedDeliveryRef } from './delivery-sweep.repository';
@@ -16,7 +17,7 @@ import type { NewAttempt } from './event.repository';
 const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 
-export type { DeliveryStatus, QueuedDeliveryRef };
+export type { DeliveryChange, DeliveryStatus, QueuedDeliveryRef };
 
 export interface DeliveryRecord {
   id: string;
@@ -25,13 +26,13 @@ export interface DeliveryRecord {
   destinationId: string;
   status: DeliveryStatus;
   attemptCount: number;
-  /** attempt_count when its current run began (a retry or a resume starts a new one): the retry policy counts from it. */
+  /** attempt_count when its current run began (a retry or resume starts one): the retry policy counts from it. */
   runStartAttempt: number;
   nextAttemptAt: Date | null;
   failureReason: string | null;
   lastError: string | null;
   deliveredAt: Date | null;
-  /** Held behind an older delivery of its ordering key at its destination (delivery-ordering.sql.ts): no attempt yet. */
+  /** Held behind an older delivery of its ordering key at its destination (delivery-ordering.sql.ts). */
   waitsForKey: boolean;
 }
 
@@ -123,14 +124,6 @@ WITH dest AS (
   RETURNING id
 )
 SELECT (SELECT health FROM dest) AS health, (SELECT count(*) FROM paused)::int AS paused`;
-
-/** A delivery whose status changed, as the live feed names it. */
-export interface DeliveryChange {
-  id: string;
-  eventId: string;
-  destinationId: string;
-  attemptCount: number;
-}
 
 /** A destination that has just turned unhealthy, and the queued deliveries paused with it. */
 export interface DestinationTurned {

@@ -8,7 +8,7 @@ import {
 } from '@relay/core';
 import { atomically, type DbClient, type TransactionClient } from '../client';
 import { DbNull } from '../generated/prisma/internal/prismaNamespace';
-import type { DeliveryChange } from './delivery.repository';
+import type { DeliveryChange } from './delivery-change';
 import { outboundOf } from './rule.repository';
 
 /** At most this many destinations per rule (docs/routing.md, "Destinations"). */

@@ -295,6 +295,13 @@ describe('delivery filters and counts in the list', () => {
     expect(await list({ delivery_status: 'delivered', destination_id: a.id })).toEqual([]);
     expect(await list({ destination_id: b.id })).toEqual([onlyB.id, both.id]);
     expect(await list({ delivery_status: 'queued' })).toEqual([]);
+    // A destination alone is counted from its deliveries; with other filters, from the events.
+    const total = async (extra: object) => (await service().list(admin, { page: 1, per_page: 1, ...extra })).total;
+    expect(await total({ destination_id: b.id })).toBe(2);
+    expect(await total({ destination_id: b.id, delivery_status: 'failed' })).toBe(1);
+    expect(await total({ destination_id: a.id, delivery_status: 'delivered' })).toBe(0);
+    expect(await total({ destination_id: b.id, source })).toBe(2);
+    expect(await total({ destination_id: b.id, source: 'elsewhere' })).toBe(0);
 
     const page = await service().list(admin, { page: 1, per_page: 50, source });
     expect(page.total).toBe(3);

@@ -5,6 +5,10 @@ import { createOrganization, REDIS_URL, startPipeline, userCredential, type Pipe
 // Routing's destinations end to end (docs/routing.md, "Destinations"): the API, and what the worker makes of
 // it against real target servers. Deliveries are read from the database (the event view shows them later).
 
+// Waits are generous (a loaded 2-core machine runs four suites at once); nothing here bounds how fast it goes.
+const PATIENCE = 60_000;
+jest.setTimeout(4 * PATIENCE);
+
 let pipeline: Pipeline;
 let admin: string;
 let primary: TargetServer;
@@ -49,7 +53,7 @@ const waitForDelivery = (eventId: string, destinationId: string, status: string)
       const delivery = await deliveryTo(eventId, destinationId);
       return delivery?.status === status ? delivery : undefined;
     },
-    15_000,
+    PATIENCE,
     `delivery of ${eventId} to ${destinationId} to be ${status}`,
   );
 const requestsAt = (target: TargetServer, source: string) => target.requests.filter((r) => r.url === `/${source}`);
@@ -64,7 +68,7 @@ describe('fan-out', () => {
     ];
     targets[1]!.replyWith(503);
     const eventId = await ingest('fan');
-    await pipeline.waitForStatus(eventId, 'delivered');
+    await pipeline.waitForStatus(eventId, 'delivered', PATIENCE);
     const failed = await waitForDelivery(eventId, failing.id, 'failed');
     expect(failed).toMatchObject({ attemptCount: 3, failureReason: 'retries_exhausted' });
     for (const d of [ok1, ok2])
@@ -80,6 +84,15 @@ describe('fan-out', () => {
     // Each delivery is its own message: its own webhook-id, never the event's.
     const ids = [primary, ...targets].map((t) => requestsAt(t, 'fan')[0]!.headers['webhook-id']);
     expect(new Set(ids).size).toBe(4);
+    // The worker's metrics tell the destinations' outcomes from the primary's (`delivery` label).
+    const counted = async (delivery: string, outcome: string) =>
+      ((await pipeline.worker!.metrics.registry.getSingleMetric('relay_deliveries_total')?.get())?.values ?? [])
+        .filter((v) => v.labels.delivery === delivery && v.labels.outcome === outcome)
+        .reduce((sum, v) => sum + v.value, 0);
+    expect(await counted('destination', 'delivered')).toBe(2);
+    expect(await counted('destination', 'retry')).toBe(2);
+    expect(await counted('destination', 'failed')).toBe(1);
+    expect(await counted('primary', 'delivered')).toBe(1);
     // The event's detail shows each delivery beside its own status.
     const detail = (await pipeline.http.get(`/events/${eventId}`).set('authorization', admin).expect(200)).body;
     expect(detail.status).toBe('delivered');
@@ -120,7 +133,7 @@ describe('fan-out', () => {
     });
     const eventId = await ingest('filtered', { type: 'order' });
     await waitForDelivery(eventId, orders.id, 'delivered');
-    await pipeline.waitForStatus(eventId, 'delivered');
+    await pipeline.waitForStatus(eventId, 'delivered', PATIENCE);
     expect((await deliveriesOf(eventId)).map((d) => d.destinationId)).toEqual([orders.id]);
     expect(await deliveryTo(eventId, refunds.id)).toBeNull();
     expect(requestsAt(targets[1]!, 'filtered')).toHaveLength(0);
@@ -140,7 +153,7 @@ describe('fan-out', () => {
 
     const later = [await ingest('gone'), await ingest('gone')];
     for (const id of later) {
-      await pipeline.waitForStatus(id, 'delivered');
+      await pipeline.waitForStatus(id, 'delivered', PATIENCE);
       await waitForDelivery(id, fine.id, 'delivered');
       expect(await waitForDelivery(id, gone.id, 'paused')).toMatchObject({ attemptCount: 0 });
     }
@@ -166,6 +179,70 @@ describe('fan-out', () => {
   });
 });
 
+describe('destination health', () => {
+  it('a destination turning unhealthy sends the destination.unhealthy notice to the notification URL', async () => {
+    const notices = await startTargetServer();
+    try {
+      await pipeline.http
+        .put('/api/organization/notifications')
+        .set('authorization', admin)
+        .send({ url: `${notices.url}/notices` })
+        .expect(200);
+      const ruleId = await createRule('noticed');
+      const sick = await addDestination(ruleId, { name: 'archive', target_url: `${targets[0]!.url}/noticed` });
+      targets[0]!.replyWith(410);
+      await waitForDelivery(await ingest('noticed'), sick.id, 'failed');
+      const [notice] = await notices.waitForRequests(1, PATIENCE);
+      expect(notice!.headers['x-relay-notice-type']).toBe('destination.unhealthy');
+      expect(JSON.parse(notice!.body.toString())).toMatchObject({
+        type: 'destination.unhealthy',
+        data: {
+          destination: { id: sick.id, name: 'archive', rule_id: ruleId, target_url: `${targets[0]!.url}/noticed` },
+          reason: 'gone',
+          since: expect.any(String),
+        },
+      });
+      const entry = await prisma().auditEntry.findFirstOrThrow({
+        where: { action: 'destination.unhealthy', resourceId: sick.id },
+      });
+      expect(entry.metadata).toMatchObject({ rule_id: ruleId, reason: 'gone', response_status: 410 });
+    } finally {
+      await pipeline.http
+        .put('/api/organization/notifications')
+        .set('authorization', admin)
+        .send({ url: null })
+        .expect(200);
+      await notices.close();
+    }
+  });
+});
+
+describe('a resumed delivery', () => {
+  it('that used up its attempts before it was paused gets a full budget again (DELIVERY_MAX_ATTEMPTS 3)', async () => {
+    const ruleId = await createRule('budget');
+    const flaky = await addDestination(ruleId, { target_url: `${targets[1]!.url}/budget` });
+    targets[1]!.replyWith(503);
+    const eventId = await ingest('budget');
+    const spent = await waitForDelivery(eventId, flaky.id, 'failed');
+    expect(spent).toMatchObject({ attemptCount: 3, runStartAttempt: 0 });
+    // Held back with its attempts spent, as a delivery paused late in its run is: its destination unhealthy.
+    await prisma().destination.update({
+      where: { id: flaky.id },
+      data: { health: 'unhealthy', unhealthyReason: 'failing', unhealthySince: new Date() },
+    });
+    await prisma().delivery.update({ where: { id: spent.id }, data: { status: 'paused' } });
+
+    await pipeline.http
+      .post(`/rules/${ruleId}/destinations/${flaky.id}/resume`)
+      .set('authorization', admin)
+      .expect(200);
+    // Three more attempts, not none: the retry policy counts from the resume (run_start_attempt).
+    const failed = await waitForDelivery(eventId, flaky.id, 'failed');
+    expect(failed).toMatchObject({ attemptCount: 6, runStartAttempt: 3, failureReason: 'retries_exhausted' });
+    expect(requestsAt(targets[1]!, 'budget')).toHaveLength(6);
+  });
+});
+
 describe('Redis queue keys emptied mid-fan-out', () => {
   it('loses no delivery and duplicates none: the sweeper gives the queued ones their jobs again', async () => {
     const ruleId = await createRule('wiped');
@@ -173,26 +250,22 @@ describe('Redis queue keys emptied mid-fan-out', () => {
     for (const t of targets) destinations.push(await addDestination(ruleId, { target_url: `${t.url}/wiped` }));
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await ingest('wiped', { i }));
-    await waitFor(async () => (await prisma().delivery.count({ where: { event: { source: 'wiped' } } })) > 0);
+    await waitFor(async () => (await prisma().delivery.count({ where: { event: { source: 'wiped' } } })) > 0, PATIENCE);
     // Mid-fan-out: some events fanned out (their delivery jobs in Redis), others not yet. The worker stops
     // (its jobs in flight finish), every key of the relay's queues goes, and a new worker's sweeper finds the
     // epoch gone and gives every queued event and delivery its job again.
-    const stopped = pipeline.worker!;
-    await stopped.close();
-    // The pipeline closes every worker it started; a worker runtime's close is not made to run twice.
-    stopped.close = () => Promise.resolve();
+    await pipeline.worker!.close();
     const redis = createRedisConnection(REDIS_URL, 'producer');
     try {
-      await waitFor(() => redis.status === 'ready');
+      await waitFor(() => redis.status === 'ready', PATIENCE);
       const keys = await redis.keys(`${pipeline.prefix}:*`);
       if (keys.length > 0) await redis.del(...keys);
     } finally {
       redis.disconnect();
     }
     pipeline.startWorker();
-    for (const id of ids) await pipeline.waitForStatus(id, 'delivered', 30_000);
-    for (const id of ids)
-      for (const d of destinations) await waitFor(async () => (await deliveryTo(id, d.id))?.status === 'delivered');
+    for (const id of ids) await pipeline.waitForStatus(id, 'delivered', PATIENCE);
+    for (const id of ids) for (const d of destinations) await waitForDelivery(id, d.id, 'delivered');
     expect(await prisma().delivery.count({ where: { event: { source: 'wiped' } } })).toBe(ids.length * 3);
     // Each delivery reached its target exactly once: one request per delivery, and none unrecorded.
     for (const [i, t] of targets.entries()) {
@@ -388,7 +461,7 @@ describe('a destination change reaches the workers at once', () => {
         (await cached.http.post('/cached').set('content-type', 'application/json').send('{}').expect(202)).body
           .id as string;
       // The worker now remembers the rule as having no destinations.
-      await cached.waitForStatus(await send(), 'delivered');
+      await cached.waitForStatus(await send(), 'delivered', PATIENCE);
       const added = (
         await cached.http
           .post(`/rules/${ruleId}/destinations`)
@@ -397,11 +470,11 @@ describe('a destination change reaches the workers at once', () => {
           .expect(201)
       ).body;
       const eventId = await send();
-      await cached.waitForStatus(eventId, 'delivered');
+      await cached.waitForStatus(eventId, 'delivered', PATIENCE);
       await waitFor(async () => {
         const d = await cached.store.prisma.delivery.findFirst({ where: { eventId, destinationId: added.id } });
         return d?.status === 'delivered';
-      });
+      }, PATIENCE);
     } finally {
       await cached.close();
     }

@@ -113,6 +113,10 @@ describe('metrics after a known sequence of ingests and deliveries', () => {
     expect(deliveries('failed', '5xx')).toBe(1);
     expect(deliveries('failed', '4xx')).toBe(1);
     expect(valueOf(worker, 'relay_deliveries_total')).toBe(8);
+    // None of these rules has destinations: every outcome is the primary target's.
+    expect(valueOf(worker, 'relay_deliveries_total', { delivery: 'primary' })).toBe(8);
+    expect(valueOf(worker, 'relay_deliveries_total', { delivery: 'destination' })).toBeUndefined();
+    expect(valueOf(worker, 'relay_attempt_duration_seconds_count', { delivery: 'destination' })).toBe(0);
     expect(valueOf(worker, 'relay_attempt_duration_seconds_count')).toBe(8);
     expect(valueOf(worker, 'relay_delivery_latency_seconds_count')).toBe(4);
     expect(valueOf(worker, 'relay_delivery_latency_seconds_sum')).toBeGreaterThan(0);

@@ -17,9 +17,15 @@ describe('graceful shutdown', () => {
     target.replyWith({ status: 200, body: 'slow', delayMs: 800 });
     const res = await pipeline.http.post('/a').set('content-type', 'application/json').send('{}').expect(202);
     await target.waitForRequests(1);
-    const closing = pipeline.worker!.close();
+    const done: string[] = [];
+    const closing = pipeline.worker!.close().then(() => done.push('first'));
     expect(pipeline.worker!.health.isShuttingDown()).toBe(true);
-    await closing;
+    // Asked again, during and after (a test's pipeline closes every worker it started): the one shutdown, so a
+    // second call resolves only once everything is closed.
+    const again = pipeline.worker!.close().then(() => done.push('second'));
+    await Promise.all([closing, again]);
+    expect(done).toEqual(['first', 'second']);
+    await expect(pipeline.worker!.close()).resolves.toBeUndefined();
     const event = await pipeline.eventById(res.body.id);
     expect(event?.status).toBe('delivered');
     expect(await pipeline.attemptsOf(res.body.id)).toHaveLength(1);

@@ -1,13 +1,24 @@
 import { compileFilter, createCachedLoader, matches, type CompiledFilter, type OrgId } from '@relay/core';
-import type { DeliveryRepository, DestinationRecord, DestinationRepository, StoredEvent } from '@relay/db';
-import type { DestinationJobRequest } from '@relay/queue';
+import type {
+  DeliveryRepository,
+  DestinationRecord,
+  DestinationRepository,
+  OrderingHead,
+  StoredEvent,
+} from '@relay/db';
+import type { DestinationJobRequest, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
+import { deliveryMessage } from './feed-messages';
 import { filterSubjectOf } from './rule-filter';
 
 export interface FanOutDeps {
   destinations: Pick<DestinationRepository, 'active'>;
   deliveries: Pick<DeliveryRepository, 'fanOut'>;
   enqueue: (requests: DestinationJobRequest[]) => Promise<void>;
+  /** Ordered delivery: gives a delivery this fan-out released (its key no longer held) its job. */
+  handOff?: ((heads: readonly OrderingHead[]) => void) | undefined;
+  /** The live feed: hears of each delivery made (best effort, after the commit). */
+  feed?: FeedPublisher | undefined;
   /** How long a rule's active destinations are remembered (RULE_CACHE_MS): a change applies within it. */
   cacheMs: number;
   logger: Logger;
@@ -57,13 +68,20 @@ export function createFanOut(deps: FanOutDeps): FanOut {
       const filter = filterOf(d);
       return filter !== null && matches(filter, (subject ??= filterSubjectOf(event)));
     });
-    if (matched.length === 0) return;
-    const queued = await deps.deliveries.fanOut(
+    // None matched: still one statement, since an ordered event's fan-out is marked done, which may free the next
+    // delivery of its key at a destination (it is a no-op for an unordered event).
+    const { queued, added, released } = await deps.deliveries.fanOut(
       orgId,
       event.id,
       matched.map((d) => d.id),
     );
     const at = (deps.now ?? Date.now)();
+    if (deps.feed && added.length > 0)
+      await deps.feed.publish(
+        orgId,
+        added.map((d) => deliveryMessage(d, d.status, at)),
+      );
+    if (released.length > 0) deps.handOff?.(released);
     try {
       await deps.enqueue(
         queued.map((q) => ({

@@ -3,7 +3,7 @@ import { parsePortPolicy, standardWebhookKey, type TargetPolicy } from '@relay/c
 import { createDeliveryRepository, createDestinationRepository, createEventRepository, type Database } from '@relay/db';
 import type { DestinationJobRequest } from '@relay/queue';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
-import { createTargetResolver, createRuleRepository } from '@relay/db';
+import { createTargetResolver, createRuleRepository, SYSTEM_ACTOR } from '@relay/db';
 import { createDeliveryStore } from './delivery-store';
 import { createFanOut } from './destination-fan-out';
 import { createRuleFilterCheck } from './rule-filter';
@@ -12,6 +12,7 @@ import { createRulePolicies } from './rule-policy';
 import { createPrepare } from './stages/prepare.stage';
 import { createDestinationProcessor } from './destination.processor';
 import { useRuleTestDatabase } from './rule-test-database';
+import type { Notice } from './notifications/notifier';
 import { createSender } from './sender';
 import { newEvent, newRule, ORG, quiet, RETRY } from './stages/stage-test-kit';
 
@@ -29,8 +30,10 @@ beforeEach(() => {
   target.replyWith(200);
 });
 
-function setup() {
+function setup(options: { unhealthyAfterSeconds?: number } = {}) {
   const enqueued: DestinationJobRequest[] = [];
+  const notices: Notice[] = [];
+  const counted: string[] = [];
   const deliveries = createDeliveryRepository(db.pool);
   const destinations = createDestinationRepository(db.prisma);
   const fanOut = createFanOut({
@@ -49,10 +52,15 @@ function setup() {
     retry: RETRY,
     defaultSecret: 'default-secret',
     keys: undefined,
-    unhealthyAfterSeconds: 3_600,
+    unhealthyAfterSeconds: options.unhealthyAfterSeconds ?? 3_600,
+    notify: async (_orgId, notice) => void notices.push(notice),
+    metrics: {
+      delivery: (_org, outcome, statusClass, _ms, kind) => void counted.push(`${kind} ${outcome} ${statusClass}`),
+      deliveredAfter: (_ms, kind) => void counted.push(`${kind} delivered after`),
+    },
     logger: quiet,
   });
-  return { enqueued, deliveries, destinations, fanOut, processor, events };
+  return { enqueued, notices, counted, deliveries, destinations, fanOut, processor, events };
 }
 
 const rowsOf = (eventId: string) =>
@@ -118,8 +126,10 @@ describe('destination fan-out', () => {
 });
 
 describe('a destination delivery', () => {
-  async function oneDelivery(options: { signingSecret?: string; deliveryPolicy?: object } = {}) {
-    const kit = setup();
+  async function oneDelivery(
+    options: { signingSecret?: string; deliveryPolicy?: object; unhealthyAfterSeconds?: number } = {},
+  ) {
+    const kit = setup(options);
     const rule = await newRule(db, { source: 'shop' });
     const created = await kit.destinations.create(ORG, rule.id, {
       targetUrl: `${target.url}/dest`,
@@ -133,8 +143,10 @@ describe('a destination delivery', () => {
   }
 
   it('goes to its target with its own webhook-id, signed with DEFAULT_SIGNING_SECRET, never changing the event', async () => {
-    const { processor, deliveryId, event, destination } = await oneDelivery();
+    const { processor, deliveryId, event, destination, counted } = await oneDelivery();
     expect(await processor.attempt(ORG, deliveryId)).toEqual({ result: 'delivered' });
+    // Counted once committed, as a destination's: relay_deliveries_total{delivery="destination"} and its latency.
+    expect(counted).toEqual(['destination delivered 2xx', 'destination delivered after']);
     const [request] = target.requests;
     expect(request!.url).toBe('/dest');
     expect(request!.headers['webhook-id']).toBe(deliveryId);
@@ -153,17 +165,45 @@ describe('a destination delivery', () => {
   });
 
   it('retries alone under its own delivery policy, and fails when its attempts run out', async () => {
-    const { processor, deliveryId } = await oneDelivery({ deliveryPolicy: { max_attempts: 2 } });
+    const { processor, deliveryId, counted } = await oneDelivery({ deliveryPolicy: { max_attempts: 2 } });
     target.replyWith(503);
     const first = await processor.attempt(ORG, deliveryId);
     expect(first.result).toBe('retry_scheduled');
     await db.prisma.delivery.update({ where: { id: deliveryId }, data: { nextAttemptAt: new Date(0) } });
     expect(await processor.attempt(ORG, deliveryId)).toEqual({ result: 'failed' });
+    expect(counted).toEqual(['destination retry 5xx', 'destination failed 5xx']);
     expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
       status: 'failed',
       attemptCount: 2,
       failureReason: 'retries_exhausted',
       lastError: 'HTTP 503',
+    });
+  });
+
+  it('a resumed delivery counts attempts from the resume: a full budget again, whatever it used', async () => {
+    const kit = await oneDelivery({ deliveryPolicy: { max_attempts: 2 } });
+    target.replyWith(503);
+    expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');
+    // Its destination turns unhealthy (the delivery waits paused, one of its two attempts used), then is resumed.
+    const audit = () => ({
+      actorUserId: null,
+      actorEmail: null,
+      action: 'destination.unhealthy',
+      resourceType: 'destination',
+      resourceId: kit.destination.id,
+    });
+    await kit.deliveries.markUnhealthy(ORG, kit.destination.id, 'failing', new Date(), audit, null);
+    expect((await rowsOf(kit.event.id)).map((r) => r.status)).toEqual(['paused']);
+    await kit.destinations.resume(ORG, kit.rule.id, kit.destination.id);
+    // Two attempts in the new run: the first is retried (not the second of two), the second fails as the last.
+    expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');
+    await db.prisma.delivery.update({ where: { id: kit.deliveryId }, data: { nextAttemptAt: new Date(0) } });
+    expect(await kit.processor.attempt(ORG, kit.deliveryId)).toEqual({ result: 'failed' });
+    expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: kit.deliveryId } })).toMatchObject({
+      status: 'failed',
+      attemptCount: 3,
+      runStartAttempt: 1,
+      failureReason: 'retries_exhausted',
     });
   });
 
@@ -176,9 +216,58 @@ describe('a destination delivery', () => {
     const destination = await db.prisma.destination.findUniqueOrThrow({ where: { id: kit.destination.id } });
     expect(destination).toMatchObject({ health: 'unhealthy', unhealthyReason: 'gone' });
     expect((await rowsOf(second.id)).map((r) => r.status)).toEqual(['paused']);
+    // The transition is audited with it, by the system actor, as a rule's is.
+    const entries = await db.prisma.auditEntry.findMany({ where: { resourceId: kit.destination.id } });
+    expect(entries).toEqual([
+      expect.objectContaining({
+        action: 'destination.unhealthy',
+        resourceType: 'destination',
+        actorUserId: SYSTEM_ACTOR.id,
+        metadata: expect.objectContaining({
+          rule_id: kit.rule.id,
+          reason: 'gone',
+          response_status: 410,
+          paused_deliveries: 1,
+        }),
+      }),
+    ]);
     const third = await newEvent(db, { source: 'shop', ruleId: kit.rule.id });
     await kit.fanOut(ORG, third);
     expect((await rowsOf(third.id)).map((r) => r.status)).toEqual(['paused']);
     expect(target.requests).toHaveLength(1);
+    // After the commit, the organization's notification URL hears it: `destination.unhealthy`.
+    expect(kit.notices).toEqual([
+      {
+        type: 'destination.unhealthy',
+        data: {
+          destination: {
+            id: kit.destination.id,
+            name: kit.destination.name,
+            rule_id: kit.rule.id,
+            target_url: `${target.url}/dest`,
+          },
+          reason: 'gone',
+          since: destination.unhealthySince!.toISOString(),
+        },
+      },
+    ]);
+  });
+
+  it('failing for its span turns it unhealthy once: audited and noticed once, however many attempts fail', async () => {
+    // unhealthy_after_seconds 0: the first failure starts the run, the next one is past the span.
+    const kit = await oneDelivery({ deliveryPolicy: { max_attempts: 5 }, unhealthyAfterSeconds: 0 });
+    target.replyWith(503);
+    expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');
+    const destination = await db.prisma.destination.findUniqueOrThrow({ where: { id: kit.destination.id } });
+    expect(destination).toMatchObject({ health: 'unhealthy', unhealthyReason: 'failing' });
+    expect(kit.notices.map((n) => [n.type, n.data.reason])).toEqual([['destination.unhealthy', 'failing']]);
+    // Its own delivery (stored queued for its retry before the transition) waits paused with the others.
+    expect((await rowsOf(kit.event.id)).map((r) => r.status)).toEqual(['paused']);
+    expect(await kit.processor.attempt(ORG, kit.deliveryId)).toEqual({ result: 'skipped' });
+    expect(kit.notices).toHaveLength(1);
+    const actions = await db.prisma.auditEntry.findMany({ where: { resourceId: kit.destination.id } });
+    expect(actions.map((e) => [e.action, (e.metadata as { reason: string }).reason])).toEqual([
+      ['destination.unhealthy', 'failing'],
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import {
   decide,
+  type DeliveryStatus,
   openSecret,
   policyFor,
   targetOrigin,
@@ -9,12 +10,24 @@ import {
   type SecretKeyring,
   type TargetPolicy,
 } from '@relay/core';
-import type { DeliveryRepository, DestinationRecord, NewAttempt, StoredEvent } from '@relay/db';
-import type { DestinationJobData } from '@relay/queue';
+import type {
+  DeliveryRecord,
+  DeliveryRepository,
+  DeliveryUpdate,
+  DestinationRecord,
+  NewAttempt,
+  OrderingHead,
+  StoredEvent,
+} from '@relay/db';
+import type { DestinationJobData, FeedPublisher } from '@relay/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { FairGate } from './fair-gate';
+import { createDestinationHealth } from './destination-health';
+import { deliveryMessage } from './feed-messages';
 import { DEFAULT_FAULT_BOUND, relayErrorAttempt, type FaultBound } from './relay-faults';
+import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from './metrics/worker-metrics';
+import type { Notifier } from './notifications/notifier';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
 import { attemptFields, runJob, stepOf, type Step } from './stages/job-step';
@@ -31,14 +44,39 @@ export interface DestinationDeps {
   keys: SecretKeyring | undefined;
   /** RULE_UNHEALTHY_AFTER_SECONDS: a destination's failing span, unless it sets its own. */
   unhealthyAfterSeconds: number;
+  /** Tells the organization's notification URL (destination.unhealthy); absent: no notices. */
+  notify?: Notifier | undefined;
   fairGate?: FairGate | undefined;
+  /** The live feed: hears of each change of a delivery's status or attempt count, once committed. */
+  feed?: FeedPublisher | undefined;
+  /** Ordered delivery: gives the next delivery of a released ordering key its job (createOrderHandoff). */
+  handOff?: ((heads: readonly OrderingHead[]) => void) | undefined;
+  /** Counts outcomes once they are committed, labelled `delivery="destination"`. */
+  metrics?: DeliveryMetrics | undefined;
   logger: Logger;
   faults?: FaultBound;
   now?: () => number;
 }
 
+/** An attempt made (or a relay fault given up on: no event, no outcome), to be stored. */
+interface Sent {
+  delivery: DeliveryRecord;
+  event: StoredEvent | null;
+  attempt: NewAttempt;
+  outcome: AttemptOutcome | null;
+}
+
 export type DestinationResult =
-  'skipped' | 'rescheduled' | 'paused' | 'waiting_turn' | 'delivered' | 'retry_scheduled' | 'failed' | 'deferred';
+  | 'skipped'
+  | 'rescheduled'
+  /** An older delivery of its ordering key at its destination is unfinished: handed a job when that one finishes. */
+  | 'waiting_order'
+  | 'paused'
+  | 'waiting_turn'
+  | 'delivered'
+  | 'retry_scheduled'
+  | 'failed'
+  | 'deferred';
 
 // One attempt of one destination delivery (routing, docs/routing.md "Destinations"): the destination's target
 // through the same guarded send as the primary (the target policy applies again here), signed with the
@@ -48,6 +86,18 @@ export type DestinationResult =
 // the failing span turns the destination unhealthy and its queued deliveries wait `paused` until a resume.
 export function createDestinationProcessor(deps: DestinationDeps) {
   const now = deps.now ?? Date.now;
+  const health = createDestinationHealth({ ...deps, now });
+
+  // 410 Gone turns the destination unhealthy first; false: another attempt turned it already. Health is
+  // bookkeeping: if the transition cannot be written, the delivery fails as a 410 does and the next 410 tries again.
+  async function gone(orgId: OrgId, destination: DestinationRecord, deliveryId: string): Promise<boolean> {
+    try {
+      return await health.turnUnhealthy(orgId, destination, 'gone', 410, deliveryId);
+    } catch (err) {
+      deps.logger.warn({ err, destinationId: destination.id }, 'destination health update failed');
+      return true;
+    }
+  }
 
   function signingOf(destination: DestinationRecord) {
     const secrets =
@@ -59,25 +109,30 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     return { secrets, outbound: destination.outboundHeaders };
   }
 
-  async function healthAfter(orgId: OrgId, destination: DestinationRecord, delivered: boolean, status: number | null) {
-    if (destination.health === 'unhealthy') return;
-    try {
-      if (delivered) {
-        if (destination.failingSince !== null) await deps.deliveries.clearFailing(orgId, destination.id);
-        return;
-      }
-      const at = now();
-      const since =
-        destination.failingSince ?? (await deps.deliveries.markFailing(orgId, destination.id, new Date(at)));
-      if (since === null) return;
-      const spanMs = (destination.unhealthyAfterSeconds ?? deps.unhealthyAfterSeconds) * 1000;
-      if (at - since.getTime() >= spanMs) {
-        const turned = await deps.deliveries.markUnhealthy(orgId, destination.id, 'failing', new Date(at), null);
-        if (turned) deps.logger.warn({ destinationId: destination.id, status }, 'destination turned unhealthy');
-      }
-    } catch (err) {
-      deps.logger.warn({ err, destinationId: destination.id }, 'destination health update failed');
-    }
+  const tell = (orgId: OrgId, delivery: DeliveryRecord, status: DeliveryStatus, attemptCount: number) =>
+    deps.feed?.publish(orgId, [deliveryMessage({ ...delivery, attemptCount }, status, now())]);
+
+  // Pauses a queued delivery of an unhealthy destination (the statement checks its committed health), and says so.
+  async function pause(orgId: OrgId, delivery: DeliveryRecord, attemptCount: number) {
+    const paused = await deps.deliveries.pause(orgId, delivery.id);
+    if (paused.paused) await tell(orgId, delivery, 'paused', attemptCount);
+    return paused;
+  }
+
+  // Stores an attempt's outcome (only while the delivery is queued), then counts it and tells the feed: nothing is
+  // told before it is committed, and an outcome another worker stored first is not told twice.
+  async function store(orgId: OrgId, sent: Sent, update: DeliveryUpdate, counted: DeliveryOutcome): Promise<boolean> {
+    const { delivery, event, attempt, outcome } = sent;
+    const { recorded, head } = await deps.deliveries.record(orgId, delivery.id, attempt, update);
+    if (!recorded) return false;
+    // A final outcome released the delivery's ordering key at its destination: the next one gets its job.
+    if (head) deps.handOff?.([head]);
+    await tell(orgId, delivery, update.status, delivery.attemptCount + 1);
+    deps.metrics?.delivery(orgId, counted, statusClassOf(outcome), outcome ? attempt.durationMs : null, 'destination');
+    // A re-run (a retry or a resume) would measure the operator's wait, not the relay's.
+    if (update.status === 'delivered' && event && delivery.runStartAttempt === 0)
+      deps.metrics?.deliveredAfter(attempt.finishedAt.getTime() - event.createdAt.getTime(), 'destination');
+    return true;
   }
 
   async function attempt(orgId: OrgId, deliveryId: string): Promise<Step<DestinationResult>> {
@@ -86,8 +141,10 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     const { delivery, destination } = loaded;
     const early = (delivery.nextAttemptAt?.getTime() ?? 0) - now();
     if (early > 1_000) return { result: 'rescheduled', delayMs: early };
+    // Ordered delivery, per destination: only the key's oldest unfinished delivery there is attempted.
+    if (delivery.waitsForKey) return { result: 'waiting_order' };
     if (destination.health === 'unhealthy') {
-      const paused = await deps.deliveries.pause(orgId, deliveryId);
+      const paused = await pause(orgId, delivery, delivery.attemptCount);
       if (paused.paused || paused.health !== 'healthy') return { result: paused.paused ? 'paused' : 'skipped' };
     }
     const event = await deps.loadEvent(orgId, delivery.eventId);
@@ -132,41 +189,34 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     } finally {
       deps.fairGate?.release(origin, answered);
     }
-    const decision = decide(outcome, newAttempt.attemptNumber, retry, Math.random, now());
+    // The policy counts the attempts of the current run: a retried or resumed delivery gets a full budget again.
+    const attemptInRun = newAttempt.attemptNumber - delivery.runStartAttempt;
+    const decision = decide(outcome, attemptInRun, retry, Math.random, now());
     const status = newAttempt.responseStatus;
+    const sent = { delivery, event, attempt: newAttempt, outcome };
     if (decision.action === 'delivered') {
-      await deps.deliveries.record(orgId, deliveryId, newAttempt, { status: 'delivered', at: newAttempt.finishedAt });
-      await healthAfter(orgId, destination, true, status);
+      await store(orgId, sent, { status: 'delivered', at: newAttempt.finishedAt }, 'delivered');
+      await health.afterAttempt(orgId, destination, true, status);
       return stepOf(decision);
     }
     if (decision.action === 'retry') {
       const nextAttemptAt = new Date(now() + decision.delayMs);
-      await deps.deliveries.record(orgId, deliveryId, newAttempt, {
-        status: 'queued',
-        nextAttemptAt,
-        error: decision.error,
-      });
-      await healthAfter(orgId, destination, false, status);
+      await store(orgId, sent, { status: 'queued', nextAttemptAt, error: decision.error }, 'retry');
+      await health.afterAttempt(orgId, destination, false, status);
       return stepOf(decision);
     }
     // 410 Gone: the destination turns unhealthy at once, its other queued deliveries wait; this one fails as a
-    // 410 does. Met on a destination another attempt already turned, the delivery waits with the others.
+    // 410 does. Met on a destination another attempt already turned, the delivery waits with the others
+    // (counted as a retry: not final).
     if (status === 410 && destination.health === 'healthy') {
-      const turned = await deps.deliveries.markUnhealthy(orgId, destination.id, 'gone', new Date(now()), deliveryId);
-      if (!turned) {
-        const update = { status: 'queued' as const, nextAttemptAt: new Date(now()), error: decision.error };
-        await deps.deliveries.record(orgId, deliveryId, newAttempt, update);
-        const paused = await deps.deliveries.pause(orgId, deliveryId);
+      if (!(await gone(orgId, destination, deliveryId))) {
+        await store(orgId, sent, { status: 'queued', nextAttemptAt: new Date(now()), error: decision.error }, 'retry');
+        const paused = await pause(orgId, delivery, delivery.attemptCount + 1);
         return paused.paused ? { result: 'paused' } : { result: 'retry_scheduled', delayMs: 0 };
       }
-      deps.logger.warn({ destinationId: destination.id }, 'destination answered 410 and turned unhealthy');
     }
-    await deps.deliveries.record(orgId, deliveryId, newAttempt, {
-      status: 'failed',
-      reason: decision.reason,
-      error: decision.error,
-    });
-    if (status !== 410) await healthAfter(orgId, destination, false, status);
+    await store(orgId, sent, { status: 'failed', reason: decision.reason, error: decision.error }, 'failed');
+    await health.afterAttempt(orgId, destination, false, status);
     return stepOf(decision);
   }
 
@@ -180,11 +230,8 @@ export function createDestinationProcessor(deps: DestinationDeps) {
       targetUrl: loaded.destination.targetUrl,
       ...fault,
     };
-    await deps.deliveries.record(orgId, deliveryId, failed, {
-      status: 'failed',
-      reason: 'relay_error',
-      error: fault.error,
-    });
+    const update = { status: 'failed' as const, reason: 'relay_error' as const, error: fault.error };
+    await store(orgId, { delivery: loaded.delivery, event: null, attempt: failed, outcome: null }, update, 'failed');
     return 'failed';
   }
 

@@ -1,5 +1,5 @@
-import type { FeedAttempt, FeedMessage, OrgId } from '@relay/core';
-import type { NewAttempt, Outcome } from '@relay/db';
+import type { DeliveryStatus, FeedAttempt, FeedMessage, OrgId } from '@relay/core';
+import type { DeliveryChange, NewAttempt, Outcome } from '@relay/db';
 
 type AttemptLike = Omit<NewAttempt, 'kind'> & { eventId: string; hookId?: string | null };
 
@@ -41,4 +41,19 @@ export function outcomeMessages(outcome: Outcome, now: number): { orgId: OrgId; 
     });
   }
   return list;
+}
+
+/** What the live feed hears of a destination delivery whose status or attempt count changed, once committed. */
+export function deliveryMessage(change: DeliveryChange, status: DeliveryStatus, now: number): FeedMessage {
+  return {
+    type: 'delivery.status',
+    at: now,
+    data: {
+      event_id: change.eventId,
+      delivery_id: change.id,
+      destination_id: change.destinationId,
+      status,
+      attempt_count: change.attemptCount,
+    },
+  };
 }

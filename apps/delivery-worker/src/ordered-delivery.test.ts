@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import type { RuleRecord } from '@relay/db';
-import { createDeliveryQueue, createRedisConnection, QUEUES, type DeliverJobData } from '@relay/queue';
+import {
+  createDeliveryQueue,
+  createRedisConnection,
+  destinationJobId,
+  JOBS,
+  QUEUES,
+  type DeliverJobData,
+} from '@relay/queue';
 import { uniqueQueuePrefix, waitFor } from '@relay/test-support';
 import { Worker } from 'bullmq';
 import { pino } from 'pino';
@@ -49,6 +56,17 @@ describe('the ordered hand-off', () => {
     await queue.queue.obliterate({ force: true });
     await queue.close();
     redis.disconnect();
+  });
+
+  it("gives a destination's next delivery its own job (deliver-destination, id dest-<delivery id>)", async () => {
+    const handoff = createOrderHandoff({ queue, logger: pino({ level: 'silent' }), heads: 'deliveries' });
+    const delivery = randomUUID();
+    handoff.handOff([{ id: delivery, organizationId: org }]);
+    await handoff.drain();
+    const job = await queue.queue.getJob(destinationJobId(delivery));
+    expect(job).toMatchObject({ name: JOBS.deliverDestination, data: { orgId: org, deliveryId: delivery } });
+    expect(await job!.getState()).toBe('waiting');
+    await job!.remove();
   });
 
   it('gives the next head a job, and one that runs after the release when its old job is still active', async () => {

@@ -1,6 +1,6 @@
 import type { OrgId } from '@relay/core';
 import type { EventOrderingRepository, OrderingHead, StoredEvent } from '@relay/db';
-import type { DeliveryQueue } from '@relay/queue';
+import { destinationJobId, type DeliveryQueue } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { RuleLookup } from './rule-lookup';
 
@@ -31,7 +31,9 @@ export function createOrderGate(deps: {
 }
 
 export interface OrderHandoffDeps {
-  queue: Pick<DeliveryQueue, 'enqueue' | 'queue'>;
+  queue: Pick<DeliveryQueue, 'enqueue' | 'enqueueDestinations' | 'queue'>;
+  /** What the heads are: events (the primary's order) or destination deliveries (each destination's order). */
+  heads?: 'events' | 'deliveries';
   logger: Logger;
   /** First pause while the next head's old job is still active; doubled each time, `tries` times. */
   pauseMs?: number;
@@ -41,7 +43,8 @@ export interface OrderHandoffDeps {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The next head may still hold the job that found it blocked a moment before the release committed
-// (job id = event id, so an enqueue then is a no-op, and that job is about to end without an attempt).
+// (job id = event id, or `dest-<delivery id>`, so an enqueue then is a no-op, and that job is about to end
+// without an attempt).
 // So the hand-off enqueues until the head's job is one that runs after the release: one created since
 // (its own), or an older one that has not started (waiting or delayed). An older active job is waited
 // for, a few short pauses (a waiting job's check is quick; past them the head is attempting already).
@@ -51,13 +54,18 @@ export function createOrderHandoff(deps: OrderHandoffDeps) {
   const pauseMs = deps.pauseMs ?? 25;
   const tries = deps.tries ?? 6;
   const running = new Set<Promise<void>>();
+  const deliveries = deps.heads === 'deliveries';
+  const enqueue = (head: OrderingHead) =>
+    deliveries
+      ? deps.queue.enqueueDestinations([{ orgId: head.organizationId, deliveryId: head.id }])
+      : deps.queue.enqueue([{ orgId: head.organizationId, eventId: head.id }]);
 
   async function handOff(head: OrderingHead): Promise<void> {
     const released = Date.now();
     for (let i = 0; ; i++) {
-      await deps.queue.enqueue([{ orgId: head.organizationId, eventId: head.id }]);
+      await enqueue(head);
       // Gone again already: the job ended in between (ours, having run, or the old one): enqueue again.
-      const job = await deps.queue.queue.getJob(head.id);
+      const job = await deps.queue.queue.getJob(deliveries ? destinationJobId(head.id) : head.id);
       if (job && (job.timestamp >= released || (await job.getState()) !== 'active')) return;
       if (i >= tries) return;
       await sleep(pauseMs * 2 ** i);
@@ -69,7 +77,7 @@ export function createOrderHandoff(deps: OrderHandoffDeps) {
     handOff(heads: readonly OrderingHead[]): void {
       for (const head of heads) {
         const run = handOff(head).catch((err: unknown) =>
-          deps.logger.warn({ err, eventId: head.id }, 'ordered hand-off failed; the sweeper will enqueue the event'),
+          deps.logger.warn({ err, id: head.id }, 'ordered hand-off failed; the sweeper will enqueue it'),
         );
         running.add(run);
         void run.finally(() => running.delete(run));

@@ -66,7 +66,7 @@ export interface WorkerRuntime {
   notify: Notifier;
   /** One failure-digest run now (as the schedule would); `at` stands in for the clock. */
   digestNow(at?: Date): Promise<DigestTotals>;
-  /** Stops taking jobs, lets in-flight deliveries finish, closes every connection. */
+  /** Stops taking jobs, lets in-flight deliveries finish, closes every connection; a second call awaits the first. */
   close(): Promise<void>;
 }
 
@@ -135,6 +135,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     destinations: createDestinationRepository(db.prisma),
     deliveries,
     enqueue: (requests) => queue.enqueueDestinations(requests),
+    handOff: (heads) => deliveryHandoff.handOff(heads),
+    feed,
     cacheMs: config.RULE_CACHE_MS,
     logger,
   });
@@ -177,7 +179,11 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     defaultSecret: config.DEFAULT_SIGNING_SECRET,
     keys: config.SECRET_ENCRYPTION_KEYS,
     unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
+    notify: notifications.notify,
+    feed,
+    handOff: (heads) => deliveryHandoff.handOff(heads),
     fairGate: fairness.gate,
+    metrics: metrics.delivery,
     logger,
     faults,
   });
@@ -239,6 +245,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
 
   const queue = createDeliveryQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
   const handoff = createOrderHandoff({ queue, logger });
+  // Each destination's order (routing): released keys' next deliveries get their jobs the same way.
+  const deliveryHandoff = createOrderHandoff({ queue, logger, heads: 'deliveries' });
   const sweeper = createSweeper({
     sweep: createEventSweepRepository(db.prisma),
     deliveries,
@@ -293,6 +301,32 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   });
 
   let shuttingDown = false;
+  let closing: Promise<void> | undefined;
+  async function shutDown(): Promise<void> {
+    shuttingDown = true;
+    clearInterval(timer);
+    await Promise.all([worker.close(), hookWorker.close()]);
+    await store.drain();
+    await handoff.drain();
+    await deliveryHandoff.drain();
+    await sweeping;
+    await stopIndexer();
+    // Retention's run stops first, so the maintenance worker's close does not wait it out.
+    await retention.close();
+    await maintenance.close();
+    maintenanceRedis.disconnect();
+    await notifications.close();
+    await queue.close().catch(() => {});
+    await hookQueue.close().catch(() => {});
+    sender.close();
+    workerRedis.disconnect();
+    hookRedis.disconnect();
+    ruleChangeRedis.disconnect();
+    await ruleChangesHeard;
+    producerRedis.disconnect();
+    await db.close();
+  }
+
   return {
     health: {
       checks: { database: () => db.ping(), redis: async () => void (await workerRedis.ping()) },
@@ -304,28 +338,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     retentionNow: (at) => retention.runNow(at),
     notify: notifications.notify,
     digestNow: (at) => notifications.digestNow(at),
-    async close() {
-      shuttingDown = true;
-      clearInterval(timer);
-      await Promise.all([worker.close(), hookWorker.close()]);
-      await store.drain();
-      await handoff.drain();
-      await sweeping;
-      await stopIndexer();
-      // Retention's run stops first, so the maintenance worker's close does not wait it out.
-      await retention.close();
-      await maintenance.close();
-      maintenanceRedis.disconnect();
-      await notifications.close();
-      await queue.close().catch(() => {});
-      await hookQueue.close().catch(() => {});
-      sender.close();
-      workerRedis.disconnect();
-      hookRedis.disconnect();
-      ruleChangeRedis.disconnect();
-      await ruleChangesHeard;
-      producerRedis.disconnect();
-      await db.close();
-    },
+    // Safe to call again (a test's pipeline closes every worker it started): the second call waits for the first.
+    close: () => (closing ??= shutDown()),
   };
 }

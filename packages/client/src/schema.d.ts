@@ -489,7 +489,7 @@ export interface paths {
     get: operations['getApiOrganizationNotifications'];
     /**
      * Set or clear the organization's notification URL
-     * @description Notices (`rule.unhealthy`, and an `events.failed` digest of newly failed events every NOTIFICATION_DIGEST_INTERVAL_SECONDS) are POSTed here as `{ id, type, organization_id, at, data }`, signed like deliveries (X-Relay-Signature, webhook-signature) with `secret`, else DEFAULT_SIGNING_SECRET if set, else unsigned. `secret` is write-only and stored sealed with SECRET_ENCRYPTION_KEYS; omitted, the stored one stays. Setting a URL where there was none starts the digest now. See docs/rules.md.
+     * @description Notices (`rule.unhealthy`, `destination.unhealthy`, and an `events.failed` digest of newly failed events every NOTIFICATION_DIGEST_INTERVAL_SECONDS) are POSTed here as `{ id, type, organization_id, at, data }`, signed like deliveries (X-Relay-Signature, webhook-signature) with `secret`, else DEFAULT_SIGNING_SECRET if set, else unsigned. `secret` is write-only and stored sealed with SECRET_ENCRYPTION_KEYS; omitted, the stored one stays. Setting a URL where there was none starts the digest now. See docs/rules.md.
      */
     put: operations['putApiOrganizationNotifications'];
     post?: never;
@@ -749,7 +749,7 @@ export interface paths {
     };
     /**
      * Live feed of the organization's events (Server-Sent Events)
-     * @description Messages `event.created`, `attempt`, `event.status` and `event.deleted`, each with `id:` (ms timestamp) and a JSON `data:` line; comment heartbeats keep the connection open. Reconnecting with `Last-Event-ID` replays from the database what happened since (at least once: deduplicate on the message id and type). `event: replay.truncated` means more happened than is replayed: reload the list.
+     * @description Messages `event.created`, `attempt`, `event.status`, `event.deleted` and `delivery.status` (a destination delivery made or changed: `{ event_id, delivery_id, destination_id, status, attempt_count }`), each with `id:` (ms timestamp) and a JSON `data:` line; comment heartbeats keep the connection open. Reconnecting with `Last-Event-ID` replays from the database what happened since (at least once: deduplicate on the message id and type). `event: replay.truncated` means more happened than is replayed: reload the list.
      */
     get: operations['getEventsStream'];
     put?: never;
@@ -3448,7 +3448,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description http(s) URL for notices (rule.unhealthy, events.failed), checked against the target network policy (422 `target_url_rejected`); null turns notices off and forgets the secret. */
+          /** @description http(s) URL for notices (rule.unhealthy, destination.unhealthy, events.failed), checked against the target network policy (422 `target_url_rejected`); null turns notices off and forgets the secret. */
           url: string | null;
           /** @description Write-only HMAC secret for X-Relay-Signature and webhook-signature of notices, stored sealed. Omitted: the stored one stays; null: none (notices are signed with DEFAULT_SIGNING_SECRET if set, else unsigned). */
           secret?: string | null;

@@ -7,7 +7,8 @@ export const notificationSettingsUpdateSchema = z
     url: targetUrl
       .nullable()
       .describe(
-        'http(s) URL for notices (rule.unhealthy, events.failed), checked against the target network policy ' +
+        'http(s) URL for notices (rule.unhealthy, destination.unhealthy, events.failed), checked against the ' +
+          'target network policy ' +
           '(422 `target_url_rejected`); null turns notices off and forgets the secret.',
       ),
     secret: signingSecret

@@ -2,6 +2,8 @@
 // `ignored`: its rule's filter did not match (docs/routing.md); final, with no attempt and no hook.
 export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused', 'ignored'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
+/** A destination delivery's status (routing): no `ignored`, since a filtered-out destination gets no delivery. */
+export type DeliveryStatus = Exclude<EventStatus, 'ignored'>;
 
 /**
  * Why an event ended `failed`; stored as `failure_reason`. `relay_error`: the relay itself could not

@@ -26,3 +26,4 @@ export * from './json-pointer';
 export * from './dedup-key';
 export * from './ordering-key';
 export * from './filter';
+export * from './notices';

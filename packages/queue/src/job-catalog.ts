@@ -1,4 +1,4 @@
-import type { OrgId } from '@relay/core';
+import type { NoticeType, OrgId } from '@relay/core';
 
 // Every queue and job the relay uses, in one place. Jobs carry ids only: the database is the truth,
 // and a worker reloads the event it is told about.
@@ -67,13 +67,13 @@ export interface HookJobData {
 
 /**
  * One notice for an organization's notification URL. Unlike other jobs it carries its content: a notice
- * states a fact of its moment (a rule turned unhealthy, these events failed), not a row to reload.
+ * states a fact of its moment (a rule or destination turned unhealthy, these events failed), not a row to reload.
  */
 export interface NoticeJobData {
   orgId: OrgId;
   /** Stable across retries: `webhook-id`, so receivers can deduplicate. */
   id: string;
-  type: 'rule.unhealthy' | 'events.failed';
+  type: NoticeType;
   /** ISO time of the fact. */
   at: string;
   data: Record<string, unknown>;

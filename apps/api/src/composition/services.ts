@@ -157,6 +157,7 @@ export function createServices(ctx: ModuleContext) {
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
       queue: ctx.queue,
       ruleChanges: ctx.ruleChanges,
+      feed: ctx.feed,
       logger: ctx.logger,
     }),
     send: createSendService({

@@ -62,20 +62,28 @@ describe('worker metrics', () => {
     expect(text).not.toContain('relay_queue_jobs{');
   });
 
-  it('counts deliveries by outcome and status class, with the organization only when asked', async () => {
+  it('counts deliveries by kind, outcome and status class, with the organization only when asked', async () => {
     const plain = createWorkerMetrics({ organizationLabels: false, pool, queues: () => [], defaultMetrics: false });
-    plain.delivery.delivery('org-1', 'delivered', '2xx', 12);
-    plain.delivery.delivery('org-2', 'delivered', '2xx', 8);
-    plain.delivery.delivery('org-1', 'failed', 'none', null);
-    expect(await sample(plain, 'relay_deliveries_total', '{outcome="delivered",status_class="2xx"}')).toBe(2);
-    expect(await sample(plain, 'relay_deliveries_total', '{outcome="failed",status_class="none"}')).toBe(1);
-    // No request went out for the last one: two attempt durations.
-    expect(await sample(plain, 'relay_attempt_duration_seconds_count', '')).toBe(2);
+    plain.delivery.delivery('org-1', 'delivered', '2xx', 12, 'primary');
+    plain.delivery.delivery('org-2', 'delivered', '2xx', 8, 'primary');
+    plain.delivery.delivery('org-1', 'failed', 'none', null, 'primary');
+    plain.delivery.delivery('org-1', 'delivered', '2xx', 20, 'destination');
+    plain.delivery.deliveredAfter(1_500, 'destination');
+    const primary = (labels: string) => `{delivery="primary",${labels}}`;
+    expect(await sample(plain, 'relay_deliveries_total', primary('outcome="delivered",status_class="2xx"'))).toBe(2);
+    expect(await sample(plain, 'relay_deliveries_total', primary('outcome="failed",status_class="none"'))).toBe(1);
+    const destination = '{delivery="destination",outcome="delivered",status_class="2xx"}';
+    expect(await sample(plain, 'relay_deliveries_total', destination)).toBe(1);
+    // No request went out for the failed one: two attempt durations to the primary, one to a destination.
+    expect(await sample(plain, 'relay_attempt_duration_seconds_count', '{delivery="primary"}')).toBe(2);
+    expect(await sample(plain, 'relay_attempt_duration_seconds_count', '{delivery="destination"}')).toBe(1);
+    expect(await sample(plain, 'relay_delivery_latency_seconds_count', '{delivery="destination"}')).toBe(1);
+    expect(await sample(plain, 'relay_delivery_latency_seconds_count', '{delivery="primary"}')).toBe(0);
     expect(await plain.registry.metrics()).not.toContain('organization=');
 
     const labelled = createWorkerMetrics({ organizationLabels: true, pool, queues: () => [], defaultMetrics: false });
-    labelled.delivery.delivery('org-1', 'retry', '5xx', 3);
-    const labels = '{outcome="retry",status_class="5xx",organization="org-1"}';
+    labelled.delivery.delivery('org-1', 'retry', '5xx', 3, 'destination');
+    const labels = '{delivery="destination",outcome="retry",status_class="5xx",organization="org-1"}';
     expect(await sample(labelled, 'relay_deliveries_total', labels)).toBe(1);
   });
 

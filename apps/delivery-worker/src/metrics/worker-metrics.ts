@@ -11,13 +11,21 @@ interface RetentionMetrics {
 /** An attempt's answer in five classes, plus `none` when no request went out (blocked, no target, relay fault). */
 type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'network' | 'none';
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
+/** The `delivery` label: the rule's own target (or the default one), or one of its destinations (routing). */
+export type DeliveryKind = 'primary' | 'destination';
 
-/** What the delivery processor reports. */
+/** What the delivery processors report (the primary's, and the destinations'). */
 export interface DeliveryMetrics {
   /** One delivery outcome; `durationMs` null when no request went out. */
-  delivery(orgId: string, outcome: DeliveryOutcome, statusClass: StatusClass, durationMs: number | null): void;
+  delivery(
+    orgId: string,
+    outcome: DeliveryOutcome,
+    statusClass: StatusClass,
+    durationMs: number | null,
+    kind: DeliveryKind,
+  ): void;
   /** Ingest (the event's created_at) to delivered, in milliseconds. */
-  deliveredAfter(ms: number): void;
+  deliveredAfter(ms: number, kind: DeliveryKind): void;
 }
 
 /** What a queue must answer to be measured (a BullMQ Queue does). */
@@ -57,8 +65,9 @@ export function statusClassOf(outcome: AttemptOutcome | null): StatusClass {
 }
 
 // One registry per worker process (runtime.ts), never prom-client's global one: tests run several
-// runtimes in one process. Labels take bounded values: outcome, status class, queue, state, table;
-// organization ids only when the operator asks for them; never event ids or URLs.
+// runtimes in one process. Labels take bounded values: outcome, status class, delivery (primary or
+// destination), queue, state, table; organization ids only when the operator asks for them; never event ids,
+// destination ids or URLs.
 export function createWorkerMetrics(options: WorkerMetricsOptions) {
   const now = options.now ?? Date.now;
   const registry = new Registry();
@@ -67,19 +76,27 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
 
   const deliveries = new Counter({
     name: 'relay_deliveries_total',
-    help: 'Delivery outcomes (delivered, retry scheduled, failed) by the status class of the attempt.',
-    labelNames: options.organizationLabels ? ['outcome', 'status_class', 'organization'] : ['outcome', 'status_class'],
+    help:
+      'Delivery outcomes (delivered, retry scheduled, failed) by the status class of the attempt, to the primary ' +
+      'target or a destination (delivery).',
+    labelNames: options.organizationLabels
+      ? ['delivery', 'outcome', 'status_class', 'organization']
+      : ['delivery', 'outcome', 'status_class'],
     registers,
   });
   const attemptSeconds = new Histogram({
     name: 'relay_attempt_duration_seconds',
     help: 'Duration of one delivery request to its target, until the answer or the error.',
+    labelNames: ['delivery'],
     buckets: ATTEMPT_SECONDS,
     registers,
   });
   const latencySeconds = new Histogram({
     name: 'relay_delivery_latency_seconds',
-    help: 'Time from ingest (the event stored) to delivered, retries included, for events delivered in their first run.',
+    help:
+      'Time from ingest (the event stored) to delivered, retries included, for deliveries delivered in their ' +
+      'first run.',
+    labelNames: ['delivery'],
     buckets: LATENCY_SECONDS,
     registers,
   });
@@ -161,29 +178,39 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
   });
 
   // Children bound once for the hot path: counting an outcome is a lookup and an addition.
-  const children: Record<DeliveryOutcome, Partial<Record<StatusClass, Counter.Internal>>> = {
-    delivered: {},
-    retry: {},
-    failed: {},
+  type Children = Record<DeliveryOutcome, Partial<Record<StatusClass, Counter.Internal>>>;
+  const children: Record<DeliveryKind, Children> = {
+    primary: { delivered: {}, retry: {}, failed: {} },
+    destination: { delivered: {}, retry: {}, failed: {} },
   };
-  const deliveryChild = (outcome: DeliveryOutcome, statusClass: StatusClass) =>
-    (children[outcome][statusClass] ??= deliveries.labels({ outcome, status_class: statusClass }));
+  const deliveryChild = (kind: DeliveryKind, outcome: DeliveryOutcome, statusClass: StatusClass) =>
+    (children[kind][outcome][statusClass] ??= deliveries.labels({
+      delivery: kind,
+      outcome,
+      status_class: statusClass,
+    }));
+  const attemptChild = { primary: attemptSeconds.labels('primary'), destination: attemptSeconds.labels('destination') };
+  const latencyChild = { primary: latencySeconds.labels('primary'), destination: latencySeconds.labels('destination') };
   // Series that exist before the first event, so dashboards and alerts see zeros, not gaps.
   for (const outcome of HOOK_OUTCOMES) hookRuns.labels({ outcome }).inc(0);
   for (const reason of ['overdue', 'redis_reset']) reenqueued.labels({ reason }).inc(0);
   for (const outcome of ['ok', 'failed']) retentionRuns.labels({ outcome }).inc(0);
+  for (const delivery of ['primary', 'destination']) {
+    attemptSeconds.zero({ delivery });
+    latencySeconds.zero({ delivery });
+  }
 
   const delivery: DeliveryMetrics = {
-    delivery(orgId, outcome, statusClass, durationMs) {
+    delivery(orgId, outcome, statusClass, durationMs, kind) {
       if (options.organizationLabels) {
-        deliveries.inc({ outcome, status_class: statusClass, organization: orgId });
+        deliveries.inc({ delivery: kind, outcome, status_class: statusClass, organization: orgId });
       } else {
-        deliveryChild(outcome, statusClass).inc();
+        deliveryChild(kind, outcome, statusClass).inc();
       }
-      if (durationMs !== null) attemptSeconds.observe(durationMs / 1000);
+      if (durationMs !== null) attemptChild[kind].observe(durationMs / 1000);
     },
-    deliveredAfter(ms) {
-      latencySeconds.observe(Math.max(0, ms) / 1000);
+    deliveredAfter(ms, kind) {
+      latencyChild[kind].observe(Math.max(0, ms) / 1000);
     },
   };
   const retention: RetentionMetrics = {

@@ -1,8 +1,8 @@
-import type { OrgId } from '@relay/core';
+import type { NoticeType, OrgId } from '@relay/core';
 
 /** A notice for an organization's notification URL (PUT /api/organization/notifications). */
 export interface Notice {
-  type: 'rule.unhealthy' | 'events.failed';
+  type: NoticeType;
   data: Record<string, unknown>;
 }
 

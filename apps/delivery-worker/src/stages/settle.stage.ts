@@ -38,7 +38,7 @@ export function createSettle(deps: SettleDeps) {
   const record = (d: Delivery, attempt: NewAttempt, update: EventUpdate) =>
     deps.store.record({ orgId: d.orgId, id: d.event.id, attempt, update, ordered: d.ordered });
   const count = (d: Delivery, sent: Sent, result: DeliveryOutcome) =>
-    deps.metrics?.delivery(d.orgId, result, statusClassOf(sent.outcome), sent.attempt.durationMs);
+    deps.metrics?.delivery(d.orgId, result, statusClassOf(sent.outcome), sent.attempt.durationMs, 'primary');
   // After the outcome is committed: a failing run, a 410 or a success may change the rule's health.
   const healthAfter = (d: Delivery, sent: Sent, delivered: boolean) =>
     deps.health?.afterAttempt(d.orgId, d.rule, { outcome: sent.outcome, delivered }, deps.notify);
@@ -65,7 +65,7 @@ export function createSettle(deps: SettleDeps) {
         await healthAfter(d, sent, true);
         // A re-run (a manual retry) would measure the operator's wait, not the relay's.
         if (d.event.runStartAttempt === 0)
-          deps.metrics?.deliveredAfter(attempt.finishedAt.getTime() - d.event.createdAt.getTime());
+          deps.metrics?.deliveredAfter(attempt.finishedAt.getTime() - d.event.createdAt.getTime(), 'primary');
         await hooksFor(d, 'delivered', attempt.responseStatus);
         return stepOf(decision);
       }
@@ -106,7 +106,7 @@ export function createSettle(deps: SettleDeps) {
       const error = 'No rule for this source and no default target.';
       const update: EventUpdate = { status: 'failed', reason: 'no_target', error };
       await deps.store.record({ orgId: u.orgId, id: u.eventId, attempt: null, update, ordered: u.ordered });
-      deps.metrics?.delivery(u.orgId, 'failed', 'none', null);
+      deps.metrics?.delivery(u.orgId, 'failed', 'none', null, 'primary');
       return { result: 'failed' };
     },
 
@@ -141,7 +141,7 @@ export function createSettle(deps: SettleDeps) {
         // The rule may not be readable now (the fault): an event of any rule releases its key, if it has one.
         ordered: deps.ordering && event.ruleId !== null,
       });
-      deps.metrics?.delivery(orgId, 'failed', 'none', null);
+      deps.metrics?.delivery(orgId, 'failed', 'none', null, 'primary');
       await deps.dispatchHooks({
         orgId,
         eventId,

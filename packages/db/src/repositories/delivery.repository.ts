@@ -1,8 +1,13 @@
-import { toStorableText, type FailureReason, type OrgId, type UnhealthyReason } from '@relay/core';
+import { toStorableText, type DeliveryStatus, type FailureReason, type OrgId, type UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { withTransaction } from '../transaction';
+import { type AuditInput } from './audit.repository';
+import type { DeliveryChange } from './delivery-change';
 import { toDestinationRecord, type DestinationRecord } from './destination.repository';
+import { DELIVERY_BLOCKED, FAN_OUT_ORDERING, RELEASE_DELIVERY_KEY } from './delivery-ordering.sql';
+import { createDeliverySweepReads, type QueuedDeliveryRef } from './delivery-sweep.repository';
+import type { OrderingHead } from './event-ordering.repository';
+import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
 import type { NewAttempt } from './event.repository';
 
 // Destination deliveries (routing, docs/routing.md "Destinations"): one row per event and destination,
@@ -12,7 +17,7 @@ import type { NewAttempt } from './event.repository';
 const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 
-export type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'paused';
+export type { DeliveryChange, DeliveryStatus, QueuedDeliveryRef };
 
 export interface DeliveryRecord {
   id: string;
@@ -21,17 +26,27 @@ export interface DeliveryRecord {
   destinationId: string;
   status: DeliveryStatus;
   attemptCount: number;
+  /** attempt_count when its current run began (a retry or resume starts one): the retry policy counts from it. */
+  runStartAttempt: number;
   nextAttemptAt: Date | null;
   failureReason: string | null;
   lastError: string | null;
   deliveredAt: Date | null;
+  /** Held behind an older delivery of its ordering key at its destination (delivery-ordering.sql.ts). */
+  waitsForKey: boolean;
 }
 
-/** A queued delivery that needs a job: its id and when it is due. */
-export interface QueuedDeliveryRef {
-  id: string;
-  organizationId: OrgId;
-  nextAttemptAt: Date | null;
+/** What a fan-out made: see `fanOut`. */
+export interface FannedOut {
+  queued: QueuedDeliveryRef[];
+  added: (DeliveryChange & { status: 'queued' | 'paused' })[];
+  released: OrderingHead[];
+}
+
+/** What `record` stored: see there. */
+export interface Recorded {
+  recorded: boolean;
+  head: OrderingHead | null;
 }
 
 export type DeliveryUpdate =
@@ -42,28 +57,38 @@ export type DeliveryUpdate =
 // One statement: the deliveries of an event's matched destinations, idempotent on (event_id, destination_id)
 // so a fan-out run again (a worker killed after the commit, before the enqueue) adds nothing. The destinations
 // are read FOR SHARE, so a resume either commits first (the delivery is queued) or waits for this statement
-// (and then releases the delivery it paused). Answers every queued delivery of the event, old and new: the
-// caller enqueues them all (a job id is the delivery id, so an existing job is not duplicated).
+// (and then releases the delivery it paused). Answers every queued delivery of the event, old and new (the
+// caller enqueues them all: a job id is the delivery id, so an existing job is not duplicated), and the ones this
+// statement added (`added`, queued or paused: the live feed hears of them). The second SELECT reads the snapshot
+// from before the INSERT, so no delivery is answered twice. An ordered event's deliveries carry its key, and its
+// fan-out is marked done, which may release the next delivery of its key at a destination it made none for
+// (`released`, delivery-ordering.sql.ts).
 const FAN_OUT = `
-WITH dest AS (
+WITH ${FAN_OUT_ORDERING}, dest AS (
   SELECT d.id, d.health::text AS health FROM destinations d
   WHERE d.organization_id = $1 AND d.active AND d.id = ANY($3::uuid[]) FOR SHARE
 ), added AS (
-  INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, next_attempt_at, created_at, updated_at)
+  INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, ordering_key, next_attempt_at,
+    created_at, updated_at)
   SELECT n.id, $1, $2, dest.id,
     (CASE WHEN dest.health = 'unhealthy' THEN 'paused' ELSE 'queued' END)::"DeliveryStatus",
-    ${UTC_NOW}, ${UTC_NOW}, ${UTC_NOW}
+    (SELECT ordering_key FROM ord), ${UTC_NOW}, ${UTC_NOW}, ${UTC_NOW}
   FROM unnest($3::uuid[], $4::uuid[]) AS n(destination_id, id) JOIN dest ON dest.id = n.destination_id
   ON CONFLICT (event_id, destination_id) DO NOTHING
-  RETURNING id, status, next_attempt_at
+  RETURNING id, destination_id, status, next_attempt_at
 )
-SELECT id, next_attempt_at FROM added WHERE status = 'queued'
+SELECT id, destination_id, status::text AS status, next_attempt_at, 'added' AS what FROM added
 UNION ALL
-SELECT id, next_attempt_at FROM deliveries WHERE organization_id = $1 AND event_id = $2 AND status = 'queued'`;
+SELECT id, destination_id, status::text, next_attempt_at, 'queued' FROM deliveries
+WHERE organization_id = $1 AND event_id = $2 AND status = 'queued'
+UNION ALL
+SELECT id, destination_id, status::text, next_attempt_at, 'released' FROM released WHERE status = 'queued'`;
 
 const LOAD = `
-SELECT v.id AS v_id, v.event_id, v.status::text AS v_status, v.attempt_count, v.next_attempt_at AS v_next,
-  v.failure_reason AS v_reason, v.last_error AS v_error, v.delivered_at AS v_delivered, d.*
+SELECT v.id AS v_id, v.event_id, v.status::text AS v_status, v.attempt_count, v.run_start_attempt,
+  v.next_attempt_at AS v_next,
+  v.failure_reason AS v_reason, v.last_error AS v_error, v.delivered_at AS v_delivered,
+  ${DELIVERY_BLOCKED('v')} AS v_blocked, d.*
 FROM deliveries v JOIN destinations d ON d.id = v.destination_id
 WHERE v.organization_id = $1 AND v.id = $2`;
 
@@ -74,7 +99,7 @@ WITH attempt AS (
   SELECT $3, v.event_id, v.organization_id, $4, 'destination', v.destination_id, $5, $6, $7, $8, $9, ${at(10)}, ${at(11)}
   FROM deliveries v WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
   RETURNING 1
-)
+), updated AS (
 UPDATE deliveries v SET
   status = $12::"DeliveryStatus",
   attempt_count = v.attempt_count + (SELECT count(*) FROM attempt)::int,
@@ -83,7 +108,10 @@ UPDATE deliveries v SET
   last_error = $15,
   delivered_at = coalesce(${at(16)}, v.delivered_at),
   updated_at = ${UTC_NOW}
-WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'`;
+WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
+RETURNING v.id, v.destination_id, v.ordering_key, v.status
+), ${RELEASE_DELIVERY_KEY}
+SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHERE status = 'queued') AS head_id`;
 
 // Pauses one queued delivery while its destination is unhealthy (the destination row read FOR SHARE: see FAN_OUT).
 const PAUSE_ONE = `
@@ -97,32 +125,32 @@ WITH dest AS (
 )
 SELECT (SELECT health FROM dest) AS health, (SELECT count(*) FROM paused)::int AS paused`;
 
-const MARK_FAILING = `
-WITH set AS (
-  UPDATE destinations SET failing_since = ${at(3)}
-  WHERE organization_id = $1 AND id = $2 AND failing_since IS NULL RETURNING failing_since
-)
-SELECT coalesce((SELECT failing_since FROM set),
-  (SELECT failing_since FROM destinations WHERE organization_id = $1 AND id = $2)) AS failing_since`;
+/** A destination that has just turned unhealthy, and the queued deliveries paused with it. */
+export interface DestinationTurned {
+  destination: { id: string; ruleId: string; name: string; targetUrl: string };
+  since: Date;
+  paused: DeliveryChange[];
+}
 
-const CLEAR_FAILING = `UPDATE destinations SET failing_since = NULL
-  WHERE organization_id = $1 AND id = $2 AND failing_since IS NOT NULL`;
-
-const TURN_UNHEALTHY = `UPDATE destinations
-  SET health = 'unhealthy', unhealthy_reason = $3, unhealthy_since = ${at(4)}, updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND id = $2 AND health = 'healthy' RETURNING id`;
-
-// $3: the delivery whose attempt turned the destination (its own outcome is stored after), or null.
-const PAUSE_QUEUED = `UPDATE deliveries SET status = 'paused', updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND destination_id = $2 AND status = 'queued' AND ($3::uuid IS NULL OR id <> $3::uuid)
-  RETURNING id`;
-
-// Overdue or (after Redis lost its data) every queued delivery, paged by id, across organizations.
-const QUEUED_PAGE = (extra: string) => `
-SELECT id, organization_id, next_attempt_at FROM deliveries
-WHERE status = 'queued' ${extra} AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $1`;
-const FIND_OVERDUE = QUEUED_PAGE(`AND next_attempt_at < ${at(3)}`);
-const FIND_QUEUED = QUEUED_PAGE('');
+interface TurnedRow {
+  id: string;
+  provider_id: string;
+  name: string;
+  target_url: string;
+}
+interface PausedRow {
+  id: string;
+  event_id: string;
+  destination_id: string;
+  attempt_count: number;
+}
+const DESTINATION_TABLES: HealthTables = {
+  owner: 'destinations',
+  items: 'deliveries',
+  ownerColumn: 'destination_id',
+  ownerColumns: 'id, provider_id, name, target_url',
+  itemColumns: 'id, event_id, destination_id, attempt_count',
+};
 
 // An event's deliveries as its detail shows them, each with its destination's target. Only a queued delivery has a
 // next attempt: a paused one waits for its destination's resume, a finished one for nothing.
@@ -153,10 +181,12 @@ interface LoadRow {
   event_id: string;
   v_status: DeliveryStatus;
   attempt_count: number;
+  run_start_attempt: number;
   v_next: Date | null;
   v_reason: string | null;
   v_error: string | null;
   v_delivered: Date | null;
+  v_blocked: boolean;
   [column: string]: unknown;
 }
 
@@ -184,24 +214,31 @@ function destinationOf(row: LoadRow): DestinationRecord {
   });
 }
 
-const refOf = (r: { id: string; organization_id: string; next_attempt_at: Date | null }): QueuedDeliveryRef => ({
-  id: r.id,
-  organizationId: r.organization_id as OrgId,
-  nextAttemptAt: r.next_attempt_at,
-});
-
 export function createDeliveryRepository(pool: pg.Pool) {
+  const transitions = createHealthTransitions<TurnedRow, PausedRow>(pool, DESTINATION_TABLES);
   return {
-    /** Creates the event's deliveries to these destinations (idempotently); answers its queued deliveries. */
-    async fanOut(orgId: OrgId, eventId: string, destinationIds: readonly string[]): Promise<QueuedDeliveryRef[]> {
+    /**
+     * Creates the event's deliveries to these destinations (idempotently; none given: only an ordered event's
+     * fan-out is marked done). Answers its queued deliveries (to enqueue), those this call added (queued, or paused
+     * for an unhealthy destination), and later deliveries of its ordering key this fan-out released (to hand off).
+     */
+    async fanOut(orgId: OrgId, eventId: string, destinationIds: readonly string[]): Promise<FannedOut> {
       const ids = destinationIds.map(() => uuidv7());
-      const { rows } = await pool.query<{ id: string; next_attempt_at: Date | null }>(FAN_OUT, [
-        orgId,
-        eventId,
-        destinationIds,
-        ids,
-      ]);
-      return rows.map((r) => ({ id: r.id, organizationId: orgId, nextAttemptAt: r.next_attempt_at }));
+      const { rows } = await pool.query<{
+        id: string;
+        destination_id: string;
+        status: 'queued' | 'paused';
+        next_attempt_at: Date | null;
+        what: 'added' | 'queued' | 'released';
+      }>(FAN_OUT, [orgId, eventId, destinationIds, ids]);
+      const ref = (r: (typeof rows)[number]) => ({ id: r.id, organizationId: orgId, nextAttemptAt: r.next_attempt_at });
+      return {
+        queued: rows.filter((r) => r.what !== 'released' && r.status === 'queued').map(ref),
+        added: rows
+          .filter((r) => r.what === 'added')
+          .map((r) => ({ id: r.id, eventId, destinationId: r.destination_id, status: r.status, attemptCount: 0 })),
+        released: rows.filter((r) => r.what === 'released').map((r) => ({ id: r.id, organizationId: orgId })),
+      };
     },
 
     /** The event's destination deliveries, oldest first (none: the rule has no destination that took it). */
@@ -245,17 +282,23 @@ export function createDeliveryRepository(pool: pg.Pool) {
         destinationId: destination.id,
         status: row.v_status,
         attemptCount: row.attempt_count,
+        runStartAttempt: row.run_start_attempt,
         nextAttemptAt: row.v_next,
         failureReason: row.v_reason,
         lastError: row.v_error,
         deliveredAt: row.v_delivered,
+        waitsForKey: row.v_blocked,
       };
       return { delivery, destination };
     },
 
-    /** Stores an attempt and the delivery's new state, only while the delivery is queued; false: it was not. */
-    async record(orgId: OrgId, id: string, attempt: NewAttempt, update: DeliveryUpdate): Promise<boolean> {
-      const { rowCount } = await pool.query(RECORD, [
+    /**
+     * Stores an attempt and the delivery's new state, only while the delivery is queued (`recorded` false: it was
+     * not). A final outcome of an ordered delivery releases its key: `head` is the next queued delivery of the key
+     * at its destination, to be handed a job.
+     */
+    async record(orgId: OrgId, id: string, attempt: NewAttempt, update: DeliveryUpdate): Promise<Recorded> {
+      const { rows } = await pool.query<{ recorded: number; head_id: string | null }>(RECORD, [
         orgId,
         id,
         uuidv7(),
@@ -273,7 +316,11 @@ export function createDeliveryRepository(pool: pg.Pool) {
         update.status === 'delivered' ? null : update.error,
         update.status === 'delivered' ? update.at : null,
       ]);
-      return (rowCount ?? 0) > 0;
+      const headId = rows[0]?.head_id ?? null;
+      return {
+        recorded: (rows[0]?.recorded ?? 0) > 0,
+        head: headId === null ? null : { id: headId, organizationId: orgId },
+      };
     },
 
     /** Pauses a queued delivery of an unhealthy destination; `health` as committed (null: gone). */
@@ -285,50 +332,47 @@ export function createDeliveryRepository(pool: pg.Pool) {
       return { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
     },
 
-    async markFailing(orgId: OrgId, destinationId: string, when: Date): Promise<Date | null> {
-      const { rows } = await pool.query<{ failing_since: Date | null }>(MARK_FAILING, [orgId, destinationId, when]);
-      return rows[0]?.failing_since ?? null;
-    },
+    /** The start of the destination's current failing run (set to `when` if none ran); null: it is gone. */
+    markFailing: (orgId: OrgId, destinationId: string, when: Date): Promise<Date | null> =>
+      transitions.markFailing(orgId, destinationId, when),
 
-    async clearFailing(orgId: OrgId, destinationId: string): Promise<void> {
-      await pool.query(CLEAR_FAILING, [orgId, destinationId]);
-    },
+    clearFailing: (orgId: OrgId, destinationId: string): Promise<void> =>
+      transitions.clearFailing(orgId, destinationId),
 
     /**
-     * Turns a healthy destination unhealthy and pauses its queued deliveries (all but `causeId`), in one
-     * transaction; null: it was unhealthy already (or is gone).
+     * Turns a healthy destination unhealthy, pauses its queued deliveries (all but `causeId`) and writes the
+     * audit entry, in one transaction; null: it was unhealthy already (or is gone).
      */
-    markUnhealthy(
+    async markUnhealthy(
       orgId: OrgId,
       destinationId: string,
       reason: UnhealthyReason,
       when: Date,
+      audit: (turned: DestinationTurned) => AuditInput,
       causeId: string | null,
-    ): Promise<{ pausedIds: string[] } | null> {
-      return withTransaction(pool, async (client) => {
-        const turned = await client.query(TURN_UNHEALTHY, [orgId, destinationId, reason, when]);
-        if (turned.rowCount === 0) return null;
-        const { rows } = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, destinationId, causeId]);
-        return { pausedIds: rows.map((r) => r.id) };
+    ): Promise<DestinationTurned | null> {
+      const turnedOf = (t: Turned<TurnedRow, PausedRow>): DestinationTurned => ({
+        destination: { id: t.owner.id, ruleId: t.owner.provider_id, name: t.owner.name, targetUrl: t.owner.target_url },
+        since: t.since,
+        paused: t.paused.map((r) => ({
+          id: r.id,
+          eventId: r.event_id,
+          destinationId: r.destination_id,
+          attemptCount: r.attempt_count,
+        })),
       });
+      const turned = await transitions.markUnhealthy(
+        orgId,
+        destinationId,
+        reason,
+        when,
+        (t) => audit(turnedOf(t)),
+        causeId,
+      );
+      return turned && turnedOf(turned);
     },
 
-    /** Queued deliveries due before `dueBefore` (their job may be lost), paged by id. */
-    async findOverdue(dueBefore: Date, limit: number, afterId?: string): Promise<QueuedDeliveryRef[]> {
-      const { rows } = await pool.query(FIND_OVERDUE, [limit, afterId ?? null, dueBefore]);
-      return rows.map(refOf);
-    },
-
-    /** Every queued delivery, paged by id: used after Redis lost its data. */
-    async findQueuedPage(limit: number, afterId?: string): Promise<QueuedDeliveryRef[]> {
-      const { rows } = await pool.query(FIND_QUEUED, [limit, afterId ?? null]);
-      return rows.map(refOf);
-    },
-
-    async countQueued(): Promise<number> {
-      const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM deliveries WHERE status = 'queued'`);
-      return Number(rows[0]?.n ?? 0);
-    },
+    ...createDeliverySweepReads(pool),
   };
 }
 

@@ -8,6 +8,7 @@ import {
 } from '@relay/core';
 import { atomically, type DbClient, type TransactionClient } from '../client';
 import { DbNull } from '../generated/prisma/internal/prismaNamespace';
+import type { DeliveryChange } from './delivery-change';
 import { outboundOf } from './rule.repository';
 
 /** At most this many destinations per rule (docs/routing.md, "Destinations"). */
@@ -173,20 +174,27 @@ export function createDestinationRepository(prisma: DbClient) {
      * starting a new run (a fresh attempt budget, as a resumed event's); null: no such destination. The destination row is written first: a fan-out reads it FOR SHARE, so a
      * delivery it pauses meanwhile either commits before this (and is released here) or sees it healthy.
      */
-    resume: (orgId: OrgId, ruleId: string, id: string): Promise<{ resumedIds: string[] } | null> =>
+    resume: (orgId: OrgId, ruleId: string, id: string): Promise<{ resumed: DeliveryChange[] } | null> =>
       atomically(prisma, async (tx) => {
         const { count } = await tx.destination.updateMany({
           where: { id, organizationId: orgId, ruleId },
           data: { health: 'healthy', unhealthyReason: null, unhealthySince: null, failingSince: null },
         });
         if (count === 0) return null;
-        const rows = await tx.$queryRaw<{ id: string }[]>`
+        const rows = await tx.$queryRaw<{ id: string; event_id: string; attempt_count: number }[]>`
           UPDATE deliveries SET status = 'queued', run_start_attempt = attempt_count,
             next_attempt_at = now() AT TIME ZONE 'UTC', failure_reason = NULL, last_error = NULL,
             updated_at = now() AT TIME ZONE 'UTC'
           WHERE organization_id = ${orgId}::uuid AND destination_id = ${id}::uuid AND status = 'paused'
-          RETURNING id`;
-        return { resumedIds: rows.map((r) => r.id) };
+          RETURNING id, event_id, attempt_count`;
+        return {
+          resumed: rows.map((r) => ({
+            id: r.id,
+            eventId: r.event_id,
+            destinationId: id,
+            attemptCount: r.attempt_count,
+          })),
+        };
       }),
 
     /** Deletes the destination with its deliveries and their attempts (cascades); false: no such destination. */

@@ -90,6 +90,51 @@ describe('retention repository', () => {
     expect(await repo.deleteEventBatch(ORG, CUTOFFS, 100)).toMatchObject({ events: 0, reached: null });
   });
 
+  it('deletes an event with its destination deliveries; keeps it while one is unfinished or failed unseen', async () => {
+    const repo = createRetentionRepository(db.pool);
+    const { rows } = await db.pool.query<{ id: string }>(
+      `WITH rule AS (
+         INSERT INTO providers (id, organization_id, name, source, target_url, created_at, updated_at)
+         VALUES (gen_random_uuid(), $1, 'retained', 'retained', 'http://p.example/', now(), now()) RETURNING id)
+       INSERT INTO destinations (id, organization_id, provider_id, name, target_url, updated_at)
+       SELECT gen_random_uuid(), $1, rule.id, 'archive', 'http://d.example/', now() FROM rule RETURNING id`,
+      [ORG],
+    );
+    const destinationId = rows[0]!.id;
+    const events = await seedEvents(db.pool, {
+      organizationId: ORG,
+      count: 6,
+      status: 'delivered',
+      changedAt: daysAgo(40),
+      attempts: 1,
+    });
+    // One delivery per event, in each state a delivery can be in (changed when the event was, but the fourth).
+    const states: [string, string | null, Date][] = [
+      ['delivered', null, daysAgo(40)],
+      ['failed', daysAgo(39).toISOString(), daysAgo(40)], // acknowledged
+      ['failed', null, daysAgo(95)], // not acknowledged, past the hard maximum
+      ['failed', null, daysAgo(40)], // not acknowledged: needs attention
+      ['queued', null, daysAgo(40)],
+      ['paused', null, daysAgo(40)],
+    ];
+    for (const [i, [status, acknowledged, changed]] of states.entries())
+      await db.pool.query(
+        `INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, acknowledged_at, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4::"DeliveryStatus", $5::timestamptz, $6::timestamptz)`,
+        [ORG, events[i], destinationId, status, acknowledged, changed.toISOString()],
+      );
+
+    const result = await repo.deleteEventBatch(ORG, CUTOFFS, 100);
+    expect(result).toMatchObject({ events: 3, attempts: 3 });
+    expect(await remaining(events.slice(0, 3))).toBe(0);
+    expect(await remaining(events.slice(3))).toBe(3);
+    // The deleted events' deliveries went with them (the cascade); the kept events keep theirs.
+    expect(await count('deliveries WHERE event_id = ANY($1::uuid[])', [events.slice(0, 3)])).toBe(0);
+    expect(await count('deliveries WHERE event_id = ANY($1::uuid[])', [events.slice(3)])).toBe(3);
+    expect(await repo.countDueEvents(ORG, CUTOFFS)).toEqual({ events: 0, attempts: 0 });
+    await db.pool.query('DELETE FROM providers');
+  });
+
   it('deletes in batches of the given size, oldest change first, and continues from where a batch stopped', async () => {
     const repo = createRetentionRepository(db.pool);
     const oldest = await seedEvents(db.pool, {

@@ -1,10 +1,10 @@
 import type { OrgId, RuleHealthState, UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
+import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
 import { rollback, withTransaction } from '../transaction';
 
 const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
-const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 
 /** What a pause attempt found: the rule's health as committed now, and whether the event was paused. */
 export interface PauseResult {
@@ -20,6 +20,19 @@ export interface TurnedUnhealthy {
   pausedIds: string[];
 }
 
+interface TurnedRule {
+  id: string;
+  source: string;
+  target_url: string;
+}
+const RULE_TABLES: HealthTables = {
+  owner: 'providers',
+  items: 'events',
+  ownerColumn: 'provider_id',
+  ownerColumns: 'id, source, target_url',
+  itemColumns: 'id',
+};
+
 // Pauses one queued event while its rule is unhealthy, in one statement. The rule row is read FOR SHARE:
 // a resume (which updates that row, then releases the rule's paused events) either commits first, and
 // this statement sees the rule healthy and pauses nothing, or waits for it and then releases this event
@@ -33,31 +46,6 @@ WITH rule AS (
   RETURNING id
 )
 SELECT (SELECT health FROM rule) AS health, (SELECT count(*) FROM paused)::int AS paused`;
-
-// Sets the start of a failing run unless one is running already (the condition makes concurrent workers
-// agree on the first failure); answers the start in force, as far as this statement can see it.
-const MARK_FAILING = `
-WITH set AS (
-  UPDATE providers SET failing_since = ${at(3)}
-  WHERE organization_id = $1 AND id = $2 AND failing_since IS NULL
-  RETURNING failing_since
-)
-SELECT coalesce((SELECT failing_since FROM set),
-  (SELECT failing_since FROM providers WHERE organization_id = $1 AND id = $2)) AS failing_since`;
-
-const CLEAR_FAILING = `UPDATE providers SET failing_since = NULL
-  WHERE organization_id = $1 AND id = $2 AND failing_since IS NOT NULL`;
-
-// Conditional on the rule still being healthy, so it happens once however many workers see the failure.
-const TURN_UNHEALTHY = `UPDATE providers
-  SET health = 'unhealthy', unhealthy_reason = $3, unhealthy_since = ${at(4)}, updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND id = $2 AND health = 'healthy'
-  RETURNING id, source, target_url, unhealthy_since`;
-
-// $3: the event whose attempt turned the rule (its own outcome is stored after), or null.
-const PAUSE_QUEUED = `UPDATE events SET status = 'paused', updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND provider_id = $2 AND status = 'queued' AND ($3::uuid IS NULL OR id <> $3::uuid)
-  RETURNING id`;
 
 const RESUME_RULE = `UPDATE providers
   SET health = 'healthy', unhealthy_reason = NULL, unhealthy_since = NULL, failing_since = NULL,
@@ -76,6 +64,7 @@ const RESUME_EVENTS = `UPDATE events SET status = 'queued', run_start_attempt = 
 // or answers 410, and the API's resume. Raw SQL over the shared pool, like the other event writes; each
 // state change and its audit entry commit together.
 export function createRuleHealthRepository(pool: pg.Pool) {
+  const transitions = createHealthTransitions<TurnedRule, { id: string }>(pool, RULE_TABLES);
   return {
     /** Pauses one queued event of an unhealthy rule; a pause made is audited (`audit`) in the same transaction. */
     pauseEvent(orgId: OrgId, eventId: string, ruleId: string, audit: AuditInput): Promise<PauseResult> {
@@ -92,21 +81,17 @@ export function createRuleHealthRepository(pool: pg.Pool) {
     },
 
     /** The start of the rule's current failing run (set to `at` if none ran); null: the rule is gone. */
-    async markFailing(orgId: OrgId, ruleId: string, at: Date): Promise<Date | null> {
-      const { rows } = await pool.query<{ failing_since: Date | null }>(MARK_FAILING, [orgId, ruleId, at]);
-      return rows[0]?.failing_since ?? null;
-    },
+    markFailing: (orgId: OrgId, ruleId: string, at: Date): Promise<Date | null> =>
+      transitions.markFailing(orgId, ruleId, at),
 
-    async clearFailing(orgId: OrgId, ruleId: string): Promise<void> {
-      await pool.query(CLEAR_FAILING, [orgId, ruleId]);
-    },
+    clearFailing: (orgId: OrgId, ruleId: string): Promise<void> => transitions.clearFailing(orgId, ruleId),
 
     /**
      * Turns a healthy rule unhealthy, pauses its queued events (all but `causeId`, the event whose attempt
      * turned it) and writes the audit entry, in one transaction. null: the rule was unhealthy already (or
      * is gone), and nothing was written.
      */
-    markUnhealthy(
+    async markUnhealthy(
       orgId: OrgId,
       ruleId: string,
       reason: UnhealthyReason,
@@ -114,22 +99,13 @@ export function createRuleHealthRepository(pool: pg.Pool) {
       audit: (turned: TurnedUnhealthy) => AuditInput,
       causeId: string | null = null,
     ): Promise<TurnedUnhealthy | null> {
-      return withTransaction(pool, async (client) => {
-        const { rows } = await client.query<{ id: string; source: string; target_url: string; unhealthy_since: Date }>(
-          TURN_UNHEALTHY,
-          [orgId, ruleId, reason, at],
-        );
-        const rule = rows[0];
-        if (!rule) return rollback(null);
-        const paused = await client.query<{ id: string }>(PAUSE_QUEUED, [orgId, ruleId, causeId]);
-        const turned: TurnedUnhealthy = {
-          rule: { id: rule.id, source: rule.source, targetUrl: rule.target_url },
-          since: rule.unhealthy_since,
-          pausedIds: paused.rows.map((r) => r.id),
-        };
-        await insertAuditEntry(client, orgId, audit(turned));
-        return turned;
+      const turnedOf = (t: Turned<TurnedRule, { id: string }>): TurnedUnhealthy => ({
+        rule: { id: t.owner.id, source: t.owner.source, targetUrl: t.owner.target_url },
+        since: t.since,
+        pausedIds: t.paused.map((r) => r.id),
       });
+      const turned = await transitions.markUnhealthy(orgId, ruleId, reason, at, (t) => audit(turnedOf(t)), causeId);
+      return turned && turnedOf(turned);
     },
 
     /**

@@ -1,7 +1,7 @@
 import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
 import type { destinationCreateSchema, destinationUpdateSchema } from '@relay/contracts';
 import type { DestinationChanges, DestinationWrite, Repositories, TransactionRepositories } from '@relay/db';
-import type { DeliveryQueue, RuleChangePublisher } from '@relay/queue';
+import type { DeliveryQueue, FeedPublisher, RuleChangePublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
@@ -16,7 +16,10 @@ export interface DestinationServiceDeps {
   queue: Pick<DeliveryQueue, 'enqueueDestinations'>;
   /** Tells every worker to forget the rule's cached destinations (rule-changes.ts). */
   ruleChanges: RuleChangePublisher;
+  /** The live feed: hears of the deliveries a resume queues again (`delivery.status`). */
+  feed: FeedPublisher;
   logger: Logger;
+  now?: () => number;
 }
 
 export type DestinationInput = z.output<typeof destinationCreateSchema>;
@@ -124,22 +127,37 @@ export function createDestinationService(deps: DestinationServiceDeps) {
      * jobs enqueued: a lost enqueue is found by the worker's sweeper. Resuming a healthy destination is allowed.
      */
     async resume(principal: Principal, ruleId: string, id: string) {
-      const { destination, resumedIds } = await repos.transaction(async (tx) => {
-        const resumed = await tx.destinations.resume(principal.orgId, ruleId, id);
-        if (!resumed) throw new AppError('not_found', 'No such destination.');
-        const metadata = { rule_id: ruleId, resumed_deliveries: resumed.resumedIds.length };
+      const { destination, resumed } = await repos.transaction(async (tx) => {
+        const result = await tx.destinations.resume(principal.orgId, ruleId, id);
+        if (!result) throw new AppError('not_found', 'No such destination.');
+        const metadata = { rule_id: ruleId, resumed_deliveries: result.resumed.length };
         await audited(tx, principal, fact('destination.resumed', id, metadata));
         const current = await tx.destinations.findById(principal.orgId, ruleId, id);
         if (!current) throw new AppError('not_found', 'No such destination.');
-        return { destination: current, resumedIds: resumed.resumedIds };
+        return { destination: current, resumed: result.resumed };
       });
       await changed(principal, ruleId);
+      const at = (deps.now ?? Date.now)();
+      await deps.feed.publish(
+        principal.orgId,
+        resumed.map((d) => ({
+          type: 'delivery.status' as const,
+          at,
+          data: {
+            event_id: d.eventId,
+            delivery_id: d.id,
+            destination_id: d.destinationId,
+            status: 'queued' as const,
+            attempt_count: d.attemptCount,
+          },
+        })),
+      );
       await deps.queue
-        .enqueueDestinations(resumedIds.map((deliveryId) => ({ orgId: principal.orgId, deliveryId })))
+        .enqueueDestinations(resumed.map((d) => ({ orgId: principal.orgId, deliveryId: d.id })))
         .catch((err: unknown) =>
           deps.logger.warn({ err, destinationId: id }, 'resumed deliveries not enqueued; the sweeper will'),
         );
-      return { destination: destinationView(destination), resumed_deliveries: resumedIds.length };
+      return { destination: destinationView(destination), resumed_deliveries: resumed.length };
     },
   };
 }

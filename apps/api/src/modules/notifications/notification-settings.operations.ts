@@ -23,7 +23,7 @@ export const notificationSettingsOperations = [
     method: 'put',
     summary: "Set or clear the organization's notification URL",
     description:
-      'Notices (`rule.unhealthy`, and an `events.failed` digest of newly failed events every ' +
+      'Notices (`rule.unhealthy`, `destination.unhealthy`, and an `events.failed` digest of newly failed events every ' +
       'NOTIFICATION_DIGEST_INTERVAL_SECONDS) are POSTed here as `{ id, type, organization_id, at, data }`, signed ' +
       'like deliveries (X-Relay-Signature, webhook-signature) with `secret`, else DEFAULT_SIGNING_SECRET if set, ' +
       'else unsigned. `secret` is write-only and stored sealed with SECRET_ENCRYPTION_KEYS; omitted, the stored ' +

@@ -23,7 +23,7 @@ const view = (settings: NotificationSettingsRecord | null) => ({
 });
 
 // GET/PUT /api/organization/notifications: where the worker sends the organization's notices
-// (rule.unhealthy, the failure digest), signed like deliveries.
+// (rule.unhealthy, destination.unhealthy, the failure digest), signed like deliveries.
 export function createNotificationSettingsService(deps: NotificationSettingsServiceDeps) {
   const { repositories: repos } = deps;
   const now = deps.now ?? (() => new Date());

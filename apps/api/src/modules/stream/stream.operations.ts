@@ -13,8 +13,9 @@ export const streamOperations = [
     access: { role: 'viewer', scope: 'events:read' },
     summary: "Live feed of the organization's events (Server-Sent Events)",
     description:
-      'Messages `event.created`, `attempt`, `event.status` and `event.deleted`, each with `id:` (ms timestamp) ' +
-      'and a JSON `data:` line; comment heartbeats keep the connection open. ' +
+      'Messages `event.created`, `attempt`, `event.status`, `event.deleted` and `delivery.status` (a destination ' +
+      'delivery made or changed: `{ event_id, delivery_id, destination_id, status, attempt_count }`), each with ' +
+      '`id:` (ms timestamp) and a JSON `data:` line; comment heartbeats keep the connection open. ' +
       'Reconnecting with `Last-Event-ID` replays from the database what happened since ' +
       '(at least once: deduplicate on the message id and type). ' +
       '`event: replay.truncated` means more happened than is replayed: reload the list.',

@@ -1,0 +1,59 @@
+// Ordered delivery per destination (rule option `ordering`, docs/rules.md "Ordered delivery"; docs/routing.md
+// "Destinations"): a destination's deliveries that share an ordering key go one at a time, in ingest order (event
+// ids are time-ordered), each destination on its own, whatever the primary or other destinations do. A delivery
+// carries its event's key (copied from event_ordering when the fan-out makes it; null: its rule was not ordered at
+// ingest) and waits, with no job, while its key is held at its destination; the statement that records the holder's
+// final outcome names the next delivery of the key, which is handed a job.
+
+/**
+ * SQL condition on a deliveries row `v`: it must wait. Only while its rule orders delivery (turned off, its waiting
+ * deliveries are free at once, as events are), and only because of its own destination:
+ * - an older delivery of the key to the same destination is unfinished (queued or paused), or
+ * - an older unfinished event of the rule and key, stored since the destination was added, has not been fanned out
+ *   yet (its fan-out may still make the older delivery: without this, two events fanned out by two workers at
+ *   once could go out of order). Fanned out, it holds nothing here unless it made a delivery to this destination.
+ */
+export const DELIVERY_BLOCKED = (v: string) => `(${v}.ordering_key IS NOT NULL AND EXISTS (
+  SELECT 1 FROM destinations bd JOIN providers bp ON bp.id = bd.provider_id AND bp.ordering IS NOT NULL
+  WHERE bd.id = ${v}.destination_id AND (
+    EXISTS (
+      SELECT 1 FROM deliveries bo
+      WHERE bo.destination_id = ${v}.destination_id AND bo.ordering_key = ${v}.ordering_key
+        AND bo.event_id < ${v}.event_id AND bo.status IN ('queued', 'paused'))
+    OR EXISTS (
+      SELECT 1 FROM event_ordering be JOIN events bev ON bev.id = be.event_id AND bev.status IN ('queued', 'paused')
+      WHERE be.organization_id = ${v}.organization_id AND be.provider_id = bd.provider_id
+        AND be.ordering_key = ${v}.ordering_key AND be.event_id < ${v}.event_id AND NOT be.fanned_out
+        AND bev.created_at >= bd.created_at))))`;
+
+/**
+ * The CTEs of the fan-out that ordering adds: the event's key (`ord`, none for an unordered event), its fan-out
+ * marked done (`marked`), and (`released`) for each destination of the rule this fan-out made no delivery for
+ * ($3: the matched ones), the next delivery of the key there: the marker may have been all that held it.
+ */
+export const FAN_OUT_ORDERING = `
+ord AS (
+  SELECT ordering_key, provider_id FROM event_ordering WHERE organization_id = $1 AND event_id = $2
+), marked AS (
+  UPDATE event_ordering SET fanned_out = true WHERE organization_id = $1 AND event_id = $2 AND NOT fanned_out
+), released AS (
+  SELECT DISTINCT ON (n.destination_id) n.id, n.destination_id, n.status, n.next_attempt_at
+  FROM ord
+  JOIN destinations rd ON rd.organization_id = $1 AND rd.provider_id = ord.provider_id AND rd.id <> ALL($3::uuid[])
+  JOIN deliveries n ON n.destination_id = rd.id AND n.ordering_key = ord.ordering_key AND n.event_id > $2
+    AND n.status IN ('queued', 'paused')
+  ORDER BY n.destination_id, n.event_id
+)`;
+
+/**
+ * After RECORD's update (CTE `updated`: the recorded delivery, new status): a final outcome releases its key at its
+ * destination; `head` is the key's next unfinished delivery there (handed a job when it is queued).
+ */
+export const RELEASE_DELIVERY_KEY = `
+head AS (
+  SELECT n.id, n.status FROM updated u
+  JOIN deliveries n ON n.destination_id = u.destination_id AND n.ordering_key = u.ordering_key AND n.id <> u.id
+    AND n.status IN ('queued', 'paused')
+  WHERE u.status IN ('delivered', 'failed')
+  ORDER BY n.event_id LIMIT 1
+)`;

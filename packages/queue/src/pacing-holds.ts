@@ -71,6 +71,8 @@ export function retryAfterUntil(header: string | null | undefined, nowMs = Date.
   if (!header) return null;
   const value = header.trim();
   if (/^\d+$/.test(value)) return nowMs + Number(value) * 1_000;
+  // An HTTP date names its month; Date.parse alone would take '-5' for a year.
+  if (!/[a-z]{3}/i.test(value)) return null;
   const date = Date.parse(value);
   return Number.isNaN(date) ? null : Math.max(date, nowMs);
 }

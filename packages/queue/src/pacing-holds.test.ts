@@ -25,6 +25,14 @@ describe('Retry-After and the pacing settings', () => {
     expect(holds.size).toBe(1);
   });
 
+  it('drops ended holds once it knows of many keys', async () => {
+    const holds = new LocalHolds();
+    for (let i = 0; i < 1_000; i++) holds.note(`destination:${i}`, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    holds.note('destination:live', 60_000);
+    expect(holds.size).toBe(1);
+  });
+
   it('maps the wire settings and tells paced from unpaced', () => {
     expect(pacingFromWire({ rate_limit: { limit: 5, period: 'second' }, max_concurrency: null })).toEqual({
       rateLimit: { limit: 5, period: 'second' },

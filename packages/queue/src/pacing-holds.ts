@@ -25,8 +25,11 @@ export class LocalHolds {
   /** Remembers that `key` is held for `ms` more milliseconds (a longer hold already known stays). */
   note(key: string, ms: number): void {
     if (!(ms > 0)) return;
-    const end = Date.now() + ms;
+    const now = Date.now();
+    const end = now + ms;
     if ((this.until.get(key) ?? 0) < end) this.until.set(key, end);
+    // Ended holds of keys never asked about again are dropped now and then, so the map stays small.
+    if (this.until.size > 1_000) for (const [held, until] of this.until) if (until <= now) this.until.delete(held);
   }
 
   /** Milliseconds `key` stays held, 0 when it is not (an ended hold is forgotten). */

@@ -37,6 +37,7 @@ export default tseslint.config(
       'scripts/**',
       'bench/**',
       '**/*.test.ts',
+      '**/test-fixtures/**',
       'tests/**',
       'packages/test-support/**',
       '*.config.*',

@@ -5,3 +5,6 @@ export * from './hook-queue';
 export * from './event-feed';
 export * from './notification-queue';
 export * from './rule-changes';
+export * from './pacing-types';
+export * from './pacing-holds';
+export * from './pacing-limiter';

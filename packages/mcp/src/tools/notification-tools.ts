@@ -13,7 +13,8 @@ const getNotifications = defineTool({
   name: 'get_notification_settings',
   title: 'Show the notification URL',
   description:
-    "Where the organization's notices go: `rule.unhealthy` when a rule's target turns unhealthy, and an " +
+    "Where the organization's notices go: `rule.unhealthy` when a rule's target turns unhealthy, " +
+    '`destination.unhealthy` when one of its destinations does, and an ' +
     '`events.failed` digest of newly failed events. `has_secret` says whether they are signed with a secret of ' +
     'their own (the secret is never shown).',
   operation: 'GET /api/organization/notifications',

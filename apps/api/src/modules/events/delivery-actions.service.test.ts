@@ -12,6 +12,8 @@ const admin = testPrincipal();
 const store = useServiceDatabase();
 let enqueued: string[];
 let enqueuedDeliveries: string[];
+let told: { type: string; data: object }[];
+type Told = { delivery_id: string; status: string };
 const service = (bulkCap = 1000) =>
   createEventService({
     repositories: store.repositories(),
@@ -19,7 +21,7 @@ const service = (bulkCap = 1000) =>
       enqueue: async (jobs) => void enqueued.push(...jobs.map((j) => j.eventId)),
       enqueueDestinations: async (jobs) => void enqueuedDeliveries.push(...jobs.map((j) => j.deliveryId)),
     },
-    feed: { publish: async () => undefined },
+    feed: { publish: async (_org, messages) => void told.push(...messages) },
     logger: pino({ enabled: false }),
     bulkCap,
     sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
@@ -29,6 +31,7 @@ const prisma = () => store.db.prisma;
 beforeEach(() => {
   enqueued = [];
   enqueuedDeliveries = [];
+  told = [];
 });
 
 type Status = 'queued' | 'delivered' | 'failed' | 'paused';
@@ -118,6 +121,20 @@ describe('per-delivery retry', () => {
     expect(await prisma().event.findUniqueOrThrow({ where: { id: event.id } })).toEqual(primaryBefore);
     expect(enqueuedDeliveries).toEqual([event.deliveryIds[0]]);
     expect(enqueued).toEqual([]);
+    // The live feed hears of it, as it does of the worker's changes.
+    expect(told).toEqual([
+      {
+        type: 'delivery.status',
+        at: expect.any(Number),
+        data: {
+          event_id: event.id,
+          delivery_id: event.deliveryIds[0],
+          destination_id: failing.id,
+          status: 'queued',
+          attempt_count: 3,
+        },
+      },
+    ]);
     expect(await store.auditOf(event.id)).toMatchObject([
       {
         action: 'delivery.retried',
@@ -125,6 +142,14 @@ describe('per-delivery retry', () => {
         metadata: { destination_id: failing.id, mechanism: 'session' },
       },
     ]);
+  });
+
+  it('a retried delivery of an ordered rule goes on its own: its ordering key is cleared', async () => {
+    const { rule, destinations, source } = await ruleWithDestinations(1);
+    const event = await eventWith(source, rule.id, [[destinations[0]!.id, 'failed']]);
+    await prisma().delivery.update({ where: { id: event.deliveryIds[0]! }, data: { orderingKey: 'order-1' } });
+    await service().retry(admin, event.id, destinations[0]!.id);
+    expect(await deliveryRow(event.deliveryIds[0]!)).toMatchObject({ status: 'queued', orderingKey: null });
   });
 
   it('retries a delivered delivery, clearing its acknowledgement and delivered_at', async () => {
@@ -248,6 +273,14 @@ describe('bulk retry of one destination', () => {
     const result = await service().bulkRetry(admin, { ids, destination_id: target.id });
     expect(result).toEqual({ affected: 2, ids: expect.arrayContaining([failed.id, delivered.id]), truncated: false });
     expect(new Set(enqueuedDeliveries)).toEqual(new Set([failed.deliveryIds[0], delivered.deliveryIds[0]]));
+    expect(
+      new Set(told.map(({ type, data }) => [type, (data as Told).delivery_id, (data as Told).status].join(' '))),
+    ).toEqual(
+      new Set([
+        `delivery.status ${failed.deliveryIds[0]} queued`,
+        `delivery.status ${delivered.deliveryIds[0]} queued`,
+      ]),
+    );
     expect((await deliveryRow(failed.deliveryIds[1]!)).status).toBe('failed');
     expect((await deliveryRow(elsewhere.deliveryIds[0]!)).status).toBe('failed');
     expect((await deliveryRow(paused.deliveryIds[0]!)).status).toBe('paused');

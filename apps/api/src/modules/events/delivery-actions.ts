@@ -1,17 +1,21 @@
 import { AppError, type OrgId, type Principal } from '@relay/core';
 import type { bulkSelectionSchema } from '@relay/contracts';
 import type { AuditInput, DeliveryActionResult, EventSelection, Repositories } from '@relay/db';
-import type { DeliveryQueue } from '@relay/queue';
+import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { auditEntry } from '../audit-entry';
 import type { summaryView } from './event.views';
 
 type BulkSelection = z.output<typeof bulkSelectionSchema>;
+type QueuedAgain = { eventId: string; deliveryId: string; attemptCount: number };
 
 export interface DeliveryActionDeps {
   repositories: Pick<Repositories, 'deliveryActions'>;
   queue: Pick<DeliveryQueue, 'enqueueDestinations'>;
+  /** The live feed hears of each delivery queued again (`delivery.status`), as it does from the worker. */
+  feed: FeedPublisher;
+  now?: () => number;
   logger: Logger;
   bulkCap: number;
   /** The event service's bulk audit entry (its `about` goes into the metadata). */
@@ -53,6 +57,23 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
       );
   }
 
+  // After the commit, before the enqueue: a worker's first change of the delivery is told after this one.
+  const toldQueued = (orgId: OrgId, destinationId: string, queued: readonly QueuedAgain[]) =>
+    deps.feed.publish(
+      orgId,
+      queued.map((d) => ({
+        type: 'delivery.status' as const,
+        at: (deps.now ?? Date.now)(),
+        data: {
+          event_id: d.eventId,
+          delivery_id: d.deliveryId,
+          destination_id: destinationId,
+          status: 'queued' as const,
+          attempt_count: d.attemptCount,
+        },
+      })),
+    );
+
   return {
     async retry(principal: Principal, eventId: string, destinationId: string) {
       const audit = auditEntry(principal, fact('delivery.retried', eventId, destinationId));
@@ -67,6 +88,7 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
                 'Only a failed or delivered delivery can be retried; this one is still queued.',
               ),
         );
+      await toldQueued(principal.orgId, destinationId, [{ eventId, ...result }]);
       await enqueue(principal.orgId, [result.deliveryId], { eventId, destinationId });
       return { id: eventId, status: 'queued' as const, destination_id: destinationId };
     },
@@ -82,6 +104,7 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
       const selection = deps.selectionChecked(body);
       const audit = deps.bulkAudit(principal, 'deliveries.bulk_retried', selection, { destination_id: destinationId });
       const result = await actions.bulkRetry(principal.orgId, selection, destinationId, deps.bulkCap, audit);
+      await toldQueued(principal.orgId, destinationId, result.deliveries);
       await enqueue(principal.orgId, result.deliveryIds, { destinationId, deliveries: result.deliveryIds.length });
       return { affected: result.ids.length, ids: result.ids, truncated: result.truncated };
     },

@@ -21,7 +21,9 @@ interface SetOptions {
 function registerNotifications(org: Command, ctx: CommandContext) {
   const notifications = org
     .command('notifications')
-    .description('Where notices go (rule.unhealthy, the events.failed digest), signed like deliveries');
+    .description(
+      'Where notices go (rule.unhealthy, destination.unhealthy, the events.failed digest), signed like deliveries',
+    );
   withExamples(
     notifications,
     'relay org notifications show',

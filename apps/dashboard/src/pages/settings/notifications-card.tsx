@@ -10,7 +10,8 @@ import type { NotificationSettings } from './settings-types';
 const KEY = ['organization', 'notifications'];
 
 /**
- * Where the organization's notices go (rule.unhealthy, the events.failed digest); admins only, like the API.
+ * Where the organization's notices go (rule.unhealthy, destination.unhealthy, the events.failed digest); admins
+ * only, like the API.
  * The secret is write-only: the field replaces it, empty keeps it.
  */
 export function NotificationsCard() {

@@ -131,6 +131,12 @@ const fields = z.object({
   METRICS_TOKEN: optionalText(),
   // Adds an `organization` label to ingest metrics: one series per organization, so off by default.
   METRICS_ORGANIZATION_LABELS: flag(false),
+  // The transform sandbox of POST /rules/{id}/transform-test and the dry compile at save (docs/transformations.md):
+  // wall time and WebAssembly memory of one call, and sandbox threads at once (more calls wait their turn). The
+  // worker reads the same names for deliveries.
+  TRANSFORM_TIMEOUT_MS: integer(1_000, 10, 60_000),
+  TRANSFORM_MEMORY_MB: integer(64, 8, 4_096),
+  TRANSFORM_CONCURRENCY: integer(2, 1, 64),
   // Check every JSON answer against the operation's declared response schema (tests; costs CPU).
   API_VALIDATE_RESPONSES: flag(false),
 });

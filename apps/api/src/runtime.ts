@@ -9,6 +9,7 @@ import {
   createRedisConnection,
   createRuleChangePublisher,
 } from '@relay/queue';
+import { createTransformRunner } from '@relay/transform';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createClient, type RedisClientType } from 'redis';
@@ -115,6 +116,14 @@ export function createApiRuntime(
     },
     onBatch: (size) => metrics.ingestBatch(size),
   });
+  // The transform sandbox (docs/transformations.md): transform-test runs in it and a saved transform is compiled in
+  // it. Its threads start on first use, so a relay whose teams never write a transform pays nothing.
+  const transforms = createTransformRunner({
+    timeoutMs: config.TRANSFORM_TIMEOUT_MS,
+    memoryMb: config.TRANSFORM_MEMORY_MB,
+    concurrency: config.TRANSFORM_CONCURRENCY,
+    maxOutputBytes: config.INGEST_MAX_BODY_BYTES,
+  });
   let shuttingDown = false;
   // Set when start() has finished its work; /ready answers 503 until then.
   let started = false;
@@ -166,6 +175,7 @@ export function createApiRuntime(
     ruleChanges,
     streams,
     ingest,
+    transforms,
     limits: createLimits({ settings: config, redis, repositories, logger, ...overrides }),
     passwords,
     loginLimiter: createLoginLimiter({
@@ -258,6 +268,7 @@ export function createApiRuntime(
       await ingest.drain();
       await queue.close().catch(() => {});
       await queueView.close();
+      await transforms.close();
       redis.disconnect();
       // close() waits for queued commands to be answered, which never happens while Redis is away.
       if (sessionRedis.isReady) await sessionRedis.close().catch(() => {});

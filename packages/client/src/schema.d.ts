@@ -874,10 +874,30 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The payload exactly as received, with its original content type
-     * @description The stored bytes, unparsed, under the Content-Type the webhook was sent with (a JSON media type; `application/json` when none was stored). Served as an attachment that no browser renders in place.
+     * The payload exactly as received (or, with transformed=true, as the primary target was sent it)
+     * @description The stored bytes, unparsed, under the Content-Type the webhook was sent with (a JSON media type; `application/json` when none was stored). Served as an attachment that no browser renders in place. With `transformed=true`: the primary's transformed body (JSON), as its transform produced it at the first attempt and every automatic retry sent it; 404 `transformed_body_not_found` when none is stored (no transform, not tried yet, or the transform failed). `X-Relay-Body` says which: `received` or `transformed`.
      */
     get: operations['getEventsIdBody'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/events/{id}/deliveries/{deliveryId}/body': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What one destination's delivery sends: its transformed body, or the payload as received
+     * @description The delivery's transformed body (JSON) as its destination's transform produced it at the first attempt and every automatic retry sent it; when the destination has no transform, the payload as received (as `GET /events/{id}/body`). 404 `transformed_body_not_found` when the destination has a transform and nothing is stored (not tried yet, or the transform failed). `X-Relay-Body` says which: `received` or `transformed`.
+     */
+    get: operations['getEventsIdDeliveriesDeliveryIdBody'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1071,6 +1091,26 @@ export interface paths {
      * @description Evaluates `filter` (or, with `destination_id` alone, that destination's saved filter; null matches all) on the rule's newest `events` stored webhooks (default 50, at most 1,000) or on the given `event_ids` (each must be one of the rule's events, else 404), and says which would have matched. Read only: nothing is saved, delivered or audited. The filter sees each webhook as the events API shows it: sensitive headers masked (so their values cannot be probed), the path, the query and the body as received (parsed as JSON, else text).
      */
     post: operations['postRulesIdDryRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rules/{id}/transform-test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a transform on one of the rule's stored webhooks, sending nothing
+     * @description Runs `transform` (absent: the saved transform of the rule, or of `destination_id`) on the stored webhook `event_id` in the same sandbox and limits as deliveries (TRANSFORM_TIMEOUT_MS, TRANSFORM_MEMORY_MB), and answers the request it returns (`ok: true`) or why it failed (`ok: false`, with `line` and `cause`), with the captured console output. A failing transform is an answer (200), not an error. The transform is given the webhook as the events API shows it: the body parsed as JSON, sensitive headers masked, path and query. Nothing is sent, saved or audited.
+     */
+    post: operations['postRulesIdTransformTest'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5351,7 +5391,10 @@ export interface operations {
   };
   getEventsIdBody: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description true: the primary's transformed body as stored at its first attempt (404 `transformed_body_not_found` when none was stored); absent or false: the payload as received. */
+        transformed?: 'true' | 'false';
+      };
       header?: never;
       path: {
         id: string;
@@ -5396,14 +5439,69 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No such resource in the caller's organization (`not_found`). */
+      /** @description No such event (`not_found`), or no transformed body stored (`transformed_body_not_found`). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getEventsIdDeliveriesDeliveryIdBody: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The body bytes. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': unknown;
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such event (`not_found`), no such delivery of it (`delivery_not_found`), or no transformed body stored (`transformed_body_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };
@@ -5835,6 +5933,19 @@ export interface operations {
               filter: {
                 [key: string]: unknown;
               } | null;
+              has_transform: boolean;
+              forward_path_query: boolean;
+              rate_limit: {
+                /** @description Deliveries per period. */
+                limit: number;
+                /** @enum {string} */
+                period: 'second' | 'minute' | 'hour';
+                /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+                burst?: number;
+              } | null;
+              max_concurrency: number | null;
+              /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+              transform?: string | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */
@@ -5956,6 +6067,18 @@ export interface operations {
           filter?: {
             [key: string]: unknown;
           } | null;
+          transform?: string | null;
+          /** @description Append the transform's returned `path` and `query` to the target URL (default false: the target URL as set). */
+          forward_path_query?: boolean;
+          rate_limit?: {
+            /** @description Deliveries per period. */
+            limit: number;
+            /** @enum {string} */
+            period: 'second' | 'minute' | 'hour';
+            /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+            burst?: number;
+          } | null;
+          max_concurrency?: number | null;
         };
       };
     };
@@ -6061,6 +6184,19 @@ export interface operations {
             filter: {
               [key: string]: unknown;
             } | null;
+            has_transform: boolean;
+            forward_path_query: boolean;
+            rate_limit: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency: number | null;
+            /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+            transform?: string | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6221,6 +6357,19 @@ export interface operations {
             filter: {
               [key: string]: unknown;
             } | null;
+            has_transform: boolean;
+            forward_path_query: boolean;
+            rate_limit: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency: number | null;
+            /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+            transform?: string | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6413,6 +6562,18 @@ export interface operations {
           filter?: {
             [key: string]: unknown;
           } | null;
+          transform?: string | null;
+          /** @description Append the transform's returned `path` and `query` to the target URL (default false: the target URL as set). */
+          forward_path_query?: boolean;
+          rate_limit?: {
+            /** @description Deliveries per period. */
+            limit: number;
+            /** @enum {string} */
+            period: 'second' | 'minute' | 'hour';
+            /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+            burst?: number;
+          } | null;
+          max_concurrency?: number | null;
         };
       };
     };
@@ -6516,6 +6677,19 @@ export interface operations {
             filter: {
               [key: string]: unknown;
             } | null;
+            has_transform: boolean;
+            forward_path_query: boolean;
+            rate_limit: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency: number | null;
+            /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+            transform?: string | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6697,6 +6871,19 @@ export interface operations {
             filter: {
               [key: string]: unknown;
             } | null;
+            has_transform: boolean;
+            forward_path_query: boolean;
+            rate_limit: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency: number | null;
+            /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+            transform?: string | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6871,6 +7058,19 @@ export interface operations {
             filter: {
               [key: string]: unknown;
             } | null;
+            has_transform: boolean;
+            forward_path_query: boolean;
+            rate_limit: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency: number | null;
+            /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+            transform?: string | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -7111,6 +7311,19 @@ export interface operations {
               filter: {
                 [key: string]: unknown;
               } | null;
+              has_transform: boolean;
+              forward_path_query: boolean;
+              rate_limit: {
+                /** @description Deliveries per period. */
+                limit: number;
+                /** @enum {string} */
+                period: 'second' | 'minute' | 'hour';
+                /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+                burst?: number;
+              } | null;
+              max_concurrency: number | null;
+              /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+              transform?: string | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */
@@ -7206,6 +7419,113 @@ export interface operations {
               matched: boolean;
             }[];
           };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such rule, event of the rule, or destination of the rule (`not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postRulesIdTransformTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The code to try. Absent: the saved transform of the rule, or of `destination_id`'s destination when given. */
+          transform?: string;
+          /**
+           * Format: uuid
+           * @description One of the rule's stored webhooks: the request the transform is given.
+           */
+          event_id: string;
+          /**
+           * Format: uuid
+           * @description One of the rule's destinations: `context.destination_id`, and whose saved transform is tried.
+           */
+          destination_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The returned request, or the failure. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @constant */
+                ok: true;
+                /** @description The request the transform returned (sensitive headers of the input stay masked). */
+                request: {
+                  /** @description The body that would be sent, serialised as JSON. */
+                  body: unknown;
+                  headers: {
+                    [key: string]: string;
+                  };
+                  path: string;
+                  query: {
+                    [key: string]: string | string[];
+                  };
+                };
+                /** @description console output of the call, its first 4 KB. */
+                logs: string;
+              }
+            | {
+                /** @constant */
+                ok: false;
+                error: {
+                  message: string;
+                  /** @description The line of the transform's code, when the error names one. */
+                  line?: number;
+                  /**
+                   * @description `timeout` or `memory`: a limit of the sandbox; `error`: the code threw or did not compile; `invalid_output`: the returned request cannot be sent; `too_large`: the code or the output.
+                   * @enum {string}
+                   */
+                  cause: 'timeout' | 'memory' | 'error' | 'invalid_output' | 'too_large';
+                };
+                /** @description console output of the call up to the failure, its first 4 KB. */
+                logs: string;
+              };
         };
       };
       /** @description The request is not valid (`validation_failed`, with every field error). */
@@ -7638,6 +7958,19 @@ export interface operations {
                 failing_since: string | null;
                 unhealthy_after_seconds: number | null;
               };
+              has_transform: boolean;
+              forward_path_query: boolean;
+              rate_limit: {
+                /** @description Deliveries per period. */
+                limit: number;
+                /** @enum {string} */
+                period: 'second' | 'minute' | 'hour';
+                /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+                burst?: number;
+              } | null;
+              max_concurrency: number | null;
+              /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+              transform?: string | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */
@@ -7733,6 +8066,18 @@ export interface operations {
             timeout_seconds?: number;
           } | null;
           unhealthy_after_seconds?: number | null;
+          transform?: string | null;
+          /** @description Append the transform's returned `path` and `query` to the target URL (default false: the target URL as set). */
+          forward_path_query?: boolean;
+          rate_limit?: {
+            /** @description Deliveries per period. */
+            limit: number;
+            /** @enum {string} */
+            period: 'second' | 'minute' | 'hour';
+            /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+            burst?: number;
+          } | null;
+          max_concurrency?: number | null;
         };
       };
     };
@@ -7783,6 +8128,19 @@ export interface operations {
               failing_since: string | null;
               unhealthy_after_seconds: number | null;
             };
+            has_transform: boolean;
+            forward_path_query: boolean;
+            rate_limit: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency: number | null;
+            /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+            transform?: string | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -7898,6 +8256,19 @@ export interface operations {
               failing_since: string | null;
               unhealthy_after_seconds: number | null;
             };
+            has_transform: boolean;
+            forward_path_query: boolean;
+            rate_limit: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency: number | null;
+            /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+            transform?: string | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -8046,6 +8417,18 @@ export interface operations {
             timeout_seconds?: number;
           } | null;
           unhealthy_after_seconds?: number | null;
+          transform?: string | null;
+          /** @description Append the transform's returned `path` and `query` to the target URL (default false: the target URL as set). */
+          forward_path_query?: boolean;
+          rate_limit?: {
+            /** @description Deliveries per period. */
+            limit: number;
+            /** @enum {string} */
+            period: 'second' | 'minute' | 'hour';
+            /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+            burst?: number;
+          } | null;
+          max_concurrency?: number | null;
         };
       };
     };
@@ -8094,6 +8477,19 @@ export interface operations {
               failing_since: string | null;
               unhealthy_after_seconds: number | null;
             };
+            has_transform: boolean;
+            forward_path_query: boolean;
+            rate_limit: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency: number | null;
+            /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+            transform?: string | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -8210,6 +8606,19 @@ export interface operations {
                 failing_since: string | null;
                 unhealthy_after_seconds: number | null;
               };
+              has_transform: boolean;
+              forward_path_query: boolean;
+              rate_limit: {
+                /** @description Deliveries per period. */
+                limit: number;
+                /** @enum {string} */
+                period: 'second' | 'minute' | 'hour';
+                /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+                burst?: number;
+              } | null;
+              max_concurrency: number | null;
+              /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
+              transform?: string | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */

@@ -4,6 +4,7 @@ import { resourceNameSchema, timestamp } from './common.schemas';
 import { routingFilterSchema } from './routing-filter.schemas';
 import { deliveryPolicySchema, healthViewSchema, unhealthyAfterSeconds } from './rule-options.schemas';
 import { outboundHeadersSchema, signingSecret, targetUrl } from './rules.schemas';
+import { transformPacingInput, transformPacingView, transformView } from './transform.schemas';
 
 // Routing's destinations (docs/routing.md, "Destinations"): further targets of one rule, each with its own
 // filter, signing, headers, policy and health. The option shapes are the rule's own.
@@ -32,6 +33,7 @@ export const destinationCreateSchema = z
     outbound_headers: outboundHeadersSchema.optional(),
     delivery_policy: deliveryPolicySchema.nullable().optional(),
     unhealthy_after_seconds: unhealthyAfterSeconds.nullable().optional(),
+    ...transformPacingInput,
   })
   .strict();
 
@@ -60,6 +62,8 @@ export const destinationSchema = z.object({
   }),
   delivery_policy: deliveryPolicySchema.nullable(),
   health: healthViewSchema,
+  ...transformPacingView,
+  ...transformView,
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -23,3 +23,4 @@ export * from './rule-health.schemas';
 export * from './routing-filter.schemas';
 export * from './rule-dry-run.schemas';
 export * from './destinations.schemas';
+export * from './transform.schemas';

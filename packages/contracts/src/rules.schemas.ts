@@ -2,6 +2,7 @@ import { isRelayOwnedOutboundHeader, OPT_IN_HEADERS } from '@relay/core';
 import { z } from 'zod';
 import { resourceNameSchema, sourceSchema, timestamp } from './common.schemas';
 import { ruleOptionsInput, ruleOptionsView } from './rule-options.schemas';
+import { transformPacingInput, transformPacingView, transformView } from './transform.schemas';
 
 export const targetUrl = z
   .string()
@@ -64,6 +65,7 @@ export const ruleCreateSchema = z
     signing_secret: signingSecret.nullable().optional(),
     outbound_headers: outboundHeadersSchema.optional(),
     ...ruleOptionsInput,
+    ...transformPacingInput,
   })
   .strict();
 export const ruleUpdateSchema = ruleCreateSchema
@@ -128,6 +130,8 @@ export const ruleSchema = z.object({
     remove: z.array(z.string()),
   }),
   ...ruleOptionsView,
+  ...transformPacingView,
+  ...transformView,
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -37,6 +37,9 @@ export const ERROR_CODES = {
     'The event is paused because its rule is unhealthy: resume the rule (POST /rules/{id}/resume) to queue it again.',
   delivery_not_found: 'The event has no delivery to that destination (a destination of its rule that took it).',
   delivery_not_failed: 'Only a failed delivery can be acknowledged.',
+  transformed_body_not_found:
+    'No transformed body is stored for this delivery: its transform has not run yet (it runs at the first attempt), ' +
+    'failed, or there is none.',
   delivery_paused:
     'The delivery is paused because its destination is unhealthy: resume the destination ' +
     '(POST /rules/{id}/destinations/{destinationId}/resume) to queue it again.',

@@ -51,6 +51,20 @@ export interface DeliveryPolicyOption {
   timeout_seconds?: number;
 }
 
+/** Pacing (issue 30, docs/rules.md "Pacing"): the periods a rate limit counts over. */
+export const RATE_LIMIT_PERIODS = ['second', 'minute', 'hour'] as const;
+export type RateLimitPeriod = (typeof RATE_LIMIT_PERIODS)[number];
+
+/** At most `limit` deliveries per `period`, with bursts of up to `burst` (default: `limit`). */
+export interface RateLimitOption {
+  limit: number;
+  period: RateLimitPeriod;
+  burst?: number;
+}
+
+/** A rule's or destination's transform code is at most this many bytes (docs/transformations.md). */
+export const MAX_TRANSFORM_BYTES = 256 * 1024;
+
 export const RULE_HEALTH_STATES = ['healthy', 'unhealthy'] as const;
 export type RuleHealthState = (typeof RULE_HEALTH_STATES)[number];
 /** Why a rule turned unhealthy: its target answered 410 Gone, or every attempt failed for the span. */

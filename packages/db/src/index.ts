@@ -24,6 +24,7 @@ export * from './repositories/hook.repository';
 export * from './repositories/destination.repository';
 export * from './repositories/delivery.repository';
 export * from './repositories/delivery-action.repository';
+export * from './repositories/transformed-body.repository';
 export * from './repositories/stats.repository';
 export * from './repositories/feed-replay.repository';
 export * from './repositories/operator.repository';

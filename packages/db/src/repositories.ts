@@ -26,6 +26,7 @@ import { createPlatformRepository } from './repositories/platform.repository';
 import { createRuleRepository } from './repositories/rule.repository';
 import { createRuleHealthRepository } from './repositories/rule-health.repository';
 import { createStatsRepository } from './repositories/stats.repository';
+import { createTransformedBodyRepository } from './repositories/transformed-body.repository';
 import { createUserRepository } from './repositories/user.repository';
 
 /** The repositories written with Prisma; they run on the client or inside a service's transaction. */
@@ -74,6 +75,8 @@ export function createRepositories(db: Database, options: RepositoryOptions) {
     deliveries: createDeliveryRepository(db.pool),
     /** Retry and acknowledge of one destination's deliveries (the events API's `destination_id`). */
     deliveryActions: createDeliveryActionRepository(db.pool, options.sensitiveHeaders),
+    /** The transformed bodies deliveries sent (issue 30): the primary's on its event, a destination's on its delivery. */
+    transformedBodies: createTransformedBodyRepository(db.pool),
     ruleHealth: createRuleHealthRepository(db.pool),
     feedReplay: createFeedReplayRepository(db.pool),
     offboarding: createOffboardingRepository(db.pool),

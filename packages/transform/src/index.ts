@@ -1,7 +1,9 @@
 // Transformations: a rule's or destination's JavaScript, run in a hard sandbox (docs/transformations.md).
 export { createTransformRunner } from './transform-runner';
 export type {
+  TransformCompileResult,
   TransformContext,
+  TransformFailure,
   TransformFailureCause,
   TransformRequest,
   TransformResult,

@@ -106,11 +106,35 @@ function causeOf(error) {
   return 'error';
 }
 
-function call({ id, code, input, context, timeoutMs }) {
+// A dry compile (the API's check at save): the code is parsed and compiled in a fresh context, never run.
+function compile(vm, code, deadline) {
+  const compiled = vm.evalCode(code, 'transform.js', { compileOnly: true });
+  if (!compiled.error) {
+    compiled.value.dispose();
+    return { ok: true, output: '{}' };
+  }
+  const error = errorOf(vm, compiled.error, deadline);
+  const answer = { ok: false, cause: causeOf(error), message: `${error.name}: ${error.message}` };
+  const line = lineOf(error);
+  if (line !== undefined) answer.line = line;
+  return answer;
+}
+
+function call({ id, code, input, context, timeoutMs, compileOnly }) {
   const deadline = Date.now() + timeoutMs;
   runtime.setInterruptHandler(() => Date.now() > deadline);
   const vm = runtime.newContext();
   let answer;
+  if (compileOnly) {
+    try {
+      answer = { id, logs: '', ...compile(vm, code, deadline) };
+    } catch (error) {
+      answer = { id, ok: false, cause: 'error', message: String(error?.message ?? error), recycle: true };
+    }
+    vm.dispose();
+    parentPort.postMessage(answer);
+    return;
+  }
   try {
     const prelude = vm.evalCode(PRELUDE, 'relay-prelude.js');
     if (prelude.error) throw new Error(`prelude: ${errorOf(vm, prelude.error, deadline).message}`);

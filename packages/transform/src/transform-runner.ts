@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type {
+  TransformCompileResult,
   TransformContext,
   TransformRequest,
   TransformResult,
@@ -138,16 +139,8 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     });
   }
 
-  async function run(code: string, request: TransformRequest, context: TransformContext): Promise<TransformResult> {
-    if (closed) return failure('error', 'the transform runner is closed');
-    if (Buffer.byteLength(code) > maxCodeBytes)
-      return failure('too_large', `the transform code is over ${maxCodeBytes} bytes`);
-    const input = JSON.stringify({
-      body: request.body,
-      headers: request.headers,
-      path: request.path,
-      query: request.query,
-    });
+  // One call on a free slot: the slot's thread is replaced when the call outlived its time, or the thread died.
+  async function dispatch(message: Record<string, unknown>): Promise<TransformResult | Answer> {
     const slot = await acquire();
     if (!slot) return failure('error', 'the transform runner is closed');
     try {
@@ -157,7 +150,7 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
         replace(slot);
         return failure('error', `the sandbox did not start: ${startError}`);
       }
-      const outcome = await callOn(slot, { code, input, context: JSON.stringify(context) });
+      const outcome = await callOn(slot, message);
       if (outcome === 'timeout') {
         replace(slot);
         return failure('timeout', `the transform ran past its ${timeoutMs} ms time limit`);
@@ -167,13 +160,43 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
         return failure(closed ? 'error' : 'memory', `the sandbox stopped: ${outcome.message}`);
       }
       if (outcome.recycle) replace(slot);
-      const logs = outcome.logs ?? '';
-      if (!outcome.ok) return failure(outcome.cause, outcome.message, logs, outcome.line);
-      const checked = validateOutput(outcome.output, maxOutputBytes);
-      return checked.ok ? { ok: true, request: checked.request, logs } : { ok: false, error: checked.error, logs };
+      return outcome;
     } finally {
       release(slot);
     }
+  }
+
+  const tooLarge = (code: string) =>
+    Buffer.byteLength(code) > maxCodeBytes
+      ? failure('too_large', `the transform code is over ${maxCodeBytes} bytes`)
+      : undefined;
+
+  async function run(code: string, request: TransformRequest, context: TransformContext): Promise<TransformResult> {
+    if (closed) return failure('error', 'the transform runner is closed');
+    const refused = tooLarge(code);
+    if (refused) return refused;
+    const input = JSON.stringify({
+      body: request.body,
+      headers: request.headers,
+      path: request.path,
+      query: request.query,
+    });
+    const outcome = await dispatch({ code, input, context: JSON.stringify(context) });
+    if (!('id' in outcome)) return outcome;
+    const logs = outcome.logs ?? '';
+    if (!outcome.ok) return failure(outcome.cause, outcome.message, logs, outcome.line);
+    const checked = validateOutput(outcome.output, maxOutputBytes);
+    return checked.ok ? { ok: true, request: checked.request, logs } : { ok: false, error: checked.error, logs };
+  }
+
+  async function compile(code: string): Promise<TransformCompileResult> {
+    const outcome = closed
+      ? failure('error', 'the transform runner is closed')
+      : (tooLarge(code) ?? (await dispatch({ code, compileOnly: true })));
+    if (!('id' in outcome)) return outcome.ok ? { ok: true } : { ok: false, error: outcome.error };
+    if (outcome.ok) return { ok: true };
+    const { cause, message, line } = outcome;
+    return { ok: false, error: line === undefined ? { message, cause } : { message, line, cause } };
   }
 
   async function close(): Promise<void> {
@@ -190,5 +213,5 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     );
   }
 
-  return { run, close };
+  return { run, compile, close };
 }

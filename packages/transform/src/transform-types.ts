@@ -19,9 +19,18 @@ export interface TransformContext {
 /** Why a call failed: its time or memory limit, the code's own error, an output that cannot be sent, a size. */
 export type TransformFailureCause = 'timeout' | 'memory' | 'error' | 'invalid_output' | 'too_large';
 
+export interface TransformFailure {
+  message: string;
+  /** The line of the transform's own code, when the error names one. */
+  line?: number;
+  cause: TransformFailureCause;
+}
+
 export type TransformResult =
-  | { ok: true; request: TransformRequest; logs: string }
-  | { ok: false; error: { message: string; line?: number; cause: TransformFailureCause }; logs: string };
+  { ok: true; request: TransformRequest; logs: string } | { ok: false; error: TransformFailure; logs: string };
+
+/** A dry compile: whether the code parses and compiles as a script (it is not run). */
+export type TransformCompileResult = { ok: true } | { ok: false; error: TransformFailure };
 
 export interface TransformRunnerOptions {
   /** Wall time of one call (TRANSFORM_TIMEOUT_MS). */
@@ -39,6 +48,8 @@ export interface TransformRunnerOptions {
 
 export interface TransformRunner {
   run(code: string, request: TransformRequest, context: TransformContext): Promise<TransformResult>;
+  /** Parses and compiles the code in a sandbox without running it (a SyntaxError, with its line, or too large). */
+  compile(code: string): Promise<TransformCompileResult>;
   /** Ends every sandbox thread; calls still waiting fail. */
   close(): Promise<void>;
 }

@@ -24,6 +24,7 @@ import { destinationOperations } from '../modules/destinations/destination.opera
 import { ruleOperations } from '../modules/rules/rule.operations';
 import { ruleHealthOperations } from '../modules/rules/rule-health.operations';
 import { ruleDryRunOperations } from '../modules/rules/rule-dry-run.operations';
+import { transformTestOperations } from '../modules/rules/transform-test.operations';
 import { ruleVerificationOperations } from '../modules/rules/rule-verification.operations';
 import { ruleOrderingOperations } from '../modules/rules/rule-ordering.operations';
 import { sendOperations } from '../modules/send/send.operations';
@@ -66,6 +67,7 @@ export const API_OPERATIONS: Operations = [
   ...ruleOrderingOperations,
   ...ruleHealthOperations,
   ...ruleDryRunOperations,
+  ...transformTestOperations,
   ...hookOperations,
   ...destinationOperations,
   ...sendOperations,

@@ -1,5 +1,6 @@
 import type { AccessRule, TargetPolicy } from '@relay/core';
 import type { Repositories } from '@relay/db';
+import type { TransformRunner } from '@relay/transform';
 import type { DeliveryQueue, FeedPublisher, RuleChangePublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { LoginLimiter } from '../auth/login-limiter';
@@ -24,6 +25,8 @@ export interface ModuleContext {
   ruleChanges: RuleChangePublisher;
   streams: EventStreams;
   ingest: IngestService;
+  /** The transform sandbox (transform-test, and the compile check of a transform at save). */
+  transforms: TransformRunner;
   /** This process's Prometheus registry and counters (modules/metrics). */
   metrics: ApiMetrics;
   /** Rate limits and the monthly quota (modules/limits). */

@@ -29,6 +29,7 @@ import { createDestinationService } from '../modules/destinations/destination.se
 import { createRuleService } from '../modules/rules/rule.service';
 import { createRuleHealthService } from '../modules/rules/rule-health.service';
 import { createRuleDryRunService } from '../modules/rules/rule-dry-run.service';
+import { createTransformTestService } from '../modules/rules/transform-test.service';
 import { createVerificationSecretService } from '../modules/rules/verification-secret.service';
 import { createRuleOrderingService } from '../modules/rules/rule-ordering.service';
 import { createSendService } from '../modules/send/send.service';
@@ -134,6 +135,7 @@ export function createServices(ctx: ModuleContext) {
       repositories: ctx.repositories,
       targetPolicy: ctx.targetPolicy,
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
+      transforms: ctx.transforms,
     }),
     ruleOrdering: createRuleOrderingService({ repositories: ctx.repositories }),
     verificationSecrets: createVerificationSecretService({
@@ -158,7 +160,13 @@ export function createServices(ctx: ModuleContext) {
       queue: ctx.queue,
       ruleChanges: ctx.ruleChanges,
       feed: ctx.feed,
+      transforms: ctx.transforms,
       logger: ctx.logger,
+    }),
+    transformTest: createTransformTestService({
+      repositories: ctx.repositories,
+      runner: ctx.transforms,
+      sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
     }),
     send: createSendService({
       ingest: ctx.ingest,

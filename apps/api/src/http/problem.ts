@@ -51,6 +51,7 @@ const STATUS: Record<ErrorCode, number> = {
   event_paused: 409,
   delivery_not_found: 404,
   delivery_not_failed: 409,
+  transformed_body_not_found: 404,
   delivery_paused: 409,
   bulk_all_required: 400,
   active_provider_exists: 409,

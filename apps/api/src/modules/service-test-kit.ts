@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type EventStatus } from '@relay/core';
 import { createDatabase, createRepositories, type Database, type Repositories } from '@relay/db';
 import { TEST_REDIS_URL, uniqueQueuePrefix, useTestDatabase } from '@relay/test-support';
+import { createTransformRunner, type TransformRunner } from '@relay/transform';
 import { createClient, type RedisClientType } from 'redis';
 import { createLoginLimiter, type LoginLimiter } from '../auth/login-limiter';
 
@@ -54,4 +55,11 @@ export function useTestLimiter(maxPerUser = 3): LoginLimiter {
     maxPerIp: 100,
     windowSeconds: 60,
   });
+}
+
+/** The real transform sandbox, closed after the file's tests (its threads start only when a transform is used). */
+export function useTransformRunner(options: Parameters<typeof createTransformRunner>[0] = {}): TransformRunner {
+  const runner = createTransformRunner({ timeoutMs: 1000, ...options });
+  afterAll(() => runner.close());
+  return runner;
 }

@@ -209,6 +209,10 @@ function destinationOf(row: LoadRow): DestinationRecord {
     unhealthyReason: row.unhealthy_reason as string | null,
     unhealthySince: row.unhealthy_since as Date | null,
     failingSince: row.failing_since as Date | null,
+    transform: row.transform as string | null,
+    forwardPathQuery: row.forward_path_query as boolean,
+    rateLimit: row.rate_limit,
+    maxConcurrency: row.max_concurrency as number | null,
     createdAt: row.created_at as Date,
     updatedAt: row.updated_at as Date,
   });

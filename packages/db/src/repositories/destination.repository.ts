@@ -3,6 +3,7 @@ import {
   type DeliveryPolicyOption,
   type OrgId,
   type OutboundHeaders,
+  type RateLimitOption,
   type RuleHealthState,
   type UnhealthyReason,
 } from '@relay/core';
@@ -34,6 +35,11 @@ export interface DestinationRecord {
   unhealthyReason: UnhealthyReason | null;
   unhealthySince: Date | null;
   failingSince: Date | null;
+  /** As the rule's (docs/transformations.md, docs/rules.md "Pacing"): null when off. */
+  transform: string | null;
+  forwardPathQuery: boolean;
+  rateLimit: RateLimitOption | null;
+  maxConcurrency: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -49,6 +55,10 @@ export interface NewDestination {
   outboundHeaders?: OutboundHeaders;
   deliveryPolicy?: DeliveryPolicyOption | null;
   unhealthyAfterSeconds?: number | null;
+  transform?: string | null;
+  forwardPathQuery?: boolean;
+  rateLimit?: RateLimitOption | null;
+  maxConcurrency?: number | null;
 }
 
 export type DestinationChanges = Partial<NewDestination>;
@@ -60,12 +70,13 @@ export type DestinationWrite =
 
 type Row = Omit<
   DestinationRecord,
-  'organizationId' | 'filter' | 'outboundHeaders' | 'deliveryPolicy' | 'unhealthyReason'
+  'organizationId' | 'filter' | 'outboundHeaders' | 'deliveryPolicy' | 'unhealthyReason' | 'rateLimit'
 > & {
   organizationId: string;
   filter: unknown;
   outboundHeaders: unknown;
   deliveryPolicy: unknown;
+  rateLimit: unknown;
   unhealthyReason: string | null;
 };
 
@@ -78,15 +89,17 @@ export const toDestinationRecord = (row: Row): DestinationRecord => ({
   filter: objectOf<Record<string, unknown>>(row.filter),
   outboundHeaders: outboundOf(row.outboundHeaders),
   deliveryPolicy: objectOf<DeliveryPolicyOption>(row.deliveryPolicy),
+  rateLimit: objectOf<RateLimitOption>(row.rateLimit),
   unhealthyReason: row.unhealthyReason as UnhealthyReason | null,
 });
 
 const jsonOf = (value: object | null | undefined) =>
   value === undefined ? undefined : value === null ? DbNull : { ...value };
 
-function toData({ filter, deliveryPolicy, outboundHeaders, ...rest }: DestinationChanges) {
+function toData({ filter, deliveryPolicy, outboundHeaders, rateLimit, ...rest }: DestinationChanges) {
   return {
     ...rest,
+    ...(rateLimit !== undefined ? { rateLimit: jsonOf(rateLimit) } : {}),
     ...(filter !== undefined ? { filter: jsonOf(filter) } : {}),
     ...(deliveryPolicy !== undefined ? { deliveryPolicy: jsonOf(deliveryPolicy) } : {}),
     ...(outboundHeaders !== undefined ? { outboundHeaders: { ...outboundHeaders } } : {}),

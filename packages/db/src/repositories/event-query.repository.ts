@@ -68,6 +68,7 @@ export async function deliveryCountsOf(
 /** What a dry run reads of a stored webhook (the filter's subject). */
 export interface StoredRequestRow {
   id: string;
+  source: string;
   body: Buffer;
   headers: Record<string, string>;
   path: string;
@@ -212,7 +213,7 @@ export function createEventQueryRepository(
       ruleId: string,
       pick: { newest: number } | { ids: string[] },
     ): Promise<StoredRequestRow[]> {
-      const columns = 'id, body, headers, path, query';
+      const columns = 'id, source, body, headers, path, query';
       const { rows } =
         'ids' in pick
           ? await pool.query<StoredRequestRow>(

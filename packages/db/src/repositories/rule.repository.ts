@@ -7,6 +7,7 @@ import {
   type OrderingOption,
   type OrgId,
   type OutboundHeaders,
+  type RateLimitOption,
   type RuleHealthState,
   type UnhealthyReason,
   type VerificationOption,
@@ -48,6 +49,13 @@ export interface RuleRecord {
   deliveryPolicy: DeliveryPolicyOption | null;
   /** Routing filter (docs/routing.md), as saved through the API's checked schema; null: every webhook goes. */
   filter: Record<string, unknown> | null;
+  /** The primary's transform (docs/transformations.md): JavaScript, compiled at save; null: none. */
+  transform: string | null;
+  /** Whether the transform's returned path and query are appended to the target URL. */
+  forwardPathQuery: boolean;
+  /** Pacing (docs/rules.md "Pacing"); null: off. */
+  rateLimit: RateLimitOption | null;
+  maxConcurrency: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -72,6 +80,10 @@ export interface NewRule {
   ordering?: OrderingOption | null;
   deliveryPolicy?: DeliveryPolicyOption | null;
   filter?: Record<string, unknown> | null;
+  transform?: string | null;
+  forwardPathQuery?: boolean;
+  rateLimit?: RateLimitOption | null;
+  maxConcurrency?: number | null;
 }
 
 export type RuleChanges = Partial<NewRule>;
@@ -90,7 +102,8 @@ export type RuleWrite =
 
 type Tx = TransactionClient;
 
-type JsonOptions = 'outboundHeaders' | 'dedup' | 'verification' | 'ordering' | 'deliveryPolicy' | 'filter';
+type JsonOptions =
+  'outboundHeaders' | 'dedup' | 'verification' | 'ordering' | 'deliveryPolicy' | 'filter' | 'rateLimit';
 type Row = Omit<
   RuleRecord,
   'organizationId' | JsonOptions | 'duplicateCount' | 'signatureFailureCount' | 'unhealthyReason'
@@ -102,6 +115,7 @@ type Row = Omit<
   ordering: unknown;
   deliveryPolicy: unknown;
   filter: unknown;
+  rateLimit: unknown;
   duplicateCount: bigint;
   signatureFailureCount: bigint;
   unhealthyReason: string | null;
@@ -133,6 +147,7 @@ export const toRuleRecord = (row: Row): RuleRecord => ({
   ordering: optionOf<OrderingOption>(row.ordering),
   deliveryPolicy: optionOf<DeliveryPolicyOption>(row.deliveryPolicy),
   filter: optionOf<Record<string, unknown>>(row.filter),
+  rateLimit: optionOf<RateLimitOption>(row.rateLimit),
   duplicateCount: Number(row.duplicateCount),
   signatureFailureCount: Number(row.signatureFailureCount),
   unhealthyReason: row.unhealthyReason as UnhealthyReason | null,
@@ -150,9 +165,10 @@ function toData<T extends RuleChanges>({
   ordering,
   deliveryPolicy,
   filter,
+  rateLimit,
   ...rest
 }: T) {
-  const json = { dedup, verification, ordering, deliveryPolicy, filter };
+  const json = { dedup, verification, ordering, deliveryPolicy, filter, rateLimit };
   return {
     ...rest,
     ...(outboundHeaders !== undefined ? { outboundHeaders: { ...outboundHeaders } } : {}),

@@ -48,5 +48,9 @@ export const destinationView = (
   remove_headers: d.outbound_headers.remove,
   unhealthy_after_seconds: d.health.unhealthy_after_seconds,
   health: { status: d.health.status, reason: d.health.reason, since: d.health.since },
+  has_transform: d.has_transform,
+  forward_path_query: d.forward_path_query,
+  rate_limit: d.rate_limit,
+  max_concurrency: d.max_concurrency,
   link: link(`/rules/${d.rule_id}`),
 });

@@ -6,7 +6,13 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
 import { audited, type AuditFact } from '../audit-entry';
-import { destinationView } from './destination.views';
+import {
+  checkTransform,
+  transformAudit,
+  transformPacingChanges,
+  type TransformCompiler,
+} from '../rules/transform-pacing';
+import { destinationListView, destinationView } from './destination.views';
 
 export interface DestinationServiceDeps {
   repositories: Pick<Repositories, 'destinations' | 'rules' | 'transaction'>;
@@ -18,6 +24,8 @@ export interface DestinationServiceDeps {
   ruleChanges: RuleChangePublisher;
   /** The live feed: hears of the deliveries a resume queues again (`delivery.status`). */
   feed: FeedPublisher;
+  /** The sandbox's dry compile: a transform that does not compile is refused at save. */
+  transforms: TransformCompiler;
   logger: Logger;
   now?: () => number;
 }
@@ -68,12 +76,13 @@ export function createDestinationService(deps: DestinationServiceDeps) {
     ...(input.outbound_headers !== undefined ? { outboundHeaders: input.outbound_headers } : {}),
     ...(input.delivery_policy !== undefined ? { deliveryPolicy: input.delivery_policy } : {}),
     ...(input.unhealthy_after_seconds !== undefined ? { unhealthyAfterSeconds: input.unhealthy_after_seconds } : {}),
+    ...transformPacingChanges(input),
   });
 
   return {
     async list(principal: Principal, ruleId: string) {
       await ruleOf(repos, principal, ruleId);
-      return (await repos.destinations.list(principal.orgId, ruleId)).map(destinationView);
+      return (await repos.destinations.list(principal.orgId, ruleId)).map(destinationListView);
     },
 
     async get(principal: Principal, ruleId: string, id: string) {
@@ -87,10 +96,17 @@ export function createDestinationService(deps: DestinationServiceDeps) {
         ...changesOf({ ...input, target_url: undefined }),
         targetUrl: allowedTarget(input.target_url, targetPolicy),
       };
+      await checkTransform(deps.transforms, input.transform);
       const destination = await repos.transaction(async (tx) => {
         await ruleOf(tx, principal, ruleId);
         const created = written(await tx.destinations.create(principal.orgId, ruleId, data));
-        const metadata = { rule_id: ruleId, name: created.name, target_url: created.targetUrl, active: created.active };
+        const metadata = {
+          rule_id: ruleId,
+          name: created.name,
+          target_url: created.targetUrl,
+          active: created.active,
+          ...transformAudit(input.transform ?? undefined),
+        };
         await audited(tx, principal, fact('destination.created', created.id, metadata));
         return created;
       });
@@ -100,10 +116,11 @@ export function createDestinationService(deps: DestinationServiceDeps) {
 
     async update(principal: Principal, ruleId: string, id: string, input: DestinationUpdate) {
       const changes = changesOf(input);
+      await checkTransform(deps.transforms, input.transform);
       const destination = await repos.transaction(async (tx) => {
         await ruleOf(tx, principal, ruleId);
         const updated = written(await tx.destinations.update(principal.orgId, ruleId, id, changes));
-        const metadata = { rule_id: ruleId, changed: changedFields(input) };
+        const metadata = { rule_id: ruleId, changed: changedFields(input), ...transformAudit(input.transform) };
         await audited(tx, principal, fact('destination.updated', id, metadata));
         return updated;
       });

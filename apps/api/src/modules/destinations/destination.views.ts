@@ -1,4 +1,5 @@
 import type { DestinationRecord } from '@relay/db';
+import { transformPacingView } from '../rules/transform-pacing.views';
 
 /** A destination as the API shows it (`/rules/{id}/destinations`): the signing secret only as whether there is one. */
 export const destinationView = (d: DestinationRecord) => ({
@@ -23,6 +24,14 @@ export const destinationView = (d: DestinationRecord) => ({
     failing_since: d.failingSince?.toISOString() ?? null,
     unhealthy_after_seconds: d.unhealthyAfterSeconds,
   },
+  ...transformPacingView(d),
+  transform: d.transform,
   created_at: d.createdAt.toISOString(),
   updated_at: d.updatedAt.toISOString(),
 });
+
+/** A destination in a list: without its transform's code, which `has_transform` stands for. */
+export function destinationListView(d: DestinationRecord) {
+  const { transform: _code, ...rest } = destinationView(d);
+  return rest;
+}

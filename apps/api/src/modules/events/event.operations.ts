@@ -3,7 +3,9 @@ import {
   bulkResultSchema,
   bulkRetrySchema,
   bulkSelectionSchema,
+  deliveryBodyParams,
   eventActionSchema,
+  eventBodyQuery,
   eventDetailSchema,
   eventListQuery,
   eventPageSchema,
@@ -12,6 +14,7 @@ import {
   retryQueuedSchema,
   uuidParam,
 } from '@relay/contracts';
+import type { Response } from 'express';
 import { z } from 'zod';
 import { defineOperation } from '../../composition/define-operation';
 
@@ -25,6 +28,22 @@ const one = { ...common, params: uuidParam, notFound: 'No such event.' } as cons
 // Retry and ack take an optional body: none at all (Express 5 leaves req.body undefined) or `{}` acts on the
 // primary target as before; `{"destination_id"}` on that destination's delivery alone (docs/routing.md).
 const actionBody = eventActionSchema.default({});
+
+// A stored body as a download no browser renders in place, under its own content type (setHeader, not res.set:
+// Express would append a charset the sender never declared).
+function sendBody(res: Response, name: string, body: { contentType: string; bytes: Buffer; transformed: boolean }) {
+  res.setHeader('Content-Type', body.contentType);
+  res
+    .status(200)
+    .set({
+      'Content-Disposition': `attachment; filename="${name}.json"`,
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      'Cache-Control': 'private, no-store',
+      'X-Relay-Body': body.transformed ? 'transformed' : 'received',
+    })
+    .end(body.bytes);
+}
 
 // Event history and actions. Fixed paths come before `/events/:id` (Express matches in order).
 export const eventOperations = [
@@ -115,30 +134,61 @@ export const eventOperations = [
     method: 'get',
     path: '/events/:id/body',
     access: read,
-    summary: 'The payload exactly as received, with its original content type',
+    summary: 'The payload exactly as received (or, with transformed=true, as the primary target was sent it)',
     description:
       'The stored bytes, unparsed, under the Content-Type the webhook was sent with (a JSON media type; ' +
-      '`application/json` when none was stored). Served as an attachment that no browser renders in place.',
+      '`application/json` when none was stored). Served as an attachment that no browser renders in place. ' +
+      "With `transformed=true`: the primary's transformed body (JSON), as its transform produced it at the first " +
+      'attempt and every automatic retry sent it; 404 `transformed_body_not_found` when none is stored (no ' +
+      'transform, not tried yet, or the transform failed). `X-Relay-Body` says which: `received` or `transformed`.',
+    query: eventBodyQuery,
     responses: {
       200: {
         description: 'The payload bytes.',
         contentType: 'application/json',
-        schema: z.unknown().describe('Any JSON value, byte for byte as received.'),
+        schema: z.unknown().describe('Any JSON value, byte for byte as received (or as transformed).'),
+      },
+      404: {
+        description: 'No such event (`not_found`), or no transformed body stored (`transformed_body_not_found`).',
+      },
+    },
+    handler: async ({ services, principal, params, query, res }) => {
+      const body =
+        query.transformed === 'true'
+          ? await services.events.transformedBody(principal, params.id)
+          : { ...(await services.events.body(principal, params.id)), transformed: false };
+      sendBody(res, `event-${params.id}`, body);
+      return undefined;
+    },
+  }),
+  defineOperation({
+    ...common,
+    notFound: 'No such event.',
+    method: 'get',
+    path: '/events/:id/deliveries/:deliveryId/body',
+    params: deliveryBodyParams,
+    access: read,
+    summary: "What one destination's delivery sends: its transformed body, or the payload as received",
+    description:
+      "The delivery's transformed body (JSON) as its destination's transform produced it at the first attempt and " +
+      'every automatic retry sent it; when the destination has no transform, the payload as received (as ' +
+      '`GET /events/{id}/body`). 404 `transformed_body_not_found` when the destination has a transform and nothing ' +
+      'is stored (not tried yet, or the transform failed). `X-Relay-Body` says which: `received` or `transformed`.',
+    responses: {
+      200: {
+        description: 'The body bytes.',
+        contentType: 'application/json',
+        schema: z.unknown().describe('Any JSON value.'),
+      },
+      404: {
+        description:
+          'No such event (`not_found`), no such delivery of it (`delivery_not_found`), or no transformed body ' +
+          'stored (`transformed_body_not_found`).',
       },
     },
     handler: async ({ services, principal, params, res }) => {
-      const { contentType, bytes } = await services.events.body(principal, params.id);
-      // setHeader, not res.set: Express would append a charset the sender never declared.
-      res.setHeader('Content-Type', contentType);
-      res
-        .status(200)
-        .set({
-          'Content-Disposition': `attachment; filename="event-${params.id}.json"`,
-          'X-Content-Type-Options': 'nosniff',
-          'Content-Security-Policy': "default-src 'none'; sandbox",
-          'Cache-Control': 'private, no-store',
-        })
-        .end(bytes);
+      const body = await services.events.deliveryBody(principal, params.id, params.deliveryId);
+      sendBody(res, `delivery-${params.deliveryId}`, body);
       return undefined;
     },
   }),

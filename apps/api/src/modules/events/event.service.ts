@@ -11,7 +11,10 @@ import { createEventNotices } from './event-notices';
 import { attemptView, detailView, filterOf, selectionOf, storedBodyView, summaryView } from './event.views';
 
 export interface EventServiceDeps {
-  repositories: Pick<Repositories, 'eventQueries' | 'eventActions' | 'deliveries' | 'deliveryActions'>;
+  repositories: Pick<
+    Repositories,
+    'eventQueries' | 'eventActions' | 'deliveries' | 'deliveryActions' | 'transformedBodies'
+  >;
   queue: Pick<DeliveryQueue, 'enqueue' | 'enqueueDestinations'>;
   feed: FeedPublisher;
   logger: Logger;
@@ -107,6 +110,29 @@ export function createEventService(deps: EventServiceDeps) {
       const event = await queries.findById(principal.orgId, id);
       if (!event) throw noSuchEvent();
       return storedBodyView(event);
+    },
+
+    /** The primary's transformed body as stored at its first attempt (docs/transformations.md). */
+    async transformedBody(principal: Principal, id: string) {
+      const stored = await deps.repositories.transformedBodies.primary(principal.orgId, id);
+      if (stored === undefined) throw noSuchEvent();
+      if (stored === null) throw new AppError('transformed_body_not_found');
+      return { contentType: 'application/json', bytes: stored, transformed: true };
+    },
+
+    /**
+     * What one destination's delivery sends: its transformed body as stored at the first attempt, or the payload as
+     * received when its destination has no transform. A destination with a transform and nothing stored (not tried
+     * yet, or its transform failed) is a 404 `transformed_body_not_found`.
+     */
+    async deliveryBody(principal: Principal, id: string, deliveryId: string) {
+      const row = await deps.repositories.transformedBodies.delivery(principal.orgId, id, deliveryId);
+      if (row === undefined) throw noSuchEvent();
+      if (row === null) throw new AppError('delivery_not_found', 'The event has no such delivery.');
+      if (row.transformedBody !== null)
+        return { contentType: 'application/json', bytes: row.transformedBody, transformed: true };
+      if (row.destinationHasTransform) throw new AppError('transformed_body_not_found');
+      return { ...storedBodyView({ body: row.body, headers: row.headers }), transformed: false };
     },
 
     async attempts(principal: Principal, id: string) {

@@ -94,7 +94,7 @@ export function detailView(e: EventDetail, sensitiveHeaders: readonly string[], 
 const JSON_MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/i;
 
 /** The stored bytes and the content type they arrived with (GET /events/:id/body). */
-export function storedBodyView(e: EventDetail): { contentType: string; bytes: Buffer } {
+export function storedBodyView(e: Pick<EventDetail, 'body' | 'headers'>): { contentType: string; bytes: Buffer } {
   const sent = e.headers['content-type'];
   const mediaType = sent?.split(';')[0]?.trim() ?? '';
   // Anything else is not shown under its own type: a stored text/html must never render on the relay's origin.

@@ -2,7 +2,7 @@ import { type Principal } from '@relay/core';
 import { testPrincipal, unauditable } from '@relay/test-support';
 import { createHookService } from './hook.service';
 import { createRuleService } from './rule.service';
-import { useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase, useTransformRunner } from '../service-test-kit';
 
 const key = testPrincipal({
   kind: 'api_key',
@@ -18,11 +18,13 @@ const broken: Principal = unauditable(key);
 const unknown = '00000000-0000-7000-8000-00000000dead';
 
 const store = useServiceDatabase();
+const transforms = useTransformRunner();
 let ruleId: string;
 const deps = () => ({
   repositories: store.repositories(),
   targetPolicy: { allowPrivate: false, allowlist: [] },
   secretKeys: undefined,
+  transforms,
 });
 const service = () => createHookService(deps());
 const hookInput = { target_url: 'https://example.com/hook', trigger: 'provider_failed' as const, active: true };

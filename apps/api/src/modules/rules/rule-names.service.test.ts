@@ -1,14 +1,16 @@
 import { testPrincipal } from '@relay/test-support';
 import { createHookService } from './hook.service';
 import { createRuleService } from './rule.service';
-import { useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase, useTransformRunner } from '../service-test-kit';
 
 const admin = testPrincipal();
 const store = useServiceDatabase();
+const transforms = useTransformRunner();
 const deps = () => ({
   repositories: store.repositories(),
   targetPolicy: { allowPrivate: false, allowlist: [] },
   secretKeys: undefined,
+  transforms,
 });
 const rules = () => createRuleService(deps());
 const hooks = () => createHookService(deps());

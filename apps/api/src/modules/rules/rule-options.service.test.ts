@@ -4,16 +4,18 @@ import { ruleCreateSchema, ruleSchema, ruleUpdateSchema } from '@relay/contracts
 import { testPrincipal } from '@relay/test-support';
 import { createIngestRuleLookup } from '../ingest/ingest-rules';
 import { createRuleService } from './rule.service';
-import { useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase, useTransformRunner } from '../service-test-kit';
 
 const admin = testPrincipal();
 const store = useServiceDatabase();
+const transforms = useTransformRunner();
 const keys = parseSecretKeys(`k1:${randomBytes(32).toString('base64')}`);
 const service = () =>
   createRuleService({
     repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
     secretKeys: keys,
+    transforms,
   });
 const options = {
   dedup: { preset: 'github' },

@@ -2,19 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, openSecret, parseSecretKeys, sealedKeyId, type Principal } from '@relay/core';
 import { testPrincipal, unauditable } from '@relay/test-support';
 import { createRuleService, type RuleServiceDeps } from './rule.service';
-import { useServiceDatabase } from '../service-test-kit';
+import { useServiceDatabase, useTransformRunner } from '../service-test-kit';
 
 const admin = testPrincipal();
 // The audit insert fails on this actor id, after the rule write in the same transaction.
 const broken: Principal = unauditable(admin);
 
 const store = useServiceDatabase();
+const transforms = useTransformRunner();
 const keys = parseSecretKeys(`k1:${randomBytes(32).toString('base64')}`);
 const service = (deps: Partial<RuleServiceDeps> = {}) =>
   createRuleService({
     repositories: store.repositories(),
     targetPolicy: { allowPrivate: false, allowlist: [] },
     secretKeys: keys,
+    transforms,
     ...deps,
   });
 const row = (id: string) => store.db.prisma.rule.findUniqueOrThrow({ where: { id } });

@@ -4,13 +4,16 @@ import type { RuleChanges, RuleRecord, RuleWrite, Repositories } from '@relay/db
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
 import { audited } from '../audit-entry';
-import { ruleView } from './rule.views';
+import { checkTransform, transformAudit, transformPacingChanges, type TransformCompiler } from './transform-pacing';
+import { ruleListView, ruleView } from './rule.views';
 
 export interface RuleServiceDeps {
   repositories: Pick<Repositories, 'rules' | 'transaction'>;
   targetPolicy: TargetPolicy;
   /** SECRET_ENCRYPTION_KEYS: signing secrets are stored sealed, never in plaintext. */
   secretKeys: SecretKeyring | undefined;
+  /** The sandbox's dry compile: a transform that does not compile is refused at save. */
+  transforms: TransformCompiler;
   now?: () => Date;
 }
 
@@ -77,11 +80,12 @@ export function createRuleService(deps: RuleServiceDeps) {
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(input.delivery_policy !== undefined ? { deliveryPolicy: input.delivery_policy } : {}),
     ...(input.filter !== undefined ? { filter: input.filter } : {}),
+    ...transformPacingChanges(input),
   });
 
   return {
     async list(principal: Principal) {
-      return (await repos.rules.list(principal.orgId)).map(ruleView);
+      return (await repos.rules.list(principal.orgId)).map(ruleListView);
     },
 
     async get(principal: Principal, id: string) {
@@ -92,6 +96,7 @@ export function createRuleService(deps: RuleServiceDeps) {
 
     async create(principal: Principal, input: RuleInput) {
       const targetUrl = allowedTarget(input.target_url, targetPolicy);
+      await checkTransform(deps.transforms, input.transform);
       const rule = await repos.transaction(async (tx) => {
         const created = verifiable(
           written(
@@ -112,6 +117,7 @@ export function createRuleService(deps: RuleServiceDeps) {
           source: created.source,
           target_url: created.targetUrl,
           active: created.active,
+          ...transformAudit(input.transform ?? undefined),
         };
         const fact = { action: 'rule.created', resourceType: 'rule', resourceId: created.id, metadata };
         await audited(tx, principal, fact);
@@ -122,9 +128,10 @@ export function createRuleService(deps: RuleServiceDeps) {
 
     async update(principal: Principal, id: string, input: RuleUpdate) {
       const changes = changesOf(input);
+      await checkTransform(deps.transforms, input.transform);
       const rule = await repos.transaction(async (tx) => {
         const updated = verifiable(written(await tx.rules.update(principal.orgId, id, changes)));
-        const metadata = { changed: changedFields(input) };
+        const metadata = { changed: changedFields(input), ...transformAudit(input.transform) };
         await audited(tx, principal, { action: 'rule.updated', resourceType: 'rule', resourceId: id, metadata });
         return updated;
       });

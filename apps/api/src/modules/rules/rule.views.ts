@@ -1,4 +1,5 @@
 import type { HookRecord, RuleRecord } from '@relay/db';
+import { transformPacingView } from './transform-pacing.views';
 
 // A replaced secret's expiry, while it is still in use.
 const liveUntil = (secret: string | null, expiresAt: Date | null) =>
@@ -38,9 +39,17 @@ export const ruleView = (p: RuleRecord) => ({
   ordering: p.ordering,
   delivery_policy: p.deliveryPolicy,
   filter: p.filter,
+  ...transformPacingView(p),
+  transform: p.transform,
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),
 });
+
+/** A rule in a list: without its transform's code (up to 256 KB a rule), which `has_transform` stands for. */
+export function ruleListView(p: RuleRecord) {
+  const { transform: _code, ...rest } = ruleView(p);
+  return rest;
+}
 
 export const hookView = (h: HookRecord) => ({
   id: h.id,

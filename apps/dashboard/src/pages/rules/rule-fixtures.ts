@@ -23,6 +23,10 @@ export const rule: Rule = {
   ordering: null,
   delivery_policy: null,
   filter: null,
+  has_transform: false,
+  forward_path_query: false,
+  rate_limit: null,
+  max_concurrency: null,
   created_at: '2026-11-01T00:00:00Z',
   updated_at: '2026-11-01T00:00:00Z',
 };

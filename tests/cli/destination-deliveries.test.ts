@@ -86,7 +86,8 @@ describe('relay events: destination deliveries', () => {
     expect(shown).toMatch(/\n\s+fine\s+delivered\s+1\s/);
     expect(shown).toMatch(/\n\s+flaky\s+failed\s+1\s+\S+\s+HTTP 500/);
     const table = await relay.run(admin, ['events', 'list', '--source', 'cli-fan']);
-    expect(table.stdout).toMatch(new RegExp(`${eventId}\\s+cli-fan\\s+delivered\\s+1\\s+1/2 delivered, 1 failed`));
+    // The primary's attempt count is not this test's business (a loaded machine may time one out and retry it).
+    expect(table.stdout).toMatch(new RegExp(`${eventId}\\s+cli-fan\\s+delivered\\s+\\d+\\s+1/2 delivered, 1 failed`));
 
     expect(await listed(['--delivery-status', 'failed'])).toEqual([eventId]);
     expect(await listed(['--delivery-status', 'failed', '--destination', fineId])).toEqual([]);

@@ -108,7 +108,7 @@ describe('relay rules: rule options', () => {
       { input: 'x'.repeat(20) },
     );
     expect(twoSecrets.code).toBe(2);
-    expect(twoSecrets.stderr).toContain('stdin holds one secret');
+    expect(twoSecrets.stderr).toContain('stdin holds one input');
     const limit = await relay.run(admin, ['rules', 'update', rule.id, '--max-attempts', '500']);
     expect(limit.code).toBe(1);
     expect(limit.stderr).toMatch(/max_attempts.*\[validation_failed\]/);

@@ -3,12 +3,18 @@ import { destinationCreateSchema } from '@relay/contracts';
 import { z } from 'zod';
 import { defineTool, type AnyRelayTool } from '../tool-kit';
 import { destinationIdInput, destinationSummary, destinationView } from './destination-views';
-import { forwardHeadersInput, outboundHeadersChange, ruleOptionInputs, ruleOptionUpdates } from './rule-option-inputs';
+import {
+  forwardHeadersInput,
+  outboundHeadersChange,
+  ruleOptionInputs,
+  ruleOptionUpdates,
+  transformPacingInputs,
+} from './rule-option-inputs';
 import { descriptionInput, ruleIdInput, targetUrlInput } from './rule-views';
 
 // Destinations (`/rules/{id}/destinations`, docs/routing.md): further targets of one rule, each with its own
-// filter, signing secret, headers, delivery policy and health. The inputs are the API's field schemas
-// (@relay/contracts) and the rule tools' own, since a destination's options have the rule's shapes.
+// filter, signing secret, headers, delivery policy, health, transform and pacing. The inputs are the API's field
+// schemas (@relay/contracts) and the rule tools' own, since a destination's options have the rule's shapes.
 
 const { name, filter, signing_secret } = destinationCreateSchema.shape;
 const nameInput = name
@@ -28,6 +34,7 @@ const optionInputs = {
   remove_headers: ruleOptionInputs.remove_headers,
   delivery_policy: ruleOptionInputs.delivery_policy,
   unhealthy_after_seconds: ruleOptionInputs.unhealthy_after_seconds,
+  ...transformPacingInputs,
 };
 const destinationPath = (id: string, destinationId: string) => ({ params: { path: { id, destinationId } } });
 
@@ -57,7 +64,9 @@ const createDestination = defineTool({
     '`target_url` when the destination is active and its `filter` (if any) matches, with its own retries and ' +
     'health. At most 20 per rule (destination_limit_reached). Refused when the target is not allowed ' +
     '(target_url_rejected). The signing secret is never shown again; without one, deliveries are signed with the ' +
-    "install's DEFAULT_SIGNING_SECRET when set, never with the rule's. Options are off unless given.",
+    "install's DEFAULT_SIGNING_SECRET when set, never with the rule's. Options are off unless given: a `transform` " +
+    "reshapes this destination's deliveries (try it with test_transform and destination_id), `rate_limit` and " +
+    '`max_concurrency` pace them.',
   operation: 'POST /rules/{id}/destinations',
   input: {
     rule_id: ruleIdInput,
@@ -84,7 +93,8 @@ const updateDestination = defineTool({
   title: 'Update a destination',
   description:
     'Changes a destination of a rule: only the fields given change; null clears description, filter (every ' +
-    'webhook goes), signing_secret, delivery_policy and unhealthy_after_seconds. `active: false` stops its new ' +
+    'webhook goes), signing_secret, delivery_policy, unhealthy_after_seconds, transform, rate_limit and ' +
+    'max_concurrency. `active: false` stops its new ' +
     'deliveries. forward_headers, set_headers and remove_headers each replace their list and keep the others.',
   operation: 'PATCH /rules/{id}/destinations/{destinationId}',
   input: {

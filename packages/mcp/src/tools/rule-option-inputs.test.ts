@@ -6,6 +6,8 @@ import {
   outboundHeadersSchema,
   signingSecret,
   sourceSchema,
+  transformPacingInput,
+  transformTestSchema,
   unhealthyAfterSeconds,
   verificationOptionSchema,
   verificationSecret,
@@ -57,5 +59,21 @@ describe('MCP rule tools: inputs from the contracts', () => {
     const rotate = input('rotate_rule_verification_secret');
     for (const [key, field] of Object.entries(verificationSecretRotateSchema.shape)) expect(rotate[key]).toBe(field);
     sameChecks(input('create_hook').trigger, hookCreateSchema.shape.trigger);
+  });
+
+  it.each(['create_rule', 'update_rule', 'create_destination', 'update_destination'])(
+    '%s takes transform, forward_path_query, rate_limit and max_concurrency from the contracts',
+    (name) => {
+      const fields = input(name);
+      for (const [key, contract] of Object.entries(transformPacingInput)) sameChecks(fields[key], contract);
+      const rateLimit = shapeOf(fields.rate_limit);
+      const contractRateLimit = shapeOf(transformPacingInput.rate_limit);
+      for (const [key, field] of Object.entries(contractRateLimit)) expect(rateLimit[key]).toBe(field);
+    },
+  );
+
+  it("test_transform takes the operation's fields from the contracts", () => {
+    const fields = input('test_transform');
+    for (const [key, field] of Object.entries(transformTestSchema.shape)) sameChecks(fields[key], field);
   });
 });

@@ -4,7 +4,11 @@ import {
   deliveryPolicySchema,
   orderingOptionSchema,
   outboundHeadersSchema,
+  rateLimitSchema,
   routingFilterSchema,
+  transformCode,
+  transformPacingInput,
+  transformPacingView,
   unhealthyAfterSeconds,
   verificationOptionSchema,
   verificationSecret,
@@ -36,6 +40,22 @@ const filterInput = routingFilterSchema.describe(
     'Try it first with dry_run_rule_filter. null removes it.',
 );
 
+const { transform, forward_path_query, rate_limit, max_concurrency } = transformPacingInput;
+
+/**
+ * The transform and pacing fields (docs/transformations.md, docs/rules.md "Transform and pacing") that create and
+ * update take, a rule's for its primary target and a destination's for it: off when left out of a create, kept when
+ * left out of an update, null turns one off.
+ */
+export const transformPacingInputs = {
+  transform: transform.describe(
+    `${transformCode.description} Try it first on a stored webhook with test_transform. null removes it.`,
+  ),
+  forward_path_query,
+  rate_limit: rate_limit.describe(`${rateLimitSchema.description} null turns it off.`),
+  max_concurrency: max_concurrency.describe(`${max_concurrency.unwrap().unwrap().description} null: no limit.`),
+};
+
 /** The options create_rule takes, each off when left out. */
 export const ruleOptionInputs = {
   filter: filterInput.optional(),
@@ -47,6 +67,7 @@ export const ruleOptionInputs = {
   delivery_policy: deliveryPolicyInput.optional(),
   set_headers: setHeadersInput.optional(),
   remove_headers: removeHeadersInput.optional(),
+  ...transformPacingInputs,
 };
 
 /** The options update_rule takes: left out keeps one, null turns it off. */
@@ -60,6 +81,7 @@ export const ruleOptionUpdates = {
   delivery_policy: deliveryPolicyInput.nullable().optional(),
   set_headers: setHeadersInput.optional(),
   remove_headers: removeHeadersInput.optional(),
+  ...transformPacingInputs,
 };
 
 type OutboundHeaders = Rule['outbound_headers'];
@@ -96,6 +118,10 @@ export const ruleOptionsSummary = {
   delivery_policy: z.object(deliveryPolicyInput.shape).nullable(),
   set_headers: z.record(z.string(), z.string()),
   remove_headers: z.array(z.string()),
+  ...transformPacingView,
+  has_transform: transformPacingView.has_transform.describe(
+    'Whether a transform reshapes its deliveries (the code is not shown here; test_transform runs it).',
+  ),
 };
 
 type OptionsView = { [K in keyof typeof ruleOptionsSummary]: z.infer<(typeof ruleOptionsSummary)[K]> };
@@ -114,4 +140,8 @@ export const ruleOptionsView = (rule: Rule): OptionsView => ({
   delivery_policy: rule.delivery_policy,
   set_headers: rule.outbound_headers.set,
   remove_headers: rule.outbound_headers.remove,
+  has_transform: rule.has_transform,
+  forward_path_query: rule.forward_path_query,
+  rate_limit: rule.rate_limit,
+  max_concurrency: rule.max_concurrency,
 });

@@ -7,6 +7,7 @@ import { dryRunRuleFilter } from './rule-dry-run-tool';
 import { resumeRule } from './rule-health-tools';
 import { ruleBlockedKeys } from './rule-ordering-tools';
 import { rotateVerificationSecret } from './rule-secret-tools';
+import { testTransform } from './transform-test-tool';
 import { descriptionInput, ruleIdInput, ruleSummary, ruleView, targetUrlInput } from './rule-views';
 
 // Rules (`/rules`): which source is delivered to which target, signed with which secret.
@@ -45,8 +46,10 @@ const createRule = defineTool({
   description:
     'Creates a rule: webhooks ingested for `source` are delivered to `target_url` from now on (with retries). ' +
     'Refused when another active rule serves the source (active_provider_exists) or the target is not allowed ' +
-    '(target_url_rejected). The signing secret is never shown again. The options (routing filter, deduplication, inbound ' +
-    'signature verification, health threshold, ordering, delivery policy, set/removed headers) are off unless given.',
+    '(target_url_rejected). The signing secret is never shown again. The options (routing filter, deduplication, ' +
+    'inbound signature verification, health threshold, ordering, delivery policy, set/removed headers, transform, ' +
+    'pacing) are off unless given. A transform is compiled at save (a syntax error names `transform`); try it on ' +
+    'a stored webhook with test_transform first.',
   operation: 'POST /rules',
   input: {
     name: nameInput
@@ -135,4 +138,5 @@ export const RULE_TOOLS: readonly AnyRelayTool[] = [
   resumeRule,
   ruleBlockedKeys,
   dryRunRuleFilter,
+  testTransform,
 ];

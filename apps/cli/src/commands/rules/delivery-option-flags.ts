@@ -2,24 +2,26 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors';
 import { oneOf } from '../admin-kit';
 import { collect, positiveInt } from '../command-kit';
+import { addPacingFlags, needsStoredPacing, pacingBody, type PacingBody, type PacingFlags } from './pacing-flags';
 import type { Rule, RuleUpdateBody } from './rule-views';
 
 // The options a rule and each of its destinations both have (docs/rules.md, docs/routing.md): the health span, the
-// delivery policy and the outbound headers, as flags of `relay rules create|update` and `rules destinations
-// add|update`. The API gives a destination these options in the rule's own shapes.
+// delivery policy, the outbound headers and pacing (pacing-flags.ts), as flags of `relay rules create|update` and
+// `rules destinations add|update`. The API gives a destination these options in the rule's own shapes.
 
 type Policy = NonNullable<Rule['delivery_policy']>;
 type Outbound = Rule['outbound_headers'];
 /** What an update keeps of the stored rule or destination when a flag changes part of an option. */
-export type StoredDelivery = Pick<Rule, 'delivery_policy' | 'outbound_headers'>;
+export type StoredDelivery = Pick<Rule, 'delivery_policy' | 'outbound_headers' | 'rate_limit'>;
 export type DeliveryOptionsBody = Pick<
   RuleUpdateBody,
   'unhealthy_after_seconds' | 'delivery_policy' | 'outbound_headers'
->;
+> &
+  PacingBody;
 
 const FORWARDABLE = ['authorization'] as const satisfies readonly Outbound['forward'][number][];
 
-export interface DeliveryOptionFlags {
+export interface DeliveryOptionFlags extends PacingFlags {
   unhealthyAfter?: string;
   maxAttempts?: string;
   backoffBase?: string;
@@ -72,7 +74,7 @@ export function addDeliveryOptionFlags(cmd: Command, what: 'rule' | 'destination
       .addOption(new Option('--clear-set-headers', 'set no header').conflicts('setHeader'))
       .addOption(new Option('--clear-remove-headers', 'remove no inbound header').conflicts('removeHeader'));
   }
-  return cmd;
+  return addPacingFlags(cmd, what, update);
 }
 
 function policyOf(f: DeliveryOptionFlags, stored: Policy | null | undefined): Policy | null | undefined {
@@ -111,12 +113,12 @@ export function needsStoredDelivery(f: DeliveryOptionFlags): boolean {
     f.clearSetHeaders,
     f.clearRemoveHeaders,
   ];
-  return (f.deliveryPolicy === undefined && given(policy)) || given(headers);
+  return (f.deliveryPolicy === undefined && given(policy)) || given(headers) || needsStoredPacing(f);
 }
 
-/** The health span, policy and headers part of a body; `stored` is what an update changes. */
+/** The health span, policy, headers and pacing part of a body; `stored` is what an update changes. */
 export function deliveryOptionsBody(f: DeliveryOptionFlags, stored?: StoredDelivery): DeliveryOptionsBody {
-  const body: DeliveryOptionsBody = {};
+  const body: DeliveryOptionsBody = pacingBody(f, stored?.rate_limit);
   if (f.unhealthyAfter !== undefined)
     body.unhealthy_after_seconds = f.unhealthyAfter === 'default' ? null : durationSeconds(f.unhealthyAfter);
   const policy = policyOf(f, stored?.delivery_policy);

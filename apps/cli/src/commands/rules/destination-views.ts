@@ -4,7 +4,7 @@ import { formatTable } from '../../output/table';
 import { formatFields, yesNo, type BodyOf } from '../admin-kit';
 import { ago } from '../command-kit';
 import { healthText } from './rule-health-view';
-import { filterText, formatSeconds, policyText } from './rule-option-views';
+import { filterText, formatSeconds, policyText, transformPacingFields } from './rule-option-views';
 
 // A rule's destinations (docs/routing.md) as `relay rules destinations` prints them.
 
@@ -56,6 +56,7 @@ export function destinationDetail(d: Destination, colors: Colors): string {
         .join(', ') || '-',
     ],
     ['removed headers', d.outbound_headers.remove.join(', ') || '-'],
+    ...transformPacingFields(d),
     ['created', `${d.created_at} (${ago(d.created_at)})`],
     ['updated', `${d.updated_at} (${ago(d.updated_at)})`],
   ]);

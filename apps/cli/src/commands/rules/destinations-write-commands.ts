@@ -13,11 +13,13 @@ import {
 import { destinationIdOf } from './destination-ref';
 import { destinationDetail, type DestinationCreateBody, type DestinationUpdateBody } from './destination-views';
 import { addRuleFilterFlags, filterFromFlags, type RuleFilterFlags } from './rule-filter-flags';
+import { addTransformFlags, transformFromFlags, transformFromStdin, type TransformFlags } from './transform-flags';
 
 // `relay rules destinations add|update`: the flags of `rules create|update` that a destination has too (name,
-// target, description, signing secret from stdin, filter, health span, delivery policy, outbound headers).
+// target, description, signing secret from stdin, filter, transform, health span, delivery policy, outbound headers,
+// pacing).
 
-interface DestinationFlags extends DeliveryOptionFlags, RuleFilterFlags {
+interface DestinationFlags extends DeliveryOptionFlags, RuleFilterFlags, TransformFlags {
   name?: string;
   target?: string;
   description?: string;
@@ -28,27 +30,36 @@ interface DestinationFlags extends DeliveryOptionFlags, RuleFilterFlags {
   clearSigningSecret?: boolean;
 }
 
-/** The filter the flags give (a file is read here) and a signing secret from stdin, into the body. */
+/** The filter and transform the flags give (a file is read here) and a signing secret from stdin, into the body. */
 async function addFilterAndSecret(flags: DestinationFlags, ctx: CommandContext, body: DestinationUpdateBody) {
+  if (flags.signingSecretStdin && transformFromStdin(flags))
+    throw new UsageError('stdin holds one input: give --signing-secret-stdin or --transform -');
   const filter = await filterFromFlags(flags);
   if (filter !== undefined) body.filter = filter;
+  const transform = await transformFromFlags(flags, ctx.deps.stdin);
+  if (transform !== undefined) body.transform = transform;
   if (flags.signingSecretStdin) body.signing_secret = await readSecretFromStdin(ctx.deps.stdin, 'signing secret');
 }
 
 function registerAdd(destinations: Command, ctx: CommandContext) {
   const add = addDeliveryOptionFlags(
-    addRuleFilterFlags(
-      destinations
-        .command('add <rule-id>')
-        .description('Add a destination to a rule: its webhooks are also delivered there (at most 20 per rule)')
-        .option('--name <name>', "unique in the rule (default: the target's host, suffixed -2, -3, … if taken)")
-        .requiredOption('--target <url>', 'where the webhooks are delivered (http or https)')
-        .option('--description <text>', 'a note for people')
-        .option('--inactive', 'add it turned off')
-        .option(
-          '--signing-secret-stdin',
-          "read a signing secret (16-256 characters) from stdin; without one: DEFAULT_SIGNING_SECRET, never the rule's",
-        ),
+    addTransformFlags(
+      addRuleFilterFlags(
+        destinations
+          .command('add <rule-id>')
+          .description('Add a destination to a rule: its webhooks are also delivered there (at most 20 per rule)')
+          .option('--name <name>', "unique in the rule (default: the target's host, suffixed -2, -3, … if taken)")
+          .requiredOption('--target <url>', 'where the webhooks are delivered (http or https)')
+          .option('--description <text>', 'a note for people')
+          .option('--inactive', 'add it turned off')
+          .option(
+            '--signing-secret-stdin',
+            'read a signing secret (16-256 characters) from stdin; without one: DEFAULT_SIGNING_SECRET, ' +
+              "never the rule's",
+          ),
+        false,
+      ),
+      'destination',
       false,
     ),
     'destination',
@@ -78,6 +89,8 @@ function registerAdd(destinations: Command, ctx: CommandContext) {
       '--signing-secret-stdin < chat-secret.txt',
     "relay rules destinations add 0192f0c4-… --target https://fraud.example.com --filter-cel 'body.total > 100' " +
       '--max-attempts 3 --set-header x-team=risk',
+    'relay rules destinations add 0192f0c4-… --name chat --target https://chat.example.com/in ' +
+      '--transform @to-chat.js --rate-limit 30/minute --max-concurrency 1',
   );
 }
 
@@ -99,18 +112,25 @@ function updateBody(flags: DestinationFlags): DestinationUpdateBody {
 
 function registerUpdate(destinations: Command, ctx: CommandContext) {
   const update = addDeliveryOptionFlags(
-    addRuleFilterFlags(
-      destinations
-        .command('update <rule-id> <destination>')
-        .description('Change a destination (by id or name); only the fields given change')
-        .option('--name <name>', 'a new name (unique in the rule)')
-        .option('--target <url>', 'a new target URL')
-        .option('--description <text>', 'a new description')
-        .option('--clear-description', 'remove the description')
-        .option('--active', 'turn it on')
-        .addOption(new Option('--inactive', 'turn it off: its webhooks get no delivery').conflicts('active'))
-        .option('--signing-secret-stdin', 'replace the signing secret with one read from stdin')
-        .option('--clear-signing-secret', 'drop its secret: signed with DEFAULT_SIGNING_SECRET if set, else unsigned'),
+    addTransformFlags(
+      addRuleFilterFlags(
+        destinations
+          .command('update <rule-id> <destination>')
+          .description('Change a destination (by id or name); only the fields given change')
+          .option('--name <name>', 'a new name (unique in the rule)')
+          .option('--target <url>', 'a new target URL')
+          .option('--description <text>', 'a new description')
+          .option('--clear-description', 'remove the description')
+          .option('--active', 'turn it on')
+          .addOption(new Option('--inactive', 'turn it off: its webhooks get no delivery').conflicts('active'))
+          .option('--signing-secret-stdin', 'replace the signing secret with one read from stdin')
+          .option(
+            '--clear-signing-secret',
+            'drop its secret: signed with DEFAULT_SIGNING_SECRET if set, else unsigned',
+          ),
+        true,
+      ),
+      'destination',
       true,
     ),
     'destination',
@@ -138,6 +158,7 @@ function registerUpdate(destinations: Command, ctx: CommandContext) {
     'relay rules destinations update 0192f0c4-… ci --filter-cel \'body.ref == "refs/heads/main"\'',
     'relay rules destinations update 0192f0c4-… ci --no-filter --inactive',
     'relay rules destinations update 0192f0c4-… 0193a1b2-… --max-attempts 8 --clear-signing-secret',
+    'relay rules destinations update 0192f0c4-… chat --transform @to-chat.js --no-rate-limit',
   );
 }
 

@@ -77,6 +77,10 @@ describe('rule option flags', () => {
       signature_failures: { count: 2, last_at: '2026-11-25T10:00:00.000Z' },
       health: { unhealthy_after_seconds: null },
       ordering: {},
+      has_transform: false,
+      forward_path_query: false,
+      rate_limit: { limit: 10, period: 'minute', burst: 20 },
+      max_concurrency: null,
     } as unknown as Rule;
     expect(Object.fromEntries(ruleOptionFields(rule))).toEqual({
       filter: '- (every webhook goes)',
@@ -90,6 +94,10 @@ describe('rule option flags', () => {
       'delivery policy': '4 attempts, timeout 10s',
       'set headers': 'x-a: 1',
       'removed headers': 'cookie',
+      transform: '- (webhooks go as received)',
+      'forward path/query': 'no',
+      'rate limit': '10/minute, burst 20',
+      'max concurrency': '-',
     });
     const fields = (filter: unknown) => Object.fromEntries(ruleOptionFields({ ...rule, filter } as Rule));
     expect(fields({ cel: 'body.a == 1' }).filter).toBe('cel: body.a == 1');

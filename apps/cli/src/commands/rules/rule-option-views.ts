@@ -47,6 +47,26 @@ export function filterText(filter: Rule['filter']): string {
     : JSON.stringify(filter);
 }
 
+type TransformPacing = Pick<
+  Rule,
+  'transform' | 'has_transform' | 'forward_path_query' | 'rate_limit' | 'max_concurrency'
+>;
+
+const rateText = (r: NonNullable<Rule['rate_limit']>) =>
+  `${r.limit}/${r.period}, burst ${r.burst ?? r.limit}${r.burst === undefined ? ' (the limit)' : ''}`;
+
+/** A rule's or destination's transform (its size, not its code: --json has that) and pacing, for `formatFields`. */
+export function transformPacingFields(t: TransformPacing): [string, string][] {
+  const code = t.transform;
+  const size = code ? ` (${code.split('\n').length} lines; --json shows the code)` : '';
+  return [
+    ['transform', t.has_transform ? `set${size}` : '- (webhooks go as received)'],
+    ['forward path/query', t.forward_path_query ? "yes (the transform's path and query)" : 'no'],
+    ['rate limit', t.rate_limit ? rateText(t.rate_limit) : '-'],
+    ['max concurrency', t.max_concurrency === null ? '-' : String(t.max_concurrency)],
+  ];
+}
+
 /** Label/value lines for `formatFields`. */
 export function ruleOptionFields(rule: Rule): [string, string][] {
   const fields: [string, string][] = [
@@ -74,6 +94,7 @@ export function ruleOptionFields(rule: Rule): [string, string][] {
         .join(', ') || '-',
     ],
     ['removed headers', rule.outbound_headers.remove.join(', ') || '-'],
+    ...transformPacingFields(rule),
   );
   return fields;
 }

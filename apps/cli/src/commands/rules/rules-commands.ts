@@ -7,6 +7,7 @@ import { registerDestinationsCommands } from './destinations-commands';
 import { ruleDetail, rulesTable } from './rule-views';
 import { registerBlocked } from './rules-blocked-command';
 import { registerDryRun } from './rules-dry-run-command';
+import { registerTransformTest } from './rules-transform-test-command';
 import { registerRuleWriteCommands } from './rules-write-commands';
 
 const byId = (id: string) => ({ params: { path: { id } } });
@@ -91,6 +92,7 @@ export function registerRulesCommands(program: Command, ctx: CommandContext): vo
   registerReads(rules, ctx);
   registerBlocked(rules, ctx);
   registerDryRun(rules, ctx);
+  registerTransformTest(rules, ctx);
   registerRuleWriteCommands(rules, ctx);
   registerToggles(rules, ctx);
   registerDelete(rules, ctx);

@@ -7,12 +7,13 @@ import { positiveInt, withExamples } from '../command-kit';
 import { addRuleFilterFlags, filterFromFlags, type RuleFilterFlags } from './rule-filter-flags';
 import { addRuleOptionFlags, needsStoredRule, ruleOptionsBody, type RuleOptionFlags } from './rule-option-flags';
 import { ruleDetail, type RuleCreateBody, type RuleUpdateBody } from './rule-views';
+import { addTransformFlags, transformFromFlags, transformFromStdin, type TransformFlags } from './transform-flags';
 import { registerResume } from './rules-health-command';
 import { registerRotateVerification } from './rules-verification-command';
 
 const byId = (id: string) => ({ params: { path: { id } } });
 
-interface RuleFlags extends RuleOptionFlags, RuleFilterFlags {
+interface RuleFlags extends RuleOptionFlags, RuleFilterFlags, TransformFlags {
   name?: string;
   source?: string;
   target?: string;
@@ -23,16 +24,25 @@ interface RuleFlags extends RuleOptionFlags, RuleFilterFlags {
   clearSigningSecret?: boolean;
 }
 
-/** Puts the filter the flags give (a file is read here) into the body. */
-async function addFilter(flags: RuleFlags, body: RuleUpdateBody) {
+/** Puts the filter and the transform the flags give (a file or stdin is read here) into the body. */
+async function addFilterAndTransform(flags: RuleFlags, ctx: CommandContext, body: RuleUpdateBody) {
   const filter = await filterFromFlags(flags);
   if (filter !== undefined) body.filter = filter;
+  const transform = await transformFromFlags(flags, ctx.deps.stdin);
+  if (transform !== undefined) body.transform = transform;
 }
 
-/** Reads the secrets a command's flags ask for from stdin: there is one stdin, so one secret per call. */
+/** Checks, before reading anything, that the flags ask stdin for one thing at most: there is one stdin. */
+function oneStdinInput(flags: RuleFlags) {
+  const readers = [flags.signingSecretStdin, flags.verificationSecretStdin, transformFromStdin(flags)];
+  if (readers.filter(Boolean).length > 1)
+    throw new UsageError(
+      'stdin holds one input: give one of --signing-secret-stdin, --verification-secret-stdin and --transform -',
+    );
+}
+
+/** Reads the secrets a command's flags ask for from stdin. */
 async function secretsFromStdin(flags: RuleFlags, ctx: CommandContext, body: RuleUpdateBody) {
-  if (flags.signingSecretStdin && flags.verificationSecretStdin)
-    throw new UsageError('stdin holds one secret: give --signing-secret-stdin or --verification-secret-stdin');
   if (flags.signingSecretStdin) body.signing_secret = await readSecretFromStdin(ctx.deps.stdin, 'signing secret');
   if (flags.verificationSecretStdin)
     body.verification_secret = await readSecretFromStdin(ctx.deps.stdin, 'verification secret');
@@ -40,21 +50,26 @@ async function secretsFromStdin(flags: RuleFlags, ctx: CommandContext, body: Rul
 
 function registerCreate(rules: Command, ctx: CommandContext) {
   const create = addRuleOptionFlags(
-    addRuleFilterFlags(
-      rules
-        .command('create')
-        .description('Create a rule: deliver the webhooks of one source to a target URL')
-        .option('--name <name>', 'unique in the organization (default: the source, suffixed -2, -3, … if taken)')
-        .requiredOption('--source <source>', 'the webhook source it serves (the first path segment of ingest)')
-        .requiredOption('--target <url>', 'where its webhooks are delivered (http or https)')
-        .option('--description <text>', 'a note for people')
-        .option('--inactive', 'create it turned off')
-        .option('--signing-secret-stdin', 'read a signing secret (16-256 characters) from stdin; it is never shown'),
+    addTransformFlags(
+      addRuleFilterFlags(
+        rules
+          .command('create')
+          .description('Create a rule: deliver the webhooks of one source to a target URL')
+          .option('--name <name>', 'unique in the organization (default: the source, suffixed -2, -3, … if taken)')
+          .requiredOption('--source <source>', 'the webhook source it serves (the first path segment of ingest)')
+          .requiredOption('--target <url>', 'where its webhooks are delivered (http or https)')
+          .option('--description <text>', 'a note for people')
+          .option('--inactive', 'create it turned off')
+          .option('--signing-secret-stdin', 'read a signing secret (16-256 characters) from stdin; it is never shown'),
+        false,
+      ),
+      'rule',
       false,
     ),
     false,
   ).action(async (flags: RuleFlags, cmd: Command) => {
     const out = ctx.output(cmd);
+    oneStdinInput(flags);
     const body: RuleCreateBody = {
       source: flags.source!,
       target_url: flags.target!,
@@ -63,7 +78,7 @@ function registerCreate(rules: Command, ctx: CommandContext) {
     };
     if (flags.name !== undefined) body.name = flags.name;
     if (flags.description !== undefined) body.description = flags.description;
-    await addFilter(flags, body);
+    await addFilterAndTransform(flags, ctx, body);
     await secretsFromStdin(flags, ctx, body);
     const { client } = await ctx.connect(cmd);
     const rule = await dataOf(client.POST('/rules', { body }));
@@ -80,6 +95,8 @@ function registerCreate(rules: Command, ctx: CommandContext) {
     'relay rules create --source shop --target https://x.example.com --ordering pointer:/customer_id ' +
       '--max-attempts 5 --backoff-cap 1h --set-header x-team=payments --remove-header cookie',
     'relay rules create --source shop --target https://fraud.example.com --filter \'{"body": {"total": {"$gt": 100}}}\'',
+    'relay rules create --source github --target https://chat.example.com/in --transform @github-to-chat.js ' +
+      '--rate-limit 5/second --burst 10 --max-concurrency 2',
   );
 }
 
@@ -100,27 +117,32 @@ function updateBody(flags: RuleFlags): RuleUpdateBody {
 
 function registerUpdate(rules: Command, ctx: CommandContext) {
   const update = addRuleOptionFlags(
-    addRuleFilterFlags(
-      rules
-        .command('update <id>')
-        .description('Change a rule; only the fields given change (enable/disable turn it on and off)')
-        .option('--name <name>', 'a new name (unique in the organization)')
-        .option('--source <source>', 'a new source')
-        .option('--target <url>', 'a new target URL')
-        .option('--description <text>', 'a new description')
-        .option('--clear-description', 'remove the description')
-        .option('--signing-secret-stdin', 'replace the signing secret with one read from stdin (see rotate-secret)')
-        .option('--clear-signing-secret', 'stop signing deliveries'),
+    addTransformFlags(
+      addRuleFilterFlags(
+        rules
+          .command('update <id>')
+          .description('Change a rule; only the fields given change (enable/disable turn it on and off)')
+          .option('--name <name>', 'a new name (unique in the organization)')
+          .option('--source <source>', 'a new source')
+          .option('--target <url>', 'a new target URL')
+          .option('--description <text>', 'a new description')
+          .option('--clear-description', 'remove the description')
+          .option('--signing-secret-stdin', 'replace the signing secret with one read from stdin (see rotate-secret)')
+          .option('--clear-signing-secret', 'stop signing deliveries'),
+        true,
+      ),
+      'rule',
       true,
     ),
     true,
   ).action(async (id: string, flags: RuleFlags, cmd: Command) => {
     const out = ctx.output(cmd);
+    oneStdinInput(flags);
     const body = updateBody(flags);
     // A flag changing part of an option (--dedup-window alone, --max-attempts…) keeps the rest as stored.
     const partial = needsStoredRule(flags);
     if (!partial) Object.assign(body, ruleOptionsBody(flags));
-    await addFilter(flags, body);
+    await addFilterAndTransform(flags, ctx, body);
     const secret = flags.signingSecretStdin || flags.verificationSecretStdin;
     if (!partial && !secret && Object.keys(body).length === 0)
       throw new UsageError('nothing to change: give at least one option');
@@ -140,6 +162,8 @@ function registerUpdate(rules: Command, ctx: CommandContext) {
     'relay rules update 0192f0c4-… --filter @filter.json',
     'relay rules update 0192f0c4-… --filter-cel \'body.ref == "refs/heads/main"\'',
     'relay rules update 0192f0c4-… --no-filter',
+    'relay rules update 0192f0c4-… --transform - < transform.js',
+    'relay rules update 0192f0c4-… --burst 20 --no-max-concurrency --no-transform',
   );
 }
 

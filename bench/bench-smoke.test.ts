@@ -117,3 +117,46 @@ describe('pnpm bench --search --smoke', () => {
     expect(typeof result.met).toBe('boolean');
   }, 240_000);
 });
+
+// Routing's fan-out (issue 29): a rule with three destinations, the last filtered to half the webhooks, against
+// the same rule alone, one small round. No speed is asserted; every target's ledger (by webhook-id) must be clean.
+describe('pnpm bench --fanout 3 --smoke', () => {
+  it('delivers every webhook to the primary and each destination its filter allows, once', async () => {
+    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--fanout', '3', '--smoke'], {
+      cwd: ROOT,
+      maxBuffer: 10 * 1024 * 1024,
+    }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`bench --fanout --smoke failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+    });
+    const result = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/fanout-smoke.json'), 'utf8'));
+    expect(result.settings.destinations).toBe(3);
+    for (const key of ['singleDeliveriesPerSecond', 'fanOutDeliveriesPerSecond', 'ratio']) {
+      expect(result.summary[key]).toBeGreaterThan(0);
+    }
+    expect(result.summary).toMatchObject({ lost: 0, duplicates: 0 });
+    expect(result.targets.lost.met).toBe(true);
+    expect(result.targets.duplicates.met).toBe(true);
+    expect(typeof result.targets.ratio.met).toBe('boolean');
+    const [round] = result.perRound;
+    const webhooks = round.fanOut.webhooks;
+    expect(webhooks).toBe(200);
+    expect(round.single.deliveries).toBe(webhooks);
+    // Primary and two unfiltered destinations take every webhook, the filtered one half: 3.5 deliveries each.
+    expect(round.fanOut.deliveries).toBe(webhooks * 3.5);
+    expect(round.fanOut.perTarget.map((t: { expected: number }) => t.expected)).toEqual([
+      webhooks,
+      webhooks,
+      webhooks,
+      webhooks / 2,
+    ]);
+    for (const target of [...round.single.perTarget, ...round.fanOut.perTarget]) {
+      expect(target).toMatchObject({ lost: 0, duplicates: 0, misrouted: 0 });
+      expect(target.received).toBe(target.expected);
+    }
+    expect(round.fanOut.database).toEqual({
+      events_not_delivered: 0,
+      deliveries: webhooks * 2.5,
+      deliveries_not_delivered: 0,
+    });
+  }, 240_000);
+});

@@ -16,6 +16,7 @@ import { RuleHealthCard } from './rule-health-card';
 import { RotateVerificationSecret } from './rotate-verification-secret';
 import { RuleOptionsCard } from './rule-options-card';
 import type { Hook, Rule } from './rule-types';
+import { TargetBadges } from './target-badges';
 
 /** /app/rules/$id: one rule, its destinations and the hooks that follow its deliveries. */
 export function RuleDetailPage() {
@@ -48,6 +49,7 @@ export function RuleDetailPage() {
       <Group>
         <Title order={2}>{r.name}</Title>
         <Badge color={r.active ? 'green' : 'gray'}>{r.active ? 'active' : 'inactive'}</Badge>
+        <TargetBadges target={r} />
       </Group>
       <Card withBorder>
         <Text>Source: {r.source}</Text>

@@ -6,7 +6,8 @@ import { transformPacingProblems, type RatePeriod, type TransformPacingDraft } f
 
 /**
  * Pacing (docs/rules.md): at most so many deliveries per period to this target, and at most so many in flight at
- * once, over every worker; a delivery over either waits (no attempt counted). Empty: no limit.
+ * once, over every worker; a delivery over either waits (no attempt counted). Empty: no limit. A value out of
+ * bounds is shown as refused, not quietly changed to the bound (no clamping).
  */
 export function PacingSection({ draft, set, error }: SectionProps<TransformPacingDraft>) {
   const problems = transformPacingProblems(draft);
@@ -21,6 +22,7 @@ export function PacingSection({ draft, set, error }: SectionProps<TransformPacin
           min={1}
           max={rateLimit}
           allowDecimal={false}
+          clampBehavior="none"
           value={draft.rateLimit}
           onChange={(value) => set({ rateLimit: value })}
           error={shown('rate_limit.limit') ?? fieldError(error, 'rate_limit')}
@@ -39,6 +41,7 @@ export function PacingSection({ draft, set, error }: SectionProps<TransformPacin
           min={1}
           max={rateLimit}
           allowDecimal={false}
+          clampBehavior="none"
           value={draft.rateBurst}
           onChange={(value) => set({ rateBurst: value })}
           error={shown('rate_limit.burst')}
@@ -50,6 +53,7 @@ export function PacingSection({ draft, set, error }: SectionProps<TransformPacin
         min={1}
         max={maxConcurrency}
         allowDecimal={false}
+        clampBehavior="none"
         value={draft.maxConcurrency}
         onChange={(value) => set({ maxConcurrency: value })}
         error={shown('max_concurrency')}

@@ -1,4 +1,4 @@
-import type { RATE_LIMIT_PERIODS} from '@relay/client';
+import type { RATE_LIMIT_PERIODS } from '@relay/client';
 import { TRANSFORM_PACING_LIMITS } from '@relay/client';
 import type { Rule } from './rule-types';
 

@@ -258,6 +258,17 @@ describe('rule page: transform and pacing', () => {
     expect(within(table).getByText('plain').closest('tr')).toHaveTextContent('—');
   });
 
+  it("edits the rule from its page, the editor opening on the page's saved code", async () => {
+    const api = page();
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Edit rule' }));
+    const dialog = await screen.findByRole('dialog', { name: `Edit rule ${rule.name}` });
+    await open(dialog, /Transform/);
+    expect(await within(dialog).findByLabelText('Transform code')).toHaveValue(CODE);
+    expect(within(dialog).getByLabelText(/Forward path and query/)).toBeChecked();
+    // The page's rule carries the code: no second GET of the rule.
+    expect(api.calls.filter((c) => c.method === 'GET' && c.url.pathname === `/rules/${RULE_ID}`)).toHaveLength(1);
+  });
+
   it("edits a destination's transform and pacing, its test run as that destination", async () => {
     const api = page({
       [`POST /rules/${RULE_ID}/transform-test`]: {

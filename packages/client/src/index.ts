@@ -16,13 +16,8 @@ export {
   type OperationKey,
 } from './access-of';
 export { DELIVERY_STATUSES, EVENT_STATUSES } from './event-values';
-export {
-  DEDUP_PRESETS,
-  HMAC_ALGORITHMS,
-  RATE_LIMIT_PERIODS,
-  SIGNATURE_ENCODINGS,
-  VERIFICATION_PRESETS,
-} from './rule-option-values';
+export { DEDUP_PRESETS, HMAC_ALGORITHMS, SIGNATURE_ENCODINGS, VERIFICATION_PRESETS } from './rule-option-values';
+export { RATE_LIMIT_PERIODS, TRANSFORM_PACING_LIMITS } from './pacing-values';
 
 export interface RelayClientOptions {
   /** The relay's origin, e.g. `https://relay.example.com`; `''` in a page the relay serves itself. */

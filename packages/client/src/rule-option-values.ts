@@ -27,6 +27,3 @@ export const HMAC_ALGORITHMS = ['sha1', 'sha256', 'sha512'] as const satisfies r
 export const SIGNATURE_ENCODINGS = ['hex', 'base64'] as const satisfies readonly NonNullable<
   Verification['encoding']
 >[];
-export const RATE_LIMIT_PERIODS = ['second', 'minute', 'hour'] as const satisfies readonly NonNullable<
-  Rule['rate_limit']
->['period'][];

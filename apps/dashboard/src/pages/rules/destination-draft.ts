@@ -1,5 +1,6 @@
 import type { Destination, DestinationChange } from './destination-types';
-import { targetDraftOf, targetOptionsChange, type TargetOptionsDraft } from './target-options-draft';
+import { targetDraftOf, targetOptionsChange } from './target-options-draft';
+import type { StoredTargetOptions, TargetOptionsDraft } from './target-options-draft';
 
 // The destination form's values, and what a create or an update sends: like the rule form, an update sends only
 // the fields that changed, and the signing secret only when typed (it is write-only).
@@ -15,11 +16,16 @@ export interface DestinationValues {
 }
 
 /** The destination's options as target-options-draft.ts reads them. */
-const storedOptions = (d: Destination) => ({
+const storedOptions = (d: Destination): StoredTargetOptions => ({
   filter: d.filter,
   unhealthy_after_seconds: d.health.unhealthy_after_seconds,
   delivery_policy: d.delivery_policy,
   outbound_headers: d.outbound_headers,
+  transform: d.transform,
+  has_transform: d.has_transform,
+  forward_path_query: d.forward_path_query,
+  rate_limit: d.rate_limit,
+  max_concurrency: d.max_concurrency,
 });
 
 export function destinationValuesOf(destination?: Destination): DestinationValues {

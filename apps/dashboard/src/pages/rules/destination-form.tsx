@@ -8,10 +8,11 @@ import { ProblemAlert } from '../../components/problem-alert';
 import { destinationChange, destinationValuesOf, type DestinationValues } from './destination-draft';
 import type { Destination } from './destination-types';
 import { fieldError } from './field-error';
-import { parseFilterDraft } from './filter-draft';
-import { filterSection, HEADERS_SECTION, HEALTH_SECTION, OptionSections, POLICY_SECTION } from './option-sections';
+import { filterSection, HEADERS_SECTION, HEALTH_SECTION, OptionSections, PACING_SECTION } from './option-sections';
+import { POLICY_SECTION, transformSection } from './option-sections';
 import type { Rule } from './rule-types';
-import type { TargetOptionsDraft } from './target-options-draft';
+import { WithTransformCode } from './with-transform-code';
+import { targetDraftSendable, type TargetOptionsDraft } from './target-options-draft';
 
 interface DestinationFormProps {
   rule: Rule;
@@ -25,6 +26,23 @@ interface DestinationFormProps {
  * with the rule — filter (with the dry run on the rule's webhooks), health threshold, delivery policy, headers.
  */
 export function DestinationForm({ rule, destination, onClose }: DestinationFormProps) {
+  const path = { id: rule.id, destinationId: destination?.id ?? '' };
+  return (
+    <WithTransformCode
+      target={destination}
+      queryKey={['rules', rule.id, 'destinations', destination?.id]}
+      load={async (): Promise<Destination> =>
+        dataOf(client.GET('/rules/{id}/destinations/{destinationId}', { params: { path } }))
+      }
+      title={`Edit destination ${destination?.name ?? ''}`}
+      onClose={onClose}
+    >
+      {(full) => <DestinationFormModal rule={rule} destination={full} onClose={onClose} />}
+    </WithTransformCode>
+  );
+}
+
+function DestinationFormModal({ rule, destination, onClose }: DestinationFormProps) {
   const queryClient = useQueryClient();
   const form = useForm<DestinationValues>({ initialValues: destinationValuesOf(destination) });
   const setOption = (patch: Partial<TargetOptionsDraft>) =>
@@ -51,12 +69,19 @@ export function DestinationForm({ rule, destination, onClose }: DestinationFormP
       onClose();
     },
   });
-  // A filter that is not JSON yet is shown as such in its section; nothing is sent until it is fixed.
+  // A filter that is not JSON yet, or a value the API would refuse, is shown in its section; nothing is sent yet.
   const submit = form.onSubmit((values) => {
-    if (parseFilterDraft(values.options).ok) save.mutate(values);
+    if (targetDraftSendable(values.options)) save.mutate(values);
   });
   const error = save.error;
-  const sections = [filterSection({ id: destination?.id }), HEALTH_SECTION, POLICY_SECTION, HEADERS_SECTION];
+  const sections = [
+    filterSection({ id: destination?.id }),
+    HEALTH_SECTION,
+    POLICY_SECTION,
+    HEADERS_SECTION,
+    transformSection({ id: destination?.id }),
+    PACING_SECTION,
+  ];
 
   return (
     <Modal

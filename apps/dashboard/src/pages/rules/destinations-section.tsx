@@ -14,6 +14,7 @@ import { DestinationForm } from './destination-form';
 import type { Destination, DestinationStats } from './destination-types';
 import { filterSummary } from './filter-draft';
 import type { Rule } from './rule-types';
+import { TargetBadges } from './target-badges';
 
 /** GET /stats lists the busiest destinations only: one missing from a full list may still have deliveries. */
 const STATS_LISTED = 100;
@@ -123,6 +124,7 @@ export function DestinationsSection({ rule }: { rule: Rule }) {
               <Table.Th>Status</Table.Th>
               <Table.Th>Health</Table.Th>
               <Table.Th>Filter</Table.Th>
+              <Table.Th>Transform, pacing</Table.Th>
               {stats.data ? <Table.Th>Deliveries (24 h)</Table.Th> : null}
               {canEdit || canDelete ? <Table.Th>Actions</Table.Th> : null}
             </Table.Tr>
@@ -142,6 +144,9 @@ export function DestinationsSection({ rule }: { rule: Rule }) {
                   <Text size="sm" ff={d.filter ? 'monospace' : undefined} lineClamp={2}>
                     {d.filter ? filterSummary(d.filter) : 'every webhook'}
                   </Text>
+                </Table.Td>
+                <Table.Td>
+                  <TargetBadges target={d} none="—" />
                 </Table.Td>
                 {stats.data ? (
                   <Table.Td>

@@ -5,11 +5,14 @@ import { parseFilterDraft } from './filter-draft';
 import { FilterSection } from './filter-section';
 import { DeliveryPolicySection, HealthSection } from './policy-sections';
 import { OutboundHeadersSection } from './outbound-headers-section';
+import { PacingSection } from './pacing-section';
 import type { SectionProps } from './rule-option-props';
 import type { TargetOptionsDraft } from './target-options-draft';
+import { transformPacingProblems } from './transform-pacing-draft';
+import { TransformSection } from './transform-section';
 
 // The option sections of the rule form and the destination form: one accordion, each option in a section
-// collapsed by default. The four a destination shares with the rule are defined here once.
+// collapsed by default. The six a destination shares with the rule are defined here once.
 
 export interface Section<D> {
   value: string;
@@ -58,6 +61,30 @@ export const HEADERS_SECTION: Section<TargetOptionsDraft> = {
   on: (p) => p.draft.setHeaders.length > 0 || p.draft.removeHeaders.trim() !== '',
   fields: ['outbound_headers'],
   body: (p) => <OutboundHeadersSection {...p} />,
+};
+
+const problemAt = (p: SectionProps<TargetOptionsDraft>, fields: string[]) => {
+  const problems = transformPacingProblems(p.draft);
+  return fields.some((field) => Object.keys(problems).some((f) => f === field || f.startsWith(`${field}.`)));
+};
+
+/** The transform section; in a destination's form its test runs as that destination (`destination.id` once saved). */
+export const transformSection = (destination?: { id?: string | undefined }): Section<TargetOptionsDraft> => ({
+  value: 'transform',
+  title: 'Transform',
+  on: (p) => p.draft.transformText.trim() !== '',
+  fields: ['transform', 'forward_path_query'],
+  invalid: (p) => problemAt(p, ['transform']),
+  body: (p) => <TransformSection {...p} destination={destination} />,
+});
+
+export const PACING_SECTION: Section<TargetOptionsDraft> = {
+  value: 'pacing',
+  title: 'Pacing',
+  on: (p) => p.draft.rateLimit !== '' || p.draft.maxConcurrency !== '',
+  fields: ['rate_limit', 'max_concurrency'],
+  invalid: (p) => problemAt(p, ['rate_limit', 'max_concurrency']),
+  body: (p) => <PacingSection {...p} />,
 };
 
 /**

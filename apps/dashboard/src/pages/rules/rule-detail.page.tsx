@@ -1,6 +1,7 @@
-import { Badge, Card, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
+import { useState } from 'react';
 import { AnchorLink } from '../../components/links';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
@@ -14,14 +15,17 @@ import { HookForm } from './hook-form';
 import { RotateSecret } from './rotate-secret';
 import { RuleHealthCard } from './rule-health-card';
 import { RotateVerificationSecret } from './rotate-verification-secret';
+import { RuleForm } from './rule-form';
 import { RuleOptionsCard } from './rule-options-card';
 import type { Hook, Rule } from './rule-types';
+import { TargetBadges } from './target-badges';
 
-/** /app/rules/$id: one rule, its destinations and the hooks that follow its deliveries. */
+/** /app/rules/$id: one rule (edited here too), its destinations and the hooks that follow its deliveries. */
 export function RuleDetailPage() {
   const { id = '' } = useParams({ strict: false });
   const { canWrite } = useSession();
   const queryClient = useQueryClient();
+  const [editing, setEditing] = useState(false);
   const rule = useQuery({
     queryKey: ['rules', id],
     queryFn: async (): Promise<Rule> => dataOf(client.GET('/rules/{id}', { params: { path: { id } } })),
@@ -48,7 +52,15 @@ export function RuleDetailPage() {
       <Group>
         <Title order={2}>{r.name}</Title>
         <Badge color={r.active ? 'green' : 'gray'}>{r.active ? 'active' : 'inactive'}</Badge>
+        <TargetBadges target={r} />
+        {canWrite ? (
+          <Button size="xs" variant="default" ml="auto" onClick={() => setEditing(true)}>
+            Edit rule
+          </Button>
+        ) : null}
       </Group>
+      {/* The page's rule carries the transform's code: the form opens on it as saved. */}
+      {editing ? <RuleForm rule={r} onClose={() => setEditing(false)} /> : null}
       <Card withBorder>
         <Text>Source: {r.source}</Text>
         <Text>Target: {r.target_url}</Text>

@@ -7,22 +7,37 @@ import { FormActions } from '../../components/form-actions';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import { fieldError } from './field-error';
-import { parseFilterDraft } from './filter-draft';
+import { targetDraftSendable } from './target-options-draft';
 import { draftOf, optionsChange, type OptionsDraft } from './rule-options-draft';
 import { RuleOptionsFields } from './rule-options-fields';
 import type { Rule } from './rule-types';
+import { WithTransformCode } from './with-transform-code';
 
 /** The fields a change sends: only those that differ from the stored rule. */
 type RuleChange = NonNullable<paths['/rules/{id}']['patch']['requestBody']>['content']['application/json'];
 
 interface RuleFormProps {
   /** The rule to edit; undefined creates one. */
-  rule?: Rule;
+  rule?: Rule | undefined;
   onClose: () => void;
 }
 
 /** Create or edit a rule. The signing secret is write-only: it is never shown, only set, replaced or removed. */
 export function RuleForm({ rule, onClose }: RuleFormProps) {
+  return (
+    <WithTransformCode
+      target={rule}
+      queryKey={['rules', rule?.id]}
+      load={async (): Promise<Rule> => dataOf(client.GET('/rules/{id}', { params: { path: { id: rule?.id ?? '' } } }))}
+      title={`Edit rule ${rule?.name ?? ''}`}
+      onClose={onClose}
+    >
+      {(full) => <RuleFormModal rule={full} onClose={onClose} />}
+    </WithTransformCode>
+  );
+}
+
+function RuleFormModal({ rule, onClose }: RuleFormProps) {
   const queryClient = useQueryClient();
   const form = useForm({
     initialValues: {
@@ -62,9 +77,9 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
       onClose();
     },
   });
-  // A filter that is not JSON yet is shown as such in its section; nothing is sent until it is fixed.
+  // A filter that is not JSON yet, or a value the API would refuse, is shown in its section; nothing is sent yet.
   const submit = form.onSubmit((values) => {
-    if (parseFilterDraft(values.options).ok) save.mutate(values);
+    if (targetDraftSendable(values.options)) save.mutate(values);
   });
   const error = save.error;
 

@@ -1,6 +1,7 @@
 import { Card, SimpleGrid, Text, Title } from '@mantine/core';
 import { filterSummary } from './filter-draft';
 import type { DeliveryPolicy, Rule } from './rule-types';
+import { pacingSummary } from './transform-pacing-draft';
 
 // The rule options read-only on the rule page: "off" for each one not set, secrets only as set or not set.
 
@@ -51,7 +52,14 @@ function Row({ label, children }: { label: string; children: string }) {
   );
 }
 
-/** Filter, deduplication, verification (with its failures), health threshold, ordering, policy and outbound headers. */
+/** Whether a transform is set (its code is in the edit form) and whether its path and query are forwarded. */
+export const transformText = (t: { has_transform: boolean; forward_path_query: boolean }) =>
+  (t.has_transform ? 'set' : 'none') + (t.forward_path_query ? '; forwards its path and query' : '');
+
+/**
+ * Filter, deduplication, verification (with its failures), health threshold, ordering, policy, outbound headers,
+ * transform and pacing.
+ */
 export function RuleOptionsCard({ rule }: { rule: Rule }) {
   const failures = rule.signature_failures;
   const set = Object.entries(rule.outbound_headers.set);
@@ -84,6 +92,8 @@ export function RuleOptionsCard({ rule }: { rule: Rule }) {
         <Row label="Delivery policy">{policyText(rule.delivery_policy)}</Row>
         <Row label="Set headers">{set.length ? set.map(([k, v]) => `${k}: ${v}`).join(', ') : 'none'}</Row>
         <Row label="Removed headers">{rule.outbound_headers.remove.join(', ') || 'none'}</Row>
+        <Row label="Transform">{transformText(rule)}</Row>
+        <Row label="Pacing">{pacingSummary(rule) || 'off'}</Row>
       </SimpleGrid>
     </Card>
   );

@@ -1,10 +1,10 @@
 import { canonical, given, targetDraftOf, targetOptionsChange, type Num } from './target-options-draft';
-import type { TargetOptionsChange, TargetOptionsDraft } from './target-options-draft';
+import type { StoredTargetOptions, TargetOptionsChange, TargetOptionsDraft } from './target-options-draft';
 import type { DedupOption, OrderingOption, Rule, VerificationOption } from './rule-types';
 
 // The rule options as the form edits them (strings and numbers as the inputs hold them), and the JSON a create or
 // an update sends. An update sends only the options that differ from the stored rule; null turns one off. The
-// options a destination has too (filter, health, policy, headers) are target-options-draft.ts's.
+// options a destination has too (filter, health, policy, headers, transform, pacing) are target-options-draft.ts's.
 
 export type KeyMode = 'off' | 'preset' | 'header' | 'json_pointer';
 export type OrderingMode = 'off' | 'source' | 'header' | 'json_pointer';
@@ -31,11 +31,16 @@ export interface OptionsDraft extends TargetOptionsDraft {
 }
 
 /** The rule's options a destination has too, as the view shows them. */
-export const targetOptionsOf = (rule: Rule) => ({
+export const targetOptionsOf = (rule: Rule): StoredTargetOptions => ({
   filter: rule.filter,
   unhealthy_after_seconds: rule.health.unhealthy_after_seconds,
   delivery_policy: rule.delivery_policy,
   outbound_headers: rule.outbound_headers,
+  transform: rule.transform,
+  has_transform: rule.has_transform,
+  forward_path_query: rule.forward_path_query,
+  rate_limit: rule.rate_limit,
+  max_concurrency: rule.max_concurrency,
 });
 
 function keyMode(key: DedupOption | null): KeyMode {

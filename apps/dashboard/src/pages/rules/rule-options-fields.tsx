@@ -1,5 +1,6 @@
 import { DedupSection, OrderingSection } from './key-sections';
-import { filterSection, HEADERS_SECTION, HEALTH_SECTION, OptionSections, POLICY_SECTION } from './option-sections';
+import { filterSection, HEADERS_SECTION, HEALTH_SECTION, OptionSections, PACING_SECTION } from './option-sections';
+import { POLICY_SECTION, transformSection } from './option-sections';
 import type { Section } from './option-sections';
 import type { SectionProps } from './rule-option-props';
 import type { OptionsDraft } from './rule-options-draft';
@@ -31,6 +32,8 @@ const SECTIONS: Section<OptionsDraft>[] = [
   },
   POLICY_SECTION,
   HEADERS_SECTION,
+  transformSection(),
+  PACING_SECTION,
 ];
 
 /** The rule options, each in a section collapsed by default (option-sections.tsx). */

@@ -1,14 +1,16 @@
 import { filterDraftOf, parseFilterDraft, type FilterDraft, type RoutingFilter } from './filter-draft';
 import type { DeliveryPolicy, OutboundHeaders } from './rule-types';
+import { transformPacingChange, transformPacingDraftOf, transformPacingProblems } from './transform-pacing-draft';
+import type { StoredTransformPacing, TransformPacingChange, TransformPacingDraft } from './transform-pacing-draft';
 
 // The options every target has, the rule's own (the primary) and each destination's (docs/routing.md): filter,
-// health threshold, delivery policy and outbound headers, as the forms edit them (strings and numbers as the inputs
+// health threshold, delivery policy, outbound headers, transform and pacing, as the forms edit them (strings and numbers as the inputs
 // hold them), and the JSON a create or an update sends. The rule form adds the rule-only options on top.
 
 export type Num = number | string;
 export type SpanUnit = 'hours' | 'days';
 
-export interface TargetOptionsDraft extends FilterDraft {
+export interface TargetOptionsDraft extends FilterDraft, TransformPacingDraft {
   /** '' uses the install-wide threshold. */
   unhealthyAfter: Num;
   unhealthyUnit: SpanUnit;
@@ -23,7 +25,7 @@ export interface TargetOptionsDraft extends FilterDraft {
 }
 
 /** What a saved rule or destination holds of these options (as its view shows them). */
-export interface StoredTargetOptions {
+export interface StoredTargetOptions extends StoredTransformPacing {
   filter: RoutingFilter | null;
   unhealthy_after_seconds: number | null;
   delivery_policy: DeliveryPolicy | null;
@@ -31,7 +33,7 @@ export interface StoredTargetOptions {
 }
 
 /** What a create (options turned on) or an update (options that changed) sends of them. */
-export interface TargetOptionsChange {
+export interface TargetOptionsChange extends TransformPacingChange {
   unhealthy_after_seconds?: number | null;
   delivery_policy?: DeliveryPolicy | null;
   outbound_headers?: OutboundHeaders;
@@ -65,6 +67,7 @@ export function targetDraftOf(stored?: StoredTargetOptions): TargetOptionsDraft 
     setHeaders: Object.entries(stored?.outbound_headers.set ?? {}).map(([name, value]) => ({ name, value })),
     removeHeaders: (stored?.outbound_headers.remove ?? []).join(', '),
     ...filterDraftOf(stored?.filter),
+    ...transformPacingDraftOf(stored),
   };
 }
 
@@ -102,5 +105,12 @@ export function targetOptionsChange(d: TargetOptionsDraft, stored?: StoredTarget
   // Text that is not a filter yet is not sent: the editor shows why, and the form waits for it.
   const filter = parseFilterDraft(d);
   if (filter.ok && canonical(filter.filter) !== canonical(stored?.filter ?? null)) change.filter = filter.filter;
-  return change;
+  return { ...change, ...transformPacingChange(d, stored) };
 }
+
+/**
+ * Whether the form can send: a filter that is not JSON yet, or a transform or pacing value the API would refuse, is
+ * shown in its section, and nothing is sent until it is fixed.
+ */
+export const targetDraftSendable = (d: TargetOptionsDraft) =>
+  parseFilterDraft(d).ok && Object.keys(transformPacingProblems(d)).length === 0;

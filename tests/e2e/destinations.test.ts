@@ -139,6 +139,29 @@ describe('fan-out', () => {
     expect(requestsAt(targets[1]!, 'filtered')).toHaveLength(0);
   });
 
+  it('POST /api/send in rule mode fans out the same way, each destination by its own filter', async () => {
+    const ruleId = await createRule('sent-fan');
+    const orders = await addDestination(ruleId, {
+      target_url: `${targets[0]!.url}/sent-fan`,
+      filter: { body: { type: 'order' } },
+    });
+    const refunds = await addDestination(ruleId, {
+      target_url: `${targets[1]!.url}/sent-fan`,
+      filter: { body: { type: 'refund' } },
+    });
+    const eventId = (
+      await pipeline.http
+        .post('/api/send')
+        .set('authorization', admin)
+        .send({ provider_id: ruleId, body: { type: 'order' } })
+        .expect(202)
+    ).body.id as string;
+    await waitForDelivery(eventId, orders.id, 'delivered');
+    await pipeline.waitForStatus(eventId, 'delivered', PATIENCE);
+    expect(await deliveryTo(eventId, refunds.id)).toBeNull();
+    expect(requestsAt(targets[0]!, 'sent-fan')).toHaveLength(1);
+  });
+
   it('a destination answering 410 pauses only its own deliveries; resume sends them', async () => {
     const ruleId = await createRule('gone');
     const gone = await addDestination(ruleId, { target_url: `${targets[0]!.url}/gone` });

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import type { DeliveryStatus } from './delivery.repository';
 import { selectEvents, type BulkResult, type EventSelection } from './event-action.repository';
+import { CLEAR_TRANSFORMED } from './event.sql';
 import { withTransaction } from '../transaction';
 
 // Acting on one destination's delivery of an event (routing, docs/routing.md "Seeing and acting on deliveries"),
@@ -15,7 +16,8 @@ const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
 // counts from run_start_attempt (a fresh attempt budget), the delivery id (its webhook-id) is unchanged, and
 // delivered_at is set again by the run that delivers.
 const RETRY_SET = `status = 'queued', run_start_attempt = attempt_count, next_attempt_at = ${UTC_NOW},
-  failure_reason = NULL, last_error = NULL, acknowledged_at = NULL, delivered_at = NULL, updated_at = ${UTC_NOW}`;
+  failure_reason = NULL, last_error = NULL, acknowledged_at = NULL, delivered_at = NULL, updated_at = ${UTC_NOW},
+  ${CLEAR_TRANSFORMED}`;
 // Queued deliveries have a run going; paused ones wait for their destination's resume.
 const RETRYABLE = `status IN ('failed', 'delivered')`;
 

@@ -77,6 +77,8 @@ const STRING_SAMPLES = () => [
   '/app/walk',
   // An e-mail domain (an identity provider's allowed_domains).
   'example.com',
+  // A transform (rules and destinations, transform-test): code that registers its handler.
+  "addHandler('transform', (request) => request);",
 ];
 
 /**

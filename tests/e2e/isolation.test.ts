@@ -129,12 +129,14 @@ function bodyFor(route: string): object {
     'POST /rules/:id/dry-run': { filter: { body: { a: 1 } } },
     'POST /rules/:id/destinations': { target_url: 'https://example.com/x' },
     'PATCH /rules/:id/destinations/:destinationId': { active: false },
+    // B's rule and B's event: valid for B, so only isolation refuses it (a transform would print the payload).
+    'POST /rules/:id/transform-test': { transform: "addHandler('transform', (r) => r);", event_id: b.event },
   };
   return bodies[route] ?? {};
 }
 
 function idsFor(template: string): Record<string, string> {
-  if (template.startsWith('/events/')) return { id: b.event! };
+  if (template.startsWith('/events/')) return { id: b.event!, deliveryId: b.delivery! };
   if (template.startsWith('/rules/')) return { id: b.rule!, hookId: b.hook! };
   if (template.startsWith('/api/api-keys/')) return { id: b.apiKey! };
   if (template.startsWith('/api/auth/tokens/')) return { id: b.personal! };
@@ -175,11 +177,24 @@ beforeAll(async () => {
       updatedAt: new Date(),
     },
   });
-  await pipeline.store.prisma.delivery.create({
-    data: { organizationId: orgB, eventId: bb.event, destinationId: destination.id, status: 'failed', attemptCount: 1 },
+  // With a transformed body stored (issue 30): its body route must not serve it to A.
+  const delivery = await pipeline.store.prisma.delivery.create({
+    data: {
+      organizationId: orgB,
+      eventId: bb.event,
+      destinationId: destination.id,
+      status: 'failed',
+      attemptCount: 1,
+      transformedBody: Buffer.from('{"bravo":"bravo-payload"}'),
+    },
+  });
+  await pipeline.store.prisma.event.update({
+    where: { id: bb.event },
+    data: { transformedBody: Buffer.from('{"bravo":"bravo-payload"}') },
   });
   Object.assign(b, {
     destination: destination.id,
+    delivery: delivery.id,
     event: bb.event,
     rule: bb.rule.id,
     hook: bb.hook.id,

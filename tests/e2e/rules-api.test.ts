@@ -43,6 +43,12 @@ describe('rules and hooks API', () => {
       ordering: null,
       delivery_policy: null,
       filter: null,
+      // No transform and no pacing unless set (docs/transformations.md, docs/rules.md "Pacing").
+      transform: null,
+      has_transform: false,
+      forward_path_query: false,
+      rate_limit: null,
+      max_concurrency: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -13,6 +13,8 @@ export const transformCode = z
   .string()
   .min(1)
   .refine((code) => utf8Bytes(code) <= MAX_TRANSFORM_BYTES, `At most ${MAX_TRANSFORM_BYTES} bytes (256 KB).`)
+  // Code that never names addHandler registers no handler and fails every delivery: refused before it is saved.
+  .refine((code) => /\baddHandler\s*\(/.test(code), "Must register its handler: addHandler('transform', fn).")
   .describe(
     "JavaScript in Hookdeck's shape: `addHandler('transform', (request, context) => request)`. At most 256 KB; " +
       'compiled (not run) in the sandbox at save, a syntax error is a 400 at `transform` with its line.',

@@ -39,6 +39,12 @@ const schema = z.object({
   DELIVERY_BACKOFF_MAX_MS: integer(3_600_000, 0),
   RETRY_AFTER_MAX_MS: integer(3_600_000, 0),
   DELIVERY_TIMEOUT_MS: integer(15_000, 1),
+  // Transforms (docs/transformations.md): one sandbox pool per worker process. Its RSS budget with transforms is
+  // 200 MB + TRANSFORM_CONCURRENCY × TRANSFORM_MEMORY_MB. A transform's body may be at most INGEST_MAX_BODY_BYTES.
+  TRANSFORM_TIMEOUT_MS: integer(1_000, 10, 60_000),
+  TRANSFORM_MEMORY_MB: integer(64, 8, 4_096),
+  TRANSFORM_CONCURRENCY: integer(2, 1, 64),
+  INGEST_MAX_BODY_BYTES: integer(1_048_576, 1, 100 * 1_048_576),
   // How long a worker remembers a rule's settings (health, policy, secrets) between deliveries.
   RULE_CACHE_MS: integer(1_000, 0, 60_000),
   // Endpoint health (rule-health.ts): a rule whose attempts fail with no success for this long turns

@@ -19,7 +19,8 @@ import type { SecretLookup } from './signing-secrets';
 import type { Sender } from './sender';
 import type { Waiting } from './stages/delivery';
 import { runJob, type Step } from './stages/job-step';
-import { createPrepare } from './stages/prepare.stage';
+import { createPrepare, type PrepareDeps } from './stages/prepare.stage';
+import type { DeliveryPacing } from './delivery-pacing';
 import { createSend } from './stages/send.stage';
 import { createSettle } from './stages/settle.stage';
 
@@ -49,6 +50,10 @@ export interface DeliverDeps {
   fanOut?: FanOut;
   /** Counts outcomes once they are committed (relay_deliveries_total and the latency histograms). */
   metrics?: DeliveryMetrics;
+  /** Transforms (delivery-transform.ts): run at a run's first attempt, stored with the event; absent: none run. */
+  transforms?: PrepareDeps['transforms'];
+  /** Pacing per rule (delivery-pacing.ts); absent: unpaced. */
+  pacing?: DeliveryPacing;
   now?: () => number;
 }
 
@@ -78,6 +83,7 @@ export function createDeliverProcessor(deps: DeliverDeps) {
     const prepared = await prepare(orgId, eventId);
     if ('unroutable' in prepared) return settle.unroutable(prepared.unroutable);
     if ('ignored' in prepared) return settle.ignored(prepared.ignored);
+    if ('transformFailed' in prepared) return settle.transformFailed(prepared.transformFailed);
     if (!('delivery' in prepared)) return prepared;
     return settle.attempted(prepared.delivery, await send(prepared.delivery));
   }

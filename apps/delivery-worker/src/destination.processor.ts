@@ -19,9 +19,11 @@ import type {
   OrderingHead,
   StoredEvent,
 } from '@relay/db';
-import type { DestinationJobData, FeedPublisher } from '@relay/queue';
+import { destinationPacingKey, type DestinationJobData, type FeedPublisher } from '@relay/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import type { DeliveryPacing, PacingTicket } from './delivery-pacing';
+import { payloadOf, transformErrorText, transformsNow, type DeliveryTransform } from './delivery-transform';
 import type { FairGate } from './fair-gate';
 import { createDestinationHealth } from './destination-health';
 import { deliveryMessage } from './feed-messages';
@@ -53,6 +55,10 @@ export interface DestinationDeps {
   handOff?: ((heads: readonly OrderingHead[]) => void) | undefined;
   /** Counts outcomes once they are committed, labelled `delivery="destination"`. */
   metrics?: DeliveryMetrics | undefined;
+  /** The destination's transform (delivery-transform.ts), stored with the delivery; absent: none run. */
+  transform?: DeliveryTransform | undefined;
+  /** Pacing per destination (delivery-pacing.ts); absent: unpaced. */
+  pacing?: DeliveryPacing | undefined;
   logger: Logger;
   faults?: FaultBound;
   now?: () => number;
@@ -73,6 +79,8 @@ export type DestinationResult =
   | 'waiting_order'
   | 'paused'
   | 'waiting_turn'
+  /** Its destination's pacing makes it wait (docs/rules.md "Pacing"); no attempt counted. */
+  | 'paced'
   | 'delivered'
   | 'retry_scheduled'
   | 'failed'
@@ -149,11 +157,41 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     }
     const event = await deps.loadEvent(orgId, delivery.eventId);
     if (!event) return { result: 'skipped' };
+    // The destination's transform, once per run, on the webhook as received (the fan-out's filter read it so).
+    let transformed = delivery.transformed;
+    if (deps.transform && transformsNow(destination.transform, delivery)) {
+      const ran = await deps.transform({
+        code: destination.transform,
+        event,
+        ruleId: destination.ruleId,
+        destinationId: destination.id,
+      });
+      if (!ran.ok)
+        return transformFailed(
+          orgId,
+          delivery,
+          event,
+          destination.targetUrl,
+          transformErrorText(ran.failure, ran.logs),
+        );
+      transformed = await deps.deliveries.storeTransformed(orgId, delivery.id, ran.output);
+      if (!transformed) return { result: 'skipped' };
+    }
     const retry = policyFor(deps.retry, destination.deliveryPolicy);
     const timeout = destination.deliveryPolicy?.timeout_seconds;
+    // Pacing before the fair share: a paced wait holds no slot of the pool.
+    let pacing: PacingTicket | undefined;
+    if (deps.pacing) {
+      const asked = await deps.pacing.ask(destinationPacingKey(destination.id), destination);
+      if ('waitMs' in asked) return { result: 'paced', delayMs: asked.waitMs };
+      pacing = asked.ticket;
+    }
     const origin = targetOrigin(destination.targetUrl);
-    if (deps.fairGate && !(await deps.fairGate.acquire(origin)))
+    if (deps.fairGate && !(await deps.fairGate.acquire(origin))) {
+      if (pacing) await deps.pacing?.release(pacing);
       return { result: 'waiting_turn', delayMs: deps.fairGate.waitFor(origin) };
+    }
+    const payload = payloadOf(event, transformed, destination.targetUrl, destination.forwardPathQuery);
     let answered = false;
     let newAttempt: NewAttempt;
     let outcome: AttemptOutcome;
@@ -163,9 +201,9 @@ export function createDestinationProcessor(deps: DestinationDeps) {
       const signed = { sender: deps.sender, targetPolicy: deps.targetPolicy, secretFor: async () => signing };
       const sent = await sendSignedRequest(
         signed,
-        event,
+        payload.event,
         {
-          url: destination.targetUrl,
+          url: payload.url,
           ruleId: destination.ruleId,
           ruleTarget: true,
           timeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
@@ -176,6 +214,7 @@ export function createDestinationProcessor(deps: DestinationDeps) {
       );
       outcome = sent.outcome;
       answered = outcome.kind === 'response';
+      if (pacing) await deps.pacing?.heard(pacing, outcome);
       const error =
         outcome.kind === 'response'
           ? null
@@ -183,11 +222,12 @@ export function createDestinationProcessor(deps: DestinationDeps) {
       newAttempt = {
         attemptNumber: delivery.attemptCount + 1,
         kind: 'main',
-        targetUrl: destination.targetUrl,
+        targetUrl: payload.url,
         ...attemptFields(sent, error),
       };
     } finally {
       deps.fairGate?.release(origin, answered);
+      if (pacing) await deps.pacing?.release(pacing);
     }
     // The policy counts the attempts of the current run: a retried or resumed delivery gets a full budget again.
     const attemptInRun = newAttempt.attemptNumber - delivery.runStartAttempt;
@@ -218,6 +258,32 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     await store(orgId, sent, { status: 'failed', reason: decision.reason, error: decision.error }, 'failed');
     await health.afterAttempt(orgId, destination, false, status);
     return stepOf(decision);
+  }
+
+  // A failed transform ends the delivery failed (transform_error, final) with an attempt that says why and no
+  // request made; the destination's health does not hear it (not the target's doing).
+  async function transformFailed(
+    orgId: OrgId,
+    delivery: DeliveryRecord,
+    event: StoredEvent,
+    targetUrl: string,
+    error: string,
+  ): Promise<Step<DestinationResult>> {
+    const at = new Date(now());
+    const failed: NewAttempt = {
+      attemptNumber: delivery.attemptCount + 1,
+      kind: 'main',
+      targetUrl,
+      responseStatus: null,
+      responseBody: null,
+      error,
+      durationMs: 0,
+      startedAt: at,
+      finishedAt: at,
+    };
+    const update = { status: 'failed' as const, reason: 'transform_error' as const, error };
+    await store(orgId, { delivery, event, attempt: failed, outcome: null }, update, 'failed');
+    return { result: 'failed' };
   }
 
   async function giveUp(orgId: OrgId, deliveryId: string, cause: unknown): Promise<DestinationResult> {

@@ -18,6 +18,7 @@ import {
   createFeedPublisher,
   createHookQueue,
   createRedisConnection,
+  createPacingLimiter,
   createRuleChangePublisher,
   JOBS,
   QUEUES,
@@ -27,11 +28,14 @@ import {
   type HookJobData,
   type NoticeJobData,
 } from '@relay/queue';
+import { createTransformRunner } from '@relay/transform';
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
 import { createDeliverProcessor } from './deliver.processor';
 import { createDeliveryStore } from './delivery-store';
+import { createDeliveryPacing } from './delivery-pacing';
+import { createDeliveryTransform } from './delivery-transform';
 import { createFanOut } from './destination-fan-out';
 import { createDestinationProcessor } from './destination.processor';
 import { createWorkerFairness } from './fair-gate';
@@ -141,6 +145,31 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     logger,
   });
   const faults = { maxDefers: config.DELIVERY_FAULT_MAX_DEFERS, deferMs: config.DELIVERY_FAULT_DEFER_MS };
+  // One transform sandbox pool per process (docs/transformations.md): threads start on first use, so a relay whose
+  // rules have no transform pays nothing.
+  const transformRunner = createTransformRunner({
+    timeoutMs: config.TRANSFORM_TIMEOUT_MS,
+    memoryMb: config.TRANSFORM_MEMORY_MB,
+    concurrency: config.TRANSFORM_CONCURRENCY,
+    maxOutputBytes: config.INGEST_MAX_BODY_BYTES,
+  });
+  const transform = createDeliveryTransform(transformRunner);
+  // One pacing limiter per process (docs/rules.md "Pacing"): commands on the producer connection, which fails fast
+  // while Redis is away (a paced delivery is then deferred as any relay fault), holds heard on a subscriber of its
+  // own. Unpaced, unheld keys cost no Redis command.
+  const pacingRedis = createRedisConnection(config.REDIS_URL, 'subscriber');
+  const limiter = createPacingLimiter({
+    redis: producerRedis,
+    subscriber: pacingRedis,
+    prefix: config.QUEUE_PREFIX,
+    retryAfterMaxMs: config.RETRY_AFTER_MAX_MS,
+    leaseTtlMs: Math.max(300_000, 4 * config.DELIVERY_TIMEOUT_MS),
+    onWait: (key, reason) => metrics.pacedWait(key, reason),
+  });
+  const pacingStarted = limiter
+    .start()
+    .catch((err: unknown) => logger.warn({ err }, 'pacing holds not subscribed; this worker knows its own holds only'));
+  const pacing = createDeliveryPacing(limiter, logger);
   const fairness = createWorkerFairness(config);
   const notifications = startNotifications(config, { db, producer: producerRedis, sender, targetPolicy, logger });
   const deliver = createDeliverProcessor({
@@ -169,6 +198,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     fairGate: fairness.gate,
     fanOut,
     metrics: metrics.delivery,
+    transforms: { run: transform, store: (orgId, id, output) => events.storeTransformed(orgId, id, output) },
+    pacing,
   });
   const deliverToDestination = createDestinationProcessor({
     deliveries,
@@ -184,6 +215,8 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     handOff: (heads) => deliveryHandoff.handOff(heads),
     fairGate: fairness.gate,
     metrics: metrics.delivery,
+    transform,
+    pacing,
     logger,
     faults,
   });
@@ -306,6 +339,10 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     shuttingDown = true;
     clearInterval(timer);
     await Promise.all([worker.close(), hookWorker.close()]);
+    // No delivery is in flight any more: the sandboxes and the holds' subscription can go.
+    await transformRunner.close();
+    await pacingStarted;
+    pacingRedis.disconnect();
     await store.drain();
     await handoff.drain();
     await deliveryHandoff.drain();

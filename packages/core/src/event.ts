@@ -7,7 +7,14 @@ export type DeliveryStatus = Exclude<EventStatus, 'ignored'>;
 
 /**
  * Why an event ended `failed`; stored as `failure_reason`. `relay_error`: the relay itself could not
- * complete or record an attempt several times in a row (DELIVERY_FAULT_MAX_DEFERS).
+ * complete or record an attempt several times in a row (DELIVERY_FAULT_MAX_DEFERS). `transform_error`: the rule's or
+ * destination's transform failed (docs/transformations.md); final, no request was made.
  */
 export type FailureReason =
-  'no_target' | 'target_blocked' | 'http_status' | 'retries_exhausted' | 'invalid_target' | 'relay_error';
+  | 'no_target'
+  | 'target_blocked'
+  | 'http_status'
+  | 'retries_exhausted'
+  | 'invalid_target'
+  | 'relay_error'
+  | 'transform_error';

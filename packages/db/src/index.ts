@@ -1,6 +1,6 @@
 export * from './database';
 export * from './repositories/event.repository';
-export type { StoredEvent } from './repositories/stored-event';
+export type { NewTransform, StoredEvent, StoredTransform } from './repositories/stored-event';
 export * from './repositories/event-dedup.repository';
 export * from './repositories/event-sweep.repository';
 export * from './repositories/event-ordering.repository';

@@ -106,6 +106,14 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
     labelNames: ['outcome'],
     registers,
   });
+  const pacedWaits = new Counter({
+    name: 'relay_paced_waits_total',
+    help:
+      'Deliveries that waited for their pacing (docs/rules.md "Pacing"): a Retry-After hold, the rate limit or the ' +
+      'concurrency limit (reason), to the primary target or a destination (delivery). No attempt is counted.',
+    labelNames: ['delivery', 'reason'],
+    registers,
+  });
   const reenqueued = new Counter({
     name: 'relay_sweeper_reenqueued_total',
     help: 'Queued events the sweeper gave a job again: overdue ones, or all after Redis lost its data (redis_reset).',
@@ -229,6 +237,10 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
     hookRun(result: 'delivered' | 'retry_scheduled' | 'failed' | 'skipped' | 'deferred'): void {
       const outcome: HookOutcome = result === 'retry_scheduled' ? 'retry' : result;
       hookRuns.inc({ outcome });
+    },
+    /** A delivery waited for its pacing (the pacing limiter's onWait): its key says whose it was. */
+    pacedWait(key: string, reason: 'hold' | 'rate' | 'concurrency'): void {
+      pacedWaits.inc({ delivery: key.startsWith('destination:') ? 'destination' : 'primary', reason });
     },
     /** One sweep: how many events it enqueued, and whether it was the full sweep after Redis lost its data. */
     swept(result: { full: boolean; enqueued: number }): void {

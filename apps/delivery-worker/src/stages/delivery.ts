@@ -1,5 +1,7 @@
 import type { AttemptOutcome, OrgId } from '@relay/core';
 import type { NewAttempt, RuleRecord, StoredEvent } from '@relay/db';
+import type { TransformFailure } from '@relay/transform';
+import type { PacingTicket } from '../delivery-pacing';
 import type { RuleDeliveryPolicy } from '../rule-policy';
 import type { Step } from './job-step';
 
@@ -21,6 +23,21 @@ export interface Delivery {
   ordered: boolean;
   /** The target origin whose fair-share slot prepare acquired; send releases it. */
   origin: string;
+  /** The rule's forward_path_query: the path and query (the transform's, else as received) go on the URL. */
+  forwardPathQuery: boolean;
+  /** The pacing grant prepare took (docs/rules.md "Pacing"); send releases it and tells it the answer. */
+  pacing?: PacingTicket | undefined;
+}
+
+/** A delivery whose transform failed at its run's first attempt: settle records it failed (transform_error). */
+export interface TransformFailed {
+  orgId: OrgId;
+  event: StoredEvent;
+  targetUrl: string;
+  ruleId: string | null;
+  ordered: boolean;
+  failure: TransformFailure;
+  logs: string;
 }
 
 /** An event with no target to go to: settle records it failed (no_target) without an attempt. */
@@ -41,12 +58,19 @@ export type Waiting =
   /** Its rule is unhealthy: the event waits (status paused) until the rule is resumed. */
   | 'paused'
   /** Its target origin holds its share of the pool: waits its turn. */
-  | 'waiting_turn';
+  | 'waiting_turn'
+  /** Its rule's pacing (a rate, a concurrency limit, a Retry-After hold) makes it wait; no attempt counted. */
+  | 'paced';
 
 /** An event its rule's filter did not match: settle records it `ignored`, with no attempt and no hook. */
 export type Ignored = Unroutable;
 
-export type Prepared = { delivery: Delivery } | { unroutable: Unroutable } | { ignored: Ignored } | Step<Waiting>;
+export type Prepared =
+  | { delivery: Delivery }
+  | { unroutable: Unroutable }
+  | { ignored: Ignored }
+  | { transformFailed: TransformFailed }
+  | Step<Waiting>;
 
 /** What send hands settle: the attempt as it is stored, and the outcome the retry policy classifies. */
 export interface Sent {

@@ -9,6 +9,11 @@ import type { RuleHealth } from '../rule-health';
 import type { RuleLookup } from '../rule-lookup';
 import { filterSubjectOf, type RuleFilterCheck } from '../rule-filter';
 import type { RulePolicyLookup } from '../rule-policy';
+import { rulePacingKey } from '@relay/queue';
+import type { NewTransform, StoredTransform } from '@relay/db';
+import type { DeliveryPacing } from '../delivery-pacing';
+import { transformsNow, type DeliveryTransform } from '../delivery-transform';
+import type { PacingTicket } from '../delivery-pacing';
 import type { Prepared } from './delivery';
 
 export interface PrepareDeps {
@@ -27,6 +32,15 @@ export interface PrepareDeps {
   fairGate?: FairGate | undefined;
   /** Routing's destination deliveries (destination-fan-out.ts), made on the event's first pass; absent: none. */
   fanOut?: FanOut | undefined;
+  /** Transforms (delivery-transform.ts): run at a run's first attempt and stored with the event; absent: none run. */
+  transforms?:
+    | {
+        run: DeliveryTransform;
+        store: (orgId: OrgId, id: string, output: NewTransform) => Promise<StoredTransform | null>;
+      }
+    | undefined;
+  /** Pacing per rule (delivery-pacing.ts); absent: unpaced. */
+  pacing?: DeliveryPacing | undefined;
   logger: Logger;
   now: () => number;
 }
@@ -42,8 +56,9 @@ export function createPrepare(deps: PrepareDeps) {
       deps.logger.error({ orgId, eventId }, 'delivery job without a valid event id dropped');
       return { result: 'skipped' };
     }
-    const event = await deps.store.load({ orgId, id: eventId });
-    if (!event || event.status !== 'queued') return { result: 'skipped' };
+    const loaded = await deps.store.load({ orgId, id: eventId });
+    if (!loaded || loaded.status !== 'queued') return { result: 'skipped' };
+    let event = loaded;
     // Before anything decides the primary (its filter, order, health): destinations are independent of it. Until
     // the primary's first attempt every pass fans out again, which adds nothing (idempotent) but costs a statement.
     if (deps.fanOut && event.attemptCount === 0) await deps.fanOut(orgId, event);
@@ -64,19 +79,42 @@ export function createPrepare(deps: PrepareDeps) {
     // The event's rule, read once here (cached): its health and delivery policy apply to this attempt.
     const rule = await deps.rules(orgId, ruleId);
     // The rule owns its source: a webhook its filter turns away is ignored, never sent to the default target.
-    if (rule && !deps.passes(rule, () => filterSubjectOf(event))) return { ignored: { orgId, eventId, ordered } };
+    if (rule && !deps.passes(rule, () => filterSubjectOf(loaded))) return { ignored: { orgId, eventId, ordered } };
     // An unhealthy rule's events wait as `paused` instead of burning attempts (rule-health.ts).
     const checked = deps.health ? await deps.health.beforeAttempt(orgId, eventId, rule) : { rule: null };
     if ('stop' in checked) return { result: checked.stop };
     const policy = deps.policyOf(rule);
+    // The transform runs on the webhook as received (the filter above read it so), once per run: its output is
+    // stored before anything is sent, and every automatic retry sends it.
+    if (deps.transforms && rule && transformsNow(rule.transform, event)) {
+      const result = await deps.transforms.run({ code: rule.transform, event, ruleId: rule.id });
+      if (!result.ok) {
+        const { failure, logs } = result;
+        return { transformFailed: { orgId, event, targetUrl, ruleId, ordered, failure, logs } };
+      }
+      const stored = await deps.transforms.store(orgId, eventId, result.output);
+      if (!stored) return { result: 'skipped' };
+      event = { ...event, transformed: stored };
+    }
+    // Pacing before the fair share: a paced wait holds no slot of the pool.
+    let pacing: PacingTicket | undefined;
+    if (deps.pacing && rule) {
+      const asked = await deps.pacing.ask(rulePacingKey(rule.id), rule);
+      if ('waitMs' in asked) return { result: 'paced', delayMs: asked.waitMs };
+      pacing = asked.ticket;
+    }
     // A slow or hanging target holds at most its share of the pool while other targets wait.
     const origin = targetOrigin(targetUrl);
     if (deps.fairGate && !(await deps.fairGate.acquire(origin))) {
+      // The rate's grant is spent (a rare case: the origin already holds its share); the concurrency slot is not.
+      if (pacing) await deps.pacing?.release(pacing);
       const delayMs = deps.fairGate.waitFor(origin);
       deps.logger.debug({ eventId, origin, delayMs }, "delivery waits for its target's turn");
       return { result: 'waiting_turn', delayMs };
     }
-    // Nothing may throw from here on: the slot is released by send.
-    return { delivery: { orgId, event, targetUrl, ruleId, rule: checked.rule, policy, ordered, origin } };
+    // Nothing may throw from here on: the slot and the pacing grant are released by send.
+    const forwardPathQuery = rule?.forwardPathQuery ?? false;
+    const delivery = { orgId, event, targetUrl, ruleId, rule: checked.rule, policy, ordered, origin, forwardPathQuery };
+    return { delivery: { ...delivery, pacing } };
   };
 }

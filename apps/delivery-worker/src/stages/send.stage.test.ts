@@ -74,6 +74,7 @@ async function prepared(fairGate: FairGate, url: string, timeoutMs?: number): Pr
     policy: { retry: RETRY, ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
     ordered: false,
     origin,
+    forwardPathQuery: false,
   };
 }
 

@@ -1,4 +1,6 @@
 import type { NewAttempt } from '@relay/db';
+import type { DeliveryPacing } from '../delivery-pacing';
+import { payloadOf } from '../delivery-transform';
 import type { FairGate } from '../fair-gate';
 import { sendSignedRequest, type SignedRequestDeps } from '../signed-request';
 import type { Delivery, Sent } from './delivery';
@@ -7,6 +9,8 @@ import { attemptFields } from './job-step';
 export interface SendDeps extends SignedRequestDeps {
   /** The gate prepare acquired the delivery's slot from; absent: no fair share. */
   fairGate?: FairGate | undefined;
+  /** The limiter prepare's pacing grant came from: released here and told the answer. */
+  pacing?: DeliveryPacing | undefined;
   now: () => number;
 }
 
@@ -15,17 +19,21 @@ export interface SendDeps extends SignedRequestDeps {
 // releases the fair share's slot prepare acquired, whatever happens.
 export function createSend(deps: SendDeps) {
   return async function send(delivery: Delivery): Promise<Sent> {
-    const { event, targetUrl } = delivery;
+    const { event } = delivery;
+    // The stored transform's request, if any; the URL with the path and query when the rule forwards them.
+    const payload = payloadOf(event, event.transformed, delivery.targetUrl, delivery.forwardPathQuery);
+    const targetUrl = payload.url;
     // A time-out frees the slot but is no sign the origin flows again (its retries must not crowd others out).
     let answered = false;
     try {
       const sent = await sendSignedRequest(
         deps,
-        event,
+        payload.event,
         { url: targetUrl, ruleId: delivery.ruleId, ruleTarget: true, timeoutMs: delivery.policy.timeoutMs },
         deps.now,
       );
       const { outcome } = sent;
+      if (delivery.pacing) await deps.pacing?.heard(delivery.pacing, outcome);
       answered = outcome.kind === 'response';
       const error =
         outcome.kind === 'response'
@@ -40,6 +48,7 @@ export function createSend(deps: SendDeps) {
       return { attempt, outcome };
     } finally {
       deps.fairGate?.release(delivery.origin, answered);
+      if (delivery.pacing) await deps.pacing?.release(delivery.pacing);
     }
   };
 }

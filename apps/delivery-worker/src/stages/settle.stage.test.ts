@@ -61,6 +61,7 @@ async function delivery(options: { maxAttempts?: number; ordering?: boolean } = 
     policy: { retry: { ...RETRY, maxAttempts: options.maxAttempts ?? RETRY.maxAttempts } },
     ordered: options.ordering ?? false,
     origin: 'http://target.example',
+    forwardPathQuery: false,
   };
 }
 

@@ -7,7 +7,8 @@ import { statusClassOf, type DeliveryMetrics, type DeliveryOutcome } from '../me
 import type { Notifier } from '../notifications/notifier';
 import { relayErrorAttempt } from '../relay-faults';
 import type { RuleHealth } from '../rule-health';
-import type { Delivery, Ignored, Sent, Unroutable } from './delivery';
+import { transformErrorText } from '../delivery-transform';
+import type { Delivery, Ignored, Sent, TransformFailed, Unroutable } from './delivery';
 import { stepOf, type Step } from './job-step';
 
 export interface SettleDeps {
@@ -107,6 +108,34 @@ export function createSettle(deps: SettleDeps) {
       const update: EventUpdate = { status: 'failed', reason: 'no_target', error };
       await deps.store.record({ orgId: u.orgId, id: u.eventId, attempt: null, update, ordered: u.ordered });
       deps.metrics?.delivery(u.orgId, 'failed', 'none', null, 'primary');
+      return { result: 'failed' };
+    },
+
+    /**
+     * Its transform failed at the run's first attempt: failed (transform_error, final) with an attempt that says
+     * why (cause, message, line, logs) and no request made. Not the target's doing: its health does not hear it.
+     */
+    async transformFailed(t: TransformFailed): Promise<Step<'failed'>> {
+      const at = new Date(deps.now());
+      const error = transformErrorText(t.failure, t.logs);
+      const attempt: NewAttempt = {
+        attemptNumber: t.event.attemptCount + 1,
+        kind: 'main',
+        targetUrl: t.targetUrl,
+        responseStatus: null,
+        responseBody: null,
+        error,
+        durationMs: 0,
+        startedAt: at,
+        finishedAt: at,
+      };
+      const update: EventUpdate = { status: 'failed', reason: 'transform_error', error };
+      await deps.store.record({ orgId: t.orgId, id: t.event.id, attempt, update, ordered: t.ordered });
+      deps.metrics?.delivery(t.orgId, 'failed', 'none', null, 'primary');
+      const run = t.event.runStartAttempt;
+      const hook = { orgId: t.orgId, eventId: t.event.id, ruleId: t.ruleId, run, responseStatus: null };
+      await deps.dispatchHooks({ ...hook, deliveryStatus: 'failed' });
+      deps.logger.info({ eventId: t.event.id, cause: t.failure.cause }, 'delivery failed: its transform failed');
       return { result: 'failed' };
     },
 

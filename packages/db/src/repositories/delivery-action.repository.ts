@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import type { DeliveryStatus } from './delivery.repository';
 import { selectEvents, type BulkResult, type EventSelection } from './event-action.repository';
+import { CLEAR_TRANSFORMED } from './event.sql';
 import { withTransaction } from '../transaction';
 
 // Acting on one destination's delivery of an event (routing, docs/routing.md "Seeing and acting on deliveries"),
@@ -17,7 +18,7 @@ const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
 // retried event does (ordering_key NULL): it neither waits behind its key's older deliveries nor holds newer ones.
 const RETRY_SET = `status = 'queued', run_start_attempt = attempt_count, next_attempt_at = ${UTC_NOW},
   failure_reason = NULL, last_error = NULL, acknowledged_at = NULL, delivered_at = NULL, ordering_key = NULL,
-  updated_at = ${UTC_NOW}`;
+  updated_at = ${UTC_NOW}, ${CLEAR_TRANSFORMED}`;
 // Queued deliveries have a run going; paused ones wait for their destination's resume.
 const RETRYABLE = `status IN ('failed', 'delivered')`;
 

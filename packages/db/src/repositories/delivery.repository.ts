@@ -9,6 +9,7 @@ import { createDeliverySweepReads, type QueuedDeliveryRef } from './delivery-swe
 import type { OrderingHead } from './event-ordering.repository';
 import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
 import type { NewAttempt } from './event.repository';
+import { transformOf, type NewTransform, type StoredTransform, type TransformRow } from './stored-event';
 
 // Destination deliveries (routing, docs/routing.md "Destinations"): one row per event and destination,
 // with its own attempts, retries and status, never the event's. Raw SQL over the shared pool: these
@@ -34,6 +35,8 @@ export interface DeliveryRecord {
   deliveredAt: Date | null;
   /** Held behind an older delivery of its ordering key at its destination (delivery-ordering.sql.ts). */
   waitsForKey: boolean;
+  /** Its destination's transformed request, stored at its run's first attempt (issue 30); absent or null: none. */
+  transformed?: StoredTransform | null;
 }
 
 /** What a fan-out made: see `fanOut`. */
@@ -88,6 +91,8 @@ const LOAD = `
 SELECT v.id AS v_id, v.event_id, v.status::text AS v_status, v.attempt_count, v.run_start_attempt,
   v.next_attempt_at AS v_next,
   v.failure_reason AS v_reason, v.last_error AS v_error, v.delivered_at AS v_delivered,
+  v.transformed_body AS v_transformed_body, v.transformed_headers AS v_transformed_headers,
+  v.transformed_path AS v_transformed_path,
   ${DELIVERY_BLOCKED('v')} AS v_blocked, d.*
 FROM deliveries v JOIN destinations d ON d.id = v.destination_id
 WHERE v.organization_id = $1 AND v.id = $2`;
@@ -112,6 +117,15 @@ WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
 RETURNING v.id, v.destination_id, v.ordering_key, v.status
 ), ${RELEASE_DELIVERY_KEY}
 SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHERE status = 'queued') AS head_id`;
+
+// A destination's transform output, stored once per run as the event's (STORE_TRANSFORMED in event.sql.ts).
+const STORE_TRANSFORMED = `
+UPDATE deliveries SET transformed_body = coalesce(transformed_body, $3), transformed_headers =
+  CASE WHEN transformed_body IS NULL THEN $4::jsonb ELSE transformed_headers END,
+  transformed_path = CASE WHEN transformed_body IS NULL THEN $5 ELSE transformed_path END,
+  transform_logs = CASE WHEN transformed_body IS NULL THEN $6 ELSE transform_logs END
+WHERE organization_id = $1 AND id = $2 AND status = 'queued'
+RETURNING transformed_body, transformed_headers, transformed_path`;
 
 // Pauses one queued delivery while its destination is unhealthy (the destination row read FOR SHARE: see FAN_OUT).
 const PAUSE_ONE = `
@@ -292,8 +306,26 @@ export function createDeliveryRepository(pool: pg.Pool) {
         lastError: row.v_error,
         deliveredAt: row.v_delivered,
         waitsForKey: row.v_blocked,
+        transformed: transformOf({
+          transformed_body: row.v_transformed_body as Buffer | null,
+          transformed_headers: row.v_transformed_headers as Record<string, string> | null,
+          transformed_path: row.v_transformed_path as string | null,
+        }),
       };
       return { delivery, destination };
+    },
+
+    /** Stores the delivery's transformed request (see the event's `storeTransformed`); null: no longer queued. */
+    async storeTransformed(orgId: OrgId, id: string, output: NewTransform): Promise<StoredTransform | null> {
+      const { rows } = await pool.query<TransformRow>(STORE_TRANSFORMED, [
+        orgId,
+        id,
+        output.body,
+        JSON.stringify(output.headers),
+        output.path,
+        toStorableText(output.logs),
+      ]);
+      return rows[0] ? transformOf(rows[0]) : null;
     },
 
     /**

@@ -197,7 +197,8 @@ export function createDestinationRepository(prisma: DbClient) {
         const rows = await tx.$queryRaw<{ id: string; event_id: string; attempt_count: number }[]>`
           UPDATE deliveries SET status = 'queued', run_start_attempt = attempt_count,
             next_attempt_at = now() AT TIME ZONE 'UTC', failure_reason = NULL, last_error = NULL,
-            updated_at = now() AT TIME ZONE 'UTC'
+            updated_at = now() AT TIME ZONE 'UTC', transformed_body = NULL, transformed_headers = NULL,
+            transformed_path = NULL, transform_logs = NULL
           WHERE organization_id = ${orgId}::uuid AND destination_id = ${id}::uuid AND status = 'paused'
           RETURNING id, event_id, attempt_count`;
         return {

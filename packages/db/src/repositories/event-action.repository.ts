@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import { eventWhere, type EventFilter } from './event-filter.sql';
 import { RELEASE_ORDERING } from './event-ordering.sql';
+import { CLEAR_TRANSFORMED } from './event.sql';
 import { withTransaction } from '../transaction';
 
 /** Which events a bulk action touches: explicit ids, or the list filters. */
@@ -13,7 +14,7 @@ export type EventSelection = { ids: readonly string[] } | { filter: EventFilter 
 // delivered_at is cleared: it is set again by the run that delivers.
 const RETRY_SET = `status = 'queued', run_start_attempt = attempt_count, next_attempt_at = now() AT TIME ZONE 'UTC',
   failure_reason = NULL, last_error = NULL, acknowledged_at = NULL, delivered_at = NULL,
-  updated_at = now() AT TIME ZONE 'UTC'`;
+  updated_at = now() AT TIME ZONE 'UTC', ${CLEAR_TRANSFORMED}`;
 const RETRYABLE = `status IN ('failed', 'delivered')`;
 
 /** The event's state after the action (what the live feed reports), or why nothing was done. */

@@ -2,8 +2,16 @@ import { toStorableText, type FailureReason, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { recordAndRelease, type OrderingHead } from './event-ordering.repository';
-import { INSERT_EVENTS, INSERT_ORDERED_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES } from './event.sql';
-import { toStoredEvent, type EventRow, type StoredEvent } from './stored-event';
+import { INSERT_EVENTS, INSERT_ORDERED_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES, STORE_TRANSFORMED } from './event.sql';
+import {
+  toStoredEvent,
+  transformOf,
+  type EventRow,
+  type NewTransform,
+  type StoredTransform,
+  type StoredEvent,
+  type TransformRow,
+} from './stored-event';
 
 export interface NewEvent {
   id: string;
@@ -98,6 +106,22 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
       if (refs.length === 0) return [];
       const { rows } = await pool.query<EventRow>(LOAD_EVENTS, [refs.map((r) => r.id), refs.map((r) => r.orgId)]);
       return rows.map(toStoredEvent);
+    },
+
+    /**
+     * Stores the primary's transformed request before its run's first attempt is sent; answers what is stored
+     * (another worker's, if it stored first), or null when the event is no longer queued.
+     */
+    async storeTransformed(orgId: OrgId, id: string, output: NewTransform): Promise<StoredTransform | null> {
+      const { rows } = await pool.query<TransformRow>(STORE_TRANSFORMED, [
+        orgId,
+        id,
+        output.body,
+        JSON.stringify(output.headers),
+        output.path,
+        toStorableText(output.logs),
+      ]);
+      return rows[0] ? transformOf(rows[0]) : null;
     },
 
     /**

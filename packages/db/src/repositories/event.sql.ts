@@ -7,7 +7,24 @@ import { INSERT_ORDERING_ROWS } from './event-ordering.sql';
 // statement here against the migrated schema.
 export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, path, query,
   status, attempt_count,
-  next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt`;
+  next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt,
+  transformed_body, transformed_headers, transformed_path`;
+
+/**
+ * Stores a transform's output once per run: a concurrent first attempt (a duplicate job) that stored first wins,
+ * and both send what is stored. Only while the event is queued.
+ */
+export const STORE_TRANSFORMED = `
+UPDATE events SET transformed_body = coalesce(transformed_body, $3), transformed_headers =
+  CASE WHEN transformed_body IS NULL THEN $4::jsonb ELSE transformed_headers END,
+  transformed_path = CASE WHEN transformed_body IS NULL THEN $5 ELSE transformed_path END,
+  transform_logs = CASE WHEN transformed_body IS NULL THEN $6 ELSE transform_logs END
+WHERE organization_id = $1 AND id = $2 AND status = 'queued'
+RETURNING transformed_body, transformed_headers, transformed_path`;
+
+/** What a manual retry or a resume clears, so the transform in force runs again at the new run's first attempt. */
+export const CLEAR_TRANSFORMED = `transformed_body = NULL, transformed_headers = NULL, transformed_path = NULL,
+  transform_logs = NULL`;
 
 // An X-Target-Url override wins; otherwise the target is selected in the same statement. Each event is
 // marked for the search indexer in the same statement (one round trip, one transaction).

@@ -1,6 +1,7 @@
 import type { OrgId, RuleHealthState, UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
+import { CLEAR_TRANSFORMED } from './event.sql';
 import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
 import { rollback, withTransaction } from '../transaction';
 
@@ -57,7 +58,7 @@ const RESUME_RULE = `UPDATE providers
 // as it is now ($3): a rule is resumed once its target is fixed, often by a new target_url, and the target
 // an event of the rule was given at ingest was the rule's own.
 const RESUME_EVENTS = `UPDATE events SET status = 'queued', run_start_attempt = attempt_count, target_url = $3,
-    next_attempt_at = ${UTC_NOW}, failure_reason = NULL, last_error = NULL, updated_at = ${UTC_NOW}
+    next_attempt_at = ${UTC_NOW}, failure_reason = NULL, last_error = NULL, updated_at = ${UTC_NOW}, ${CLEAR_TRANSFORMED}
   WHERE organization_id = $1 AND provider_id = $2 AND status = 'paused' RETURNING id`;
 
 // Endpoint health of rules (docs/rules.md, "Endpoint health"): the worker's writes when a target fails

@@ -22,9 +22,35 @@ export interface StoredEvent {
   deliveredAt: Date | null;
   /** attempt_count when the current delivery run began (a retry starts a new run). */
   runStartAttempt: number;
+  /** The primary's transformed request, stored at its run's first attempt (issue 30); absent or null: none. */
+  transformed?: StoredTransform | null;
 }
 
-export interface EventRow {
+/** A transform's output as stored with the event (the primary) or the delivery (a destination). */
+export interface StoredTransform {
+  body: Buffer;
+  headers: Record<string, string>;
+  /** The returned path and query string (`/orders?a=1`), appended to the target with forward_path_query. */
+  path: string | null;
+}
+
+/** A transform's output about to be stored, with its captured console output. */
+export interface NewTransform extends StoredTransform {
+  logs: string;
+}
+
+export interface TransformRow {
+  transformed_body: Buffer | null;
+  transformed_headers: Record<string, string> | null;
+  transformed_path: string | null;
+}
+
+export const transformOf = (row: TransformRow): StoredTransform | null =>
+  row.transformed_body === null
+    ? null
+    : { body: row.transformed_body, headers: row.transformed_headers ?? {}, path: row.transformed_path };
+
+export interface EventRow extends TransformRow {
   id: string;
   organization_id: string;
   source: string;
@@ -63,5 +89,6 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     createdAt: row.created_at,
     deliveredAt: row.delivered_at,
     runStartAttempt: row.run_start_attempt,
+    transformed: transformOf(row),
   };
 }

@@ -105,8 +105,10 @@ export function createDeliveryActionRepository(
            RETURNING event_id, id, attempt_count`,
           [orgId, chosen, destinationId],
         );
+        // In the selection's order (oldest first), as bulk results are; RETURNING's order is the table's.
+        const doneEvents = new Set(done.rows.map((r) => r.event_id));
         const result = {
-          ids: done.rows.map((r) => r.event_id),
+          ids: chosen.filter((id) => doneEvents.has(id)),
           deliveryIds: done.rows.map((r) => r.id),
           deliveries: done.rows.map((r) => ({ eventId: r.event_id, deliveryId: r.id, attemptCount: r.attempt_count })),
           truncated: rows.length > cap,

@@ -5,6 +5,7 @@ export type {
   TransformContext,
   TransformFailure,
   TransformFailureCause,
+  TransformInput,
   TransformRequest,
   TransformResult,
   TransformRunner,

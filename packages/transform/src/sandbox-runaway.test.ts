@@ -79,6 +79,7 @@ describe('runaway transforms', () => {
           expect(result).toEqual({
             ok: true,
             request: { body: { doubled: i * 2 }, headers: { 'x-n': String(i * 2) }, path: '/', query: {} },
+            bodyJson: JSON.stringify({ doubled: i * 2 }),
             logs: '',
           });
         }),

@@ -15,55 +15,59 @@ const releaseSync = require('@jitl/quickjs-wasmfile-release-sync').default;
 const WASM_PAGE = 65536;
 const { memoryMb, maxLogBytes, maxOutputBytes } = workerData;
 
-// Runs in each fresh context before the transform. Console output is kept inside the sandbox, capped, and read
-// back after the call; `WebAssembly` is not a QuickJS built-in, and nothing else of the host exists here.
+// Runs in each fresh context before the transform, and evaluates to the relay's own (frozen) functions, which the
+// transform cannot reach: no global names them. Kept short, because it is parsed for every call (its parse was a
+// third of a call's CPU). It holds on to the JSON and String built-ins before the transform can replace them, so
+// that what comes back is always JSON text. Console output is kept inside the sandbox, capped, and read back after
+// the call; `WebAssembly` is not a QuickJS built-in, and nothing else of the host exists here.
+//
+// run() answers 'o' + the JSON of { headers, path, query, logs } + '\n' + the body's JSON (JSON text never holds a
+// raw newline, so the host splits there and never parses or serialises the body again), or 'i' + why the output is
+// invalid, or 't' when it is too large.
 const PRELUDE = `(() => {
-  'use strict';
-  const MAX_LOG = ${Number(maxLogBytes)};
-  // Characters, not bytes (the host counts the bytes): room for the headers, path and query around the body.
-  const MAX_OUT = ${Number(maxOutputBytes)} + 65536;
-  let handler;
-  let logs = '';
-  let full = false;
-  const show = (value) => {
-    if (typeof value === 'string') return value;
-    if (value instanceof Error) return String(value.stack || value);
-    try { const text = JSON.stringify(value); return text === undefined ? String(value) : text; }
-    catch { return String(value); }
-  };
-  const write = (level) => (...args) => {
-    if (full) return;
-    const line = (level === 'log' ? '' : level + ': ') + args.map(show).join(' ') + '\\n';
-    logs += line;
-    if (logs.length > MAX_LOG) { logs = logs.slice(0, MAX_LOG); full = true; }
-  };
-  const console = {};
-  for (const level of ['log', 'info', 'warn', 'error', 'debug']) console[level] = write(level);
-  const addHandler = (kind, fn) => {
-    if (kind !== 'transform') throw new TypeError("addHandler: only 'transform' handlers exist here, not " + String(kind));
-    if (typeof fn !== 'function') throw new TypeError("addHandler('transform', fn): fn must be a function");
-    handler = fn;
-  };
-  const relay = {
-    run(input, context) {
-      if (!handler) return JSON.stringify({ invalid: "the code registered no handler: call addHandler('transform', (request, context) => request)" });
-      const result = handler(JSON.parse(input), JSON.parse(context));
-      if (result !== null && typeof result === 'object' && typeof result.then === 'function')
-        return JSON.stringify({ invalid: 'the handler returned a Promise: transforms are synchronous, return the request' });
-      if (result === null || typeof result !== 'object' || Array.isArray(result))
-        return JSON.stringify({ invalid: 'the handler must return the request object' });
-      let text;
-      try { text = JSON.stringify({ request: { body: result.body, headers: result.headers, path: result.path, query: result.query } }); }
-      catch (error) { return JSON.stringify({ invalid: 'the returned request is not JSON-serialisable: ' + error.message }); }
-      if (text.length > MAX_OUT) return JSON.stringify({ tooLarge: text.length });
-      return text;
-    },
-    logs: () => logs,
-  };
-  Object.defineProperty(globalThis, 'console', { value: console, writable: true, configurable: true });
-  Object.defineProperty(globalThis, 'addHandler', { value: addHandler, writable: true, configurable: true });
-  Object.defineProperty(globalThis, '__relay', { value: Object.freeze(relay) });
-})();`;
+'use strict';
+const { parse, stringify } = JSON, S = String, isArray = Array.isArray, define = Object.defineProperty;
+const MAX_LOG = ${Number(maxLogBytes)}, MAX_OUT = ${Number(maxOutputBytes)} + 65536;
+let handler, logs = '', full = false;
+const show = (v) => {
+  if (typeof v === 'string') return v;
+  if (v instanceof Error) return S(v.stack || v);
+  try { const t = stringify(v); return t === undefined ? S(v) : t; } catch { return S(v); }
+};
+const write = (level) => (...args) => {
+  if (full) return;
+  let line = level;
+  for (let i = 0; i < args.length; i++) line += (i ? ' ' : '') + show(args[i]);
+  logs += line + '\\n';
+  if (logs.length > MAX_LOG) { logs = logs.slice(0, MAX_LOG); full = true; }
+};
+define(globalThis, 'console', { value: { log: write(''), info: write('info: '), warn: write('warn: '),
+  error: write('error: '), debug: write('debug: ') }, writable: true, configurable: true });
+define(globalThis, 'addHandler', { value: (kind, fn) => {
+  if (kind !== 'transform') throw new TypeError("addHandler: only 'transform' handlers exist here, not " + S(kind));
+  if (typeof fn !== 'function') throw new TypeError("addHandler('transform', fn): fn must be a function");
+  handler = fn;
+}, writable: true, configurable: true });
+return Object.freeze({
+  run(input, context) {
+    if (!handler)
+      return "ithe code registered no handler: call addHandler('transform', (request, context) => request)";
+    const r = handler(parse(input), parse(context));
+    if (r !== null && typeof r === 'object' && typeof r.then === 'function')
+      return 'ithe handler returned a Promise: transforms are synchronous, return the request';
+    if (r === null || typeof r !== 'object' || isArray(r)) return 'ithe handler must return the request object';
+    let body, meta;
+    try {
+      body = stringify(r.body);
+      meta = stringify({ headers: r.headers, path: r.path, query: r.query, logs });
+    } catch (error) { return 'ithe returned request is not JSON-serialisable: ' + error.message; }
+    if (body === undefined) return 'ithe returned request has no body';
+    if (body.length + meta.length > MAX_OUT) return 't';
+    return 'o' + meta + '\\n' + body;
+  },
+  logs: () => logs,
+});
+})()`;
 
 let QuickJS;
 let runtime;
@@ -135,37 +139,27 @@ function call({ id, code, input, context, timeoutMs, compileOnly }) {
     parentPort.postMessage(answer);
     return;
   }
+  let relay;
   try {
     const prelude = vm.evalCode(PRELUDE, 'relay-prelude.js');
     if (prelude.error) throw new Error(`prelude: ${errorOf(vm, prelude.error, deadline).message}`);
-    prelude.value.dispose();
-    for (const [name, text] of [
-      ['__relayInput', input],
-      ['__relayContext', context],
-    ]) {
-      const handle = vm.newString(text);
-      vm.setProp(vm.global, name, handle);
-      handle.dispose();
-    }
-    let step = vm.evalCode(code, 'transform.js');
-    if (!step.error) {
-      step.value.dispose();
-      step = vm.evalCode('__relay.run(__relayInput, __relayContext)', 'relay-run.js');
-    }
-    if (step.error) {
-      const error = errorOf(vm, step.error, deadline);
+    relay = prelude.value;
+    const step = vm.evalCode(code, 'transform.js');
+    const result = step.error ? step : callRelay(vm, relay, 'run', input, context);
+    if (!step.error) step.value.dispose();
+    if (result.error) {
+      const error = errorOf(vm, result.error, deadline);
       const cause = causeOf(error);
       const message = cause === 'timeout' ? `the transform ran past its ${timeoutMs} ms time limit` : error.message;
       const named = cause === 'error' && error.name !== 'Error' ? `${error.name}: ${message}` : message;
-      answer = { id, ok: false, cause, message: named };
+      answer = { id, ok: false, cause, message: named, logs: readLogs(vm, relay) };
       const line = lineOf(error);
       if (line !== undefined) answer.line = line;
     } else {
-      const output = vm.getString(step.value);
-      step.value.dispose();
-      answer = { id, ok: true, output };
+      answer = { id, ...outputOf(vm.getString(result.value)) };
+      result.value.dispose();
+      if (answer.logs === undefined) answer.logs = readLogs(vm, relay);
     }
-    answer.logs = readLogs(vm);
   } catch (error) {
     // A failure of QuickJS itself (a WebAssembly trap when its memory cannot grow, a broken runtime): this thread
     // is not trusted with another call.
@@ -174,6 +168,7 @@ function call({ id, code, input, context, timeoutMs, compileOnly }) {
     answer.recycle = true;
   }
   try {
+    relay?.dispose();
     vm.dispose();
   } catch {
     answer.recycle = true;
@@ -189,10 +184,40 @@ function call({ id, code, input, context, timeoutMs, compileOnly }) {
   parentPort.postMessage(answer);
 }
 
-function readLogs(vm) {
+// Calls one of the relay's functions (never a global the transform could have replaced) with string arguments.
+function callRelay(vm, relay, name, ...args) {
+  const fn = vm.getProp(relay, name);
+  const handles = args.map((text) => vm.newString(text));
+  try {
+    return vm.callFunction(fn, vm.undefined, ...handles);
+  } finally {
+    for (const handle of handles) handle.dispose();
+    fn.dispose();
+  }
+}
+
+// The run() answer (see PRELUDE): the output's parts, the body left as the JSON text it will be sent as.
+function outputOf(text) {
+  if (text[0] === 'i') return { ok: true, invalid: text.slice(1) };
+  if (text[0] === 't') return { ok: true, tooLarge: true };
+  const newline = text.indexOf('\n');
+  // The prelude's own JSON: only a transform that gave Object.prototype a toJSON could make it something else.
+  let parsed;
+  try {
+    parsed = JSON.parse(text.slice(1, newline));
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || parsed === undefined || typeof parsed !== 'object')
+    return { ok: true, invalid: 'the request is not an object' };
+  const { logs, ...meta } = parsed;
+  return { ok: true, meta, bodyJson: text.slice(newline + 1), logs: typeof logs === 'string' ? logs : undefined };
+}
+
+function readLogs(vm, relay) {
   const deadline = Date.now() + 50;
   runtime.setInterruptHandler(() => Date.now() > deadline);
-  const result = vm.evalCode('__relay.logs()', 'relay-logs.js');
+  const result = callRelay(vm, relay, 'logs');
   if (result.error) {
     result.error.dispose();
     return '';

@@ -7,12 +7,12 @@ import { Worker } from 'node:worker_threads';
 import type {
   TransformCompileResult,
   TransformContext,
-  TransformRequest,
+  TransformInput,
   TransformResult,
   TransformRunner,
   TransformRunnerOptions,
 } from './transform-types';
-import { validateOutput } from './validate-output';
+import { type SandboxOutput, validateOutput } from './validate-output';
 
 // QuickJS's own deadline (the call's time) usually ends a runaway first, cleanly and with its logs; the thread is
 // terminated when that has not happened this much later.
@@ -20,7 +20,7 @@ const HARD_STOP_GRACE_MS = 100;
 const MIB = 1024 * 1024;
 
 type Answer =
-  | { id: number; ok: true; output: string; logs: string; recycle?: boolean }
+  | ({ id: number; ok: true; logs: string; recycle?: boolean } & SandboxOutput)
   | {
       id: number;
       ok: false;
@@ -82,15 +82,24 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     worker.stderr.resume();
     worker.unref();
     slot.worker = worker;
+    let started = false;
     slot.ready = new Promise((resolve) => {
-      worker.once('message', (m: { ready: boolean; message?: string }) => resolve(m.ready ? undefined : m.message));
+      worker.once('message', (m: { ready: boolean; message?: string }) => {
+        started = m.ready;
+        resolve(m.ready ? undefined : m.message);
+      });
       worker.once('error', (error: Error) => resolve(error.message));
       worker.once('exit', () => resolve('the sandbox thread stopped'));
     });
     worker.on('error', () => {}); // reported through 'exit' to the call in flight
     // Only while it is still the slot's thread: a replaced one exits after the slot has moved on to its next call.
     worker.on('exit', () => {
-      if (slot.worker === worker) slot.onExit?.(new Error('the sandbox thread stopped'));
+      if (slot.worker !== worker || closed) return;
+      // A thread that dies between calls is replaced at once: the slot's next call would otherwise be posted to a
+      // dead thread and end, after the whole time limit, as the transform's own timeout. (One that never started is
+      // left to the next call, which reports it, rather than respawned in a loop.)
+      if (slot.onExit) slot.onExit(new Error('the sandbox thread stopped'));
+      else if (started) spawn(slot);
     });
     return slot as Slot;
   }
@@ -171,22 +180,22 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
       ? failure('too_large', `the transform code is over ${maxCodeBytes} bytes`)
       : undefined;
 
-  async function run(code: string, request: TransformRequest, context: TransformContext): Promise<TransformResult> {
+  async function run(code: string, request: TransformInput, context: TransformContext): Promise<TransformResult> {
     if (closed) return failure('error', 'the transform runner is closed');
     const refused = tooLarge(code);
     if (refused) return refused;
-    const input = JSON.stringify({
-      body: request.body,
-      headers: request.headers,
-      path: request.path,
-      query: request.query,
-    });
+    const rest = JSON.stringify({ headers: request.headers, path: request.path, query: request.query });
+    const bodyJson = 'bodyJson' in request ? request.bodyJson : JSON.stringify(request.body);
+    // `{"body":…,"headers":…}`: a body that is not JSON text fails in the sandbox's JSON.parse, as the code's error.
+    const input = bodyJson === undefined ? rest : `{"body":${bodyJson},${rest.slice(1)}`;
     const outcome = await dispatch({ code, input, context: JSON.stringify(context) });
     if (!('id' in outcome)) return outcome;
     const logs = outcome.logs ?? '';
     if (!outcome.ok) return failure(outcome.cause, outcome.message, logs, outcome.line);
-    const checked = validateOutput(outcome.output, maxOutputBytes);
-    return checked.ok ? { ok: true, request: checked.request, logs } : { ok: false, error: checked.error, logs };
+    const checked = validateOutput(outcome, maxOutputBytes);
+    return checked.ok
+      ? { ok: true, request: checked.request, bodyJson: checked.bodyJson, logs }
+      : { ok: false, error: checked.error, logs };
   }
 
   async function compile(code: string): Promise<TransformCompileResult> {

@@ -9,6 +9,12 @@ export interface TransformRequest {
   query: Record<string, string | string[]>;
 }
 
+/**
+ * What run() is given: the request, or the request with its body as JSON text (a stored webhook's bytes as they
+ * are), which then crosses into the sandbox as it is, never parsed nor serialised on the host.
+ */
+export type TransformInput = TransformRequest | (Omit<TransformRequest, 'body'> & { bodyJson: string });
+
 export interface TransformContext {
   event_id: string;
   source: string;
@@ -26,8 +32,10 @@ export interface TransformFailure {
   cause: TransformFailureCause;
 }
 
+/** On success `bodyJson` is the returned body as the JSON text to send (what `request.body` was parsed from). */
 export type TransformResult =
-  { ok: true; request: TransformRequest; logs: string } | { ok: false; error: TransformFailure; logs: string };
+  | { ok: true; request: TransformRequest; bodyJson: string; logs: string }
+  | { ok: false; error: TransformFailure; logs: string };
 
 /** A dry compile: whether the code parses and compiles as a script (it is not run). */
 export type TransformCompileResult = { ok: true } | { ok: false; error: TransformFailure };
@@ -47,7 +55,7 @@ export interface TransformRunnerOptions {
 }
 
 export interface TransformRunner {
-  run(code: string, request: TransformRequest, context: TransformContext): Promise<TransformResult>;
+  run(code: string, request: TransformInput, context: TransformContext): Promise<TransformResult>;
   /** Parses and compiles the code in a sandbox without running it (a SyntaxError, with its line, or too large). */
   compile(code: string): Promise<TransformCompileResult>;
   /** Ends every sandbox thread; calls still waiting fail. */

@@ -13,22 +13,27 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 const invalid = (message: string): Failure => ({ cause: 'invalid_output', message });
 
-/** `output` is the sandbox's JSON text of `{ request }` (or of why it could not be produced). */
+/** What the sandbox returned: the request's parts but its body, and the body as the JSON text to be sent. */
+export type SandboxOutput =
+  { invalid: string } | { tooLarge: true } | { meta: Record<string, unknown>; bodyJson: string };
+
+export type ValidOutput = { ok: true; request: TransformRequest; bodyJson: string };
+
+// The body is checked by its size only (the sandbox made it with JSON.stringify): it is parsed once, for the caller's
+// `request.body`, and never serialised again here.
 export function validateOutput(
-  output: string,
+  output: SandboxOutput,
   maxOutputBytes: number,
-): { ok: true; request: TransformRequest } | { ok: false; error: Failure } {
-  const parsed = JSON.parse(output) as { request?: unknown; invalid?: string; tooLarge?: number };
-  if (typeof parsed.invalid === 'string') return { ok: false, error: invalid(parsed.invalid) };
-  if (parsed.tooLarge !== undefined)
+): ValidOutput | { ok: false; error: Failure } {
+  if ('invalid' in output) return { ok: false, error: invalid(output.invalid) };
+  if ('tooLarge' in output)
     return {
       ok: false,
       error: { cause: 'too_large', message: `the returned request is over ${maxOutputBytes} bytes` },
     };
-  const request = parsed.request;
+  const { meta: request, bodyJson } = output;
   if (!isRecord(request)) return { ok: false, error: invalid('the handler must return the request object') };
-  if (request.body === undefined) return { ok: false, error: invalid('the returned request has no body') };
-  const bodyBytes = Buffer.byteLength(JSON.stringify(request.body));
+  const bodyBytes = Buffer.byteLength(bodyJson);
   if (bodyBytes > maxOutputBytes)
     return {
       ok: false,
@@ -56,8 +61,9 @@ export function validateOutput(
   }
   return {
     ok: true,
+    bodyJson,
     request: {
-      body: request.body,
+      body: JSON.parse(bodyJson) as unknown,
       headers: headers as Record<string, string>,
       path,
       query: query as Record<string, string | string[]>,

@@ -60,7 +60,11 @@ export function createTransformTestService(deps: TransformTestServiceDeps) {
         rule_id: ruleId,
         ...(input.destination_id !== undefined ? { destination_id: input.destination_id } : {}),
       };
-      return deps.runner.run(code, request, context);
+      const result = await deps.runner.run(code, request, context);
+      if (!result.ok) return result;
+      // The body's JSON text is the worker's (what it sends); the answer shows the request.
+      const { bodyJson: _sent, ...answer } = result;
+      return answer;
     },
   };
 }

@@ -1,0 +1,73 @@
+// The runner's pool against threads that misbehave (a stand-in thread file), and a transform that replaces the
+// JSON built-ins: every call settles with an answer of its own, never a rejection or another call's timeout.
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTransformRunner } from './transform-runner';
+
+const context = { event_id: 'evt_1', source: 'src', rule_id: 'rul_1' };
+const request = { body: { n: 1 }, headers: {}, path: '/', query: {} };
+
+// A sandbox thread that answers one call, then dies while idle (as a thread may, e.g. killed by its own resource
+// limits); each new thread answers its call's number.
+const dyingThread = path.join(os.tmpdir(), `relay-dying-thread-${process.pid}.cjs`);
+writeFileSync(
+  dyingThread,
+  `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', ({ id }) => {
+  parentPort.postMessage({ id, ok: true, meta: { headers: {}, path: '/', query: {} }, bodyJson: String(id), logs: '' });
+  setImmediate(() => process.exit(0));
+});
+parentPort.postMessage({ ready: true });
+`,
+);
+
+describe('transform runner pool', () => {
+  it('replaces a thread that died between calls, so the next call runs rather than timing out', async () => {
+    const runner = createTransformRunner({ threadFile: dyingThread, concurrency: 1, timeoutMs: 2000 });
+    try {
+      const first = await runner.run('x', request, context);
+      expect(first).toMatchObject({ ok: true });
+      // Let the thread's exit be seen while the slot is idle.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const second = await runner.run('x', request, context);
+      expect(second).toMatchObject({ ok: true });
+    } finally {
+      await runner.close();
+    }
+  });
+
+  describe('a transform that replaces JSON or Object.prototype', () => {
+    const runner = createTransformRunner({ concurrency: 1 });
+    afterAll(() => runner.close());
+
+    it.each([
+      ["JSON.stringify = () => 'nope';", { ok: true, request: { body: { n: 1 } } }],
+      ['JSON.stringify = () => undefined;', { ok: true, request: { body: { n: 1 } } }],
+      ['JSON.parse = () => ({});', { ok: true, request: { body: { n: 1 } } }],
+      ['Object.prototype.toJSON = function () { return 1; };', { ok: false, error: { cause: 'invalid_output' } }],
+    ])('%s gets its answer, never a rejection', async (tamper, expected) => {
+      const result = await runner.run(`${tamper}\naddHandler('transform', (r) => r);`, request, context);
+      expect(result).toMatchObject(expected);
+    });
+  });
+
+  it('takes the body as JSON text, and gives back the body it will send as JSON text', async () => {
+    const runner = createTransformRunner({ concurrency: 1 });
+    try {
+      const result = await runner.run(
+        "addHandler('transform', (r) => { r.body = { got: r.body.a, s: 'é\\n' }; return r; });",
+        { bodyJson: '{"a":[1,2]}', headers: {}, path: '/', query: {} },
+        context,
+      );
+      expect(result).toEqual({
+        ok: true,
+        request: { body: { got: [1, 2], s: 'é\n' }, headers: {}, path: '/', query: {} },
+        bodyJson: '{"got":[1,2],"s":"é\\n"}',
+        logs: '',
+      });
+    } finally {
+      await runner.close();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
+import { createPacingLimiter, createRedisConnection, destinationPacingKey } from '@relay/queue';
+import { startTargetServer, TEST_REDIS_URL, waitFor, type TargetServer } from '@relay/test-support';
 import { structured, textOf } from './tool-results';
 import { startMcpRelay, type McpRelay } from './mcp-harness';
 
@@ -28,6 +29,28 @@ describe('MCP destination tools', () => {
   const call = async (name: string, args: Record<string, unknown>) =>
     structured<{ destination: Destination }>(await client.callTool({ name, arguments: { rule_id: ruleId, ...args } }))
       .destination;
+
+  it('get_destination: the destination with its pacing state (in flight, waiting under max_concurrency)', async () => {
+    const created = await call('create_destination', {
+      name: 'narrow',
+      target_url: 'https://narrow.example.com/in',
+      max_concurrency: 1,
+    });
+    const redis = createRedisConnection(TEST_REDIS_URL, 'worker');
+    const workers = createPacingLimiter({ redis, prefix: relay.pipeline.prefix });
+    const key = destinationPacingKey(created.id);
+    await workers.acquire(key, { maxConcurrency: 1 }, 'job-a');
+    await workers.acquire(key, { maxConcurrency: 1 }, 'job-b');
+    redis.disconnect();
+    const got = await call('get_destination', { destination_id: created.id });
+    expect(got).toMatchObject({
+      id: created.id,
+      max_concurrency: 1,
+      pacing_state: { effective_limit: null, period: null, in_flight: 1, waiting: 1, held_until: null },
+    });
+    expect(created).not.toHaveProperty('pacing_state');
+    await call('delete_destination', { destination_id: created.id });
+  });
 
   it('creates with a filter, headers, a policy and a secret; lists; updates partly; deletes', async () => {
     const filter = { body: { action: 'released' } };

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
+import { createPacingLimiter, createRedisConnection, rulePacingKey } from '@relay/queue';
+import { startTargetServer, TEST_REDIS_URL, waitFor, type TargetServer } from '@relay/test-support';
 import { keyIdOf, structured, textOf } from './tool-results';
 import { startMcpRelay, type McpRelay } from './mcp-harness';
 
@@ -33,6 +34,37 @@ describe('MCP rule and hook tools', () => {
     prisma().auditEntry.findFirstOrThrow({ where: { action, resourceId } });
   const createRule = async (args: Record<string, unknown>) =>
     structured<{ rule: { id: string } }>(await client.callTool({ name: 'create_rule', arguments: args })).rule.id;
+
+  it('get_rule: the rule with its pacing state (rate in force, waiting, hold); list_rules leaves it out', async () => {
+    const rate = { limit: 6, period: 'minute' as const, burst: 1 };
+    const id = await createRule({ source: 'mcp-paced', target_url: `${target.url}/paced`, rate_limit: rate });
+    const get = async () =>
+      structured<{ rule: Record<string, unknown> }>(await client.callTool({ name: 'get_rule', arguments: { id } }))
+        .rule;
+    expect(await get()).toMatchObject({
+      id,
+      rate_limit: rate,
+      pacing_state: { effective_limit: 6, period: 'minute', in_flight: 0, waiting: 0, held_until: null },
+    });
+    // A worker's limiter under the install's prefix: one delivery granted, one waiting, a 429 and its Retry-After.
+    const redis = createRedisConnection(TEST_REDIS_URL, 'worker');
+    const workers = createPacingLimiter({ redis, prefix: relay.pipeline.prefix });
+    const key = rulePacingKey(id);
+    await workers.acquire(key, { rateLimit: rate }, 'job-1');
+    await workers.acquire(key, { rateLimit: rate }, 'job-2');
+    await workers.slowDown(key, { rateLimit: rate });
+    await workers.hold(key, Date.now() + 60_000);
+    redis.disconnect();
+    expect((await get()).pacing_state).toMatchObject({
+      effective_limit: 3,
+      waiting: 1,
+      held_until: expect.any(String),
+    });
+    const listed = structured<{ rules: Record<string, unknown>[] }>(
+      await client.callTool({ name: 'list_rules', arguments: {} }),
+    ).rules.find((rule) => rule.id === id);
+    expect(listed).not.toHaveProperty('pacing_state');
+  });
 
   it('create_rule: a webhook of its source is delivered to its target; the secret is never echoed', async () => {
     const result = await client.callTool({

@@ -6,6 +6,7 @@ import {
   createDeliveryQueue,
   createFeedPublisher,
   createFeedSubscriber,
+  createPacingLimiter,
   createRedisConnection,
   createRuleChangePublisher,
 } from '@relay/queue';
@@ -33,6 +34,7 @@ import { createEventStreams } from './modules/stream/event-stream';
 import { createLimits } from './modules/limits/limits';
 import { createApiMetrics } from './modules/metrics/api-metrics';
 import { createQueueView } from './modules/queue-view/queue-view';
+import { createPacingStateReader } from './modules/rules/pacing-state';
 
 /** Package version, shown in the OpenAPI document. */
 const VERSION = '0.0.0';
@@ -124,6 +126,13 @@ export function createApiRuntime(
     concurrency: config.TRANSFORM_CONCURRENCY,
     maxOutputBytes: config.INGEST_MAX_BODY_BYTES,
   });
+  // The workers' pacing limiter, read only for its state (GET of one rule or destination): commands on the
+  // producer connection (closed with it), under the workers' QUEUE_PREFIX; no subscriber, holds are not acted on here.
+  const pacingState = createPacingStateReader({
+    limiter: createPacingLimiter({ redis, prefix: config.QUEUE_PREFIX }),
+    timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    logger,
+  });
   let shuttingDown = false;
   // Set when start() has finished its work; /ready answers 503 until then.
   let started = false;
@@ -176,6 +185,7 @@ export function createApiRuntime(
     streams,
     ingest,
     transforms,
+    pacingState,
     limits: createLimits({ settings: config, redis, repositories, logger, ...overrides }),
     passwords,
     loginLimiter: createLoginLimiter({

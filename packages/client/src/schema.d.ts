@@ -5946,6 +5946,17 @@ export interface operations {
               max_concurrency: number | null;
               /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
               transform?: string | null;
+              pacing_state?: {
+                /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+                effective_limit: number | null;
+                period: ('second' | 'minute' | 'hour') | null;
+                /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+                in_flight: number;
+                /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+                waiting: number;
+                /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+                held_until: string | null;
+              } | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */
@@ -6197,6 +6208,17 @@ export interface operations {
             max_concurrency: number | null;
             /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
             transform?: string | null;
+            pacing_state?: {
+              /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+              effective_limit: number | null;
+              period: ('second' | 'minute' | 'hour') | null;
+              /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+              in_flight: number;
+              /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+              waiting: number;
+              /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+              held_until: string | null;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6370,6 +6392,17 @@ export interface operations {
             max_concurrency: number | null;
             /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
             transform?: string | null;
+            pacing_state?: {
+              /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+              effective_limit: number | null;
+              period: ('second' | 'minute' | 'hour') | null;
+              /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+              in_flight: number;
+              /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+              waiting: number;
+              /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+              held_until: string | null;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6690,6 +6723,17 @@ export interface operations {
             max_concurrency: number | null;
             /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
             transform?: string | null;
+            pacing_state?: {
+              /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+              effective_limit: number | null;
+              period: ('second' | 'minute' | 'hour') | null;
+              /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+              in_flight: number;
+              /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+              waiting: number;
+              /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+              held_until: string | null;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -6884,6 +6928,17 @@ export interface operations {
             max_concurrency: number | null;
             /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
             transform?: string | null;
+            pacing_state?: {
+              /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+              effective_limit: number | null;
+              period: ('second' | 'minute' | 'hour') | null;
+              /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+              in_flight: number;
+              /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+              waiting: number;
+              /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+              held_until: string | null;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -7071,6 +7126,17 @@ export interface operations {
             max_concurrency: number | null;
             /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
             transform?: string | null;
+            pacing_state?: {
+              /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+              effective_limit: number | null;
+              period: ('second' | 'minute' | 'hour') | null;
+              /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+              in_flight: number;
+              /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+              waiting: number;
+              /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+              held_until: string | null;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -7324,6 +7390,17 @@ export interface operations {
               max_concurrency: number | null;
               /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
               transform?: string | null;
+              pacing_state?: {
+                /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+                effective_limit: number | null;
+                period: ('second' | 'minute' | 'hour') | null;
+                /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+                in_flight: number;
+                /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+                waiting: number;
+                /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+                held_until: string | null;
+              } | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */
@@ -7971,6 +8048,17 @@ export interface operations {
               max_concurrency: number | null;
               /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
               transform?: string | null;
+              pacing_state?: {
+                /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+                effective_limit: number | null;
+                period: ('second' | 'minute' | 'hour') | null;
+                /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+                in_flight: number;
+                /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+                waiting: number;
+                /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+                held_until: string | null;
+              } | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */
@@ -8141,6 +8229,17 @@ export interface operations {
             max_concurrency: number | null;
             /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
             transform?: string | null;
+            pacing_state?: {
+              /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+              effective_limit: number | null;
+              period: ('second' | 'minute' | 'hour') | null;
+              /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+              in_flight: number;
+              /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+              waiting: number;
+              /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+              held_until: string | null;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -8269,6 +8368,17 @@ export interface operations {
             max_concurrency: number | null;
             /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
             transform?: string | null;
+            pacing_state?: {
+              /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+              effective_limit: number | null;
+              period: ('second' | 'minute' | 'hour') | null;
+              /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+              in_flight: number;
+              /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+              waiting: number;
+              /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+              held_until: string | null;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -8490,6 +8600,17 @@ export interface operations {
             max_concurrency: number | null;
             /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
             transform?: string | null;
+            pacing_state?: {
+              /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+              effective_limit: number | null;
+              period: ('second' | 'minute' | 'hour') | null;
+              /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+              in_flight: number;
+              /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+              waiting: number;
+              /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+              held_until: string | null;
+            } | null;
             /** @description ISO 8601 UTC timestamp. */
             created_at: string;
             /** @description ISO 8601 UTC timestamp. */
@@ -8619,6 +8740,17 @@ export interface operations {
               max_concurrency: number | null;
               /** @description The transform code as saved (null: none). Left out of lists, which say `has_transform`. */
               transform?: string | null;
+              pacing_state?: {
+                /** @description Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate). */
+                effective_limit: number | null;
+                period: ('second' | 'minute' | 'hour') | null;
+                /** @description Deliveries being sent now under `max_concurrency` (0 without it). */
+                in_flight: number;
+                /** @description Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold). */
+                waiting: number;
+                /** @description A target's 429 or 503 Retry-After holds every next delivery until then (paced or not). */
+                held_until: string | null;
+              } | null;
               /** @description ISO 8601 UTC timestamp. */
               created_at: string;
               /** @description ISO 8601 UTC timestamp. */

@@ -4,7 +4,7 @@ import { resourceNameSchema, timestamp } from './common.schemas';
 import { routingFilterSchema } from './routing-filter.schemas';
 import { deliveryPolicySchema, healthViewSchema, unhealthyAfterSeconds } from './rule-options.schemas';
 import { outboundHeadersSchema, signingSecret, targetUrl } from './rules.schemas';
-import { transformPacingInput, transformPacingView, transformView } from './transform.schemas';
+import { pacingStateView, transformPacingInput, transformPacingView, transformView } from './transform.schemas';
 
 // Routing's destinations (docs/routing.md, "Destinations"): further targets of one rule, each with its own
 // filter, signing, headers, policy and health. The option shapes are the rule's own.
@@ -64,6 +64,7 @@ export const destinationSchema = z.object({
   health: healthViewSchema,
   ...transformPacingView,
   ...transformView,
+  ...pacingStateView,
   created_at: timestamp,
   updated_at: timestamp,
 });

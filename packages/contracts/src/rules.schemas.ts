@@ -2,7 +2,7 @@ import { isRelayOwnedOutboundHeader, OPT_IN_HEADERS } from '@relay/core';
 import { z } from 'zod';
 import { resourceNameSchema, sourceSchema, timestamp } from './common.schemas';
 import { ruleOptionsInput, ruleOptionsView } from './rule-options.schemas';
-import { transformPacingInput, transformPacingView, transformView } from './transform.schemas';
+import { pacingStateView, transformPacingInput, transformPacingView, transformView } from './transform.schemas';
 
 export const targetUrl = z
   .string()
@@ -132,6 +132,7 @@ export const ruleSchema = z.object({
   ...ruleOptionsView,
   ...transformPacingView,
   ...transformView,
+  ...pacingStateView,
   created_at: timestamp,
   updated_at: timestamp,
 });

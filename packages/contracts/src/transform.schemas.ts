@@ -1,5 +1,6 @@
 import { MAX_TRANSFORM_BYTES, RATE_LIMIT_PERIODS } from '@relay/core';
 import { z } from 'zod';
+import { timestamp } from './common.schemas';
 
 // Transformations and pacing (issue 30, docs/transformations.md and docs/rules.md "Pacing"): the fields a rule (for
 // its primary target) and each destination share, and POST /rules/{id}/transform-test.
@@ -71,6 +72,32 @@ export const transformView = {
     .optional()
     .describe('The transform code as saved (null: none). Left out of lists, which say `has_transform`.'),
 };
+
+/** Pacing as it stands now, shared by every worker (Redis): what one rule's or destination's read adds. */
+export const pacingStateSchema = z
+  .object({
+    effective_limit: z
+      .number()
+      .nullable()
+      .describe(
+        'Deliveries per `period` in force: `rate_limit.limit`, or less while halved after a 429 (null: no rate).',
+      ),
+    period: z.enum(RATE_LIMIT_PERIODS).nullable(),
+    in_flight: z.number().int().describe('Deliveries being sent now under `max_concurrency` (0 without it).'),
+    waiting: z
+      .number()
+      .int()
+      .describe('Deliveries waiting their turn (over the rate, the concurrency or a Retry-After hold).'),
+    held_until: timestamp
+      .nullable()
+      .describe("A target's 429 or 503 Retry-After holds every next delivery until then (paced or not)."),
+  })
+  .describe(
+    'The pacing state (docs/rules.md "Pacing"). null: no pacing and no Retry-After hold, or Redis did not answer ' +
+      'in time. Only one rule or destination read carries it; lists leave it out.',
+  );
+
+export const pacingStateView = { pacing_state: pacingStateSchema.nullable().optional() };
 
 export const transformTestSchema = z
   .object({

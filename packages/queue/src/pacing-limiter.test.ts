@@ -40,13 +40,14 @@ async function acquireEventually(
   pacer: Awaited<ReturnType<typeof limiter>>,
   key: string,
   pacing: PacingSettings | null,
+  waiterId?: string,
 ): Promise<{
   grant: Extract<PacingDecision, { granted: true }>;
   refusals: Extract<PacingDecision, { granted: false }>[];
 }> {
   const refusals: Extract<PacingDecision, { granted: false }>[] = [];
   for (;;) {
-    const decision = await pacer.acquire(key, pacing);
+    const decision = await pacer.acquire(key, pacing, waiterId);
     if (decision.granted) return { grant: decision, refusals };
     refusals.push(decision);
     await sleep(decision.retryAfterMs);
@@ -64,7 +65,9 @@ describe('the pacing limiter', () => {
     const pacer = createPacingLimiter({ redis, prefix });
     const before = counter.commands;
     for (let i = 0; i < 100; i++) {
-      const decision = await pacer.acquire('rule:unpaced', i % 2 ? null : { rateLimit: null, maxConcurrency: null });
+      // A worker passes its job id as the waiter: never asked about while the key is not held.
+      const unpaced = i % 2 ? null : { rateLimit: null, maxConcurrency: null };
+      const decision = await pacer.acquire('rule:unpaced', unpaced, `job-${i}`);
       expect(decision).toEqual({ granted: true, lease: { key: 'rule:unpaced', id: null }, grantedAtMs: null });
       await pacer.release((decision as Extract<PacingDecision, { granted: true }>).lease);
       await pacer.recordSuccess('rule:unpaced', null);
@@ -206,6 +209,65 @@ describe('the pacing limiter', () => {
     expect(rates).toEqual([5, 2.5, 2, 2]);
     // A key without a rate limit is not halved (its 429s only hold, with Retry-After).
     expect(await eager.slowDown('destination:eager', { maxConcurrency: 3 })).toBeNull();
+  });
+
+  it('counts the waiters refused for the rate and for concurrency until each is granted', async () => {
+    const prefix = uniqueQueuePrefix();
+    const pacer = await limiter(prefix, { concurrencyRetryMs: 20 });
+    const rate = { rateLimit: { limit: 1, period: 'minute' as const, burst: 1 } };
+    expect(await pacer.acquire('rule:slow', rate, 'job-1')).toMatchObject({ granted: true });
+    for (const id of ['job-2', 'job-3', 'job-2']) {
+      expect(await pacer.acquire('rule:slow', rate, id)).toMatchObject({ granted: false, reason: 'rate' });
+    }
+    // One waiter asking again is still one waiter; a refusal without a waiter id is not counted.
+    await pacer.acquire('rule:slow', rate);
+    expect(await pacer.state('rule:slow', rate)).toMatchObject({ waiting: 2, effectiveLimit: 1, period: 'minute' });
+
+    const narrow = { maxConcurrency: 1 };
+    const taken = await pacer.acquire('destination:narrow', narrow, 'job-a');
+    expect(await pacer.acquire('destination:narrow', narrow, 'job-b')).toMatchObject({ reason: 'concurrency' });
+    expect(await pacer.state('destination:narrow', narrow)).toMatchObject({ inFlight: 1, waiting: 1 });
+    await pacer.release((taken as Extract<PacingDecision, { granted: true }>).lease);
+    expect(await pacer.acquire('destination:narrow', narrow, 'job-b')).toMatchObject({ granted: true });
+    expect(await pacer.state('destination:narrow', narrow)).toMatchObject({ inFlight: 1, waiting: 0 });
+  });
+
+  it('forgets a waiter that never asks again (a crashed worker) once its wake-up and the grace are over', async () => {
+    const prefix = uniqueQueuePrefix();
+    const pacer = await limiter(prefix, { waiterGraceMs: 300 });
+    const rate = { rateLimit: { limit: 10, period: 'second' as const, burst: 1 } };
+    await pacer.acquire('rule:crash', rate, 'job-1');
+    const refused = await pacer.acquire('rule:crash', rate, 'job-lost');
+    expect(refused).toMatchObject({ granted: false, reason: 'rate' });
+    expect((await pacer.state('rule:crash', rate)).waiting).toBe(1);
+    await sleep((refused as { retryAfterMs: number }).retryAfterMs + 300 + 50);
+    expect((await pacer.state('rule:crash', rate)).waiting).toBe(0);
+  });
+
+  it('counts the waiters of a known hold with one command each, and forgets them when granted', async () => {
+    const prefix = uniqueQueuePrefix();
+    const writer = await limiter(prefix);
+    await writer.hold('rule:held', Date.now() + 60_000);
+    const { redis, counter } = await countingConnection();
+    const worker = createPacingLimiter({ redis, subscriber: connect(), prefix });
+    await worker.start();
+    // The first refusal may load the script; each one after costs exactly one command.
+    await worker.acquire('rule:held', null, 'job-0');
+    const before = counter.commands;
+    for (const id of ['job-1', 'job-2']) {
+      expect(await worker.acquire('rule:held', null, id)).toMatchObject({ granted: false, reason: 'hold' });
+    }
+    expect(counter.commands).toBe(before + 2);
+    expect(await worker.state('rule:held', null)).toMatchObject({ waiting: 3, configuredLimit: null });
+    expect((await worker.state('rule:held', null)).heldUntil).not.toBeNull();
+
+    // The hold over (a shorter one here, in a fresh key), an unpaced grant of a waiter it counted forgets it.
+    await writer.hold('rule:brief', Date.now() + 300);
+    await waitFor(() => worker.knownHolds() === 2, 5_000, 'the second hold to reach the worker');
+    const { grant, refusals } = await acquireEventually(worker, 'rule:brief', null, 'job-9');
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(grant.grantedAtMs).toBeNull();
+    expect((await worker.state('rule:brief', null)).waiting).toBe(0);
   });
 
   it('paces at the configured rate with its burst, on Redis time', async () => {

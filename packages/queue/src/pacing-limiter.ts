@@ -2,7 +2,18 @@ import { createHash, randomUUID } from 'node:crypto';
 import { DelayedError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { LocalHolds, pacingHoldsChannel } from './pacing-holds';
-import { ACQUIRE, HALVE, HOLD, INDEX_HOLD, LOAD_HOLDS, RELEASE, RESTORE, STATE } from './pacing-scripts';
+import {
+  ACQUIRE,
+  HALVE,
+  HOLD,
+  INDEX_HOLD,
+  LOAD_HOLDS,
+  RELEASE,
+  RESTORE,
+  STATE,
+  UNWAIT,
+  WAITER,
+} from './pacing-scripts';
 import {
   isPaced,
   PERIOD_MS,
@@ -45,12 +56,19 @@ export interface PacingLimiterOptions {
   halvingCooldownMs?: number;
   /** The share of the configured limit one success window gives back. Default 0.1 (10 %). */
   restoreStep?: number;
+  /**
+   * How long a refused waiter stays counted past the wake-up it was given, when it never asks again (its worker
+   * crashed, its job was removed). Default 60 s.
+   */
+  waiterGraceMs?: number;
   /** Called on every refusal (paced waits, for metrics). */
   onWait?: (key: string, reason: PacingWaitReason) => void;
 }
 
 /** A BullMQ job as `pacedOrDelay` needs it. */
 interface DelayableJob {
+  /** The waiter id `state` counts while the job waits. */
+  id?: string | undefined;
   moveToDelayed(timestamp: number, token?: string): Promise<void>;
 }
 
@@ -87,15 +105,20 @@ export function createPacingLimiter(options: PacingLimiterOptions) {
   const halvingFloor = options.halvingFloor ?? 1;
   const halvingCooldownMs = options.halvingCooldownMs ?? 1_000;
   const restoreStep = options.restoreStep ?? 0.1;
+  const waiterGraceMs = options.waiterGraceMs ?? 60_000;
   const run = scriptRunner(options.redis);
   const holds = new LocalHolds();
   // Keys this process saw halved: only their successes cost a Redis command.
   const halved = new Set<string>();
+  // Waiters this process recorded on a hold it knew of: granted later without ACQUIRE (an unpaced key), only
+  // they cost a command to forget; the others age out after the grace.
+  const heldWaiters = new Map<string, string>();
   // One hash tag per pacing key (Redis Cluster): its state and its leases share a slot, other keys spread out.
   const base = options.prefix.replace(/[{}]/g, '');
   const tag = (key: string) => `{${base}:pace:${key.replace(/[{}]/g, '')}}`;
   const stateKey = (key: string) => `${tag(key)}:s`;
   const leasesKey = (key: string) => `${tag(key)}:l`;
+  const waitersKey = (key: string) => `${tag(key)}:w`;
   const indexKey = `{${base}:pace-holds}`;
   const channel = pacingHoldsChannel(options.prefix);
 
@@ -108,6 +131,13 @@ export function createPacingLimiter(options: PacingLimiterOptions) {
     options.onWait?.(key, reason);
     return { granted: false, retryAfterMs, reason };
   };
+
+  // A refusal from the known holds still counts its waiter (best effort: the refusal stands without Redis).
+  async function heldWaiter(key: string, waiterId: string, waitMs: number): Promise<void> {
+    if (heldWaiters.size >= 10_000) heldWaiters.delete(heldWaiters.keys().next().value!);
+    heldWaiters.set(waiterId, key);
+    await run(WAITER, [waitersKey(key)], [waiterId, waitMs, waiterGraceMs]).catch(() => {});
+  }
 
   async function loadHolds(): Promise<void> {
     const rows = await run(LOAD_HOLDS, [indexKey], []);
@@ -124,17 +154,25 @@ export function createPacingLimiter(options: PacingLimiterOptions) {
     /**
      * Asks for one delivery on `key`: granted (with a lease to release when the attempt ends) or refused with
      * how long to wait. Unpaced settings ask Redis nothing; a key this process knows is held is refused at once.
+     * `waiterId` (a job id) is counted as waiting while refused (`state`), and no longer once granted.
      */
-    async acquire(key: string, pacing: PacingSettings | null | undefined): Promise<PacingDecision> {
+    async acquire(key: string, pacing: PacingSettings | null | undefined, waiterId?: string): Promise<PacingDecision> {
       const heldMs = holds.remaining(key);
-      if (heldMs > 0) return refuse(key, Math.ceil(heldMs), 'hold');
-      if (!isPaced(pacing)) return { granted: true, lease: { key, id: null }, grantedAtMs: null };
+      if (heldMs > 0) {
+        if (waiterId) await heldWaiter(key, waiterId, Math.ceil(heldMs));
+        return refuse(key, Math.ceil(heldMs), 'hold');
+      }
+      if (!isPaced(pacing)) {
+        if (waiterId && heldWaiters.delete(waiterId)) await run(UNWAIT, [waitersKey(key)], [waiterId]).catch(() => {});
+        return { granted: true, lease: { key, id: null }, grantedAtMs: null };
+      }
+      if (waiterId) heldWaiters.delete(waiterId);
       const rate = pacing!.rateLimit && pacing!.rateLimit.limit > 0 ? pacing!.rateLimit : null;
       const maxConcurrency = pacing!.maxConcurrency ?? 0;
       const leaseId = maxConcurrency > 0 ? randomUUID() : '';
       const reply = await run(
         ACQUIRE,
-        [stateKey(key), leasesKey(key)],
+        [stateKey(key), leasesKey(key), waitersKey(key)],
         [
           rate?.limit ?? 0,
           rate ? PERIOD_MS[rate.period] : 0,
@@ -144,6 +182,8 @@ export function createPacingLimiter(options: PacingLimiterOptions) {
           leaseTtlMs,
           concurrencyRetryMs,
           stateTtlMs,
+          waiterId ?? '',
+          waiterGraceMs,
         ],
       );
       const [granted, waitUs, reason, nowUs, effective] = reply;
@@ -165,8 +205,9 @@ export function createPacingLimiter(options: PacingLimiterOptions) {
     },
 
     /**
-     * A BullMQ processor's first step: the grant (its lease to release) when granted, else the job goes back to delayed for the wait and
-     * `DelayedError` is thrown (the worker counts no attempt; the processor must let it through).
+     * A BullMQ processor's first step: the grant (its lease to release) when granted, else the job goes back to
+     * delayed for the wait and `DelayedError` is thrown (the worker counts no attempt; the processor must let it
+     * through). The job's id is its waiter id: `state` counts it as waiting until it is granted.
      */
     async pacedOrDelay(
       job: DelayableJob,
@@ -174,7 +215,7 @@ export function createPacingLimiter(options: PacingLimiterOptions) {
       key: string,
       pacing: PacingSettings | null | undefined,
     ): Promise<PacingGrant> {
-      const decision = await limiter.acquire(key, pacing);
+      const decision = await limiter.acquire(key, pacing, job.id);
       if (decision.granted) return decision;
       await job.moveToDelayed(Date.now() + decision.retryAfterMs, token);
       throw new DelayedError();
@@ -212,7 +253,8 @@ export function createPacingLimiter(options: PacingLimiterOptions) {
 
     /** The key's pacing state for the API; `pacing` (the current settings) wins over the last ones used. */
     async state(key: string, pacing?: PacingSettings | null): Promise<PacingState> {
-      const [lim, per, eff, hold, inFlight, nowUs] = await run(STATE, [stateKey(key), leasesKey(key)], []);
+      const keys = [stateKey(key), leasesKey(key), waitersKey(key)];
+      const [lim, per, eff, hold, inFlight, nowUs, waiting] = await run(STATE, keys, []);
       const rate = pacing === undefined ? null : (pacing?.rateLimit ?? null);
       const storedPeriod = (Object.keys(PERIOD_MS) as PacingPeriod[]).find((p) => PERIOD_MS[p] === num(per));
       const configuredLimit = pacing === undefined ? num(lim) : (rate?.limit ?? null);
@@ -222,6 +264,7 @@ export function createPacingLimiter(options: PacingLimiterOptions) {
         period: pacing === undefined ? (storedPeriod ?? null) : (rate?.period ?? null),
         effectiveLimit: configuredLimit === null ? null : Math.min(num(eff) ?? configuredLimit, configuredLimit),
         inFlight: Number(inFlight),
+        waiting: Number(waiting),
         heldUntil: heldUntilUs !== null && heldUntilUs > Number(nowUs) ? new Date(heldUntilUs / 1_000) : null,
       };
     },

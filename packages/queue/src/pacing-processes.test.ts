@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { TEST_REDIS_URL, uniqueQueuePrefix, waitFor } from '@relay/test-support';
 import { Queue } from 'bullmq';
+import { createPacingLimiter } from './pacing-limiter';
 import { createRedisConnection } from './redis-connection';
 
 // Pacing shared by separate worker processes: two child processes, each a BullMQ worker (concurrency 10) whose
@@ -85,8 +86,14 @@ describe('pacing across two worker processes', () => {
         opts: { jobId: `job-${i}`, attempts: 1, removeOnComplete: false, removeOnFail: false },
       })),
     );
+    // pacedOrDelay gives the job id as the waiter: the jobs waiting their turn are counted, then none is.
+    const reader = createPacingLimiter({ redis: connection, prefix });
+    let mostWaiting = 0;
     await waitFor(
-      async () => (await queue.getJobCounts('completed')).completed === 50,
+      async () => {
+        mostWaiting = Math.max(mostWaiting, (await reader.state('destination:five-per-second')).waiting);
+        return (await queue.getJobCounts('completed')).completed === 50;
+      },
       60_000,
       'every job to complete',
     );
@@ -99,6 +106,8 @@ describe('pacing across two worker processes', () => {
     // Jobs waited as delayed jobs, and no wait counted an attempt: none failed, each completed at its first.
     expect(lines.filter((line) => line.type === 'wait').length).toBeGreaterThan(0);
     expect((await queue.getJobCounts('failed')).failed).toBe(0);
+    expect(mostWaiting).toBeGreaterThan(10);
+    expect((await reader.state('destination:five-per-second')).waiting).toBe(0);
     for (const grant of grants) expect(grant.attemptsMade).toBe(0);
     const jobs = await queue.getJobs(['completed']);
     expect(jobs.map((job) => job.attemptsMade)).toEqual(Array(50).fill(1));

@@ -1,13 +1,15 @@
 // The pacing limiter's Redis scripts. They live in TypeScript strings, not .lua files, because the apps are
 // bundled by esbuild and a file read at run time would not travel with the bundle.
 //
-// Every script touches the keys of ONE pacing key only (its state hash and its lease set), both under the same
-// hash tag, so that each runs on a single Redis Cluster slot. Times are Redis `TIME` in microseconds: every
+// Every script touches the keys of ONE pacing key only (its state hash, its lease set and its waiter set), all under
+// the same hash tag, so that each runs on a single Redis Cluster slot. Times are Redis `TIME` in microseconds: every
 // worker process shares that one clock, whatever their own clocks say. The state hash holds:
 //   tat       GCRA theoretical arrival time (µs)          hold      Retry-After hold: nothing granted before (µs)
 //   wq        the wake-up cursor handed to waiters (µs)   eff       effective limit while halved (absent: configured)
 //   ok        successes counted towards the next step    halved    when the last halving happened (µs)
 //   lim, per  the configured limit and period (ms), kept for `state`
+// The waiter set holds the deliveries refused and waiting (their job ids), scored by when they are forgotten:
+// their wake-up plus a grace, so that one whose worker crashed (it never asks again) ages out.
 
 const NOW = `
 local t = redis.call('TIME')
@@ -22,12 +24,23 @@ local function keep(key, now, horizon, ttl)
 end
 `;
 
+// Records a refused waiter (ARGV: id, '' for none) until its wake-up plus the grace (ms), never shortening the set's life.
+const WAIT = `
+local function waiting(key, now, wait, id, grace)
+  if id == '' then return end
+  local forget = now + wait + grace * 1000
+  redis.call('ZADD', key, string.format('%.0f', forget), id)
+  local ms = math.floor((forget - now) / 1000) + 1
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
+`;
+
 /**
- * KEYS: state, leases. ARGV: limit (0: no rate), period ms, burst, max concurrency (0: none), lease id,
- * lease ttl ms, concurrency retry ms, state ttl ms.
+ * KEYS: state, leases, waiters. ARGV: limit (0: no rate), period ms, burst, max concurrency (0: none), lease id,
+ * lease ttl ms, concurrency retry ms, state ttl ms, waiter id ('' for none), waiter grace ms.
  * Returns { granted 0|1, wait µs, reason, now µs, effective limit (string, '' without a rate), in flight }.
  */
-export const ACQUIRE = `${NOW}${KEEP}
+export const ACQUIRE = `${NOW}${KEEP}${WAIT}
 local limit = tonumber(ARGV[1])
 local period = tonumber(ARGV[2]) * 1000
 local burst = tonumber(ARGV[3])
@@ -39,6 +52,7 @@ if limit > 0 then
 end
 local hold = tonumber(st[2])
 if hold and hold > now then
+  waiting(KEYS[3], now, hold - now, ARGV[9], tonumber(ARGV[10]))
   return {0, hold - now, 'hold', now, tostring(eff), 0}
 end
 local inflight = 0
@@ -50,7 +64,9 @@ if maxc > 0 then
     local wait = tonumber(ARGV[7]) * 1000
     local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
     if first[2] then wait = math.min(wait, tonumber(first[2]) - now) end
-    return {0, math.max(wait, 1000), 'concurrency', now, tostring(eff), inflight}
+    wait = math.max(wait, 1000)
+    waiting(KEYS[3], now, wait, ARGV[9], tonumber(ARGV[10]))
+    return {0, wait, 'concurrency', now, tostring(eff), inflight}
   end
 end
 local newtat = nil
@@ -65,6 +81,7 @@ if limit > 0 then
     local wake = math.max(allowAt, tonumber(st[4]) or 0)
     redis.call('HSET', KEYS[1], 'wq', string.format('%.3f', wake + T))
     keep(KEYS[1], now, wake + T, tonumber(ARGV[8]))
+    waiting(KEYS[3], now, wake - now, ARGV[9], tonumber(ARGV[10]))
     return {0, wake - now, 'rate', now, tostring(eff), inflight}
   end
   newtat = tat + T
@@ -78,8 +95,21 @@ if newtat then
   redis.call('HSET', KEYS[1], 'tat', string.format('%.3f', newtat), 'lim', ARGV[1], 'per', ARGV[2])
   keep(KEYS[1], now, newtat, tonumber(ARGV[8]))
 end
+if ARGV[9] ~= '' then redis.call('ZREM', KEYS[3], ARGV[9]) end
 return {1, 0, 'granted', now, tostring(eff), inflight}
 `;
+
+/**
+ * KEYS: waiters. ARGV: waiter id, wait ms, grace ms. A refusal answered from the process's known holds (no
+ * ACQUIRE ran) still records its waiter: holds are rare, so this costs nothing on unheld keys.
+ */
+export const WAITER = `${NOW}${WAIT}
+waiting(KEYS[1], now, tonumber(ARGV[2]) * 1000, ARGV[1], tonumber(ARGV[3]))
+return 1
+`;
+
+/** KEYS: waiters. ARGV: waiter id. A waiter granted without ACQUIRE (an unpaced key whose hold ended). */
+export const UNWAIT = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
 
 /** KEYS: leases. ARGV: lease id. */
 export const RELEASE = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
@@ -168,9 +198,14 @@ end
 return tostring(eff)
 `;
 
-/** KEYS: state, leases. Returns { lim, per, eff, hold µs or '', in flight, now µs }. */
+/**
+ * KEYS: state, leases, waiters. Drops the waiters past their grace.
+ * Returns { lim, per, eff, hold µs or '', in flight, now µs, waiting }.
+ */
 export const STATE = `${NOW}
 local st = redis.call('HMGET', KEYS[1], 'lim', 'per', 'eff', 'hold')
 local inflight = redis.call('ZCOUNT', KEYS[2], '(' .. string.format('%.0f', now), '+inf')
-return {st[1] or '', st[2] or '', st[3] or '', st[4] or '', inflight, now}
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local waiters = redis.call('ZCARD', KEYS[3])
+return {st[1] or '', st[2] or '', st[3] or '', st[4] or '', inflight, now, waiters}
 `;

@@ -64,6 +64,8 @@ export interface PacingState {
   effectiveLimit: number | null;
   /** Leases held now (deliveries in flight under max_concurrency). */
   inFlight: number;
+  /** Deliveries refused and waiting for their turn (rate, concurrency or hold), those that gave a waiter id. */
+  waiting: number;
   /** Until when a Retry-After hold keeps deliveries back, null when none. */
   heldUntil: Date | null;
 }

@@ -13,6 +13,7 @@ import type { HostResolver } from '../modules/platform/host-resolver';
 import type { IngestHostSettings } from '../modules/platform/ingest-hosts';
 import type { EventStreams } from '../modules/stream/event-stream';
 import type { DomainVerifier } from '../modules/domains/dns-verifier';
+import type { PacingStateReader } from '../modules/rules/pacing-state';
 
 /** What the api process provides to its modules' services; runtime.ts builds it once. */
 export interface ModuleContext {
@@ -27,6 +28,8 @@ export interface ModuleContext {
   ingest: IngestService;
   /** The transform sandbox (transform-test, and the compile check of a transform at save). */
   transforms: TransformRunner;
+  /** The workers' pacing state (Redis) one rule's or destination's read shows. */
+  pacingState: PacingStateReader;
   /** This process's Prometheus registry and counters (modules/metrics). */
   metrics: ApiMetrics;
   /** Rate limits and the monthly quota (modules/limits). */

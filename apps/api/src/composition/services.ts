@@ -136,6 +136,7 @@ export function createServices(ctx: ModuleContext) {
       targetPolicy: ctx.targetPolicy,
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
       transforms: ctx.transforms,
+      pacingState: ctx.pacingState,
     }),
     ruleOrdering: createRuleOrderingService({ repositories: ctx.repositories }),
     verificationSecrets: createVerificationSecretService({
@@ -161,6 +162,7 @@ export function createServices(ctx: ModuleContext) {
       ruleChanges: ctx.ruleChanges,
       feed: ctx.feed,
       transforms: ctx.transforms,
+      pacingState: ctx.pacingState,
       logger: ctx.logger,
     }),
     transformTest: createTransformTestService({

@@ -56,6 +56,25 @@ const listDestinations = defineTool({
   },
 });
 
+const getDestination = defineTool({
+  name: 'get_destination',
+  title: 'Get a destination',
+  description:
+    'One destination of a rule, as list_destinations shows it, plus its pacing state now: the rate in force (a ' +
+    '429 halves it), deliveries in flight and waiting their turn, and a Retry-After hold from its target. Use it ' +
+    "to see why the destination's deliveries are slow or held back.",
+  operation: 'GET /rules/{id}/destinations/{destinationId}',
+  input: { rule_id: ruleIdInput, destination_id: destinationIdInput },
+  output: { destination: destinationSummary },
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run({ rule_id, destination_id }, { client, link }) {
+    const answer = await dataOf(
+      client.GET('/rules/{id}/destinations/{destinationId}', destinationPath(rule_id, destination_id)),
+    );
+    return { destination: destinationView(answer, link) };
+  },
+});
+
 const createDestination = defineTool({
   name: 'create_destination',
   title: 'Add a destination to a rule',
@@ -170,6 +189,7 @@ const resumeDestination = defineTool({
 
 export const DESTINATION_TOOLS: readonly AnyRelayTool[] = [
   listDestinations,
+  getDestination,
   createDestination,
   updateDestination,
   deleteDestination,

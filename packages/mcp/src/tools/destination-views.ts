@@ -1,6 +1,7 @@
 import type { AnswerOf } from '@relay/client';
 import { destinationSchema } from '@relay/contracts';
 import { z } from 'zod';
+import { pacingStateSummary } from './rule-views';
 
 // A rule's destinations (docs/routing.md) as tool results show them: the API's fields (@relay/contracts), the
 // outbound headers as the three lists the tools take, never a signing secret (the API returns none either).
@@ -25,6 +26,7 @@ export const destinationSummary = z.object({
   health: z
     .object({ status, reason, since })
     .describe("An unhealthy destination's deliveries wait as paused until resume_destination."),
+  pacing_state: pacingStateSummary,
   link: z.string().describe("The rule's dashboard page, where its destinations are listed."),
 });
 
@@ -52,5 +54,6 @@ export const destinationView = (
   forward_path_query: d.forward_path_query,
   rate_limit: d.rate_limit,
   max_concurrency: d.max_concurrency,
+  ...(d.pacing_state !== undefined ? { pacing_state: d.pacing_state } : {}),
   link: link(`/rules/${d.rule_id}`),
 });

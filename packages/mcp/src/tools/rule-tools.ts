@@ -40,6 +40,22 @@ const listRules = defineTool({
   },
 });
 
+const getRule = defineTool({
+  name: 'get_rule',
+  title: 'Get a rule',
+  description:
+    'One rule, as list_rules shows it, plus its pacing state now: the rate in force (a 429 halves it), deliveries ' +
+    'in flight and waiting their turn, and a Retry-After hold from its target. Use it to see why its deliveries ' +
+    'are slow or held back.',
+  operation: 'GET /rules/{id}',
+  input: { id: ruleIdInput },
+  output: { rule: ruleSummary },
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run({ id }, { client, link }) {
+    return { rule: ruleView(await dataOf(client.GET('/rules/{id}', { params: { path: { id } } })), link) };
+  },
+});
+
 const createRule = defineTool({
   name: 'create_rule',
   title: 'Create a rule',
@@ -131,6 +147,7 @@ const deleteRule = defineTool({
 
 export const RULE_TOOLS: readonly AnyRelayTool[] = [
   listRules,
+  getRule,
   createRule,
   updateRule,
   deleteRule,

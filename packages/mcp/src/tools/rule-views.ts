@@ -1,5 +1,5 @@
 import type { AnswerOf } from '@relay/client';
-import { targetUrl } from '@relay/contracts';
+import { pacingStateSchema, targetUrl } from '@relay/contracts';
 import { z } from 'zod';
 import { ruleOptionsSummary, ruleOptionsView } from './rule-option-inputs';
 
@@ -14,6 +14,16 @@ export const targetUrlInput = targetUrl.describe(
   'http(s) URL the relay POSTs to; checked against the network policy (refused: target_url_rejected).',
 );
 export const descriptionInput = z.string().max(500).describe('A note for humans, up to 500 characters.');
+
+/** The pacing state only get_rule and get_destination show (one Redis read each; lists leave it out). */
+export const pacingStateSummary = pacingStateSchema
+  .nullable()
+  .optional()
+  .describe(
+    'Pacing now, over every worker: the rate in force (halved after a 429 until successes restore it), deliveries ' +
+      'in flight and waiting their turn, and a Retry-After hold. null: not paced and not held, or Redis did not ' +
+      'answer in time.',
+  );
 
 export const ruleSummary = z.object({
   id: z.string(),
@@ -33,6 +43,7 @@ export const ruleSummary = z.object({
       since: z.string().nullable(),
     })
     .describe("An unhealthy rule's events wait as paused until resume_rule."),
+  pacing_state: pacingStateSummary,
   created_at: z.string(),
   updated_at: z.string(),
   link: z.string(),
@@ -62,6 +73,7 @@ export const ruleView = (rule: Rule, link: (path: string) => string): z.infer<ty
   forward_headers: rule.outbound_headers.forward,
   ...ruleOptionsView(rule),
   health: { status: rule.health.status, reason: rule.health.reason, since: rule.health.since },
+  ...(rule.pacing_state !== undefined ? { pacing_state: rule.pacing_state } : {}),
   created_at: rule.created_at,
   updated_at: rule.updated_at,
   link: link(`/rules/${rule.id}`),

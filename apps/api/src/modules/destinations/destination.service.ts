@@ -1,7 +1,7 @@
 import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
 import type { destinationCreateSchema, destinationUpdateSchema } from '@relay/contracts';
 import type { DestinationChanges, DestinationWrite, Repositories, TransactionRepositories } from '@relay/db';
-import type { DeliveryQueue, FeedPublisher, RuleChangePublisher } from '@relay/queue';
+import { destinationPacingKey, type DeliveryQueue, type FeedPublisher, type RuleChangePublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
@@ -12,6 +12,7 @@ import {
   transformPacingChanges,
   type TransformCompiler,
 } from '../rules/transform-pacing';
+import type { PacingStateReader } from '../rules/pacing-state';
 import { destinationListView, destinationView } from './destination.views';
 
 export interface DestinationServiceDeps {
@@ -26,6 +27,8 @@ export interface DestinationServiceDeps {
   feed: FeedPublisher;
   /** The sandbox's dry compile: a transform that does not compile is refused at save. */
   transforms: TransformCompiler;
+  /** The pacing state one destination's read shows (from Redis); without it, `pacing_state` is null. */
+  pacingState?: PacingStateReader;
   logger: Logger;
   now?: () => number;
 }
@@ -88,7 +91,9 @@ export function createDestinationService(deps: DestinationServiceDeps) {
     async get(principal: Principal, ruleId: string, id: string) {
       const destination = await repos.destinations.findById(principal.orgId, ruleId, id);
       if (!destination) throw new AppError('not_found', 'No such destination.');
-      return destinationView(destination);
+      const key = destinationPacingKey(destination.id);
+      const pacingState = deps.pacingState ? await deps.pacingState(key, destination) : null;
+      return { ...destinationView(destination), pacing_state: pacingState };
     },
 
     async create(principal: Principal, ruleId: string, input: DestinationInput) {

@@ -1,9 +1,11 @@
 import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
 import type { ruleCreateSchema, ruleSecretRotateSchema, ruleUpdateSchema } from '@relay/contracts';
 import type { RuleChanges, RuleRecord, RuleWrite, Repositories } from '@relay/db';
+import { rulePacingKey } from '@relay/queue';
 import type { z } from 'zod';
 import { allowedTarget } from '../allowed-target';
 import { audited } from '../audit-entry';
+import type { PacingStateReader } from './pacing-state';
 import { checkTransform, transformAudit, transformPacingChanges, type TransformCompiler } from './transform-pacing';
 import { ruleListView, ruleView } from './rule.views';
 
@@ -14,6 +16,8 @@ export interface RuleServiceDeps {
   secretKeys: SecretKeyring | undefined;
   /** The sandbox's dry compile: a transform that does not compile is refused at save. */
   transforms: TransformCompiler;
+  /** The pacing state one rule's read shows (from Redis); without it, `pacing_state` is null. */
+  pacingState?: PacingStateReader;
   now?: () => Date;
 }
 
@@ -91,7 +95,8 @@ export function createRuleService(deps: RuleServiceDeps) {
     async get(principal: Principal, id: string) {
       const rule = await repos.rules.findById(principal.orgId, id);
       if (!rule) throw new AppError('not_found', 'No such rule.');
-      return ruleView(rule);
+      const pacingState = deps.pacingState ? await deps.pacingState(rulePacingKey(rule.id), rule) : null;
+      return { ...ruleView(rule), pacing_state: pacingState };
     },
 
     async create(principal: Principal, input: RuleInput) {

@@ -8,9 +8,8 @@ interface TransformPacing {
 }
 
 // What a rule and a destination show of their transform and pacing (docs/transformations.md, docs/rules.md
-// "Pacing"). A list says only whether there is a transform; one rule's or destination's answer adds the code.
-// TODO(issue 30 wiring): the current pacing state (effective rate after a 429, deliveries waiting, a Retry-After
-// hold) belongs here once the worker's limiter (packages/queue) keeps it in Redis.
+// "Pacing"). A list says only whether there is a transform; one rule's or destination's answer adds the code, and
+// its pacing state as it stands in Redis (pacing-state.ts; the services add it, as it takes a Redis call).
 export const transformPacingView = (r: TransformPacing) => ({
   has_transform: r.transform !== null,
   forward_path_query: r.forwardPathQuery,

@@ -49,8 +49,20 @@ export function filterText(filter: Rule['filter']): string {
 
 type TransformPacing = Pick<
   Rule,
-  'transform' | 'has_transform' | 'forward_path_query' | 'rate_limit' | 'max_concurrency'
+  'transform' | 'has_transform' | 'forward_path_query' | 'rate_limit' | 'max_concurrency' | 'pacing_state'
 >;
+
+/** The pacing state one rule's or destination's read carries (docs/rules.md "Pacing"), in one line. */
+export function pacingStateText(s: NonNullable<Rule['pacing_state']>, rate: Rule['rate_limit']): string {
+  const parts: string[] = [];
+  if (s.effective_limit !== null && s.period !== null) {
+    const halved = rate && s.effective_limit < rate.limit ? ` (halved after a 429; configured ${rate.limit})` : '';
+    parts.push(`${s.effective_limit}/${s.period} in force${halved}`);
+  }
+  parts.push(`${s.in_flight} in flight`, `${s.waiting} waiting`);
+  if (s.held_until) parts.push(`held until ${s.held_until} (Retry-After)`);
+  return parts.join(', ');
+}
 
 const rateText = (r: NonNullable<Rule['rate_limit']>) =>
   `${r.limit}/${r.period}, burst ${r.burst ?? r.limit}${r.burst === undefined ? ' (the limit)' : ''}`;
@@ -64,6 +76,8 @@ export function transformPacingFields(t: TransformPacing): [string, string][] {
     ['forward path/query', t.forward_path_query ? "yes (the transform's path and query)" : 'no'],
     ['rate limit', t.rate_limit ? rateText(t.rate_limit) : '-'],
     ['max concurrency', t.max_concurrency === null ? '-' : String(t.max_concurrency)],
+    // Only a read of one rule or destination carries it, and only when paced or held.
+    ...(t.pacing_state ? [['pacing now', pacingStateText(t.pacing_state, t.rate_limit)] as [string, string]] : []),
   ];
 }
 

@@ -98,6 +98,28 @@ describe('transform and pacing views', () => {
       }),
     );
     expect(none).toMatchObject({ transform: '- (webhooks go as received)', 'rate limit': '-', 'max concurrency': '-' });
+    expect(none).not.toHaveProperty('pacing now');
+  });
+
+  it('prints the pacing state of one rule or destination when it has one', () => {
+    const paced = {
+      has_transform: false,
+      forward_path_query: false,
+      rate_limit: { limit: 10, period: 'second' as const },
+      max_concurrency: 2,
+    };
+    const state = { effective_limit: 5, period: 'second' as const, in_flight: 2, waiting: 7, held_until: null };
+    expect(Object.fromEntries(transformPacingFields({ ...paced, pacing_state: state }))['pacing now']).toBe(
+      '5/second in force (halved after a 429; configured 10), 2 in flight, 7 waiting',
+    );
+    const held = { ...state, effective_limit: null, period: null, held_until: '2026-01-01T00:00:00.000Z' };
+    const unpaced = { ...paced, rate_limit: null, max_concurrency: null, pacing_state: held };
+    expect(Object.fromEntries(transformPacingFields(unpaced))['pacing now']).toBe(
+      '2 in flight, 7 waiting, held until 2026-01-01T00:00:00.000Z (Retry-After)',
+    );
+    expect(Object.fromEntries(transformPacingFields({ ...paced, pacing_state: null }))).not.toHaveProperty(
+      'pacing now',
+    );
   });
 
   it('prints a test run: the returned request and logs, or the failure with its line and cause', () => {

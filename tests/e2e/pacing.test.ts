@@ -54,13 +54,21 @@ const pacedWaits = async () =>
 
 describe('pacing', () => {
   it("spaces a rule's deliveries to 5/s with a burst of 5: one attempt each, at most 10 in any second", async () => {
-    await createRule('rated', {
+    const ruleId = await createRule('rated', {
       target_url: `${target.url}/rated`,
       rate_limit: { limit: 5, period: 'second', burst: 5 },
     });
     const ids = await Promise.all(Array.from({ length: 20 }, (_, n) => ingest('rated', { n })));
+    const pacingState = async () =>
+      (await pipeline.http.get(`/rules/${ruleId}`).set('authorization', admin).expect(200)).body.pacing_state as {
+        waiting: number;
+      } | null;
+    // The rule's read counts the deliveries the worker holds back (each event waits under its own id) ...
+    await waitFor(async () => ((await pacingState())?.waiting ?? 0) > 0, PATIENCE, 'deliveries counted waiting');
     for (const id of ids)
       expect(await pipeline.waitForStatus(id, 'delivered', PATIENCE)).toMatchObject({ attemptCount: 1 });
+    // ... and none once each was granted.
+    expect(await pacingState()).toMatchObject({ waiting: 0, effective_limit: 5 });
     // When the worker started each attempt (stamped right after the grant): a burst of 5, then 5 a second.
     const starts = (await prisma().deliveryAttempt.findMany({ where: { eventId: { in: ids } } }))
       .map((a) => a.startedAt.getTime())

@@ -29,8 +29,12 @@ export interface PacingTicket {
 export type PacingAsk = { ticket: PacingTicket } | { waitMs: number };
 
 export interface DeliveryPacing {
-  /** Asks for one attempt on `key`. Throws when Redis cannot be asked for a paced key (a relay fault: deferred). */
-  ask(key: string, owner: PacedBy): Promise<PacingAsk>;
+  /**
+   * Asks for one attempt on `key` for `waiter` (the event's or the delivery's id: a refused one is counted as
+   * waiting in the pacing state until granted). Throws when Redis cannot be asked for a paced key (a relay
+   * fault: deferred).
+   */
+  ask(key: string, owner: PacedBy, waiter: string): Promise<PacingAsk>;
   /** Gives the concurrency slot back (never throws). */
   release(ticket: PacingTicket): Promise<void>;
   /** Tells the limiter the attempt's answer (never throws: pacing is bookkeeping, the outcome is stored anyway). */
@@ -39,9 +43,9 @@ export interface DeliveryPacing {
 
 export function createDeliveryPacing(limiter: PacingLimiter, logger: Logger, now = Date.now): DeliveryPacing {
   return {
-    async ask(key, owner) {
+    async ask(key, owner, waiter) {
       const settings = pacingOf(owner);
-      const decision = await limiter.acquire(key, settings);
+      const decision = await limiter.acquire(key, settings, waiter);
       if (!decision.granted) return { waitMs: decision.retryAfterMs };
       return { ticket: { key, settings, lease: decision.lease } };
     },

@@ -182,7 +182,7 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     // Pacing before the fair share: a paced wait holds no slot of the pool.
     let pacing: PacingTicket | undefined;
     if (deps.pacing) {
-      const asked = await deps.pacing.ask(destinationPacingKey(destination.id), destination);
+      const asked = await deps.pacing.ask(destinationPacingKey(destination.id), destination, deliveryId);
       if ('waitMs' in asked) return { result: 'paced', delayMs: asked.waitMs };
       pacing = asked.ticket;
     }

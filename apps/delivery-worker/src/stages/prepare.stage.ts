@@ -99,7 +99,7 @@ export function createPrepare(deps: PrepareDeps) {
     // Pacing before the fair share: a paced wait holds no slot of the pool.
     let pacing: PacingTicket | undefined;
     if (deps.pacing && rule) {
-      const asked = await deps.pacing.ask(rulePacingKey(rule.id), rule);
+      const asked = await deps.pacing.ask(rulePacingKey(rule.id), rule, eventId);
       if ('waitMs' in asked) return { result: 'paced', delayMs: asked.waitMs };
       pacing = asked.ticket;
     }

@@ -104,7 +104,7 @@ describe('an admin routing a rule', () => {
     await dialog.getByRole('textbox', { name: 'Max attempts' }).fill('2');
     await dialog.getByRole('button', { name: 'Add', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
-    const row = page.getByTestId('destinations').getByRole('row', { name: /ci/ });
+    const row = page.getByTestId('destinations').getByRole('row', { name: /^ci\s/ });
     await row.getByText(JSON.stringify(FILTER)).waitFor();
     await row.getByText('healthy', { exact: true }).waitFor();
 
@@ -129,7 +129,7 @@ describe('an admin routing a rule', () => {
     await listed.getByText('1 · 1 failed').waitFor();
 
     await page.goto(`${relay.url}/app/rules/${ruleId}`);
-    const row = page.getByTestId('destinations').getByRole('row', { name: /ci/ });
+    const row = page.getByTestId('destinations').getByRole('row', { name: /^ci\s/ });
     await row.getByRole('link', { name: '1 · 1 failed' }).waitFor();
     await center(page, 'section[aria-label="Destinations"]');
     await shots.take(page, 'routing-02-rule-destinations');
@@ -168,7 +168,7 @@ describe('a viewer', () => {
       await signIn(page, relay.url, 'vic', PASSWORD);
       await page.goto(`${relay.url}/app/rules/${ruleId}`);
       const section = page.getByRole('region', { name: 'Destinations' });
-      await section.getByRole('row', { name: /ci/ }).waitFor();
+      await section.getByRole('row', { name: /^ci\s/ }).waitFor();
       expect(await section.getByRole('button').count()).toBe(0);
       const event = await relay.pipeline.store.prisma.delivery.findFirstOrThrow({ select: { eventId: true } });
       await page.goto(`${relay.url}/app/events/${event.eventId}`);

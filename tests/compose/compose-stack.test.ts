@@ -228,7 +228,9 @@ describe('docker compose, end to end', () => {
     for (const worker of workers) {
       expect((await project.fetchInside(worker, 'http://127.0.0.1:3001/health')).status).toBe(200);
       const scrape = await project.fetchInside(worker, 'http://127.0.0.1:3001/metrics', bearer);
-      expect([scrape.status, scrape.body.includes('relay_deliveries_total{outcome="delivered"')]).toEqual([200, true]);
+      // Labels in any order: deliveries carry delivery="primary"|"destination" beside their outcome.
+      const delivered = /relay_deliveries_total\{[^}]*outcome="delivered"/.test(scrape.body);
+      expect([scrape.status, delivered]).toEqual([200, true]);
     }
   });
 });

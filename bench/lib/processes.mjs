@@ -58,7 +58,12 @@ export function startNode(entry, env, extraFlags = []) {
   const stdout = logDir
     ? openSync(path.join(logDir, `${path.basename(path.dirname(path.dirname(entry)))}-${Date.now()}.log`), 'a')
     : 'ignore';
-  const child = spawn(process.execPath, [...flags, entry], {
+  // BENCH_WORKER_NICE starves the worker on a busy machine (a reproduction of load, not a measurement setting).
+  const nice = entry.includes('delivery-worker') ? process.env.BENCH_WORKER_NICE : undefined;
+  const [command, args] = nice
+    ? ['nice', ['-n', nice, process.execPath, ...flags, entry]]
+    : [process.execPath, [...flags, entry]];
+  const child = spawn(command, args, {
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', stdout, 'inherit'],
   });

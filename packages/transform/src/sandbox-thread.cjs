@@ -13,7 +13,9 @@ const { newQuickJSWASMModuleFromVariant, newVariant } = require('quickjs-emscrip
 const releaseSync = require('@jitl/quickjs-wasmfile-release-sync').default;
 
 const WASM_PAGE = 65536;
-const { memoryMb, maxLogBytes, maxOutputBytes } = workerData;
+// Calls come in on parentPort; answers go out on a port of their own (`answers`), which the host can read
+// synchronously when a call's time is up: an answer given in time is never taken for a timeout (transform-runner.ts).
+const { memoryMb, maxLogBytes, maxOutputBytes, answers } = workerData;
 
 // Runs in each fresh context before the transform, and evaluates to the relay's own (frozen) functions, which the
 // transform cannot reach: no global names them. Kept short, because it is parsed for every call (its parse was a
@@ -136,7 +138,7 @@ function call({ id, code, input, context, timeoutMs, compileOnly }) {
       answer = { id, ok: false, cause: 'error', message: String(error?.message ?? error), recycle: true };
     }
     vm.dispose();
-    parentPort.postMessage(answer);
+    answers.postMessage(answer);
     return;
   }
   let relay;
@@ -181,7 +183,7 @@ function call({ id, code, input, context, timeoutMs, compileOnly }) {
     runtime.dispose();
     newRuntime();
   }
-  parentPort.postMessage(answer);
+  answers.postMessage(answer);
 }
 
 // Calls one of the relay's functions (never a global the transform could have replaced) with string arguments.

@@ -204,10 +204,11 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     const refused = tooLarge(code);
     if (refused) return refused;
     const rest = JSON.stringify({ headers: request.headers, path: request.path, query: request.query });
-    const bodyJson = 'bodyJson' in request ? request.bodyJson : JSON.stringify(request.body);
-    // `{"body":…,"headers":…}`: a body that is not JSON text fails in the sandbox's JSON.parse, as the code's error.
-    const input = bodyJson === undefined ? rest : `{"body":${bodyJson},${rest.slice(1)}`;
-    const outcome = await dispatch({ code, input, context: JSON.stringify(context) });
+    // Stored bytes cross as their text, parsed in the sandbox only; a parsed body is serialised into the request.
+    const body = 'bodyJson' in request ? request.bodyJson : undefined;
+    const json = 'bodyJson' in request ? undefined : JSON.stringify(request.body);
+    const input = json === undefined ? rest : `{"body":${json},${rest.slice(1)}`;
+    const outcome = await dispatch({ code, input, body, context: JSON.stringify(context) });
     if (!('id' in outcome)) return outcome;
     const logs = outcome.logs ?? '';
     if (!outcome.ok) return failure(outcome.cause, outcome.message, logs, outcome.line);

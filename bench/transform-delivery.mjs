@@ -13,6 +13,7 @@ import { saturate } from './lib/load.mjs';
 import { forkReady, freePort, peakRssMb, startNode, stop, waitForHttp, waitForReceipts } from './lib/processes.mjs';
 import { cpuMsOf } from './lib/usage.mjs';
 import { round } from './lib/stats.mjs';
+import { describeUndelivered } from './lib/undelivered.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
@@ -66,6 +67,9 @@ async function phase({ root, name, transform, backlog, log }) {
       `SELECT count(*) FILTER (WHERE transformed_body IS NOT NULL)::int AS transformed,
          count(*) FILTER (WHERE status = 'delivered')::int AS delivered FROM events`,
     );
+    // A shortfall is shown with what became of each missing event (a lost event must not pass as a slow run).
+    const undelivered = drained.unique < ingested.ok ? await describeUndelivered(url, prefix) : [];
+    if (undelivered.length > 0) log(`${name}: undelivered: ${JSON.stringify(undelivered, null, 2)}`);
     await sleep(200);
     const delivered = drained.unique - 1;
     log(
@@ -78,6 +82,7 @@ async function phase({ root, name, transform, backlog, log }) {
       workerPeakRssMb: rssMb,
       eventsWithStoredTransform: stored.transformed,
       eventsDelivered: stored.delivered,
+      ...(undelivered.length > 0 ? { undelivered } : {}),
     };
   } finally {
     await Promise.all([stop(api), ...(worker ? [stop(worker)] : [])]);

@@ -53,12 +53,20 @@ export const NODE_FLAGS = {
 
 /** Starts a production bundle; its logs (stdout) are dropped unless BENCH_LOG_DIR names a folder for them. */
 export function startNode(entry, env, extraFlags = []) {
-  const flags = [...(entry.includes('delivery-worker') ? NODE_FLAGS.worker : NODE_FLAGS.api), ...extraFlags];
+  const worker = entry.includes('delivery-worker');
+  // BENCH_WORKER_FLAGS adds node flags to the worker (e.g. --cpu-prof --cpu-prof-dir=DIR for a profile of a run).
+  const extra = worker ? (process.env.BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []) : [];
+  const flags = [...(worker ? NODE_FLAGS.worker : NODE_FLAGS.api), ...extraFlags, ...extra];
   const logDir = process.env.BENCH_LOG_DIR;
   const stdout = logDir
     ? openSync(path.join(logDir, `${path.basename(path.dirname(path.dirname(entry)))}-${Date.now()}.log`), 'a')
     : 'ignore';
-  const child = spawn(process.execPath, [...flags, entry], {
+  // BENCH_WORKER_NICE starves the worker on a busy machine (a reproduction of load, not a measurement setting).
+  const nice = worker ? process.env.BENCH_WORKER_NICE : undefined;
+  const [command, args] = nice
+    ? ['nice', ['-n', nice, process.execPath, ...flags, entry]]
+    : [process.execPath, [...flags, entry]];
+  const child = spawn(command, args, {
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', stdout, 'inherit'],
   });

@@ -1,10 +1,23 @@
 import { createGroupCommit } from '@relay/core';
-import type { EventRef, EventRepository, OrderingHead, Outcome, StoredEvent } from '@relay/db';
+import type {
+  EventRef,
+  EventRepository,
+  NewTransform,
+  OrderingHead,
+  Outcome,
+  StoredEvent,
+  StoredTransform,
+} from '@relay/db';
 import { publishGrouped, type FeedPublisher } from '@relay/queue';
 import { outcomeMessages } from './feed-messages';
 
 export interface DeliveryStore {
   load(ref: EventRef): Promise<StoredEvent | null>;
+  /**
+   * Stores the primary's transform output; resolves, once committed, with what is stored (null: no longer queued).
+   * The output is durable before the first send, and written with the other deliveries' in one statement.
+   */
+  storeTransformed(ref: EventRef, output: NewTransform): Promise<StoredTransform | null>;
   /** Resolves once the outcome is committed. */
   record(outcome: Outcome): Promise<void>;
   drain(): Promise<void>;
@@ -37,7 +50,8 @@ const unwrap = <R>(settled: Settled<R>): R => {
 };
 
 // Deliveries in flight share their database round trips: loads made while the previous load runs become
-// one query, and outcomes one statement. Each job still waits for its own outcome to be committed.
+// one query, transform outputs one statement, and outcomes one statement. Each job still waits for its own write
+// to be committed.
 // Committed outcomes are then told to the live feed (best effort; the database stays the truth).
 export function createDeliveryStore(
   events: EventRepository,
@@ -55,6 +69,10 @@ export function createDeliveryStore(
         const found = new Map((await events.findMany(batch)).map((event) => [event.id, event]));
         return batch.map((ref) => found.get(ref.id) ?? null);
       }),
+  });
+  const transforms = createGroupCommit<EventRef & { output: NewTransform }, Settled<StoredTransform | null>>({
+    ...options,
+    flush: (items) => settleEach(items, (batch) => events.storeTransformed(batch)),
   });
   const writes = createGroupCommit<Outcome, Settled<void>>({
     ...options,
@@ -76,9 +94,11 @@ export function createDeliveryStore(
   });
   return {
     load: async (ref) => unwrap(await loads.submit(ref)),
+    storeTransformed: async (ref, output) => unwrap(await transforms.submit({ ...ref, output })),
     record: async (outcome) => unwrap(await writes.submit(outcome)),
     drain: async () => {
       await loads.drain();
+      await transforms.drain();
       await writes.drain();
     },
   };

@@ -1,5 +1,5 @@
 import type { NewTransform, StoredEvent, StoredTransform } from '@relay/db';
-import type { TransformFailure, TransformRequest, TransformRunner } from '@relay/transform';
+import type { TransformFailure, TransformInput, TransformRunner } from '@relay/transform';
 
 // A delivery's transform (docs/transformations.md), the worker's side: run once per run, at its first attempt, on
 // the webhook as received; its output is stored with the event (the primary) or the delivery (a destination) before
@@ -25,23 +25,15 @@ export const transformsNow = (
   run: { attemptCount: number; runStartAttempt: number; transformed?: StoredTransform | null | undefined },
 ): code is string => code !== null && !run.transformed && run.attemptCount === run.runStartAttempt;
 
-// The body as the transform sees it: parsed JSON, else its text (a form post, plain text), else nothing.
-function bodyOf(body: Uint8Array): unknown {
-  if (body.byteLength === 0) return null;
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 const lowerCased = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 
-/** The transform's input: the webhook as received (headers lower-cased, as they are stored). */
-export const transformInputOf = (event: StoredEvent): TransformRequest => ({
-  body: bodyOf(event.body),
+/**
+ * The transform's input: the webhook as received (headers lower-cased, as they are stored), its body the stored
+ * bytes as they are, parsed in the sandbox only (JSON; else its text; an empty body null).
+ */
+export const transformInputOf = (event: StoredEvent): TransformInput => ({
+  bodyJson: Buffer.from(event.body.buffer, event.body.byteOffset, event.body.byteLength).toString('utf8'),
   headers: lowerCased(event.headers),
   path: event.path,
   query: event.query,
@@ -70,7 +62,8 @@ export function createDeliveryTransform(runner: TransformRunner): DeliveryTransf
     return {
       ok: true,
       output: {
-        body: Buffer.from(JSON.stringify(request.body) ?? 'null'),
+        // The body exactly as the sandbox serialised it: never parsed nor serialised again on the way out.
+        body: Buffer.from(result.bodyJson),
         headers: lowerCased(request.headers),
         path: pathWithQuery(request.path, request.query),
         logs: result.logs,

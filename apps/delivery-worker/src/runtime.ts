@@ -198,7 +198,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     fairGate: fairness.gate,
     fanOut,
     metrics: metrics.delivery,
-    transforms: { run: transform, store: (orgId, id, output) => events.storeTransformed(orgId, id, output) },
+    transforms: { run: transform, store: (orgId, id, output) => store.storeTransformed({ orgId, id }, output) },
     pacing,
   });
   const deliverToDestination = createDestinationProcessor({

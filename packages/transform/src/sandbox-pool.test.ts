@@ -13,9 +13,9 @@ const request = { body: { n: 1 }, headers: {}, path: '/', query: {} };
 const dyingThread = path.join(os.tmpdir(), `relay-dying-thread-${process.pid}.cjs`);
 writeFileSync(
   dyingThread,
-  `const { parentPort } = require('node:worker_threads');
+  `const { parentPort, workerData } = require('node:worker_threads');
 parentPort.on('message', ({ id }) => {
-  parentPort.postMessage({ id, ok: true, meta: { headers: {}, path: '/', query: {} }, bodyJson: String(id), logs: '' });
+  workerData.answers.postMessage({ id, ok: true, meta: { headers: {}, path: '/', query: {} }, bodyJson: String(id), logs: '' });
   setImmediate(() => process.exit(0));
 });
 parentPort.postMessage({ ready: true });
@@ -32,6 +32,24 @@ describe('transform runner pool', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const second = await runner.run('x', request, context);
       expect(second).toMatchObject({ ok: true });
+    } finally {
+      await runner.close();
+    }
+  });
+
+  // A loaded worker: its event loop comes to the call's hard-stop timer only after the limit, when the sandbox has long
+  // answered. Before, the timer won and the call failed as a timeout (its delivery failed, final, never sent).
+  it("takes an answer given in time even when the host's event loop is busy past the time limit", async () => {
+    const runner = createTransformRunner({ concurrency: 1, timeoutMs: 1_000 });
+    try {
+      const code = "addHandler('transform', (r) => { r.body = { seen: r.body.n }; return r; });";
+      expect(await runner.run(code, request, context)).toMatchObject({ ok: true }); // the thread is up
+      const call = runner.run(code, request, context);
+      // Every step up to the call's message is a microtask: once an immediate has run, the sandbox has the call.
+      await new Promise((resolve) => setImmediate(resolve));
+      const busyUntil = Date.now() + 3_000;
+      while (Date.now() < busyUntil); // the host's own work (other deliveries, a collection), not the sandbox's
+      expect(await call).toMatchObject({ ok: true, request: { body: { seen: 1 } } });
     } finally {
       await runner.close();
     }
@@ -66,6 +84,17 @@ describe('transform runner pool', () => {
         bodyJson: '{"got":[1,2],"s":"é\\n"}',
         logs: '',
       });
+      // A stored body that is not JSON (stored before ingest took only JSON) is its text; an empty one is null.
+      const echo = "addHandler('transform', (r) => { r.body = { got: r.body }; return r; });";
+      for (const [bodyJson, got] of [
+        ['a=1&b=2', 'a=1&b=2'],
+        ['', null],
+        ['"s"', 's'],
+      ] as const)
+        expect(await runner.run(echo, { bodyJson, headers: {}, path: '/', query: {} }, context)).toMatchObject({
+          ok: true,
+          bodyJson: JSON.stringify({ got }),
+        });
     } finally {
       await runner.close();
     }

@@ -13,7 +13,9 @@ const { newQuickJSWASMModuleFromVariant, newVariant } = require('quickjs-emscrip
 const releaseSync = require('@jitl/quickjs-wasmfile-release-sync').default;
 
 const WASM_PAGE = 65536;
-const { memoryMb, maxLogBytes, maxOutputBytes } = workerData;
+// Calls come in on parentPort; answers go out on a port of their own (`answers`), which the host can read
+// synchronously when a call's time is up: an answer given in time is never taken for a timeout (transform-runner.ts).
+const { memoryMb, maxLogBytes, maxOutputBytes, answers } = workerData;
 
 // Runs in each fresh context before the transform, and evaluates to the relay's own (frozen) functions, which the
 // transform cannot reach: no global names them. Kept short, because it is parsed for every call (its parse was a
@@ -21,7 +23,8 @@ const { memoryMb, maxLogBytes, maxOutputBytes } = workerData;
 // that what comes back is always JSON text. Console output is kept inside the sandbox, capped, and read back after
 // the call; `WebAssembly` is not a QuickJS built-in, and nothing else of the host exists here.
 //
-// run() answers 'o' + the JSON of { headers, path, query, logs } + '\n' + the body's JSON (JSON text never holds a
+// run() takes the request's JSON, and the body's text apart when the host has it as stored bytes (parsed here: JSON,
+// else the text itself, nothing when empty, as a stored webhook reads). It answers 'o' + the JSON of { headers, path, query, logs } + '\n' + the body's JSON (JSON text never holds a
 // raw newline, so the host splits there and never parses or serialises the body again), or 'i' + why the output is
 // invalid, or 't' when it is too large.
 const PRELUDE = `(() => {
@@ -49,10 +52,16 @@ define(globalThis, 'addHandler', { value: (kind, fn) => {
   handler = fn;
 }, writable: true, configurable: true });
 return Object.freeze({
-  run(input, context) {
+  run(input, context, bodyText) {
     if (!handler)
       return "ithe code registered no handler: call addHandler('transform', (request, context) => request)";
-    const r = handler(parse(input), parse(context));
+    let request = parse(input);
+    if (bodyText !== undefined) {
+      let body = null;
+      if (bodyText !== '') try { body = parse(bodyText); } catch { body = bodyText; }
+      request = { body, headers: request.headers, path: request.path, query: request.query };
+    }
+    const r = handler(request, parse(context));
     if (r !== null && typeof r === 'object' && typeof r.then === 'function')
       return 'ithe handler returned a Promise: transforms are synchronous, return the request';
     if (r === null || typeof r !== 'object' || isArray(r)) return 'ithe handler must return the request object';
@@ -124,7 +133,7 @@ function compile(vm, code, deadline) {
   return answer;
 }
 
-function call({ id, code, input, context, timeoutMs, compileOnly }) {
+function call({ id, code, input, body, context, timeoutMs, compileOnly }) {
   const deadline = Date.now() + timeoutMs;
   runtime.setInterruptHandler(() => Date.now() > deadline);
   const vm = runtime.newContext();
@@ -136,7 +145,7 @@ function call({ id, code, input, context, timeoutMs, compileOnly }) {
       answer = { id, ok: false, cause: 'error', message: String(error?.message ?? error), recycle: true };
     }
     vm.dispose();
-    parentPort.postMessage(answer);
+    answers.postMessage(answer);
     return;
   }
   let relay;
@@ -145,7 +154,8 @@ function call({ id, code, input, context, timeoutMs, compileOnly }) {
     if (prelude.error) throw new Error(`prelude: ${errorOf(vm, prelude.error, deadline).message}`);
     relay = prelude.value;
     const step = vm.evalCode(code, 'transform.js');
-    const result = step.error ? step : callRelay(vm, relay, 'run', input, context);
+    const args = body === undefined ? [input, context] : [input, context, body];
+    const result = step.error ? step : callRelay(vm, relay, 'run', ...args);
     if (!step.error) step.value.dispose();
     if (result.error) {
       const error = errorOf(vm, result.error, deadline);
@@ -181,7 +191,7 @@ function call({ id, code, input, context, timeoutMs, compileOnly }) {
     runtime.dispose();
     newRuntime();
   }
-  parentPort.postMessage(answer);
+  answers.postMessage(answer);
 }
 
 // Calls one of the relay's functions (never a global the transform could have replaced) with string arguments.

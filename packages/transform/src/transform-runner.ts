@@ -3,7 +3,7 @@
 // has its thread terminate()d (and replaced), and a sandbox's WebAssembly memory cannot grow past `memoryMb`.
 // Why QuickJS in threads rather than isolated-vm: docs/transformations.md, "The sandbox".
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type {
   TransformCompileResult,
   TransformContext,
@@ -33,6 +33,8 @@ type Answer =
 
 interface Slot {
   worker: Worker;
+  /** The thread's answers (sandbox-thread.cjs): a port of their own, so the host can read them synchronously. */
+  answers: MessagePort;
   ready: Promise<string | undefined>;
   /** Settles the call in flight, when its thread dies under it. */
   onExit?: (error: Error | undefined) => void;
@@ -69,8 +71,10 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
   let closed = false;
 
   function spawn(slot: Partial<Slot> = {}): Slot {
+    const channel = new MessageChannel();
     const worker = new Worker(threadFile, {
-      workerData: { memoryMb, maxLogBytes, maxOutputBytes },
+      workerData: { memoryMb, maxLogBytes, maxOutputBytes, answers: channel.port2 },
+      transferList: [channel.port2],
       // The thread's own JavaScript holds the input and output text of one call, next to the WebAssembly memory.
       resourceLimits: { maxOldGenerationSizeMb: 16 + Math.ceil((4 * maxOutputBytes) / MIB), stackSizeMb: 4 },
       stdout: true,
@@ -81,6 +85,8 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     worker.stdout.resume();
     worker.stderr.resume();
     worker.unref();
+    slot.answers?.close();
+    slot.answers = channel.port1;
     slot.worker = worker;
     let started = false;
     slot.ready = new Promise((resolve) => {
@@ -129,21 +135,34 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     if (!closed) spawn(slot);
   }
 
+  // The hard stop is a timer of this (busy) thread: when its event loop comes to it late (a loaded machine, a long
+  // burst of other work), the answer may already be waiting behind it. It is read first, so a transform that answered
+  // in time is never failed as a timeout (its delivery would end failed, final, and never be sent).
   function callOn(slot: Slot, message: Record<string, unknown>): Promise<Answer | 'timeout' | Error> {
     return new Promise((resolve) => {
       const id = ++nextId;
-      const timer = setTimeout(() => done('timeout'), timeoutMs + HARD_STOP_GRACE_MS);
+      const { answers } = slot;
+      const timer = setTimeout(() => done(waitingAnswer() ?? 'timeout'), timeoutMs + HARD_STOP_GRACE_MS);
       const onMessage = (answer: Answer) => {
         if (answer.id === id) done(answer);
       };
+      function waitingAnswer(): Answer | undefined {
+        for (let got = receiveMessageOnPort(answers); got; got = receiveMessageOnPort(answers)) {
+          const answer = got.message as Answer;
+          if (answer.id === id) return answer;
+        }
+        return undefined;
+      }
       function done(outcome: Answer | 'timeout' | Error) {
         clearTimeout(timer);
-        slot.worker.off('message', onMessage);
+        answers.off('message', onMessage);
         slot.onExit = undefined;
         resolve(outcome);
       }
       slot.onExit = (error) => done(error ?? new Error('the sandbox thread stopped'));
-      slot.worker.on('message', onMessage);
+      answers.on('message', onMessage);
+      // The call's timer keeps the process alive meanwhile; an idle port must not.
+      answers.unref();
       slot.worker.postMessage({ ...message, id, timeoutMs });
     });
   }
@@ -185,10 +204,11 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     const refused = tooLarge(code);
     if (refused) return refused;
     const rest = JSON.stringify({ headers: request.headers, path: request.path, query: request.query });
-    const bodyJson = 'bodyJson' in request ? request.bodyJson : JSON.stringify(request.body);
-    // `{"body":…,"headers":…}`: a body that is not JSON text fails in the sandbox's JSON.parse, as the code's error.
-    const input = bodyJson === undefined ? rest : `{"body":${bodyJson},${rest.slice(1)}`;
-    const outcome = await dispatch({ code, input, context: JSON.stringify(context) });
+    // Stored bytes cross as their text, parsed in the sandbox only; a parsed body is serialised into the request.
+    const body = 'bodyJson' in request ? request.bodyJson : undefined;
+    const json = 'bodyJson' in request ? undefined : JSON.stringify(request.body);
+    const input = json === undefined ? rest : `{"body":${json},${rest.slice(1)}`;
+    const outcome = await dispatch({ code, input, body, context: JSON.stringify(context) });
     if (!('id' in outcome)) return outcome;
     const logs = outcome.logs ?? '';
     if (!outcome.ok) return failure(outcome.cause, outcome.message, logs, outcome.line);
@@ -217,6 +237,7 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
         const onExit = slot.onExit;
         slot.onExit = undefined;
         onExit?.(new Error('the transform runner was closed'));
+        slot.answers.close();
         return slot.worker.terminate();
       }),
     );

@@ -11,7 +11,8 @@ export interface TransformRequest {
 
 /**
  * What run() is given: the request, or the request with its body as JSON text (a stored webhook's bytes as they
- * are), which then crosses into the sandbox as it is, never parsed nor serialised on the host.
+ * are), which then crosses into the sandbox as it is, never parsed nor serialised on the host. Text that is not JSON
+ * (a row stored before ingest took only JSON) reaches the transform as that string, an empty one as null.
  */
 export type TransformInput = TransformRequest | (Omit<TransformRequest, 'body'> & { bodyJson: string });
 

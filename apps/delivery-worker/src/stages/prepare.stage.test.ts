@@ -7,7 +7,9 @@ import {
   createTargetResolver,
   type Database,
 } from '@relay/db';
+import { createTransformRunner, type TransformRunner } from '@relay/transform';
 import { createDeliveryStore } from '../delivery-store';
+import { createDeliveryTransform, type DeliveryTransform } from '../delivery-transform';
 import { createOrderGate } from '../ordered-delivery';
 import { createRuleHealth } from '../rule-health';
 import { useRuleTestDatabase } from '../rule-test-database';
@@ -23,12 +25,21 @@ const T0 = new Date('2027-06-01T00:00:00Z').getTime();
 let db: Database;
 useRuleTestDatabase((opened) => (db = opened));
 
+let runner: TransformRunner;
+beforeAll(() => (runner = createTransformRunner({ timeoutMs: 1_000, concurrency: 1 })));
+afterAll(() => runner.close());
+
 // The prepare stage over the real database: every gate it passes, in the order it passes them.
-function setup(options: { poolSize?: number } = {}) {
+function setup(options: { poolSize?: number; transform?: (run: DeliveryTransform) => DeliveryTransform } = {}) {
   const rules = createRuleLookup(createRuleRepository(db.prisma), { cacheMs: 0 });
   const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: undefined }));
   const fairGate = fairGateOf(options.poolSize ?? 10);
+  const run = createDeliveryTransform(runner);
   const prepare = createPrepare({
+    transforms: {
+      run: options.transform ? options.transform(run) : run,
+      store: (orgId, id, output) => store.storeTransformed({ orgId, id }, output),
+    },
     store,
     order: createOrderGate({ rules, ordering: createEventOrderingRepository(db.pool) }),
     targets: createTargetResolver(db.pool, { defaultTargetUrl: undefined }),
@@ -150,5 +161,76 @@ describe('the prepare stage', () => {
     expect((waiting as { delayMs: number }).delayMs).toBeGreaterThan(0);
     fairGate.release(held.origin, true);
     expect(deliveryOf(await prepare(ORG, second.id)).event.id).toBe(second.id);
+  });
+
+  describe("a rule's transform", () => {
+    const CHAT = `addHandler('transform', (request) => {
+      request.body = { text: request.body.pusher.name + ' pushed', raw: '\u00e9' };
+      request.headers['x-kind'] = 'chat';
+      return request;
+    });`;
+    const storedOf = async (id: string) =>
+      (await db.pool.query('SELECT transformed_body, transformed_headers FROM events WHERE id = $1', [id])).rows[0];
+
+    it('is run on the stored bytes and its output stored before the delivery is handed on, sent as serialised', async () => {
+      await newRule(db, { source: 'push', transform: CHAT });
+      const event = await newEvent(db, { source: 'push', body: '{"pusher":{"name":"ann"}}' });
+      const { prepare, drain } = setup();
+      const delivery = deliveryOf(await prepare(ORG, event.id));
+      const expected = '{"text":"ann pushed","raw":"é"}';
+      expect(delivery.event.transformed?.body.toString('utf8')).toBe(expected);
+      expect(delivery.event.transformed?.headers).toMatchObject({ 'x-kind': 'chat' });
+      const stored = await storedOf(event.id);
+      expect(stored.transformed_body.toString('utf8')).toBe(expected);
+      expect(stored.transformed_headers).toMatchObject({ 'x-kind': 'chat' });
+      await drain();
+    });
+
+    it('gives a stored body that is not JSON to the transform as its text', async () => {
+      await newRule(db, { source: 'form', transform: "addHandler('transform', (r) => ({ ...r, body: [r.body] }));" });
+      const event = await newEvent(db, { source: 'form', body: 'a=1&b=2' });
+      const { prepare, drain } = setup();
+      expect(deliveryOf(await prepare(ORG, event.id)).event.transformed?.body.toString()).toBe('["a=1&b=2"]');
+      await drain();
+    });
+
+    it('is stored once per run: stores made together agree on one, a finished event stores nothing', async () => {
+      await newRule(db, { source: 'push' });
+      const [event, done] = [await newEvent(db, { source: 'push' }), await newEvent(db, { source: 'push' })];
+      await db.pool.query(`UPDATE events SET status = 'delivered', delivered_at = now() WHERE id = $1`, [done.id]);
+      const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: undefined }));
+      const output = (n: number) => ({ body: Buffer.from(`{"n":${n}}`), headers: {}, path: null, logs: '' });
+      // One batch (a duplicate job's first attempt beside the first): whichever is written, both send it.
+      const [a, b, none] = await Promise.all([
+        store.storeTransformed({ orgId: ORG, id: event.id }, output(1)),
+        store.storeTransformed({ orgId: ORG, id: event.id }, output(2)),
+        store.storeTransformed({ orgId: ORG, id: done.id }, output(3)),
+      ]);
+      expect(a?.body.toString()).toBe(b?.body.toString());
+      expect(none).toBeNull();
+      // A later store (the run's next attempt would not run it, but a duplicate might) keeps what is stored.
+      expect((await store.storeTransformed({ orgId: ORG, id: event.id }, output(4)))?.body).toEqual(a?.body);
+      expect((await storedOf(event.id)).transformed_body).toEqual(a?.body);
+    });
+
+    // The bench's lost event: a worker busy past the transform's time limit (a loaded machine) came to the limit's
+    // timer before the sandbox's answer, and the delivery ended failed (transform_error, final), never sent.
+    it("hands on the delivery when the sandbox answered in time but the worker's event loop came late", async () => {
+      await newRule(db, { source: 'push', transform: CHAT });
+      const event = await newEvent(db, { source: 'push', body: '{"pusher":{"name":"bob"}}' });
+      expect(await runner.compile('1')).toEqual({ ok: true }); // the sandbox thread is up: the call goes out at once
+      const { prepare, drain } = setup({
+        transform: (run) => async (job) => {
+          const answered = run(job);
+          await new Promise((resolve) => setImmediate(resolve)); // the call is with the sandbox
+          const busyUntil = Date.now() + 3_000; // three times the limit: other deliveries' work, a collection
+          while (Date.now() < busyUntil);
+          return answered;
+        },
+      });
+      const delivery = deliveryOf(await prepare(ORG, event.id));
+      expect(delivery.event.transformed?.body.toString()).toContain('bob pushed');
+      await drain();
+    });
   });
 });

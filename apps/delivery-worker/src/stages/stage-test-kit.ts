@@ -27,6 +27,7 @@ export async function newRule(
     deliveryPolicy?: object;
     health?: 'unhealthy';
     filter?: object;
+    transform?: string;
   },
 ): Promise<RuleRecord> {
   const row = await db.prisma.rule.create({

@@ -109,19 +109,23 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
     },
 
     /**
-     * Stores the primary's transformed request before its run's first attempt is sent; answers what is stored
-     * (another worker's, if it stored first), or null when the event is no longer queued.
+     * Stores the primaries' transformed requests before their run's first attempt is sent, in one statement; answers
+     * for each what is stored (another worker's, if it stored first), or null when the event is no longer queued.
      */
-    async storeTransformed(orgId: OrgId, id: string, output: NewTransform): Promise<StoredTransform | null> {
-      const { rows } = await pool.query<TransformRow>(STORE_TRANSFORMED, [
-        orgId,
-        id,
-        output.body,
-        JSON.stringify(output.headers),
-        output.path,
-        toStorableText(output.logs),
+    async storeTransformed(
+      items: readonly { orgId: OrgId; id: string; output: NewTransform }[],
+    ): Promise<(StoredTransform | null)[]> {
+      if (items.length === 0) return [];
+      const { rows } = await pool.query<TransformRow & { id: string }>(STORE_TRANSFORMED, [
+        items.map((i) => i.orgId),
+        items.map((i) => i.id),
+        items.map((i) => i.output.body),
+        items.map((i) => JSON.stringify(i.output.headers)),
+        items.map((i) => i.output.path),
+        items.map((i) => toStorableText(i.output.logs)),
       ]);
-      return rows[0] ? transformOf(rows[0]) : null;
+      const stored = new Map(rows.map((row) => [row.id, transformOf(row)]));
+      return items.map((i) => stored.get(i.id.toLowerCase()) ?? null);
     },
 
     /**

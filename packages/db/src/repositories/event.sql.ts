@@ -11,16 +11,19 @@ export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_u
   transformed_body, transformed_headers, transformed_path`;
 
 /**
- * Stores a transform's output once per run: a concurrent first attempt (a duplicate job) that stored first wins,
- * and both send what is stored. Only while the event is queued.
+ * Stores transforms' outputs once per run, a batch of events in one statement (the worker's group commit): a
+ * concurrent first attempt (a duplicate job) that stored first wins, and both send what is stored. Only while the
+ * event is queued; an event not returned is no longer queued. (SET reads each column as it was before the update.)
  */
 export const STORE_TRANSFORMED = `
-UPDATE events SET transformed_body = coalesce(transformed_body, $3), transformed_headers =
-  CASE WHEN transformed_body IS NULL THEN $4::jsonb ELSE transformed_headers END,
-  transformed_path = CASE WHEN transformed_body IS NULL THEN $5 ELSE transformed_path END,
-  transform_logs = CASE WHEN transformed_body IS NULL THEN $6 ELSE transform_logs END
-WHERE organization_id = $1 AND id = $2 AND status = 'queued'
-RETURNING transformed_body, transformed_headers, transformed_path`;
+UPDATE events e SET transformed_body = coalesce(e.transformed_body, u.body), transformed_headers =
+  CASE WHEN e.transformed_body IS NULL THEN u.headers ELSE e.transformed_headers END,
+  transformed_path = CASE WHEN e.transformed_body IS NULL THEN u.path ELSE e.transformed_path END,
+  transform_logs = CASE WHEN e.transformed_body IS NULL THEN u.logs ELSE e.transform_logs END
+FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::jsonb[], $5::text[], $6::text[])
+  AS u(organization_id, id, body, headers, path, logs)
+WHERE e.organization_id = u.organization_id AND e.id = u.id AND e.status = 'queued'
+RETURNING e.id, e.transformed_body, e.transformed_headers, e.transformed_path`;
 
 /** What a manual retry or a resume clears, so the transform in force runs again at the new run's first attempt. */
 export const CLEAR_TRANSFORMED = `transformed_body = NULL, transformed_headers = NULL, transformed_path = NULL,

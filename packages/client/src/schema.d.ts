@@ -128,6 +128,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/favicon.ico': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The dashboard's icon, where browsers look for it first
+     * @description Redirects to the SVG icon at /app/favicon.svg (which the dashboard names in its index.html too). Declared so that `favicon.ico` is a reserved first path segment: no webhook source.
+     */
+    get: operations['getFavicon.ico'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/platform/bootstrap/operator': {
     parameters: {
       query?: never;
@@ -1610,6 +1630,24 @@ export interface operations {
     requestBody?: never;
     responses: {
       /** @description To /app/. */
+      301: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  'getFavicon.ico': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To /app/favicon.svg. */
       301: {
         headers: {
           [name: string]: unknown;

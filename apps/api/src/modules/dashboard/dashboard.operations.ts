@@ -33,4 +33,18 @@ export const dashboardOperations = [
       return undefined;
     },
   }),
+  defineOperation({
+    ...common,
+    method: 'get',
+    path: '/favicon.ico',
+    summary: "The dashboard's icon, where browsers look for it first",
+    description:
+      'Redirects to the SVG icon at /app/favicon.svg (which the dashboard names in its index.html too). Declared ' +
+      'so that `favicon.ico` is a reserved first path segment: no webhook source.',
+    responses: { 301: { description: 'To /app/favicon.svg.' } },
+    handler: ({ res }) => {
+      res.redirect(301, '/app/favicon.svg');
+      return undefined;
+    },
+  }),
 ];

@@ -25,7 +25,9 @@ export const dashboardOperations = [
     description:
       'Redirects to /app/. Every GET under /app/ answers a built file: hashed assets under /app/assets/ are cached ' +
       'for a year (`public, max-age=31536000, immutable`), any other path answers index.html (`no-cache`), the ' +
-      "app's own router showing the page. 503 `dashboard_not_built` while DASHBOARD_DIR has no build (`pnpm build`).",
+      "app's own router showing the page. Each goes out as the build's brotli or gzip copy when `Accept-Encoding` " +
+      'allows (`Content-Encoding`, `Vary: Accept-Encoding`). 503 `dashboard_not_built` while DASHBOARD_DIR has no ' +
+      'build (`pnpm build`).',
     responses: { 301: { description: 'To /app/.' } },
     // Relative URLs in the app resolve under /app/ only with the trailing slash.
     handler: ({ res }) => {

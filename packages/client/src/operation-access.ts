@@ -11,6 +11,7 @@ export const OPERATION_ACCESS = {
   'GET /': 'public',
   'POST /': 'public',
   'GET /app': 'public',
+  'GET /favicon.ico': 'public',
   'POST /api/platform/bootstrap/operator': 'public',
   'GET /api/platform/overview': 'operator',
   'GET /api/platform/organizations': 'operator',

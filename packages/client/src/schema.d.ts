@@ -117,9 +117,29 @@ export interface paths {
     };
     /**
      * The dashboard (a single-page app under /app/)
-     * @description Redirects to /app/. Every GET under /app/ answers a built file: hashed assets under /app/assets/ are cached for a year (`public, max-age=31536000, immutable`), any other path answers index.html (`no-cache`), the app's own router showing the page. 503 `dashboard_not_built` while DASHBOARD_DIR has no build (`pnpm build`).
+     * @description Redirects to /app/. Every GET under /app/ answers a built file: hashed assets under /app/assets/ are cached for a year (`public, max-age=31536000, immutable`), any other path answers index.html (`no-cache`), the app's own router showing the page. Each goes out as the build's brotli or gzip copy when `Accept-Encoding` allows (`Content-Encoding`, `Vary: Accept-Encoding`). 503 `dashboard_not_built` while DASHBOARD_DIR has no build (`pnpm build`).
      */
     get: operations['getApp'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/favicon.ico': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The dashboard's icon, where browsers look for it first
+     * @description Redirects to the SVG icon at /app/favicon.svg (which the dashboard names in its index.html too). Declared so that `favicon.ico` is a reserved first path segment: no webhook source.
+     */
+    get: operations['getFavicon.ico'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1610,6 +1630,24 @@ export interface operations {
     requestBody?: never;
     responses: {
       /** @description To /app/. */
+      301: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  'getFavicon.ico': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To /app/favicon.svg. */
       301: {
         headers: {
           [name: string]: unknown;

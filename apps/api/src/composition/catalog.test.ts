@@ -7,7 +7,7 @@ describe('paths derived from the operation catalog', () => {
     expect([...RESERVED_PATH_SEGMENTS].sort()).toEqual(
       [
         ...['admin', 'api', 'app', 'config', 'docs', 'events', 'health', 'mcp', 'metrics', 'openapi.json', 'ready'],
-        ...['rules', 'stats'],
+        ...['favicon.ico', 'rules', 'stats'],
       ].sort(),
     );
   });

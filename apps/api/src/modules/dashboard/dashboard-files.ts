@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '@relay/core';
 import type { Response } from 'express';
+import { acceptedEncodings, mayBePrecompressed } from './dashboard-encoding';
 
 /** Vite's hashed build output: a changed file gets a new name, so a cached one never goes stale. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -26,18 +27,35 @@ const safeSegment = (segment: string) => segment !== '' && !segment.startsWith('
 
 /**
  * The single-page app's files under /app/: hashed assets cached for a year, index.html for every
- * other path (the client router owns them), revalidated on each load. Files are looked up on each
+ * other path (the client router owns them), revalidated on each load; each compressed when the build
+ * left a compressed copy the browser accepts. Files are looked up on each
  * request, so a `pnpm build` while the api runs is served at once.
  */
 export function createDashboardFiles(deps: DashboardFilesDeps) {
   const root = path.resolve(deps.dir);
   const index = path.join(root, 'index.html');
 
-  const send = (res: Response, file: string, cacheControl: string) =>
+  const sendFile = (res: Response, file: string) =>
     new Promise<void>((resolve, reject) => {
-      res.setHeader('Cache-Control', cacheControl);
       res.sendFile(file, { cacheControl: false, dotfiles: 'deny' }, (err) => (err ? reject(err) : resolve()));
     });
+
+  // The build wrote `.br` and `.gz` copies beside each text file (vite-precompress.ts): the best one the
+  // browser accepts goes out as is, so nothing is compressed per request. A file without copies (too small
+  // to gain) goes out as it is.
+  const send = async (res: Response, file: string, cacheControl: string) => {
+    res.setHeader('Cache-Control', cacheControl);
+    if (!mayBePrecompressed(file)) return sendFile(res, file);
+    res.vary('Accept-Encoding');
+    for (const { coding, suffix } of acceptedEncodings(res.req.headers['accept-encoding'])) {
+      if (!(await isFile(file + suffix))) continue;
+      // The type of the file itself, not of its compressed copy (send leaves a type already set alone).
+      res.type(path.extname(file));
+      res.setHeader('Content-Encoding', coding);
+      return sendFile(res, file + suffix);
+    }
+    return sendFile(res, file);
+  };
 
   return {
     /** Answers GET /app/<segments>: a built file, or index.html; 503 while there is no build. */

@@ -80,6 +80,24 @@ describe('rule page: destinations', () => {
     expect(link).toHaveAttribute('href', expect.stringContaining('delivery_status=failed'));
   });
 
+  it("shows a paced destination's pacing state, read one by one (the list does not carry it)", async () => {
+    const paced: Destination = { ...unhealthy, rate_limit: { limit: 2, period: 'minute' } };
+    const api = page({
+      [`GET ${DESTINATIONS}`]: { body: { destinations: [destination, paced] } },
+      [`GET ${DESTINATIONS}/${paced.id}`]: {
+        body: {
+          ...paced,
+          pacing_state: { effective_limit: 1, period: 'minute', in_flight: 0, waiting: 4, held_until: null },
+        },
+      },
+    });
+    const ci = await rowOf('ci');
+    expect(await within(ci).findByText('now: 1 / minute in force, 0 in flight, 4 waiting')).toBeInTheDocument();
+    // An unpaced destination is not read.
+    expect(within(await rowOf('archive')).queryByText(/^now:/)).toBeNull();
+    expect(api.calls.some((c) => c.url.pathname === `${DESTINATIONS}/${destination.id}`)).toBe(false);
+  });
+
   it('resumes an unhealthy destination', async () => {
     const api = page({
       [`POST ${DESTINATIONS}/${unhealthy.id}/resume`]: {

@@ -11,6 +11,7 @@ import { deliveryCountsText } from '../../components/delivery-counts';
 import { AnchorLink } from '../../components/links';
 import { ProblemAlert } from '../../components/problem-alert';
 import { DestinationForm } from './destination-form';
+import { DestinationPacingNow } from './destination-pacing-now';
 import type { Destination, DestinationStats } from './destination-types';
 import { filterSummary } from './filter-draft';
 import type { Rule } from './rule-types';
@@ -147,6 +148,7 @@ export function DestinationsSection({ rule }: { rule: Rule }) {
                 </Table.Td>
                 <Table.Td>
                   <TargetBadges target={d} none="—" />
+                  <DestinationPacingNow destination={d} />
                 </Table.Td>
                 {stats.data ? (
                   <Table.Td>

@@ -1,7 +1,7 @@
 import { Card, SimpleGrid, Text, Title } from '@mantine/core';
 import { filterSummary } from './filter-draft';
 import type { DeliveryPolicy, Rule } from './rule-types';
-import { pacingSummary } from './transform-pacing-draft';
+import { pacingStateText, pacingSummary } from './transform-pacing-draft';
 
 // The rule options read-only on the rule page: "off" for each one not set, secrets only as set or not set.
 
@@ -94,6 +94,7 @@ export function RuleOptionsCard({ rule }: { rule: Rule }) {
         <Row label="Removed headers">{rule.outbound_headers.remove.join(', ') || 'none'}</Row>
         <Row label="Transform">{transformText(rule)}</Row>
         <Row label="Pacing">{pacingSummary(rule) || 'off'}</Row>
+        <Row label="Pacing now">{pacingStateText(rule.pacing_state)}</Row>
       </SimpleGrid>
     </Card>
   );

@@ -18,6 +18,15 @@ const configured: Rule = {
   health: { ...rule.health, unhealthy_after_seconds: 172_800 },
   ordering: { json_pointer: '/customer' },
   delivery_policy: { timeout_seconds: 10, max_attempts: 4 },
+  rate_limit: { limit: 5, period: 'second' },
+  // Halved after a 429, one in flight, three waiting, held by a Retry-After far in the future.
+  pacing_state: {
+    effective_limit: 2.5,
+    period: 'second',
+    in_flight: 1,
+    waiting: 3,
+    held_until: '2999-01-01T00:00:00Z',
+  },
 };
 
 async function openSection(dialog: HTMLElement, name: RegExp) {
@@ -174,9 +183,13 @@ describe('rule options', () => {
       '2 d',
       'x-team: payments',
       'cookie',
+      '5 / second',
     ])
       expect(within(card).getByText(text)).toBeInTheDocument();
     expect(within(card).getByText(/^3, last /)).toBeInTheDocument();
+    expect(
+      within(card).getByText(/^2\.5 \/ second in force, 1 in flight, 3 waiting, held until .+ \(Retry-After\)$/),
+    ).toBeInTheDocument();
 
     const user = userEvent.setup();
     const form = screen.getByRole('form', { name: 'Rotate verification secret' });

@@ -118,3 +118,25 @@ export function pacingSummary(target: { rate_limit: RateLimit | null; max_concur
   ];
   return parts.filter(Boolean).join(', ');
 }
+
+/** What the limiter says now (one rule's or destination's read carries it; docs/rules.md "Pacing"). */
+export interface PacingStateView {
+  effective_limit: number | null;
+  period: string | null;
+  in_flight: number;
+  waiting: number;
+  held_until: string | null;
+}
+
+/** The pacing state in one line, e.g. "2.5 / second in force, 1 in flight, 4 waiting, held until 14:03:05". */
+export function pacingStateText(state: PacingStateView | null | undefined, now = Date.now()): string {
+  if (!state) return 'nothing held back';
+  const held = state.held_until && Date.parse(state.held_until) > now ? state.held_until : null;
+  const parts = [
+    state.effective_limit === null ? '' : `${state.effective_limit} / ${state.period} in force`,
+    `${state.in_flight} in flight`,
+    `${state.waiting} waiting`,
+    held ? `held until ${new Date(held).toLocaleTimeString()} (Retry-After)` : '',
+  ];
+  return parts.filter(Boolean).join(', ');
+}

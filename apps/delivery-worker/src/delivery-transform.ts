@@ -56,6 +56,8 @@ export function createDeliveryTransform(runner: TransformRunner): DeliveryTransf
       rule_id: ruleId,
       ...(destinationId !== undefined ? { destination_id: destinationId } : {}),
     };
+    // A sandbox that failed on its own (TransformUnavailableError) is not the transform's failure: it is left to
+    // throw, a relay fault the job defers and tries again without counting an attempt (relay-faults.ts).
     const result = await runner.run(code, transformInputOf(event), context);
     if (!result.ok) return { ok: false, failure: result.error, logs: result.logs };
     const { request } = result;

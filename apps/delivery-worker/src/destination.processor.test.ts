@@ -1,10 +1,15 @@
 import { createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parsePortPolicy, standardWebhookKey, type TargetPolicy } from '@relay/core';
 import { createDeliveryRepository, createDestinationRepository, createEventRepository, type Database } from '@relay/db';
 import type { DestinationJobRequest } from '@relay/queue';
 import { startTargetServer, type TargetServer } from '@relay/test-support';
 import { createTargetResolver, createRuleRepository, SYSTEM_ACTOR } from '@relay/db';
+import { createTransformRunner, TransformUnavailableError, type TransformRunner } from '@relay/transform';
 import { createDeliveryStore } from './delivery-store';
+import { createDeliveryTransform } from './delivery-transform';
 import { createFanOut } from './destination-fan-out';
 import { createRuleFilterCheck } from './rule-filter';
 import { createRuleLookup } from './rule-lookup';
@@ -30,7 +35,7 @@ beforeEach(() => {
   target.replyWith(200);
 });
 
-function setup(options: { unhealthyAfterSeconds?: number } = {}) {
+function setup(options: { unhealthyAfterSeconds?: number; runner?: TransformRunner } = {}) {
   const enqueued: DestinationJobRequest[] = [];
   const notices: Notice[] = [];
   const counted: string[] = [];
@@ -46,6 +51,7 @@ function setup(options: { unhealthyAfterSeconds?: number } = {}) {
   const events = createEventRepository(db.pool, { defaultTargetUrl: undefined });
   const processor = createDestinationProcessor({
     deliveries,
+    transform: options.runner ? createDeliveryTransform(options.runner) : undefined,
     loadEvent: (orgId, id) => events.findById(orgId, id),
     sender: createSender({ timeoutMs: 5_000, policy: open }),
     targetPolicy: open,
@@ -269,5 +275,42 @@ describe('a destination delivery', () => {
     expect(actions.map((e) => [e.action, (e.metadata as { reason: string }).reason])).toEqual([
       ['destination.unhealthy', 'failing'],
     ]);
+  });
+});
+
+// A sandbox thread that cannot start is the relay's fault, not the transform's: before, the delivery ended failed
+// (transform_error, final) and was never sent. Now the attempt throws the relay fault, which runJob defers without
+// counting an attempt (relay-faults.ts); the next try, with the sandbox back, runs the transform and sends.
+describe("a destination's transform when the sandbox is unavailable", () => {
+  const broken = path.join(os.tmpdir(), `relay-broken-destination-sandbox-${process.pid}.cjs`);
+  writeFileSync(broken, "throw new Error('cannot load the sandbox');\n");
+  const transform = "addHandler('transform', (r) => { r.body = { seen: true }; return r; });";
+  let down: TransformRunner;
+  let up: TransformRunner;
+  beforeAll(() => {
+    down = createTransformRunner({ threadFile: broken, concurrency: 1 });
+    up = createTransformRunner({ concurrency: 1 });
+  });
+  afterAll(() => Promise.all([down.close(), up.close()]));
+
+  it('leaves the delivery queued and untried, and sends it once the sandbox is back', async () => {
+    const kit = setup({ runner: down });
+    const rule = await newRule(db, { source: 'shop' });
+    const created = await kit.destinations.create(ORG, rule.id, { targetUrl: `${target.url}/dest`, transform });
+    if (!created.ok) throw new Error('not created');
+    const event = await newEvent(db, { source: 'shop', ruleId: rule.id });
+    await kit.fanOut(ORG, event);
+    const [row] = await rowsOf(event.id);
+    await expect(kit.processor.attempt(ORG, row!.id)).rejects.toBeInstanceOf(TransformUnavailableError);
+    expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: row!.id } })).toMatchObject({
+      status: 'queued',
+      attemptCount: 0,
+      failureReason: null,
+    });
+    expect(await db.prisma.deliveryAttempt.count({ where: { eventId: event.id } })).toBe(0);
+    expect(target.requests).toEqual([]);
+
+    expect(await setup({ runner: up }).processor.attempt(ORG, row!.id)).toEqual({ result: 'delivered' });
+    expect(JSON.parse(target.requests[0]!.body.toString())).toEqual({ seen: true });
   });
 });

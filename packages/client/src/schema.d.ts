@@ -7677,6 +7677,13 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description The sandbox itself failed, not the transform (`service_unavailable`); try again. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
   getRulesIdHooks: {

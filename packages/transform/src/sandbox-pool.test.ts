@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTransformRunner } from './transform-runner';
+import { TransformUnavailableError } from './transform-unavailable-error';
 
 const context = { event_id: 'evt_1', source: 'src', rule_id: 'rul_1' };
 const request = { body: { n: 1 }, headers: {}, path: '/', query: {} };
@@ -21,6 +22,51 @@ parentPort.on('message', ({ id }) => {
 parentPort.postMessage({ ready: true });
 `,
 );
+
+// Stand-in threads for the sandbox failing on its own: one that throws while loading, one that never says it is
+// ready, one that exits in the middle of a call (as a crash would). None of it is the transform's doing.
+const standIn = (name: string, text: string) => {
+  const file = path.join(os.tmpdir(), `relay-${name}-thread-${process.pid}.cjs`);
+  writeFileSync(file, text);
+  return file;
+};
+const brokenThread = standIn('broken', "throw new Error('cannot load the sandbox');\n");
+const hangingThread = standIn('hanging', 'setInterval(() => {}, 1000);\n');
+const crashingThread = standIn(
+  'crashing',
+  `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', () => process.exit(3));
+parentPort.postMessage({ ready: true });
+`,
+);
+
+describe('a sandbox that fails on its own', () => {
+  it.each([
+    ['fails to start', brokenThread],
+    ['exits in the middle of a call', crashingThread],
+  ])('that %s: the call reports the sandbox unavailable, never a failure of the code', async (_, threadFile) => {
+    const runner = createTransformRunner({ threadFile, concurrency: 1, timeoutMs: 60_000 });
+    try {
+      for (const call of [() => runner.run('x', request, context), () => runner.compile('x')]) {
+        const error = await call().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(TransformUnavailableError);
+      }
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('that hangs at its start: the wait is bounded, and the slot starts another thread next time', async () => {
+    const runner = createTransformRunner({ threadFile: hangingThread, concurrency: 1, startTimeoutMs: 200 });
+    try {
+      // Twice: the slot is not lost to the first hanging thread (else the second call would wait for ever).
+      for (let call = 0; call < 2; call++)
+        await expect(runner.run('x', request, context)).rejects.toThrow(/did not start within 200 ms/);
+    } finally {
+      await runner.close();
+    }
+  });
+});
 
 describe('transform runner pool', () => {
   it('replaces a thread that died between calls, so the next call runs rather than timing out', async () => {

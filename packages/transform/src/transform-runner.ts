@@ -12,12 +12,15 @@ import type {
   TransformRunner,
   TransformRunnerOptions,
 } from './transform-types';
+import { TransformUnavailableError } from './transform-unavailable-error';
 import { type SandboxOutput, validateOutput } from './validate-output';
 
 // QuickJS's own deadline (the call's time) usually ends a runaway first, cleanly and with its logs; the thread is
 // terminated when that has not happened this much later.
 const HARD_STOP_GRACE_MS = 100;
 const MIB = 1024 * 1024;
+// The thread's own JavaScript heap ran out (its resourceLimits): the call's output text was too large for it.
+const THREAD_OUT_OF_MEMORY = 'ERR_WORKER_OUT_OF_MEMORY';
 
 type Answer =
   | ({ id: number; ok: true; logs: string; recycle?: boolean } & SandboxOutput)
@@ -36,7 +39,7 @@ interface Slot {
   /** The thread's answers (sandbox-thread.cjs): a port of their own, so the host can read them synchronously. */
   answers: MessagePort;
   ready: Promise<string | undefined>;
-  /** Settles the call in flight, when its thread dies under it. */
+  /** Settles the call in flight, when its thread dies under it: with the thread's error, when it reported one. */
   onExit?: (error: Error | undefined) => void;
 }
 
@@ -56,6 +59,7 @@ const failure = (
 
 export function createTransformRunner(options: TransformRunnerOptions & { threadFile?: string } = {}): TransformRunner {
   const timeoutMs = options.timeoutMs ?? 1000;
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   const memoryMb = options.memoryMb ?? 64;
   const concurrency = Math.max(1, options.concurrency ?? 2);
   const maxCodeBytes = options.maxCodeBytes ?? 256 * 1024;
@@ -89,22 +93,34 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     slot.answers = channel.port1;
     slot.worker = worker;
     let started = false;
+    let failed: Error | undefined;
     slot.ready = new Promise((resolve) => {
+      // A thread that hangs while starting would hold its slot forever: past the bound it is given up (the call
+      // reports the sandbox unavailable, and replace() starts another thread for the slot's next call).
+      const bound = setTimeout(() => resolve(`it did not start within ${startTimeoutMs} ms`), startTimeoutMs);
+      bound.unref();
+      const settle = (error: string | undefined) => {
+        clearTimeout(bound);
+        resolve(error);
+      };
       worker.once('message', (m: { ready: boolean; message?: string }) => {
         started = m.ready;
-        resolve(m.ready ? undefined : m.message);
+        settle(m.ready ? undefined : m.message);
       });
-      worker.once('error', (error: Error) => resolve(error.message));
-      worker.once('exit', () => resolve('the sandbox thread stopped'));
+      worker.once('error', (error: Error) => settle(error.message));
+      worker.once('exit', (code: number) => settle(`the sandbox thread stopped (exit code ${code})`));
     });
-    worker.on('error', () => {}); // reported through 'exit' to the call in flight
+    // Kept for 'exit', which tells the call in flight: only this error says the call's own output outgrew the heap.
+    worker.on('error', (error: Error) => {
+      failed = error;
+    });
     // Only while it is still the slot's thread: a replaced one exits after the slot has moved on to its next call.
-    worker.on('exit', () => {
+    worker.on('exit', (code: number) => {
       if (slot.worker !== worker || closed) return;
       // A thread that dies between calls is replaced at once: the slot's next call would otherwise be posted to a
       // dead thread and end, after the whole time limit, as the transform's own timeout. (One that never started is
       // left to the next call, which reports it, rather than respawned in a loop.)
-      if (slot.onExit) slot.onExit(new Error('the sandbox thread stopped'));
+      if (slot.onExit) slot.onExit(failed ?? new Error(`the sandbox thread stopped (exit code ${code})`));
       else if (started) spawn(slot);
     });
     return slot as Slot;
@@ -168,15 +184,17 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
   }
 
   // One call on a free slot: the slot's thread is replaced when the call outlived its time, or the thread died.
+  // What is the relay's fault rather than the transform's (a thread that did not start, died of something else than
+  // the call's own memory, a runner closed under the call) throws TransformUnavailableError: no verdict on the code.
   async function dispatch(message: Record<string, unknown>): Promise<TransformResult | Answer> {
     const slot = await acquire();
-    if (!slot) return failure('error', 'the transform runner is closed');
+    if (!slot) throw new TransformUnavailableError('the transform runner is closed');
     try {
       const startError = await slot.ready;
-      if (closed) return failure('error', 'the transform runner is closed');
+      if (closed) throw new TransformUnavailableError('the transform runner is closed');
       if (startError !== undefined) {
         replace(slot);
-        return failure('error', `the sandbox did not start: ${startError}`);
+        throw new TransformUnavailableError(`the sandbox did not start: ${startError}`);
       }
       const outcome = await callOn(slot, message);
       if (outcome === 'timeout') {
@@ -185,7 +203,9 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
       }
       if (outcome instanceof Error) {
         replace(slot);
-        return failure(closed ? 'error' : 'memory', `the sandbox stopped: ${outcome.message}`);
+        if (!closed && (outcome as { code?: unknown }).code === THREAD_OUT_OF_MEMORY)
+          return failure('memory', `the sandbox stopped: ${outcome.message}`);
+        throw new TransformUnavailableError(`the sandbox stopped: ${outcome.message}`);
       }
       if (outcome.recycle) replace(slot);
       return outcome;
@@ -200,7 +220,7 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
       : undefined;
 
   async function run(code: string, request: TransformInput, context: TransformContext): Promise<TransformResult> {
-    if (closed) return failure('error', 'the transform runner is closed');
+    if (closed) throw new TransformUnavailableError('the transform runner is closed');
     const refused = tooLarge(code);
     if (refused) return refused;
     const rest = JSON.stringify({ headers: request.headers, path: request.path, query: request.query });
@@ -219,9 +239,8 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
   }
 
   async function compile(code: string): Promise<TransformCompileResult> {
-    const outcome = closed
-      ? failure('error', 'the transform runner is closed')
-      : (tooLarge(code) ?? (await dispatch({ code, compileOnly: true })));
+    if (closed) throw new TransformUnavailableError('the transform runner is closed');
+    const outcome = tooLarge(code) ?? (await dispatch({ code, compileOnly: true }));
     if (!('id' in outcome)) return outcome.ok ? { ok: true } : { ok: false, error: outcome.error };
     if (outcome.ok) return { ok: true };
     const { cause, message, line } = outcome;

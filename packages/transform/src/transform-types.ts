@@ -53,8 +53,11 @@ export interface TransformRunnerOptions {
   maxOutputBytes?: number;
   /** console output kept per call. */
   maxLogBytes?: number;
+  /** How long a new sandbox thread may take to start before the call reports the sandbox unavailable. */
+  startTimeoutMs?: number;
 }
 
+/** run() and compile() throw TransformUnavailableError when the sandbox itself failed (not the code). */
 export interface TransformRunner {
   run(code: string, request: TransformInput, context: TransformContext): Promise<TransformResult>;
   /** Parses and compiles the code in a sandbox without running it (a SyntaxError, with its line, or too large). */

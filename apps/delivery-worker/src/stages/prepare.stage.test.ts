@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import {
   createEventOrderingRepository,
   createEventRepository,
@@ -7,7 +10,7 @@ import {
   createTargetResolver,
   type Database,
 } from '@relay/db';
-import { createTransformRunner, type TransformRunner } from '@relay/transform';
+import { createTransformRunner, TransformUnavailableError, type TransformRunner } from '@relay/transform';
 import { createDeliveryStore } from '../delivery-store';
 import { createDeliveryTransform, type DeliveryTransform } from '../delivery-transform';
 import { createOrderGate } from '../ordered-delivery';
@@ -30,11 +33,17 @@ beforeAll(() => (runner = createTransformRunner({ timeoutMs: 1_000, concurrency:
 afterAll(() => runner.close());
 
 // The prepare stage over the real database: every gate it passes, in the order it passes them.
-function setup(options: { poolSize?: number; transform?: (run: DeliveryTransform) => DeliveryTransform } = {}) {
+function setup(
+  options: {
+    poolSize?: number;
+    transform?: (run: DeliveryTransform) => DeliveryTransform;
+    runner?: TransformRunner;
+  } = {},
+) {
   const rules = createRuleLookup(createRuleRepository(db.prisma), { cacheMs: 0 });
   const store = createDeliveryStore(createEventRepository(db.pool, { defaultTargetUrl: undefined }));
   const fairGate = fairGateOf(options.poolSize ?? 10);
-  const run = createDeliveryTransform(runner);
+  const run = createDeliveryTransform(options.runner ?? runner);
   const prepare = createPrepare({
     transforms: {
       run: options.transform ? options.transform(run) : run,
@@ -230,6 +239,34 @@ describe('the prepare stage', () => {
       });
       const delivery = deliveryOf(await prepare(ORG, event.id));
       expect(delivery.event.transformed?.body.toString()).toContain('bob pushed');
+      await drain();
+    });
+
+    // A sandbox thread that cannot start is the relay's fault, not the transform's: before, the delivery ended failed
+    // (transform_error, final) and was never sent. Now prepare throws the relay fault, which runJob defers without
+    // counting an attempt (relay-faults.ts); the next try, with the sandbox back, runs the transform and goes on.
+    it('leaves the event queued, untried, when the sandbox is unavailable, and hands it on once it is back', async () => {
+      await newRule(db, { source: 'push', transform: CHAT });
+      const event = await newEvent(db, { source: 'push', body: '{"pusher":{"name":"cy"}}' });
+      const broken = path.join(os.tmpdir(), `relay-broken-sandbox-${process.pid}.cjs`);
+      writeFileSync(broken, "throw new Error('cannot load the sandbox');\n");
+      const unavailable = createTransformRunner({ threadFile: broken, concurrency: 1 });
+      try {
+        const down = setup({ runner: unavailable });
+        await expect(down.prepare(ORG, event.id)).rejects.toBeInstanceOf(TransformUnavailableError);
+        await down.drain();
+      } finally {
+        await unavailable.close();
+      }
+      const row = (
+        await db.pool.query(
+          'SELECT status, failure_reason, attempt_count, transformed_body FROM events WHERE id = $1',
+          [event.id],
+        )
+      ).rows[0];
+      expect(row).toMatchObject({ status: 'queued', failure_reason: null, attempt_count: 0, transformed_body: null });
+      const { prepare, drain } = setup();
+      expect(deliveryOf(await prepare(ORG, event.id)).event.transformed?.body.toString()).toContain('cy pushed');
       await drain();
     });
   });

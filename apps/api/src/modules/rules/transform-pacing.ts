@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError, type RateLimitOption } from '@relay/core';
-import type { TransformRunner } from '@relay/transform';
+import { isTransformUnavailable, type TransformRunner } from '@relay/transform';
 
 /** What a rule or destination write needs of the sandbox: the dry compile of a transform at save. */
 export type TransformCompiler = Pick<TransformRunner, 'compile'>;
@@ -19,12 +19,22 @@ export interface TransformPacingInput {
  */
 export async function checkTransform(compiler: TransformCompiler, code: string | null | undefined): Promise<void> {
   if (code === undefined || code === null) return;
-  const result = await compiler.compile(code);
+  const result = await sandboxCall(() => compiler.compile(code));
   if (result.ok) return;
   const { message, line } = result.error;
   throw new AppError('validation_failed', 'The request is not valid.', {
     errors: [{ field: 'transform', message: line === undefined ? message : `line ${line}: ${message}` }],
   });
+}
+
+/** A sandbox that failed on its own (not the code) answers 503 `service_unavailable`: try again, nothing is wrong. */
+export async function sandboxCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!isTransformUnavailable(error)) throw error;
+    throw new AppError('service_unavailable', `The transform sandbox is unavailable (${error.message}); try again.`);
+  }
 }
 
 /** The record's changes: undefined leaves a field as it is, null turns it off. */

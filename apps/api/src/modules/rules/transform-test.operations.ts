@@ -23,6 +23,7 @@ export const transformTestOperations = [
     responses: {
       200: { description: 'The returned request, or the failure.', schema: transformTestResultSchema },
       404: { description: 'No such rule, event of the rule, or destination of the rule (`not_found`).' },
+      503: { description: 'The sandbox itself failed, not the transform (`service_unavailable`); try again.' },
     },
     handler: async ({ services, principal, params, body }) => ({
       status: 200,

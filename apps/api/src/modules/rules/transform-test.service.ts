@@ -3,6 +3,7 @@ import type { transformTestSchema } from '@relay/contracts';
 import type { Repositories } from '@relay/db';
 import type { TransformRunner } from '@relay/transform';
 import type { z } from 'zod';
+import { sandboxCall } from './transform-pacing';
 
 export interface TransformTestServiceDeps {
   repositories: Pick<Repositories, 'rules' | 'destinations' | 'eventQueries'>;
@@ -60,7 +61,7 @@ export function createTransformTestService(deps: TransformTestServiceDeps) {
         rule_id: ruleId,
         ...(input.destination_id !== undefined ? { destination_id: input.destination_id } : {}),
       };
-      const result = await deps.runner.run(code, request, context);
+      const result = await sandboxCall(() => deps.runner.run(code, request, context));
       if (!result.ok) return result;
       // The body's JSON text is the worker's (what it sends); the answer shows the request.
       const { bodyJson: _sent, ...answer } = result;

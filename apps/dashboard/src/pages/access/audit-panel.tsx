@@ -27,7 +27,8 @@ export function AuditPanel() {
   useEffect(() => {
     if (data) setActions((seen) => [...new Set([...seen, ...data.entries.map((e) => e.action)])].sort());
   }, [data]);
-  const filtered = Object.keys(filter).length > 0;
+  // While a new filter's page loads the previous page still shows: it is not what the filter matches.
+  const filtered = Object.keys(filter).length > 0 && !audit.isPlaceholderData;
   return (
     <Stack>
       <AuditFilters

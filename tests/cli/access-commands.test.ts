@@ -145,4 +145,31 @@ describe('relay keys, tokens, users and audit', () => {
     expect(first.stderr).toMatch(/Page 1 of \d+ \(\d+ entries\): --page 2 for more/);
     expect((await relay.run(viewer, ['audit', '--page', '0'])).code).toBe(2);
   });
+
+  it('filters the audit log by action, actor, resource and time', async () => {
+    await relay.run(admin, ['tokens', 'create', '--name', 'filtered']);
+    const stored = await relay.pipeline.store.prisma.auditEntry.findMany({ where: { action: 'token.created' } });
+    const json = async (...args: string[]) =>
+      JSON.parse((await relay.run(viewer, ['audit', '--json', ...args])).stdout);
+    const created = await json('--action', 'token.created');
+    expect(created.total).toBe(stored.length);
+    expect(new Set(created.entries.map((e: { action: string }) => e.action))).toEqual(new Set(['token.created']));
+    const either = await json('--action', 'token.created', '--action', 'user.created');
+    expect(either.total).toBe(
+      await relay.pipeline.store.prisma.auditEntry.count({
+        where: { action: { in: ['token.created', 'user.created'] } },
+      }),
+    );
+    const one = await json(
+      '--resource-type',
+      'token',
+      '--resource',
+      stored[0]!.resourceId,
+      '--actor',
+      stored[0]!.actorEmail,
+    );
+    expect(one.entries.map((e: { id: string }) => e.id)).toEqual([stored[0]!.id]);
+    expect((await json('--action', 'token.created', '--from', '2999-01-01')).total).toBe(0);
+    expect((await json('--action', 'token.created', '--to', '1h')).total).toBe(0);
+  });
 });

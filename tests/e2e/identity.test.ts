@@ -188,4 +188,34 @@ describe('identity endpoints: API keys, personal tokens, users, audit', () => {
     await api().get('/api/audit?per_page=201').set('authorization', BOB).expect(400);
     await api().get('/api/audit?page=0').set('authorization', BOB).expect(400);
   });
+
+  it('audit filters: action (or a comma list), actor, resource and time; bad values are 400 naming the field', async () => {
+    const get = (q: string) => api().get(`/api/audit?per_page=200&${q}`).set('authorization', BOB).expect(200);
+    const all = (await get('')).body.entries as { action: string; actor_email: string; resource_id: string }[];
+    const created = await get('action=api_key.created');
+    expect(created.body.total).toBe(all.filter((e) => e.action === 'api_key.created').length);
+    expect(created.body.entries.every((e: { action: string }) => e.action === 'api_key.created')).toBe(true);
+    const either = await get('action=api_key.created,token.created');
+    const wanted = new Set(['api_key.created', 'token.created']);
+    expect(either.body.total).toBe(all.filter((e) => wanted.has(e.action)).length);
+
+    const byAlice = await get(`actor_email=${encodeURIComponent(all[0]!.actor_email)}`);
+    expect(byAlice.body.total).toBe(all.filter((e) => e.actor_email === all[0]!.actor_email).length);
+    const one = await get(`resource_id=${all[0]!.resource_id}&page=1`);
+    expect(one.body.entries.every((e: { resource_id: string }) => e.resource_id === all[0]!.resource_id)).toBe(true);
+    expect((await get('from=2999-01-01T00:00:00Z')).body).toMatchObject({ total: 0, pages: 0, entries: [] });
+    expect((await get('to=2000-01-01T00:00:00Z')).body.total).toBe(0);
+
+    for (const [query, field] of [
+      ['action=Rule%20created', 'action'],
+      ['actor_user_id=bob', 'actor_user_id'],
+      ['resource_id=r1', 'resource_id'],
+      ['from=yesterday', 'from'],
+      ['to=2026-01-01', 'to'],
+    ]) {
+      const bad = await api().get(`/api/audit?${query}`).set('authorization', BOB).expect(400);
+      expect(bad.body.code).toBe('validation_failed');
+      expect(bad.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+  });
 });

@@ -136,6 +136,19 @@ describe('MCP audit and domain tools', () => {
     expect(second.entries.map((e) => e.id)).not.toContain(page.entries[0]!.id);
   });
 
+  it('list_audit_entries passes the filters on: action, resource and time', async () => {
+    const domain = await addDomain('filtered.example.com');
+    const list = async (args: Record<string, unknown>) =>
+      structured<{ entries: { action: string; resource_id: string }[]; total: number }>(
+        await client.callTool({ name: 'list_audit_entries', arguments: args }),
+      );
+    const byResource = await list({ resource_type: 'domain', resource_id: domain.id });
+    expect(byResource.entries).toEqual([expect.objectContaining({ action: 'domain.created', resource_id: domain.id })]);
+    expect((await list({ action: 'domain.created', resource_id: domain.id })).total).toBe(1);
+    expect((await list({ action: 'domain.deleted', resource_id: domain.id })).total).toBe(0);
+    expect((await list({ resource_id: domain.id, from: '2999-01-01T00:00:00Z' })).total).toBe(0);
+  });
+
   it('summarises a bulk action: its ids by their count, linked to the events page', async () => {
     // With INGEST_CANONICAL_HOST set, webhooks are taken on the organization's own host only.
     const { ingest_url } = structured<{ ingest_url: string }>(

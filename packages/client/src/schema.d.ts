@@ -750,7 +750,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Audit log, newest first */
+    /** Audit log, newest first, filtered by action, actor, resource and time */
     get: operations['getApiAudit'];
     put?: never;
     post?: never;
@@ -4643,6 +4643,20 @@ export interface operations {
         page?: number;
         /** @description Page size, default 50, at most 200 (above is a 400). */
         per_page?: number;
+        /** @description Exact action, or several separated by commas (any of them), e.g. `rule.created,rule.deleted`. */
+        action?: string;
+        /** @description Entries of this actor (`actor_user_id`). */
+        actor_user_id?: string;
+        /** @description Entries whose actor's e-mail is exactly this. */
+        actor_email?: string;
+        /** @description Exact resource type, e.g. `rule`. */
+        resource_type?: string;
+        /** @description Entries about this resource (`resource_id`). */
+        resource_id?: string;
+        /** @description Created at or after (inclusive), ISO 8601 with a zone. */
+        from?: string;
+        /** @description Created before (exclusive), ISO 8601 with a zone. */
+        to?: string;
       };
       header?: never;
       path?: never;

@@ -1,6 +1,6 @@
 import { ROLES, SCOPES } from '@relay/core';
 import { z } from 'zod';
-import { dateTimeInput, pageEnvelope, timestamp } from './common.schemas';
+import { dateTimeInput, pageEnvelope, pageQuery, timestamp } from './common.schemas';
 
 // Requests and responses of the identity routes: sessions, me, tokens, API keys, users, audit.
 export const loginSchema = z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) });
@@ -84,6 +84,23 @@ export const auditEntrySchema = z.object({
   created_at: z.string().describe('ISO 8601 UTC, no zone offset.'),
 });
 export const auditPageSchema = pageEnvelope('entries', auditEntrySchema);
+/** One audit action as written, `<resource>.<verb>` (`rule.created`), or several separated by commas. */
+const AUDIT_ACTIONS = /^[a-z0-9_]+(\.[a-z0-9_]+)+(,[a-z0-9_]+(\.[a-z0-9_]+)+)*$/;
+/** The filters of `GET /api/audit`; every one given must hold (AND). */
+export const auditListQuery = pageQuery.extend({
+  action: z
+    .string()
+    .max(2000)
+    .regex(AUDIT_ACTIONS, 'an action such as rule.created, or several separated by commas')
+    .optional()
+    .describe('Exact action, or several separated by commas (any of them), e.g. `rule.created,rule.deleted`.'),
+  actor_user_id: z.uuid().optional().describe('Entries of this actor (`actor_user_id`).'),
+  actor_email: z.string().trim().min(1).max(320).optional().describe("Entries whose actor's e-mail is exactly this."),
+  resource_type: z.string().trim().min(1).max(64).optional().describe('Exact resource type, e.g. `rule`.'),
+  resource_id: z.uuid().optional().describe('Entries about this resource (`resource_id`).'),
+  from: dateTimeInput().optional().describe('Created at or after (inclusive), ISO 8601 with a zone.'),
+  to: dateTimeInput().optional().describe('Created before (exclusive), ISO 8601 with a zone.'),
+});
 
 const meUser = z.object({ id: z.uuid(), username: z.string(), email: z.string(), role: z.enum(ROLES) });
 const operatorRef = z.object({ id: z.uuid(), username: z.string() });

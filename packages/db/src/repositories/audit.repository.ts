@@ -59,6 +59,30 @@ async function attributed(
 // Prisma's JSON input type does not take Record<string, unknown>; any plain object is JSON here.
 const jsonObject = (metadata: Record<string, unknown> | undefined): object => metadata ?? {};
 
+/** Narrows a page of entries; every field given must hold. `from` inclusive, `to` exclusive. */
+export interface AuditFilter {
+  /** Any of these actions, exactly. */
+  actions?: string[];
+  actorUserId?: string;
+  actorEmail?: string;
+  resourceType?: string;
+  resourceId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+function auditWhere(orgId: OrgId | null, f: AuditFilter) {
+  return {
+    organizationId: orgId,
+    ...(f.actions && { action: { in: f.actions } }),
+    ...(f.actorUserId && { actorUserId: f.actorUserId }),
+    ...(f.actorEmail && { actorEmail: f.actorEmail }),
+    ...(f.resourceType && { resourceType: f.resourceType }),
+    ...(f.resourceId && { resourceId: f.resourceId }),
+    ...((f.from ?? f.to) && { createdAt: { ...(f.from && { gte: f.from }), ...(f.to && { lt: f.to }) } }),
+  };
+}
+
 export function createAuditRepository(prisma: DbClient) {
   return {
     /** `orgId` null: a platform-level entry (e.g. a failed login for a username nobody has). */
@@ -74,11 +98,17 @@ export function createAuditRepository(prisma: DbClient) {
     },
 
     /** Newest first. `null`: the platform-level entries (operators only). */
-    async page(orgId: OrgId | null, page: number, perPage: number): Promise<{ entries: AuditRecord[]; total: number }> {
+    async page(
+      orgId: OrgId | null,
+      page: number,
+      perPage: number,
+      filter: AuditFilter = {},
+    ): Promise<{ entries: AuditRecord[]; total: number }> {
+      const where = auditWhere(orgId, filter);
       const [total, rows] = await Promise.all([
-        prisma.auditEntry.count({ where: { organizationId: orgId } }),
+        prisma.auditEntry.count({ where }),
         prisma.auditEntry.findMany({
-          where: { organizationId: orgId },
+          where,
           orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
           skip: (page - 1) * perPage,
           take: perPage,

@@ -40,11 +40,21 @@ const listAuditEntries = defineTool({
   description:
     'The audit log, newest first: who (a user, or an API key by its id) did what to which object and when, e.g. ' +
     'rule.created, event.retried, domain.verified. Paged: `page` from 1, `per_page` default 20, at most 100. Use it ' +
-    'to answer "who changed this rule" or "what did this key do".',
+    'to answer "who changed this rule" or "what did this key do"; narrow with the filters (all given must hold).',
   operation: 'GET /api/audit',
   input: {
     page: z.number().int().min(1).max(10_000_000).optional().describe('Page number, from 1 (default).'),
     per_page: z.number().int().min(1).max(100).optional().describe('Entries per page: default 20, at most 100.'),
+    action: z
+      .string()
+      .optional()
+      .describe('Exact action, or several separated by commas (any of them), e.g. "rule.created,rule.deleted".'),
+    actor_user_id: z.string().optional().describe("The actor's user id (an API key's act: its creator)."),
+    actor_email: z.string().optional().describe("The actor's e-mail, exactly."),
+    resource_type: z.string().optional().describe('Exact resource type, e.g. "rule", "api_key", "event".'),
+    resource_id: z.string().optional().describe('The id of the object acted on.'),
+    from: z.string().optional().describe('Created at or after (inclusive), ISO 8601 with a zone.'),
+    to: z.string().optional().describe('Created before (exclusive), ISO 8601 with a zone.'),
   },
   output: {
     entries: z.array(
@@ -66,8 +76,8 @@ const listAuditEntries = defineTool({
     pages: z.number(),
   },
   annotations: { readOnlyHint: true, idempotentHint: true },
-  async run({ page, per_page }, { client, link }) {
-    const query = { page: page ?? 1, per_page: per_page ?? 20 };
+  async run({ page, per_page, ...filters }, { client, link }) {
+    const query = { ...filters, page: page ?? 1, per_page: per_page ?? 20 };
     const answer = await dataOf(client.GET('/api/audit', { params: { query } }));
     return {
       entries: answer.entries.map((entry) => ({

@@ -1,4 +1,4 @@
-import { auditPageSchema, pageQuery } from '@relay/contracts';
+import { auditListQuery, auditPageSchema } from '@relay/contracts';
 import { defineOperation } from '../../composition/define-operation';
 
 export const auditOperations = [
@@ -7,8 +7,8 @@ export const auditOperations = [
     path: '/api/audit',
     tag: 'organization',
     access: { role: 'viewer', scope: 'events:read' },
-    summary: 'Audit log, newest first',
-    query: pageQuery,
+    summary: 'Audit log, newest first, filtered by action, actor, resource and time',
+    query: auditListQuery,
     responses: { 200: { description: 'A page of entries.', schema: auditPageSchema } },
     handler: async ({ services, principal, query }) => ({
       status: 200,

@@ -101,4 +101,80 @@ describe('audit service', () => {
       [creator.id, 'maker@example.com'],
     ]);
   });
+
+  describe('filters', () => {
+    const org = '00000000-0000-7000-8000-00000000f0a1';
+    const ids = ['00000000-0000-7000-8000-00000000f001', '00000000-0000-7000-8000-00000000f002'] as const;
+    const otherActor = '00000000-0000-7000-8000-00000000f0b2';
+    const filterer = testPrincipal({ mechanism: 'token', role: 'viewer', orgId: org as typeof viewer.orgId });
+    const query = (q: Record<string, string>) => service().page(filterer, { page: 1, per_page: 50, ...q });
+    const resources = (q: Record<string, string>) => query(q).then((p) => p.entries.map((e) => e.resource_id));
+
+    beforeAll(async () => {
+      await store.db.prisma.organization.create({ data: { id: org, slug: 'audit-filters', name: 'Audit filters' } });
+      const at = (iso: string) => new Date(iso);
+      const rows = [
+        {
+          action: 'rule.created',
+          actor: viewer.userId!,
+          email: 'bob@example.com',
+          type: 'rule',
+          id: ids[0],
+          at: '2026-01-01T00:00:00Z',
+        },
+        {
+          action: 'rule.deleted',
+          actor: viewer.userId!,
+          email: 'bob@example.com',
+          type: 'rule',
+          id: ids[0],
+          at: '2026-01-02T00:00:00Z',
+        },
+        {
+          action: 'api_key.created',
+          actor: otherActor,
+          email: 'eve@example.com',
+          type: 'api_key',
+          id: ids[1],
+          at: '2026-01-03T00:00:00Z',
+        },
+      ];
+      for (const r of rows) {
+        await store.db.prisma.auditEntry.create({
+          data: {
+            organizationId: org,
+            actorUserId: r.actor,
+            actorEmail: r.email,
+            action: r.action,
+            resourceType: r.type,
+            resourceId: r.id,
+            createdAt: at(r.at),
+          },
+        });
+      }
+    });
+
+    it('narrow by action (one, or several separated by commas), actor and resource, with the total', async () => {
+      expect(await query({ action: 'rule.created' })).toMatchObject({ total: 1, pages: 1 });
+      expect(await query({ action: 'rule.created,api_key.created' })).toMatchObject({ total: 2 });
+      expect((await query({ actor_user_id: otherActor })).entries.map((e) => e.action)).toEqual(['api_key.created']);
+      expect((await query({ actor_email: 'bob@example.com' })).total).toBe(2);
+      expect((await query({ resource_type: 'api_key' })).total).toBe(1);
+      expect(await resources({ resource_id: ids[0] })).toEqual([ids[0], ids[0]]);
+      // Every filter given must hold.
+      expect((await query({ actor_email: 'bob@example.com', action: 'api_key.created' })).total).toBe(0);
+    });
+
+    it('narrow by time: from inclusive, to exclusive', async () => {
+      const q = { from: '2026-01-02T00:00:00Z', to: '2026-01-03T00:00:00Z' };
+      expect((await query(q)).entries.map((e) => e.action)).toEqual(['rule.deleted']);
+      expect((await query({ from: '2026-01-02T00:00:00Z' })).total).toBe(2);
+      expect((await query({ to: '2026-01-02T00:00:00Z' })).total).toBe(1);
+    });
+
+    it("never reach another organization's entries", async () => {
+      expect((await service().page(viewer, { page: 1, per_page: 50, resource_id: ids[0] })).total).toBe(0);
+      expect((await query({ action: 'rule.created' })).entries.map((e) => e.resource_id)).toEqual([ids[0]]);
+    });
+  });
 });

@@ -2,7 +2,8 @@ import { dataOf, type AnswerOf } from '@relay/client';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context';
 import { formatTable } from '../../output/table';
-import { positiveInt, withExamples } from '../command-kit';
+import { collect, positiveInt, withExamples } from '../command-kit';
+import { timeBound } from '../events/events-filters';
 
 type Entry = AnswerOf<'/api/audit', 'get'>['entries'][number];
 
@@ -27,23 +28,60 @@ export const auditTable = (entries: readonly Entry[]) =>
     { header: 'details', value: (e) => metadataText(e.metadata), maxWidth: 50 },
   ]);
 
+interface AuditFlags {
+  page: number;
+  perPage: number;
+  action?: string[];
+  actor?: string;
+  actorId?: string;
+  resourceType?: string;
+  resource?: string;
+  from?: string;
+  to?: string;
+}
+
+/** The API's filters from the flags: only what was given; `--action` repeats or takes a comma list. */
+const auditQuery = (f: AuditFlags) => ({
+  page: f.page,
+  per_page: f.perPage,
+  ...(f.action && { action: f.action.join(',') }),
+  ...(f.actor !== undefined && { actor_email: f.actor }),
+  ...(f.actorId !== undefined && { actor_user_id: f.actorId }),
+  ...(f.resourceType !== undefined && { resource_type: f.resourceType }),
+  ...(f.resource !== undefined && { resource_id: f.resource }),
+  ...(f.from !== undefined && { from: timeBound(f.from) }),
+  ...(f.to !== undefined && { to: timeBound(f.to) }),
+});
+
 export function registerAuditCommand(program: Command, ctx: CommandContext): void {
   const audit = program
     .command('audit')
     .description("The organization's audit log, newest first: who changed what")
     .option('--page <n>', 'which page (from 1)', positiveInt, 1)
     .option('--per-page <n>', 'entries per page (at most 200)', positiveInt, 50)
-    .action(async (flags: { page: number; perPage: number }, cmd: Command) => {
+    .option('--action <action>', 'only this action, e.g. rule.created (repeat or comma-separate for several)', collect)
+    .option('--actor <email>', "only entries whose actor's e-mail is this")
+    .option('--actor-id <id>', "only entries of this actor's user id")
+    .option('--resource-type <type>', 'only entries about this kind of resource, e.g. rule')
+    .option('--resource <id>', 'only entries about this resource (its id)')
+    .option('--from <when>', 'created at or after: ISO 8601, or a duration ago such as 1h, 2d')
+    .option('--to <when>', 'created before: ISO 8601, or a duration ago such as 30m')
+    .action(async (flags: AuditFlags, cmd: Command) => {
       const out = ctx.output(cmd);
       const { client } = await ctx.connect(cmd);
-      const answer = await dataOf(
-        client.GET('/api/audit', { params: { query: { page: flags.page, per_page: flags.perPage } } }),
-      );
+      const answer = await dataOf(client.GET('/api/audit', { params: { query: auditQuery(flags) } }));
       out.result(answer, (a) => (a.entries.length ? auditTable(a.entries) : 'No audit entries on this page.'));
       if (answer.page < answer.pages)
         out.note(
           `Page ${answer.page} of ${answer.pages} (${answer.total} entries): --page ${answer.page + 1} for more.`,
         );
     });
-  withExamples(audit, 'relay audit', 'relay audit --page 2 --per-page 100', 'relay audit --json | jq ".entries[0]"');
+  withExamples(
+    audit,
+    'relay audit',
+    'relay audit --page 2 --per-page 100',
+    'relay audit --action rule.created,rule.deleted --from 2d',
+    'relay audit --resource-type rule --resource 0196f2c4-7a1e-7c3b-9d2e-4b8f1a6c2d3e',
+    'relay audit --json | jq ".entries[0]"',
+  );
 }

@@ -64,10 +64,17 @@ export const SEARCH_TEXT = (e: string, hidden: string) =>
 export const SEARCH_HEADERS = (e: string, hidden: string) =>
   `(CASE WHEN jsonb_typeof(${e}.headers) = 'object' THEN ${e}.headers - ${hidden}::text[] ELSE ${e}.headers END)::text`;
 
+/** The event's state is still the worker's to write (see RECORD_OUTCOMES). */
+const WORKERS = `(e.status = 'queued' OR u.status = 'delivered')`;
+
 export const LOAD_EVENTS = `
 SELECT ${EVENT_COLUMNS} FROM events
 WHERE (id, organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
 
+// The attempt is always recorded and counted. The event's state is the worker's only while the event is still
+// queued (the worker took it queued): an operator's acknowledge of a retrying ordered head, or a rule's pause, that
+// committed during the attempt stands, and the worker's retry does not undo it. A delivery wins whatever happened
+// meanwhile: the target has the webhook.
 export const RECORD_OUTCOMES = `
 WITH attempts AS (
   INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
@@ -81,10 +88,11 @@ WITH attempts AS (
       error, duration_ms, started_at, finished_at)
 )
 UPDATE events e SET
-  status = u.status,
+  status = CASE WHEN ${WORKERS} THEN u.status ELSE e.status END,
   attempt_count = e.attempt_count + u.counted,
-  next_attempt_at = u.next_attempt_at AT TIME ZONE 'UTC',
-  failure_reason = CASE WHEN u.status IN ('delivered', 'ignored') THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
+  next_attempt_at = CASE WHEN ${WORKERS} THEN u.next_attempt_at AT TIME ZONE 'UTC' ELSE e.next_attempt_at END,
+  failure_reason = CASE WHEN NOT (${WORKERS}) THEN e.failure_reason
+    WHEN u.status IN ('delivered', 'ignored') THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
   last_error = u.last_error,
   delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
   updated_at = now() AT TIME ZONE 'UTC'

@@ -30,6 +30,14 @@ describe('an API problem in words', () => {
     expect(alert.textContent).not.toMatch(/[{}]/);
   });
 
+  it('says a sentence the title repeats once, under a heading for the status', () => {
+    const said = 'Another rule of this organization has that name.';
+    const repeated = new ProblemError({ title: said, status: 409, code: 'rule_name_taken', detail: said });
+    const alert = shown(repeated);
+    expect(alert).toHaveTextContent('Conflict');
+    expect(alert.textContent.split(said)).toHaveLength(2);
+  });
+
   it("lists each field's message in words", () => {
     const invalid = new ProblemError({
       title: 'Validation failed',

@@ -1,5 +1,6 @@
 import { Alert, List, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
+import { useEffect, useRef } from 'react';
 import { problemText } from './problem-text';
 
 /**
@@ -7,10 +8,16 @@ import { problemText } from './problem-text';
  * to quote to an administrator; never the raw document, never a blank page.
  */
 export function ProblemAlert({ error }: { error: unknown }) {
+  const shown = useRef<HTMLDivElement>(null);
+  // A long form's alert sits above its fields, out of view from the submit button that caused it: brought into view.
+  // (jsdom has no scrollIntoView.)
+  useEffect(() => {
+    if (error) shown.current?.scrollIntoView?.({ block: 'center' });
+  }, [error]);
   if (!error) return null;
   const text = problemText(error);
   return (
-    <Alert color="red" icon={<IconAlertTriangle />} title={text.title} role="alert">
+    <Alert ref={shown} color="red" icon={<IconAlertTriangle />} title={text.title} role="alert">
       <Text size="sm">{text.sentence}</Text>
       {text.fields.length ? (
         <List size="sm" mt="xs">

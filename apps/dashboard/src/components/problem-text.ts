@@ -19,6 +19,18 @@ const BY_STATUS: Record<number, string> = {
   422: 'The request was not accepted as sent.',
   429: 'Too many requests: wait a moment and try again.',
 };
+// A heading for a problem whose title says no more than its detail (the API's title is its code's sentence, and a
+// detail given without its own message repeats it): the sentence then stands once, under this.
+const HEADING_BY_STATUS: Record<number, string> = {
+  400: 'Not accepted',
+  401: 'Not signed in',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Too large',
+  422: 'Not accepted',
+  429: 'Too many requests',
+};
 const GENERIC = 'The request did not complete. Try again; if it keeps failing, tell your administrator.';
 
 // A detail is shown only when it reads as a sentence: never an upstream's JSON or an HTML error page.
@@ -51,9 +63,11 @@ export function problemText(error: unknown): ProblemText {
   const fields = (problem.errors ?? [])
     .filter((e) => readable(e.message))
     .map((e) => ({ label: labelOf(String(e.field ?? '')), message: e.message }));
+  const sentence = readable(problem.detail) ? problem.detail : sentenceOf(problem.status);
+  const ownTitle = readable(problem.title) && problem.title.trim() !== sentence.trim();
   return {
-    title: readable(problem.title) ? problem.title : 'Something went wrong',
-    sentence: readable(problem.detail) ? problem.detail : sentenceOf(problem.status),
+    title: ownTitle ? problem.title : (HEADING_BY_STATUS[problem.status] ?? 'Something went wrong'),
+    sentence,
     fields,
     requestId: requestIdOf(problem),
   };

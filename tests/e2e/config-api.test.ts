@@ -141,6 +141,8 @@ describe('GET /config/endpoint and /config/oauth', () => {
       issuer: null,
       login_url: null,
       button_label: null,
+      // A single-organization install names its organization on the sign-in page.
+      organization_name: 'Default organization',
     });
     expect((await oidc.http.get('/config/oauth').expect(200)).body).toEqual({
       enabled: true,
@@ -148,6 +150,7 @@ describe('GET /config/endpoint and /config/oauth', () => {
       issuer: 'https://id.example.com/realms/x',
       login_url: '/api/auth/idp',
       button_label: 'Sign in with your identity provider',
+      organization_name: 'Default organization',
     });
     // Without a provider the login itself says so.
     expect((await plain.http.get('/api/auth/idp').expect(404)).body).toMatchObject({ code: 'idp_not_configured' });

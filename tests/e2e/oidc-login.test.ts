@@ -103,6 +103,7 @@ describe('identity-provider login (OpenID Connect)', () => {
       issuer: provider.issuer,
       login_url: '/api/auth/idp',
       button_label: 'Sign in with Test ID',
+      organization_name: 'Default organization',
     });
     expect(text).not.toContain('relay-secret');
   });

@@ -122,9 +122,11 @@ describe('logins per organization', () => {
       issuer: world.providerA.issuer,
       login_url: '/api/auth/idp?organization=alpha',
       button_label: 'Sign in with alpha',
+      // `?organization=` is no way to learn a tenant's name: the shared host names nobody.
+      organization_name: null,
     });
     const byHost = await world.pipeline.http.get('/config/oauth').set('host', 'beta.relay.test').expect(200);
-    expect(byHost.body).toMatchObject({ enabled: true, issuer: world.providerB.issuer });
+    expect(byHost.body).toMatchObject({ enabled: true, issuer: world.providerB.issuer, organization_name: 'beta' });
     expect((await world.pipeline.http.get('/config/oauth').expect(200)).body).toMatchObject({ enabled: false });
     expect(JSON.stringify([byQuery.body, byHost.body])).not.toContain('secret');
   });

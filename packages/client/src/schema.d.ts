@@ -9133,6 +9133,8 @@ export interface operations {
             login_url: string | null;
             /** @description The text of the sign-in button; null when not enabled. */
             button_label?: string | null;
+            /** @description The name the sign-in page shows: the caller's organization, the Host's (slug host or custom domain), or a single-organization install's; null otherwise (a multi-tenant install's shared host names nobody). */
+            organization_name?: string | null;
           };
         };
       };

@@ -51,4 +51,12 @@ export const oauthSchema = z.object({
   issuer: z.string().nullable(),
   login_url: z.string().nullable(),
   button_label: z.string().nullable().optional().describe('The text of the sign-in button; null when not enabled.'),
+  organization_name: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "The name the sign-in page shows: the caller's organization, the Host's (slug host or custom domain), or " +
+        "a single-organization install's; null otherwise (a multi-tenant install's shared host names nobody).",
+    ),
 });

@@ -1,25 +1,38 @@
-import { Alert, List } from '@mantine/core';
+import { Alert, List, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { ApiError } from '../app/api-client';
+import { useEffect, useRef } from 'react';
+import { problemText } from './problem-text';
 
-/** Shows a failed request as its problem document (title, detail, field errors) — never a blank page. */
+/**
+ * Shows a failed request as words (problem-text.ts): a title, a sentence, each field's message and the request id
+ * to quote to an administrator; never the raw document, never a blank page.
+ */
 export function ProblemAlert({ error }: { error: unknown }) {
+  const shown = useRef<HTMLDivElement>(null);
+  // A long form's alert sits above its fields, out of view from the submit button that caused it: brought into view.
+  // (jsdom has no scrollIntoView.)
+  useEffect(() => {
+    if (error) shown.current?.scrollIntoView?.({ block: 'center' });
+  }, [error]);
   if (!error) return null;
-  const problem =
-    error instanceof ApiError
-      ? error.problem
-      : { title: 'Something went wrong', detail: error instanceof Error ? error.message : 'The request failed.' };
+  const text = problemText(error);
   return (
-    <Alert color="red" icon={<IconAlertTriangle />} title={problem.title} role="alert">
-      {problem.detail}
-      {'errors' in problem && problem.errors?.length ? (
+    <Alert ref={shown} color="red" icon={<IconAlertTriangle />} title={text.title} role="alert">
+      <Text size="sm">{text.sentence}</Text>
+      {text.fields.length ? (
         <List size="sm" mt="xs">
-          {problem.errors.map((e) => (
-            <List.Item key={`${e.field}:${e.message}`}>
-              {e.field}: {e.message}
+          {text.fields.map((f) => (
+            <List.Item key={`${f.label}:${f.message}`}>
+              {f.label ? `${f.label}: ` : ''}
+              {f.message}
             </List.Item>
           ))}
         </List>
+      ) : null}
+      {text.requestId ? (
+        <Text size="xs" c="dimmed" mt="xs">
+          Request id: {text.requestId}
+        </Text>
       ) : null}
     </Alert>
   );

@@ -38,6 +38,11 @@ export function createOrganizationRepository(prisma: DbClient) {
       return row ? { ...row, id: row.id as OrgId } : null;
     },
 
+    /** Whether this install holds one organization only (the sign-in page may name it to anyone). */
+    async isOnlyOne(): Promise<boolean> {
+      return (await prisma.organization.count({ take: 2 })) === 1;
+    },
+
     async create(data: { slug: string; name: string }): Promise<OrganizationRecord> {
       const row = await prisma.organization.create({ data, select: { id: true, slug: true, name: true } });
       return { ...row, id: row.id as OrgId };

@@ -63,7 +63,8 @@ export const settingsOperations = [
       const orgId =
         req.principal?.orgId ??
         (await services.idpLogin.organizationFor(req.hostname, query.organization).catch(() => null));
-      return { status: 200, body: await services.settings.oauth(orgId) };
+      const named = req.principal?.orgId ?? (await services.settings.organizationToName(req.hostname ?? ''));
+      return { status: 200, body: await services.settings.oauth(orgId, named) };
     },
   }),
 ];

@@ -117,6 +117,7 @@ describe('settings service', () => {
       issuer: null,
       login_url: null,
       button_label: null,
+      organization_name: null,
     });
     const config = parseApiConfig({
       OIDC_ISSUER_URL: 'https://idp.example.com',
@@ -132,7 +133,31 @@ describe('settings service', () => {
       issuer: 'https://idp.example.com',
       login_url: '/api/auth/idp',
       button_label: 'Sign in with Example',
+      organization_name: null,
     });
     expect(JSON.stringify(answer)).not.toContain('never-shown');
+  });
+
+  it('names on the sign-in page only an organization the Host or a single-organization install already gives away', async () => {
+    const named = (host: string, resolve: Record<string, string>) =>
+      service({
+        organizationOf: async (h) => {
+          if (!(h in resolve)) throw new AppError('ingest_host_unknown');
+          return resolve[h] as typeof DEFAULT_ORGANIZATION_ID;
+        },
+      }).organizationToName(host);
+    const defaultName = (await store.repositories().organizations.findById(DEFAULT_ORGANIZATION_ID))!.name;
+    // A single-organization install: its one organization is named on any host it answers.
+    expect(await named('relay.example.com', { 'relay.example.com': DEFAULT_ORGANIZATION_ID })).toBe(
+      DEFAULT_ORGANIZATION_ID,
+    );
+    expect((await service().oauth(null, DEFAULT_ORGANIZATION_ID)).organization_name).toBe(defaultName);
+    const acme = await store.repositories().organizations.create({ slug: 'acme', name: 'Acme Corp' });
+    // Several tenants: the shared host names nobody, an organization's own host (or custom domain) names it.
+    const hosts = { 'relay.example.com': DEFAULT_ORGANIZATION_ID, 'acme.relay.example.com': acme.id };
+    expect(await named('relay.example.com', hosts)).toBeNull();
+    expect(await named('acme.relay.example.com', hosts)).toBe(acme.id);
+    expect(await named('unknown.example.com', hosts)).toBeNull();
+    expect((await service().oauth(null, acme.id)).organization_name).toBe('Acme Corp');
   });
 });

@@ -65,8 +65,14 @@ export function createSettingsService(deps: SettingsServiceDeps) {
     },
 
     /** Whether the organization (null: none here) can sign in through a provider; never a secret. */
-    async oauth(orgId: OrgId | null) {
+    /**
+     * What the sign-in page shows before anyone signs in. `named`: the organization the page may name, i.e. the
+     * signed-in caller's own, or the one the Host belongs to (see organizationToName): never from `?organization=`,
+     * which would turn this public answer into a slug-to-name lookup across tenants.
+     */
+    async oauth(orgId: OrgId | null, named: OrgId | null = null) {
       const provider = orgId ? await deps.identityProviderFor(orgId) : null;
+      const shown = named ? await repos.organizations.findById(named) : null;
       // Another organization's login names it, so the login works from any host (the default one's is plain).
       const org = provider && orgId !== DEFAULT_ORGANIZATION_ID ? await repos.organizations.findById(orgId!) : null;
       const loginUrl = org ? `/api/auth/idp?organization=${encodeURIComponent(org.slug)}` : '/api/auth/idp';
@@ -76,7 +82,19 @@ export function createSettingsService(deps: SettingsServiceDeps) {
         issuer: provider?.issuer ?? null,
         login_url: provider ? loginUrl : null,
         button_label: provider?.buttonLabel ?? null,
+        organization_name: shown?.name ?? null,
       };
+    },
+
+    /**
+     * Which organization the sign-in page on `host` may name: the Host's own (its `<slug>.<canonical host>` or an
+     * active custom domain already say whose page it is), or the default organization when it is the install's
+     * only one (a single-organization install). The default organization of a multi-tenant install stays unnamed.
+     */
+    async organizationToName(host: string): Promise<OrgId | null> {
+      const ofHost = await deps.organizationOf(host).catch(() => null);
+      if (ofHost !== DEFAULT_ORGANIZATION_ID) return ofHost;
+      return (await repos.organizations.isOnlyOne()) ? ofHost : null;
     },
   };
 }

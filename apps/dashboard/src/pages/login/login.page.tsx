@@ -1,10 +1,11 @@
-import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useRouter } from '@tanstack/react-router';
 import { useForm } from '@mantine/form';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
+import { PRODUCT_NAME } from '../../app/product';
 import { APP_BASE, homeOf, meQuery, safeRedirect } from '../../app/session';
 import { ProblemAlert } from '../../components/problem-alert';
 import { idpErrorText } from './idp-errors';
@@ -24,14 +25,42 @@ export function idpHref(loginUrl: string, back: string | undefined): string {
   return target.origin === here ? `${target.pathname}${target.search}` : target.href;
 }
 
+const oauthQuery = {
+  queryKey: ['config', 'oauth'],
+  queryFn: async () => dataOf(client.GET('/config/oauth')),
+  staleTime: 60_000,
+};
+
+/** The provider's host (`id.example.com`), which says more to a person than its full issuer URL. */
+const issuerName = (issuer: string): string => {
+  try {
+    return new URL(issuer).host;
+  } catch {
+    return issuer;
+  }
+};
+
+/** Whose sign-in this is: the product, and the organization when the API may name it (docs/dashboard.md). */
+function Heading() {
+  const organization = useQuery(oauthQuery).data?.organization_name;
+  return (
+    <Stack gap={4}>
+      <Text fw={700} c="dimmed" size="sm">
+        {PRODUCT_NAME}
+      </Text>
+      <Title order={2}>Sign in</Title>
+      {organization ? (
+        <Text size="sm" data-testid="login-organization">
+          to <b>{organization}</b>
+        </Text>
+      ) : null}
+    </Stack>
+  );
+}
+
 /** The identity-provider sign-in, when the organization has one (`GET /config/oauth`); nothing otherwise. */
 function IdpButton({ back }: { back: string | undefined }) {
-  const oauth = useQuery({
-    queryKey: ['config', 'oauth'],
-    queryFn: async () => dataOf(client.GET('/config/oauth')),
-    staleTime: 60_000,
-  });
-  const config = oauth.data;
+  const config = useQuery(oauthQuery).data;
   if (!config?.enabled || !config.login_url) return null;
   return (
     <>
@@ -40,6 +69,11 @@ function IdpButton({ back }: { back: string | undefined }) {
       <Button component="a" href={idpHref(config.login_url, back)} variant="default">
         {config.button_label ?? 'Sign in with your identity provider'}
       </Button>
+      {config.issuer ? (
+        <Text size="xs" c="dimmed" ta="center">
+          Identity provider: {issuerName(config.issuer)}
+        </Text>
+      ) : null}
     </>
   );
 }
@@ -66,7 +100,7 @@ export function LoginPage() {
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w={380} component="form" onSubmit={submit}>
         <Stack>
-          <Title order={2}>Sign in</Title>
+          <Heading />
           {notice ? (
             <Alert color="green" role="status">
               {NOTICES[notice]}

@@ -1,4 +1,5 @@
 import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fakeApi, renderApp } from '../../../test/render-app';
 
@@ -59,5 +60,42 @@ describe('sign-in page: a failed identity-provider login', () => {
     renderApp('/app/login');
     await screen.findByRole('link', { name: 'Sign in with Example ID' });
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+});
+
+describe('sign-in page: whose sign-in it is', () => {
+  it('names the product, the organization and the identity provider', async () => {
+    fakeApi({ 'GET /config/oauth': { body: { ...oauthOn, organization_name: 'Acme Corp' } } });
+    renderApp('/app/login');
+    expect(await screen.findByTestId('login-organization')).toHaveTextContent('to Acme Corp');
+    expect(screen.getByText('Webhook relay')).toBeInTheDocument();
+    expect(screen.getByText('Identity provider: id.example.com')).toBeInTheDocument();
+  });
+
+  it('names no organization when the API may not, and no provider when there is none', async () => {
+    const off = { enabled: false, provider: null, issuer: null, login_url: null, button_label: null };
+    fakeApi({ 'GET /config/oauth': { body: { ...off, organization_name: null } } });
+    renderApp('/app/login');
+    expect(await screen.findByText('Webhook relay')).toBeInTheDocument();
+    await screen.findByRole('button', { name: 'Sign in' });
+    expect(screen.queryByTestId('login-organization')).not.toBeInTheDocument();
+    expect(screen.queryByText(/Identity provider:/)).not.toBeInTheDocument();
+  });
+
+  it('shows a refused password as a title and a sentence', async () => {
+    const refused = { title: 'Unauthorized', status: 401, code: 'invalid_credentials', request_id: 'req-7' };
+    fakeApi({
+      'GET /config/oauth': { body: { ...oauthOn, organization_name: null } },
+      'POST /api/auth/login': { status: 401, body: refused },
+    });
+    renderApp('/app/login');
+    await userEvent.type(await screen.findByLabelText(/Username/), 'alice');
+    await userEvent.type(screen.getByLabelText(/Password/), 'wrong');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    const shown = await alert();
+    expect(shown).toHaveTextContent('Unauthorized');
+    expect(shown).toHaveTextContent('the credentials were not accepted');
+    expect(shown).toHaveTextContent('Request id: req-7');
+    expect(shown.textContent).not.toContain('{');
   });
 });

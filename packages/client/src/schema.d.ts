@@ -5888,6 +5888,11 @@ export interface operations {
               active: boolean;
               description: string | null;
               has_signing_secret: boolean;
+              /**
+               * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+               * @enum {string}
+               */
+              signing: 'own' | 'default' | 'none';
               /** @description While set, the replaced secret also signs webhook-signature, until this time. */
               previous_secret_expires_at: string | null;
               outbound_headers: {
@@ -6150,6 +6155,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -6334,6 +6344,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -6665,6 +6680,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -6870,6 +6890,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -7068,6 +7093,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -7332,6 +7362,11 @@ export interface operations {
               active: boolean;
               description: string | null;
               has_signing_secret: boolean;
+              /**
+               * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+               * @enum {string}
+               */
+              signing: 'own' | 'default' | 'none';
               /** @description While set, the replaced secret also signs webhook-signature, until this time. */
               previous_secret_expires_at: string | null;
               outbound_headers: {
@@ -8050,6 +8085,11 @@ export interface operations {
               active: boolean;
               description: string | null;
               has_signing_secret: boolean;
+              /**
+               * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+               * @enum {string}
+               */
+              signing: 'own' | 'default' | 'none';
               outbound_headers: {
                 forward: 'authorization'[];
                 set: {
@@ -8231,6 +8271,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             outbound_headers: {
               forward: 'authorization'[];
               set: {
@@ -8370,6 +8415,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             outbound_headers: {
               forward: 'authorization'[];
               set: {
@@ -8602,6 +8652,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             outbound_headers: {
               forward: 'authorization'[];
               set: {
@@ -8742,6 +8797,11 @@ export interface operations {
               active: boolean;
               description: string | null;
               has_signing_secret: boolean;
+              /**
+               * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+               * @enum {string}
+               */
+              signing: 'own' | 'default' | 'none';
               outbound_headers: {
                 forward: 'authorization'[];
                 set: {

@@ -11,7 +11,7 @@ import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
 import { RuleForm } from './rule-form';
 import { rulesQuery } from './rules-query';
-import type { Rule } from './rule-types';
+import { SIGNING_LABELS, type Rule } from './rule-types';
 
 /** /app/rules: the rules that route each source to its target. */
 export function RulesPage() {
@@ -70,7 +70,7 @@ export function RulesPage() {
                 <Table.Td>
                   <Badge color={rule.active ? 'green' : 'gray'}>{rule.active ? 'active' : 'inactive'}</Badge>
                 </Table.Td>
-                <Table.Td>{rule.has_signing_secret ? 'signed' : 'unsigned'}</Table.Td>
+                <Table.Td>{SIGNING_LABELS[rule.signing]}</Table.Td>
                 {canWrite ? (
                   <Table.Td>
                     <Group gap="xs" wrap="nowrap">

@@ -26,7 +26,7 @@ describe('rules page', () => {
     });
     renderApp('/app/rules');
     expect(await screen.findByRole('link', { name: 'stripe-live' })).toBeInTheDocument();
-    expect(screen.getByText('signed')).toBeInTheDocument();
+    expect(screen.getByText('own secret')).toBeInTheDocument();
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'New rule' }));
     const dialog = await screen.findByRole('dialog');
@@ -53,6 +53,25 @@ describe('rules page', () => {
     await waitFor(() =>
       expect(api.calls.filter((c) => c.method === 'GET' && c.url.pathname === '/rules')).toHaveLength(2),
     );
+  });
+
+  it('says who signs: "default secret" when DEFAULT_SIGNING_SECRET signs a rule without its own, else unsigned', async () => {
+    fakeApi({
+      'GET /api/auth/me': { body: admin },
+      'GET /rules': {
+        body: {
+          rules: [
+            { ...rule, id: 'r-default', name: 'by-default', has_signing_secret: false, signing: 'default' },
+            { ...rule, id: 'r-none', name: 'not-signed', has_signing_secret: false, signing: 'none' },
+          ],
+        },
+      },
+    });
+    renderApp('/app/rules');
+    const row = (name: string) => screen.getByRole('link', { name }).closest('tr')!;
+    expect(await screen.findByRole('link', { name: 'by-default' })).toBeInTheDocument();
+    expect(within(row('by-default')).getByText('default secret')).toBeInTheDocument();
+    expect(within(row('not-signed')).getByText('unsigned')).toBeInTheDocument();
   });
 
   it('deactivates and deletes a rule, deleting only after confirmation', async () => {

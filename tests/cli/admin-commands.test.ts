@@ -32,17 +32,18 @@ describe('relay rules, hooks and config default-target', () => {
     expect(created.code).toBe(0);
     expect(created.stdout + created.stderr).not.toContain(SECRET);
     const id = /Created rule ([0-9a-f-]{36})/.exec(created.stdout)![1]!;
-    expect(created.stdout).toMatch(/signing secret:\s+set \(never shown\)/);
+    expect(created.stdout).toMatch(/signing:\s+own secret/);
     expect((await ruleOf(id).expect(200)).body).toMatchObject({
       source: 'github',
       target_url: 'https://ci.example.com/in',
       active: true,
       has_signing_secret: true,
+      signing: 'own',
     });
 
     const list = await relay.run(admin, ['rules', 'list']);
-    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+SOURCE\s+TARGET\s+STATE\s+SIGNED\s+DESCRIPTION$/);
-    expect(list.stdout).toMatch(new RegExp(`${id}\\s+github\\s+github\\s+https://ci.example.com/in\\s+active\\s+yes`));
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+SOURCE\s+TARGET\s+STATE\s+SIGNING\s+DESCRIPTION$/);
+    expect(list.stdout).toMatch(new RegExp(`${id}\\s+github\\s+github\\s+https://ci.example.com/in\\s+active\\s+own`));
     const listed = (await json(admin, ['rules', 'list'])) as { rules: { id: string }[] };
     expect(listed.rules.map((r) => r.id)).toContain(id);
     expect((await json(viewer, ['rules', 'show', id])).source).toBe('github');
@@ -86,8 +87,11 @@ describe('relay rules, hooks and config default-target', () => {
       target_url: 'https://ci.example.com/v2',
       description: 'CI builds',
       has_signing_secret: false,
+      signing: 'none',
       outbound_headers: { forward: ['authorization'] },
     });
+    // Without DEFAULT_SIGNING_SECRET on the relay, a rule without its own secret goes out unsigned.
+    expect((await relay.run(viewer, ['rules', 'show', id])).stdout).toMatch(/^signing:\s+none$/m);
   });
 
   it('rotates the signing secret from stdin, keeping the old one for the window asked', async () => {

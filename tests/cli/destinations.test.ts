@@ -43,7 +43,7 @@ describe('relay rules destinations', () => {
     );
     const id = /Added destination ([0-9a-f-]{36})/.exec(added)![1]!;
     expect(added).toMatch(/filter:\s+\{"body":\{"action":"released"\}\}/);
-    expect(added).toMatch(/signing secret:\s+set \(never shown\)/);
+    expect(added).toMatch(/signing:\s+own secret/);
     const row = await prisma().destination.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({
       ruleId,

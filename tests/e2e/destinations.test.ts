@@ -311,6 +311,7 @@ describe('destinations API', () => {
       active: true,
       filter: null,
       has_signing_secret: true,
+      signing: 'own',
       delivery_policy: null,
       outbound_headers: { forward: [], set: {}, remove: [] },
       health: { status: 'healthy', reason: null, unhealthy_after_seconds: null },
@@ -330,6 +331,8 @@ describe('destinations API', () => {
     expect(second).toMatchObject({
       name: '127.0.0.1-2',
       has_signing_secret: false,
+      // No DEFAULT_SIGNING_SECRET on this relay (tests/cli/rule-signing.test.ts covers one with it): unsigned.
+      signing: 'none',
       filter: { body: { amount: { $gte: 100 } } },
       delivery_policy: { max_attempts: 5 },
       health: { unhealthy_after_seconds: 7_200 },

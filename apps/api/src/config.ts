@@ -27,6 +27,9 @@ const fields = z.object({
   // Unset: http://localhost:${PORT} (see `schema` below), so a relay moved to another port advertises that one.
   PUBLIC_BASE_URL: optionalText(),
   DEFAULT_TARGET_URL: optionalText(),
+  // The worker signs with it; the api only says whether it is set (a rule's `signing: "default"`), so the value is
+  // dropped below and never kept in the api's memory. Set it the same on both.
+  DEFAULT_SIGNING_SECRET: optionalText(),
   // Identity-provider login (OIDC) for the default organization: GET /api/auth/idp and its callback. The issuer
   // must be https, except on a loopback address (a local provider, tests).
   OIDC_ISSUER_URL: optionalText().refine((url) => url === undefined || issuerAllowed(url), {
@@ -142,13 +145,15 @@ const fields = z.object({
 });
 
 // Settings that default from others.
-const schema = fields.transform((settings) => {
+const schema = fields.transform(({ DEFAULT_SIGNING_SECRET, ...settings }) => {
   const publicBaseUrl = settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`;
   return {
     ...settings,
     PUBLIC_BASE_URL: publicBaseUrl,
     OIDC_REDIRECT_URL: settings.OIDC_REDIRECT_URL ?? `${publicBaseUrl.replace(/\/+$/, '')}/api/auth/callback/idp`,
     SESSION_COOKIE_SECURE: settings.SESSION_COOKIE_SECURE ?? publicBaseUrl.toLowerCase().startsWith('https:'),
+    /** Whether DEFAULT_SIGNING_SECRET is set: rules and destinations without a secret of their own are signed. */
+    DEFAULT_SIGNING: DEFAULT_SIGNING_SECRET !== undefined,
   };
 });
 

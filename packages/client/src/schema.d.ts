@@ -5902,6 +5902,11 @@ export interface operations {
               active: boolean;
               description: string | null;
               has_signing_secret: boolean;
+              /**
+               * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+               * @enum {string}
+               */
+              signing: 'own' | 'default' | 'none';
               /** @description While set, the replaced secret also signs webhook-signature, until this time. */
               previous_secret_expires_at: string | null;
               outbound_headers: {
@@ -6164,6 +6169,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -6348,6 +6358,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -6679,6 +6694,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -6884,6 +6904,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -7082,6 +7107,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             /** @description While set, the replaced secret also signs webhook-signature, until this time. */
             previous_secret_expires_at: string | null;
             outbound_headers: {
@@ -7346,6 +7376,11 @@ export interface operations {
               active: boolean;
               description: string | null;
               has_signing_secret: boolean;
+              /**
+               * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+               * @enum {string}
+               */
+              signing: 'own' | 'default' | 'none';
               /** @description While set, the replaced secret also signs webhook-signature, until this time. */
               previous_secret_expires_at: string | null;
               outbound_headers: {
@@ -8071,6 +8106,11 @@ export interface operations {
               active: boolean;
               description: string | null;
               has_signing_secret: boolean;
+              /**
+               * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+               * @enum {string}
+               */
+              signing: 'own' | 'default' | 'none';
               outbound_headers: {
                 forward: 'authorization'[];
                 set: {
@@ -8252,6 +8292,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             outbound_headers: {
               forward: 'authorization'[];
               set: {
@@ -8391,6 +8436,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             outbound_headers: {
               forward: 'authorization'[];
               set: {
@@ -8623,6 +8673,11 @@ export interface operations {
             active: boolean;
             description: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+             * @enum {string}
+             */
+            signing: 'own' | 'default' | 'none';
             outbound_headers: {
               forward: 'authorization'[];
               set: {
@@ -8763,6 +8818,11 @@ export interface operations {
               active: boolean;
               description: string | null;
               has_signing_secret: boolean;
+              /**
+               * @description Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of its own), `none` unsigned.
+               * @enum {string}
+               */
+              signing: 'own' | 'default' | 'none';
               outbound_headers: {
                 forward: 'authorization'[];
                 set: {

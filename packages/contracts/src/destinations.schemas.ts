@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { resourceNameSchema, timestamp } from './common.schemas';
 import { routingFilterSchema } from './routing-filter.schemas';
 import { deliveryPolicySchema, healthViewSchema, unhealthyAfterSeconds } from './rule-options.schemas';
-import { outboundHeadersSchema, signingSecret, targetUrl } from './rules.schemas';
+import { outboundHeadersSchema, signingSchema, signingSecret, targetUrl } from './rules.schemas';
 import { pacingStateView, transformPacingInput, transformPacingView, transformView } from './transform.schemas';
 
 // Routing's destinations (docs/routing.md, "Destinations"): further targets of one rule, each with its own
@@ -55,6 +55,7 @@ export const destinationSchema = z.object({
   active: z.boolean(),
   description: z.string().nullable(),
   has_signing_secret: z.boolean(),
+  signing: signingSchema,
   outbound_headers: z.object({
     forward: z.array(z.enum(OPT_IN_HEADERS)),
     set: z.record(z.string(), z.string()),

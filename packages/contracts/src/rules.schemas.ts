@@ -112,6 +112,14 @@ export const hookUpdateSchema = z
   .refine((v) => Object.keys(v).length > 0, 'Nothing to change.');
 export const hookParams = z.object({ id: z.uuid(), hookId: z.uuid() });
 
+/** Who signs deliveries; DEFAULT_SIGNING_SECRET is set on the api as on the worker, so the api knows. */
+export const signingSchema = z
+  .enum(['own', 'default', 'none'])
+  .describe(
+    "Who signs deliveries: `own` its own secret, `default` the install's DEFAULT_SIGNING_SECRET (no secret of " +
+      'its own), `none` unsigned.',
+  );
+
 /** A rule as the API shows it; the signing secret is never returned. */
 export const ruleSchema = z.object({
   id: z.uuid(),
@@ -121,6 +129,7 @@ export const ruleSchema = z.object({
   active: z.boolean(),
   description: z.string().nullable(),
   has_signing_secret: z.boolean(),
+  signing: signingSchema,
   previous_secret_expires_at: timestamp
     .nullable()
     .describe('While set, the replaced secret also signs webhook-signature, until this time.'),

@@ -133,6 +133,7 @@ export function createServices(ctx: ModuleContext) {
     audit: createAuditService({ repositories: ctx.repositories }),
     rules: createRuleService({
       repositories: ctx.repositories,
+      defaultSigning: ctx.config.DEFAULT_SIGNING,
       targetPolicy: ctx.targetPolicy,
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
       transforms: ctx.transforms,
@@ -141,10 +142,12 @@ export function createServices(ctx: ModuleContext) {
     ruleOrdering: createRuleOrderingService({ repositories: ctx.repositories }),
     verificationSecrets: createVerificationSecretService({
       repositories: ctx.repositories,
+      defaultSigning: ctx.config.DEFAULT_SIGNING,
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
     }),
     ruleHealth: createRuleHealthService({
       repositories: ctx.repositories,
+      defaultSigning: ctx.config.DEFAULT_SIGNING,
       queue: ctx.queue,
       feed: ctx.feed,
       logger: ctx.logger,
@@ -156,6 +159,7 @@ export function createServices(ctx: ModuleContext) {
     hooks: createHookService({ repositories: ctx.repositories, targetPolicy: ctx.targetPolicy }),
     destinations: createDestinationService({
       repositories: ctx.repositories,
+      defaultSigning: ctx.config.DEFAULT_SIGNING,
       targetPolicy: ctx.targetPolicy,
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
       queue: ctx.queue,

@@ -21,8 +21,6 @@ export async function confirmed(out: Output, question: string): Promise<boolean>
   return false;
 }
 
-export const yesNo = (value: boolean) => (value ? 'yes' : 'no');
-
 /** Key/value lines for one record ("source:  github"); an empty label continues the line above. */
 export function formatFields(fields: [label: string, value: string][]): string {
   const width = Math.max(...fields.map(([label]) => label.length)) + 1;

@@ -42,6 +42,7 @@ export const destinationView = (
   active: d.active,
   description: d.description,
   has_signing_secret: d.has_signing_secret,
+  signing: d.signing,
   delivery_policy: d.delivery_policy,
   created_at: d.created_at,
   updated_at: d.updated_at,

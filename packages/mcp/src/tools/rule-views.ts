@@ -1,5 +1,5 @@
 import type { AnswerOf } from '@relay/client';
-import { pacingStateSchema, targetUrl } from '@relay/contracts';
+import { pacingStateSchema, signingSchema, targetUrl } from '@relay/contracts';
 import { z } from 'zod';
 import { ruleOptionsSummary, ruleOptionsView } from './rule-option-inputs';
 
@@ -33,6 +33,7 @@ export const ruleSummary = z.object({
   active: z.boolean().describe('An inactive rule delivers nothing; its events go to the default target.'),
   description: z.string().nullable(),
   has_signing_secret: z.boolean().describe('Deliveries carry X-Relay-Signature and webhook-signature.'),
+  signing: signingSchema,
   previous_secret_expires_at: z.string().nullable(),
   forward_headers: z.array(z.string()).describe('Inbound headers forwarded beyond the default set.'),
   ...ruleOptionsSummary,
@@ -69,6 +70,7 @@ export const ruleView = (rule: Rule, link: (path: string) => string): z.infer<ty
   active: rule.active,
   description: rule.description,
   has_signing_secret: rule.has_signing_secret,
+  signing: rule.signing,
   previous_secret_expires_at: rule.previous_secret_expires_at,
   forward_headers: rule.outbound_headers.forward,
   ...ruleOptionsView(rule),

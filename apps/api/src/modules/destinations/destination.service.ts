@@ -31,6 +31,8 @@ export interface DestinationServiceDeps {
   pacingState?: PacingStateReader;
   logger: Logger;
   now?: () => number;
+  /** DEFAULT_SIGNING_SECRET is set (shown as `signing: "default"`); unset: false. */
+  defaultSigning?: boolean;
 }
 
 export type DestinationInput = z.output<typeof destinationCreateSchema>;
@@ -50,6 +52,7 @@ const changedFields = (input: Record<string, unknown>) => Object.keys(input).fil
 // audit entry commit together; then every worker is told, so the rule's fan-out sees the change at once
 // (a lost message only leaves the worker's cache to expire within RULE_CACHE_MS).
 export function createDestinationService(deps: DestinationServiceDeps) {
+  const defaultSigns = deps.defaultSigning ?? false;
   const { repositories: repos, targetPolicy } = deps;
   const seal = (secret: string) => {
     if (!deps.secretKeys) throw new AppError('secrets_not_configured');
@@ -85,7 +88,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
   return {
     async list(principal: Principal, ruleId: string) {
       await ruleOf(repos, principal, ruleId);
-      return (await repos.destinations.list(principal.orgId, ruleId)).map(destinationListView);
+      return (await repos.destinations.list(principal.orgId, ruleId)).map((r) => destinationListView(r, defaultSigns));
     },
 
     async get(principal: Principal, ruleId: string, id: string) {
@@ -93,7 +96,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
       if (!destination) throw new AppError('not_found', 'No such destination.');
       const key = destinationPacingKey(destination.id);
       const pacingState = deps.pacingState ? await deps.pacingState(key, destination) : null;
-      return { ...destinationView(destination), pacing_state: pacingState };
+      return { ...destinationView(destination, defaultSigns), pacing_state: pacingState };
     },
 
     async create(principal: Principal, ruleId: string, input: DestinationInput) {
@@ -116,7 +119,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
         return created;
       });
       await changed(principal, ruleId);
-      return destinationView(destination);
+      return destinationView(destination, defaultSigns);
     },
 
     async update(principal: Principal, ruleId: string, id: string, input: DestinationUpdate) {
@@ -130,7 +133,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
         return updated;
       });
       await changed(principal, ruleId);
-      return destinationView(destination);
+      return destinationView(destination, defaultSigns);
     },
 
     /** Deletes the destination with its deliveries and their attempts. */
@@ -179,7 +182,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
         .catch((err: unknown) =>
           deps.logger.warn({ err, destinationId: id }, 'resumed deliveries not enqueued; the sweeper will'),
         );
-      return { destination: destinationView(destination), resumed_deliveries: resumed.length };
+      return { destination: destinationView(destination, defaultSigns), resumed_deliveries: resumed.length };
     },
   };
 }

@@ -1,8 +1,12 @@
 import type { DestinationRecord } from '@relay/db';
+import { signingOf } from '../rules/rule.views';
 import { transformPacingView } from '../rules/transform-pacing.views';
 
-/** A destination as the API shows it (`/rules/{id}/destinations`): the signing secret only as whether there is one. */
-export const destinationView = (d: DestinationRecord) => ({
+/**
+ * A destination as the API shows it (`/rules/{id}/destinations`): the signing secret only as whether there is one;
+ * `defaultSigns`: DEFAULT_SIGNING_SECRET is set (it signs a destination without its own, never the rule's secret).
+ */
+export const destinationView = (d: DestinationRecord, defaultSigns: boolean) => ({
   id: d.id,
   rule_id: d.ruleId,
   name: d.name,
@@ -11,6 +15,7 @@ export const destinationView = (d: DestinationRecord) => ({
   active: d.active,
   description: d.description,
   has_signing_secret: d.signingSecret !== null,
+  signing: signingOf(d.signingSecret, defaultSigns),
   outbound_headers: {
     forward: d.outboundHeaders.forward ?? [],
     set: d.outboundHeaders.set ?? {},
@@ -31,7 +36,7 @@ export const destinationView = (d: DestinationRecord) => ({
 });
 
 /** A destination in a list: without its transform's code, which `has_transform` stands for. */
-export function destinationListView(d: DestinationRecord) {
-  const { transform: _code, ...rest } = destinationView(d);
+export function destinationListView(d: DestinationRecord, defaultSigns: boolean) {
+  const { transform: _code, ...rest } = destinationView(d, defaultSigns);
   return rest;
 }

@@ -11,12 +11,15 @@ export interface RuleHealthServiceDeps {
   queue: Pick<DeliveryQueue, 'enqueue'>;
   feed: FeedPublisher;
   logger: Logger;
+  /** DEFAULT_SIGNING_SECRET is set (shown as `signing: "default"`); unset: false. */
+  defaultSigning?: boolean;
 }
 
 // Endpoint health (docs/rules.md, "Endpoint health"): the worker turns a rule unhealthy and pauses its
 // events; an admin resumes it here. The resume and its audit entry commit together; the released events
 // are enqueued after the commit (a lost enqueue is found by the worker's sweeper, as for a retry).
 export function createRuleHealthService(deps: RuleHealthServiceDeps) {
+  const defaultSigns = deps.defaultSigning ?? false;
   const notices = createEventNotices(deps);
   return {
     /** Healthy again, failing run cleared, paused events queued with a fresh run. Resuming a healthy rule is allowed. */
@@ -38,7 +41,7 @@ export function createRuleHealthService(deps: RuleHealthServiceDeps) {
       );
       const rule = await deps.repositories.rules.findById(principal.orgId, id);
       if (!rule) throw new AppError('not_found', 'No such rule.'); // deleted right after the resume
-      return { rule: ruleView(rule), resumed_events: resumedIds.length };
+      return { rule: ruleView(rule, defaultSigns), resumed_events: resumedIds.length };
     },
   };
 }

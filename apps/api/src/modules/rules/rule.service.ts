@@ -19,6 +19,8 @@ export interface RuleServiceDeps {
   /** The pacing state one rule's read shows (from Redis); without it, `pacing_state` is null. */
   pacingState?: PacingStateReader;
   now?: () => Date;
+  /** DEFAULT_SIGNING_SECRET is set (shown as `signing: "default"`); unset: false. */
+  defaultSigning?: boolean;
 }
 
 export type RuleInput = z.output<typeof ruleCreateSchema>;
@@ -45,6 +47,7 @@ const changedFields = (input: Record<string, unknown>) => Object.keys(input).fil
 
 // The organization's rules: source → target, at most one active per source.
 export function createRuleService(deps: RuleServiceDeps) {
+  const defaultSigns = deps.defaultSigning ?? false;
   const { repositories: repos, targetPolicy } = deps;
   const now = deps.now ?? (() => new Date());
   const seal = (secret: string) => {
@@ -89,14 +92,14 @@ export function createRuleService(deps: RuleServiceDeps) {
 
   return {
     async list(principal: Principal) {
-      return (await repos.rules.list(principal.orgId)).map(ruleListView);
+      return (await repos.rules.list(principal.orgId)).map((r) => ruleListView(r, defaultSigns));
     },
 
     async get(principal: Principal, id: string) {
       const rule = await repos.rules.findById(principal.orgId, id);
       if (!rule) throw new AppError('not_found', 'No such rule.');
       const pacingState = deps.pacingState ? await deps.pacingState(rulePacingKey(rule.id), rule) : null;
-      return { ...ruleView(rule), pacing_state: pacingState };
+      return { ...ruleView(rule, defaultSigns), pacing_state: pacingState };
     },
 
     async create(principal: Principal, input: RuleInput) {
@@ -128,7 +131,7 @@ export function createRuleService(deps: RuleServiceDeps) {
         await audited(tx, principal, fact);
         return created;
       });
-      return ruleView(rule);
+      return ruleView(rule, defaultSigns);
     },
 
     async update(principal: Principal, id: string, input: RuleUpdate) {
@@ -140,7 +143,7 @@ export function createRuleService(deps: RuleServiceDeps) {
         await audited(tx, principal, { action: 'rule.updated', resourceType: 'rule', resourceId: id, metadata });
         return updated;
       });
-      return ruleView(rule);
+      return ruleView(rule, defaultSigns);
     },
 
     /**
@@ -165,7 +168,7 @@ export function createRuleService(deps: RuleServiceDeps) {
         await audited(tx, principal, { action: 'rule.secret_rotated', resourceType: 'rule', resourceId: id, metadata });
         return updated;
       });
-      return ruleView(rule);
+      return ruleView(rule, defaultSigns);
     },
 
     async delete(principal: Principal, id: string): Promise<void> {

@@ -1,15 +1,22 @@
 import type { HookRecord, RuleRecord } from '@relay/db';
 import { transformPacingView } from './transform-pacing.views';
 
+/**
+ * Who signs deliveries: the rule's (or destination's) own secret, else DEFAULT_SIGNING_SECRET when the install sets
+ * it (`defaultSigns`), else nobody.
+ */
+export const signingOf = (ownSecret: string | null, defaultSigns: boolean) =>
+  ownSecret !== null ? ('own' as const) : defaultSigns ? ('default' as const) : ('none' as const);
+
 // A replaced secret's expiry, while it is still in use.
 const liveUntil = (secret: string | null, expiresAt: Date | null) =>
   secret !== null && expiresAt !== null && expiresAt > new Date() ? expiresAt.toISOString() : null;
 
 /**
  * A rule as the API shows it (`/rules`): the signing secrets only as whether there is one and
- * until when a replaced one still signs.
+ * until when a replaced one still signs; `defaultSigns`: DEFAULT_SIGNING_SECRET is set.
  */
-export const ruleView = (p: RuleRecord) => ({
+export const ruleView = (p: RuleRecord, defaultSigns: boolean) => ({
   id: p.id,
   name: p.name,
   source: p.source,
@@ -17,6 +24,7 @@ export const ruleView = (p: RuleRecord) => ({
   active: p.active,
   description: p.description,
   has_signing_secret: p.signingSecret !== null,
+  signing: signingOf(p.signingSecret, defaultSigns),
   previous_secret_expires_at: liveUntil(p.previousSigningSecret, p.previousSecretExpiresAt),
   outbound_headers: {
     forward: p.outboundHeaders.forward ?? [],
@@ -46,8 +54,8 @@ export const ruleView = (p: RuleRecord) => ({
 });
 
 /** A rule in a list: without its transform's code (up to 256 KB a rule), which `has_transform` stands for. */
-export function ruleListView(p: RuleRecord) {
-  const { transform: _code, ...rest } = ruleView(p);
+export function ruleListView(p: RuleRecord, defaultSigns: boolean) {
+  const { transform: _code, ...rest } = ruleView(p, defaultSigns);
   return rest;
 }
 

@@ -11,12 +11,15 @@ export interface VerificationSecretServiceDeps {
   /** SECRET_ENCRYPTION_KEYS: verification secrets are stored sealed, like signing secrets. */
   secretKeys: SecretKeyring | undefined;
   now?: () => Date;
+  /** DEFAULT_SIGNING_SECRET is set (shown as `signing: "default"`); unset: false. */
+  defaultSigning?: boolean;
 }
 
 export type VerificationSecretRotation = z.output<typeof verificationSecretRotateSchema>;
 
 // Rotating the secret a rule signs its webhooks with (inbound verification, docs/rules.md).
 export function createVerificationSecretService(deps: VerificationSecretServiceDeps) {
+  const defaultSigns = deps.defaultSigning ?? false;
   const now = deps.now ?? (() => new Date());
   return {
     /**
@@ -45,7 +48,7 @@ export function createVerificationSecretService(deps: VerificationSecretServiceD
         await audited(tx, principal, fact);
         return updated;
       });
-      return ruleView(rule);
+      return ruleView(rule, defaultSigns);
     },
   };
 }

@@ -1,10 +1,11 @@
 import type { AnswerOf } from '@relay/client';
 import type { Colors } from '../../output/colors';
 import { formatTable } from '../../output/table';
-import { formatFields, yesNo, type BodyOf } from '../admin-kit';
+import { formatFields, type BodyOf } from '../admin-kit';
 import { ago } from '../command-kit';
 import { healthText } from './rule-health-view';
 import { filterText, formatSeconds, policyText, transformPacingFields } from './rule-option-views';
+import { signingText } from './rule-views';
 
 // A rule's destinations (docs/routing.md) as `relay rules destinations` prints them.
 
@@ -26,7 +27,7 @@ export function destinationsTable(destinations: readonly Destination[], colors: 
     { header: 'target', value: (d) => d.target_url, maxWidth: 60 },
     { header: 'state', value: (d) => stateText(d, colors) },
     { header: 'filter', value: (d) => (d.filter ? filterText(d.filter) : '-'), maxWidth: 40 },
-    { header: 'signed', value: (d) => yesNo(d.has_signing_secret) },
+    { header: 'signing', value: (d) => d.signing },
   ]);
 }
 
@@ -42,10 +43,7 @@ export function destinationDetail(d: Destination, colors: Colors): string {
     ['health', healthText(d.health, colors, waiting)],
     ['description', d.description ?? '-'],
     ['filter', filterText(d.filter)],
-    [
-      'signing secret',
-      d.has_signing_secret ? 'set (never shown)' : 'none (DEFAULT_SIGNING_SECRET if the relay sets it)',
-    ],
+    ['signing', signingText(d.signing)],
     ['unhealthy after', span ? formatSeconds(span) : '- (default)'],
     ['delivery policy', policyText(d.delivery_policy)],
     ['forwards', d.outbound_headers.forward.join(', ') || '-'],

@@ -2,7 +2,7 @@ import type { AnswerOf } from '@relay/client';
 import type { Colors } from '../../output/colors';
 import { formatTable } from '../../output/table';
 import { ago } from '../command-kit';
-import { formatFields, yesNo, type BodyOf } from '../admin-kit';
+import { formatFields, type BodyOf } from '../admin-kit';
 import { ruleOptionFields } from './rule-option-views';
 import { healthText } from './rule-health-view';
 
@@ -10,6 +10,10 @@ export type Rule = AnswerOf<'/rules/{id}', 'get'>;
 export type Hook = AnswerOf<'/rules/{id}/hooks', 'get'>['hooks'][number];
 export type RuleCreateBody = BodyOf<'postRules'>;
 export type RuleUpdateBody = BodyOf<'patchRulesId'>;
+
+// Who signs deliveries: the api knows whether DEFAULT_SIGNING_SECRET is set (it is set on both api and worker).
+export const signingText = (signing: Rule['signing']) =>
+  signing === 'own' ? 'own secret' : signing === 'default' ? 'default secret' : 'none';
 
 const activeText = (colors: Colors, active: boolean) => (active ? colors.green('active') : colors.gray('disabled'));
 
@@ -21,7 +25,7 @@ export function rulesTable(rules: readonly Rule[], colors: Colors): string {
     { header: 'source', value: (r) => r.source },
     { header: 'target', value: (r) => r.target_url, maxWidth: 60 },
     { header: 'state', value: (r) => activeText(colors, r.active) },
-    { header: 'signed', value: (r) => yesNo(r.has_signing_secret) },
+    { header: 'signing', value: (r) => r.signing },
     { header: 'description', value: (r) => r.description ?? '', maxWidth: 40 },
   ]);
 }
@@ -35,7 +39,7 @@ export function ruleDetail(rule: Rule, colors: Colors): string {
     ['state', activeText(colors, rule.active)],
     ['health', healthText(rule.health, colors)],
     ['description', rule.description ?? '-'],
-    ['signing secret', rule.has_signing_secret ? 'set (never shown)' : 'none'],
+    ['signing', signingText(rule.signing)],
   ];
   if (rule.previous_secret_expires_at)
     fields.push(['previous secret', `also signs until ${rule.previous_secret_expires_at}`]);

@@ -17,7 +17,7 @@ import { RuleHealthCard } from './rule-health-card';
 import { RotateVerificationSecret } from './rotate-verification-secret';
 import { RuleForm } from './rule-form';
 import { RuleOptionsCard } from './rule-options-card';
-import type { Hook, Rule } from './rule-types';
+import { SIGNING_LABELS, type Hook, type Rule } from './rule-types';
 import { TargetBadges } from './target-badges';
 
 /** /app/rules/$id: one rule (edited here too), its destinations and the hooks that follow its deliveries. */
@@ -64,7 +64,7 @@ export function RuleDetailPage() {
       <Card withBorder>
         <Text>Source: {r.source}</Text>
         <Text>Target: {r.target_url}</Text>
-        <Text>Signing secret: {r.has_signing_secret ? 'set' : 'none'}</Text>
+        <Text>Signing: {SIGNING_LABELS[r.signing]}</Text>
         {r.description ? <Text c="dimmed">{r.description}</Text> : null}
       </Card>
       <RuleHealthCard rule={r} canWrite={canWrite} />

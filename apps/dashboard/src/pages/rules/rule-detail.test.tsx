@@ -32,6 +32,16 @@ describe('rule detail page', () => {
     );
   });
 
+  it('says "Signing: default secret" for a rule DEFAULT_SIGNING_SECRET signs', async () => {
+    fakeApi({
+      'GET /api/auth/me': { body: admin },
+      [`GET /rules/${RULE_ID}`]: { body: { ...rule, has_signing_secret: false, signing: 'default' } },
+      [`GET /rules/${RULE_ID}/hooks`]: { body: { hooks: [] } },
+    });
+    renderApp(`/app/rules/${RULE_ID}`);
+    expect(await screen.findByText('Signing: default secret')).toBeInTheDocument();
+  });
+
   it('deletes a hook after confirmation', async () => {
     const api = fakeApi({
       'GET /api/auth/me': { body: admin },

@@ -1,10 +1,12 @@
 import { Alert, Badge, Button, Card, Group, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { dataOf } from '@relay/client';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import type { Rule } from './rule-types';
+
+const plural = (n: number) => `${n.toLocaleString()} paused event${n === 1 ? '' : 's'}`;
 
 const REASONS = {
   gone: 'The target answered 410 Gone.',
@@ -22,10 +24,21 @@ export function RuleHealthCard({ rule, canWrite }: { rule: Rule; canWrite: boole
     onSuccess: async ({ resumed_events: n }) => {
       notifications.show({ message: `Resumed: ${n} paused event${n === 1 ? '' : 's'} queued again.` });
       await queryClient.invalidateQueries({ queryKey: ['rules'] });
+      await queryClient.invalidateQueries({ queryKey: ['events', 'paused-count', rule.source] });
     },
   });
   const { health } = rule;
   const unhealthy = health.status === 'unhealthy';
+  // What resume would deliver: the paused events of the rule's source (only the total is read, one row asked).
+  const paused = useQuery({
+    queryKey: ['events', 'paused-count', rule.source],
+    queryFn: async () =>
+      dataOf(client.GET('/events', { params: { query: { status: 'paused', source: rule.source, per_page: 1 } } })),
+    enabled: unhealthy,
+  });
+  const pausedTotal = paused.data?.total;
+  const pausedText =
+    pausedTotal === undefined ? null : `${paused.data?.total_exact === false ? 'about ' : ''}${plural(pausedTotal)}`;
   return (
     <Card withBorder aria-label="Endpoint health">
       <Stack gap="xs">
@@ -38,6 +51,7 @@ export function RuleHealthCard({ rule, canWrite }: { rule: Rule; canWrite: boole
             {health.reason ? REASONS[health.reason] : null} Unhealthy since{' '}
             {health.since ? new Date(health.since).toLocaleString() : '—'}. New events wait as paused until the rule is
             resumed.
+            {pausedText ? ` Waiting now: ${pausedText}.` : null}
           </Alert>
         ) : null}
         {!unhealthy && health.failing_since ? (
@@ -49,7 +63,7 @@ export function RuleHealthCard({ rule, canWrite }: { rule: Rule; canWrite: boole
         {unhealthy && canWrite ? (
           <Group>
             <Button color="green" onClick={() => resume.mutate()} loading={resume.isPending}>
-              Resume
+              {pausedText ? `Resume and deliver ${pausedText}` : 'Resume'}
             </Button>
           </Group>
         ) : null}

@@ -7,6 +7,16 @@ export type Hook = AnswerOf<'/rules/{id}/hooks', 'get'>['hooks'][number];
 export const HOOK_TRIGGERS = ['provider_succeeded', 'provider_failed'] as const satisfies readonly Hook['trigger'][];
 export type HookTrigger = Hook['trigger'];
 
+/**
+ * Who signs deliveries, as the rules list and a rule page say it: DEFAULT_SIGNING_SECRET signs a rule without its
+ * own (`default`), so such a rule is not "unsigned".
+ */
+export const SIGNING_LABELS: Record<Rule['signing'], string> = {
+  own: 'own secret',
+  default: 'default secret',
+  none: 'unsigned',
+};
+
 // The rule options (docs/rules.md), each null when off.
 export type DedupOption = NonNullable<Rule['dedup']>;
 export type VerificationOption = NonNullable<Rule['verification']>;

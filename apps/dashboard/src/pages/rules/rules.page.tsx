@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -11,13 +11,28 @@ import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
 import { RuleForm } from './rule-form';
 import { rulesQuery } from './rules-query';
-import type { Rule } from './rule-types';
+import { IngestUrlCell, ingestUrlOf, RuleCountsCell, RuleStateCell } from './rule-row-cells';
+import { SIGNING_LABELS, type Rule } from './rule-types';
 
 /** /app/rules: the rules that route each source to its target. */
 export function RulesPage() {
-  const { canWrite } = useSession();
+  const { canWrite, can } = useSession();
   const queryClient = useQueryClient();
   const rules = useQuery(rulesQuery);
+  // GET /stats' default window is the last 24 hours; the destinations section shares the entry.
+  const stats = useQuery({
+    queryKey: ['stats', 'by-destination'],
+    queryFn: async () => dataOf(client.GET('/stats')),
+    enabled: can('GET /stats'),
+    staleTime: 30_000,
+  });
+  // The ingest URL to give a rule's sender (the events page's empty state shares the entry).
+  const endpoint = useQuery({
+    queryKey: ['config', 'endpoint'],
+    queryFn: () => dataOf(client.GET('/config/endpoint')),
+  });
+  // Counts are per source: a rule's are its source's (one active rule per source).
+  const countsOf = (source: string) => stats.data?.by_source.find((s) => s.source === source);
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: ['rules'] });
   const toggle = useMutation({
@@ -53,6 +68,8 @@ export function RulesPage() {
               <Table.Th>Source</Table.Th>
               <Table.Th>Target</Table.Th>
               <Table.Th>Status</Table.Th>
+              <Table.Th>Last 24 h</Table.Th>
+              <Table.Th>Ingest URL</Table.Th>
               <Table.Th>Signing</Table.Th>
               {canWrite ? <Table.Th>Actions</Table.Th> : null}
             </Table.Tr>
@@ -68,9 +85,15 @@ export function RulesPage() {
                 <Table.Td>{rule.source}</Table.Td>
                 <Table.Td>{rule.target_url}</Table.Td>
                 <Table.Td>
-                  <Badge color={rule.active ? 'green' : 'gray'}>{rule.active ? 'active' : 'inactive'}</Badge>
+                  <RuleStateCell rule={rule} />
                 </Table.Td>
-                <Table.Td>{rule.has_signing_secret ? 'signed' : 'unsigned'}</Table.Td>
+                <Table.Td>
+                  <RuleCountsCell counts={countsOf(rule.source)} />
+                </Table.Td>
+                <Table.Td>
+                  <IngestUrlCell url={ingestUrlOf(endpoint.data?.source_url_template, rule.source)} />
+                </Table.Td>
+                <Table.Td>{SIGNING_LABELS[rule.signing]}</Table.Td>
                 {canWrite ? (
                   <Table.Td>
                     <Group gap="xs" wrap="nowrap">

@@ -26,7 +26,7 @@ describe('rules page', () => {
     });
     renderApp('/app/rules');
     expect(await screen.findByRole('link', { name: 'stripe-live' })).toBeInTheDocument();
-    expect(screen.getByText('signed')).toBeInTheDocument();
+    expect(screen.getByText('own secret')).toBeInTheDocument();
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'New rule' }));
     const dialog = await screen.findByRole('dialog');
@@ -53,6 +53,59 @@ describe('rules page', () => {
     await waitFor(() =>
       expect(api.calls.filter((c) => c.method === 'GET' && c.url.pathname === '/rules')).toHaveLength(2),
     );
+  });
+
+  it('says who signs: "default secret" when DEFAULT_SIGNING_SECRET signs a rule without its own, else unsigned', async () => {
+    fakeApi({
+      'GET /api/auth/me': { body: admin },
+      'GET /rules': {
+        body: {
+          rules: [
+            { ...rule, id: 'r-default', name: 'by-default', has_signing_secret: false, signing: 'default' },
+            { ...rule, id: 'r-none', name: 'not-signed', has_signing_secret: false, signing: 'none' },
+          ],
+        },
+      },
+    });
+    renderApp('/app/rules');
+    const row = (name: string) => screen.getByRole('link', { name }).closest('tr')!;
+    expect(await screen.findByRole('link', { name: 'by-default' })).toBeInTheDocument();
+    expect(within(row('by-default')).getByText('default secret')).toBeInTheDocument();
+    expect(within(row('not-signed')).getByText('unsigned')).toBeInTheDocument();
+  });
+
+  it("shows each rule's health, its source's last-24-hour counts and the ingest URL to copy", async () => {
+    const unhealthy = {
+      ...rule,
+      id: 'r-sick',
+      name: 'sick',
+      source: 'github',
+      health: { ...rule.health, status: 'unhealthy' as const, reason: 'gone' as const, since: '2026-01-01T00:00:00Z' },
+    };
+    const counts = { total: 12, queued: 0, delivered: 9, failed: 3, paused: 0, ignored: 0 };
+    fakeApi({
+      'GET /api/auth/me': { body: admin },
+      'GET /rules': { body: { rules: [rule, unhealthy] } },
+      'GET /stats': { body: { by_source: [{ source: 'github', ...counts }], by_destination: [] } },
+      'GET /config/endpoint': {
+        body: { base_url: 'https://relay.example.com', source_url_template: 'https://relay.example.com/{source}' },
+      },
+    });
+    renderApp('/app/rules');
+    const row = (name: string) => screen.getByRole('link', { name }).closest('tr')!;
+    expect(await screen.findByRole('link', { name: 'sick' })).toBeInTheDocument();
+    // An unhealthy rule is a red "unhealthy" with its reason, never the green "active".
+    expect(within(row('sick')).getByText('unhealthy')).toBeInTheDocument();
+    expect(within(row('sick')).getByText(/target answered 410 Gone/)).toBeInTheDocument();
+    expect(within(row('sick')).queryByText('active')).not.toBeInTheDocument();
+    expect(within(row('stripe-live')).getByText('active')).toBeInTheDocument();
+    expect(await within(row('sick')).findByText('9 delivered')).toBeInTheDocument();
+    expect(within(row('sick')).getByText('3 failed')).toBeInTheDocument();
+    // A source without traffic in the window has no counts.
+    expect(within(row('stripe-live')).queryByText(/delivered/)).not.toBeInTheDocument();
+    expect(await within(row('sick')).findByText('https://relay.example.com/github')).toBeInTheDocument();
+    expect(within(row('sick')).getByRole('button', { name: 'Copy https://relay.example.com/github' })).toBeVisible();
+    expect(within(row('stripe-live')).getByText(`https://relay.example.com/${rule.source}`)).toBeInTheDocument();
   });
 
   it('deactivates and deletes a rule, deleting only after confirmation', async () => {

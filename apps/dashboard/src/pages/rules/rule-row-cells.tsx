@@ -1,0 +1,71 @@
+import { ActionIcon, Badge, Code, CopyButton, Group, Stack, Text, Tooltip } from '@mantine/core';
+import { IconCheck, IconCopy } from '@tabler/icons-react';
+import type { AnswerOf } from '@relay/client';
+import type { Rule } from './rule-types';
+
+export type SourceCounts = AnswerOf<'/stats', 'get'>['by_source'][number];
+
+const REASONS: Record<NonNullable<Rule['health']['reason']>, string> = {
+  gone: 'target answered 410 Gone',
+  failing: 'no delivery succeeding',
+};
+
+/**
+ * A rule's state in the list: an unhealthy rule is never a green "active" (its events wait as paused until resumed),
+ * so the red badge and its reason come first.
+ */
+export function RuleStateCell({ rule }: { rule: Rule }) {
+  if (!rule.active) return <Badge color="gray">inactive</Badge>;
+  if (rule.health.status === 'healthy') return <Badge color="green">active</Badge>;
+  const reason = rule.health.reason ? REASONS[rule.health.reason] : 'unhealthy';
+  return (
+    <Stack gap={2}>
+      <Badge color="red">unhealthy</Badge>
+      <Text size="xs" c="dimmed">
+        {reason}
+        {rule.health.since ? `, since ${new Date(rule.health.since).toLocaleString()}` : ''}
+      </Text>
+    </Stack>
+  );
+}
+
+/** Delivered and failed events of the rule's source in GET /stats' window (the last 24 hours). */
+export function RuleCountsCell({ counts }: { counts: SourceCounts | undefined }) {
+  if (!counts) return <Text c="dimmed">–</Text>;
+  return (
+    <Group gap="xs" wrap="nowrap">
+      <Text size="sm" c="green.8" aria-label="delivered">
+        {counts.delivered} delivered
+      </Text>
+      <Text size="sm" c={counts.failed > 0 ? 'red.8' : 'dimmed'} aria-label="failed">
+        {counts.failed} failed
+      </Text>
+    </Group>
+  );
+}
+
+/**
+ * The URL to give the sender: GET /config/endpoint's `source_url_template` (`<public base>/{source}`, or the
+ * organization's own host), null when no URL accepts the organization's webhooks.
+ */
+export function ingestUrlOf(template: string | null | undefined, source: string): string | null {
+  return template ? template.replace('{source}', source) : null;
+}
+
+export function IngestUrlCell({ url }: { url: string | null }) {
+  if (!url) return <Text c="dimmed">–</Text>;
+  return (
+    <Group gap={4} wrap="nowrap">
+      <Code>{url}</Code>
+      <CopyButton value={url}>
+        {({ copied, copy }) => (
+          <Tooltip label={copied ? 'Copied' : 'Copy ingest URL'}>
+            <ActionIcon variant="subtle" onClick={copy} aria-label={`Copy ${url}`}>
+              {copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
+            </ActionIcon>
+          </Tooltip>
+        )}
+      </CopyButton>
+    </Group>
+  );
+}

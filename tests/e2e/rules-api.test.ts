@@ -30,6 +30,7 @@ describe('rules and hooks API', () => {
       active: true,
       description: 'gh',
       has_signing_secret: true,
+      signing: 'own',
       previous_secret_expires_at: null,
       outbound_headers: { forward: [], set: {}, remove: [] },
       // Every rule option is off unless set (docs/rules.md).
@@ -67,6 +68,8 @@ describe('rules and hooks API', () => {
     expect(patched.body).toMatchObject({
       target_url: 'https://example.org/x',
       has_signing_secret: false,
+      // The harness sets no DEFAULT_SIGNING_SECRET: without its own secret the rule is unsigned.
+      signing: 'none',
       active: false,
     });
     const audit = await pipeline.store.prisma.auditEntry.findFirst({ where: { action: 'rule.updated' } });

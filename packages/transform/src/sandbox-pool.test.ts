@@ -68,7 +68,37 @@ describe('a sandbox that fails on its own', () => {
   });
 });
 
+// A thread that answers and stops in the same turn: its exit may reach the host before the answer on the port.
+const answerThenExitThread = standIn(
+  'answer-then-exit',
+  `const { parentPort, workerData } = require('node:worker_threads');
+parentPort.on('message', ({ id }) => {
+  workerData.answers.postMessage({ id, ok: true, meta: { headers: {}, path: '/', query: {} }, bodyJson: String(id), logs: '' });
+  process.exit(0);
+});
+parentPort.postMessage({ ready: true });
+`,
+);
+
 describe('transform runner pool', () => {
+  // A busy host sees both when it comes back to its event loop, and takes the thread's exit first.
+  it('takes the answer of a thread that stopped right after giving it, though the host sees the stop first', async () => {
+    const runner = createTransformRunner({ threadFile: answerThenExitThread, concurrency: 1, timeoutMs: 60_000 });
+    try {
+      // The first call also starts the slot's next thread (this one stops after it), then that one is let start.
+      expect(await runner.run('x', request, context)).toMatchObject({ ok: true });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const call = runner.run('x', request, context);
+      // Every step up to the call's message is a microtask: once an immediate has run, the thread has the call.
+      await new Promise((resolve) => setImmediate(resolve));
+      const busyUntil = Date.now() + 300;
+      while (Date.now() < busyUntil); // the thread answers and stops meanwhile
+      expect(await call).toMatchObject({ ok: true });
+    } finally {
+      await runner.close();
+    }
+  });
+
   it('replaces a thread that died between calls, so the next call runs rather than timing out', async () => {
     const runner = createTransformRunner({ threadFile: dyingThread, concurrency: 1, timeoutMs: 2000 });
     try {

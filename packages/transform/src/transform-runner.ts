@@ -175,7 +175,9 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
         slot.onExit = undefined;
         resolve(outcome);
       }
-      slot.onExit = (error) => done(error ?? new Error('the sandbox thread stopped'));
+      // The answer and the thread's exit come on different channels: a thread that answered and then stopped may
+      // have its exit seen first. An answer already sent is the call's outcome, not the stop.
+      slot.onExit = (error) => done(waitingAnswer() ?? error ?? new Error('the sandbox thread stopped'));
       answers.on('message', onMessage);
       // The call's timer keeps the process alive meanwhile; an idle port must not.
       answers.unref();

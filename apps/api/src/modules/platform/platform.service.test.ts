@@ -110,4 +110,37 @@ describe('platform service', () => {
     expect(page.entries[0]!.created_at).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+$/);
     expect((await service().overview()).organizations).toBeGreaterThanOrEqual(3);
   });
+
+  it('filters the platform audit log by action, actor, resource and time, as the organization log', async () => {
+    const other: OperatorRecord = { ...operator, id: '00000000-0000-7000-8000-0000000000b2', username: 'ops2' };
+    const { organization: one } = await service().create(operator, newOrganization('filter-one'));
+    const { organization: two } = await service().create(other, newOrganization('filter-two'));
+    await service().updateSubscription(other, two.id, { plan: 'gold' });
+    const all = { page: 1, per_page: 100 };
+    const actionsOf = async (query: Record<string, string>) =>
+      (await service().auditPage({ ...all, ...query })).entries.map((e) => `${e.action} ${e.resource_id}`);
+
+    // Resource: one organization's platform entries only (its admin's user.created is the organization's own).
+    expect(await actionsOf({ resource_id: two.id })).toEqual([
+      `subscription.updated ${two.id}`,
+      `organization.created ${two.id}`,
+    ]);
+    expect(await actionsOf({ resource_id: one.id, resource_type: 'organization' })).toEqual([
+      `organization.created ${one.id}`,
+    ]);
+    expect(await actionsOf({ resource_id: one.id, resource_type: 'user' })).toEqual([]);
+    // Actor, by id or e-mail; several actions separated by commas.
+    expect(await actionsOf({ actor_user_id: other.id })).toHaveLength(2);
+    expect(await actionsOf({ actor_email: 'ops2@operator.invalid', action: 'organization.created' })).toEqual([
+      `organization.created ${two.id}`,
+    ]);
+    const both = await service().auditPage({ ...all, action: 'organization.created,subscription.updated' });
+    expect(both.entries.every((e) => ['organization.created', 'subscription.updated'].includes(e.action))).toBe(true);
+    expect(both.total).toBe(both.entries.length);
+    // Time: `from` inclusive, `to` exclusive.
+    const [newest] = (await service().auditPage({ ...all, resource_id: two.id })).entries;
+    const at = `${newest!.created_at}Z`;
+    expect(await actionsOf({ resource_id: two.id, from: at })).toEqual([`subscription.updated ${two.id}`]);
+    expect(await actionsOf({ resource_id: two.id, to: at })).toEqual([`organization.created ${two.id}`]);
+  });
 });

@@ -1,9 +1,9 @@
 import { AppError } from '@relay/core';
-import type { organizationCreateSchema, subscriptionPatchSchema } from '@relay/contracts';
+import type { auditListQuery, organizationCreateSchema, subscriptionPatchSchema } from '@relay/contracts';
 import { type OperatorRecord, type Repositories, type SubscriptionPatch } from '@relay/db';
 import type { z } from 'zod';
 import type { PasswordHasher } from '../../auth/passwords';
-import { auditPageView } from '../audit/audit.views';
+import { auditFilter, auditPageView } from '../audit/audit.views';
 import type { Quota } from '../limits/quota';
 import { usageOf } from '../limits/usage';
 import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
@@ -115,9 +115,10 @@ export function createPlatformService(deps: PlatformServiceDeps) {
       });
     },
 
-    /** The platform-level audit log (entries of no organization), newest first. */
-    async auditPage(query: Page) {
-      return auditPageView(await r.audit.page(null, query.page, query.per_page), query.page, query.per_page);
+    /** The platform-level audit log (entries of no organization), newest first, narrowed as the organization log. */
+    async auditPage(query: z.output<typeof auditListQuery>) {
+      const result = await r.audit.page(null, query.page, query.per_page, auditFilter(query));
+      return auditPageView(result, query.page, query.per_page);
     },
   };
 }

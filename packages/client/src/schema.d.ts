@@ -2149,6 +2149,15 @@ export interface operations {
               /** @description …and ends at this one (included). */
               period_end: string;
             };
+            /** @description The rate limits applied to the organization now: its subscription's overrides or the install's. */
+            rate_limits_in_effect: {
+              /** @description RATE_LIMIT_WINDOW_SECONDS: the window both limits count in. */
+              window_seconds: number;
+              /** @description Webhooks per window for the organization: its own, else INGEST_RATE_LIMIT; null: no limit. */
+              ingest_rate_limit: number | null;
+              /** @description API requests per window for each credential: its own, else API_RATE_LIMIT; null: no limit. */
+              api_rate_limit: number | null;
+            };
           };
         };
       };

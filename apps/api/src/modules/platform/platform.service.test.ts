@@ -143,4 +143,23 @@ describe('platform service', () => {
     expect(await actionsOf({ resource_id: two.id, from: at })).toEqual([`subscription.updated ${two.id}`]);
     expect(await actionsOf({ resource_id: two.id, to: at })).toEqual([`organization.created ${two.id}`]);
   });
+
+  it("shows the rate limits in effect: the organization's own, else the install's, 0 being none", async () => {
+    const rated = createPlatformService({
+      repositories: store.repositories(),
+      passwords: createPasswordHasher({ memoryKib: 1024, timeCost: 1 }),
+      hosts: { canonicalHost: 'relay.example.com', publicBaseUrl: 'https://relay.example.com' },
+      rateLimits: { ingest: 0, api: 600, windowSeconds: 30 },
+    });
+    const { organization } = await rated.create(operator, newOrganization('rated'));
+    expect((await rated.get(organization.id)).rate_limits_in_effect).toEqual({
+      window_seconds: 30,
+      ingest_rate_limit: null,
+      api_rate_limit: 600,
+    });
+    await rated.updateSubscription(operator, organization.id, { ingest_rate_limit: 50, api_rate_limit: 20 });
+    const detail = await rated.get(organization.id);
+    expect(detail.rate_limits_in_effect).toEqual({ window_seconds: 30, ingest_rate_limit: 50, api_rate_limit: 20 });
+    expect(detail.usage).toMatchObject({ events_this_period: 0, monthly_event_limit: null });
+  });
 });

@@ -20,6 +20,8 @@ const fetchPage = async (log: Log, query: AuditFilter & { page: number; per_page
     ? dataOf(client.GET('/api/platform/audit', { params: { query } }))
     : dataOf(client.GET('/api/audit', { params: { query } }));
 
+const PLATFORM_EXAMPLES = { action: 'organization.deleted', resourceType: 'organization' };
+
 interface Props {
   /** Which log: the organization's (`GET /api/audit`, default) or the platform's (`GET /api/platform/audit`). */
   log?: Log;
@@ -49,6 +51,7 @@ export function AuditPanel({ log = 'organization', initialFilter = {} }: Props) 
       <AuditFilters
         filter={filter}
         actions={actions}
+        examples={log === 'platform' ? PLATFORM_EXAMPLES : undefined}
         onChange={(next) => {
           setFilter(next);
           setPage(1);

@@ -53,9 +53,14 @@ export function DeleteOrganization({ organization, activeDomains }: Props) {
   const remove = useMutation({
     mutationFn: async () =>
       dataOf(client.DELETE('/api/platform/organizations/{id}', { params: { path: { id: organization.id } } })),
+    // The console's cached list and counts still hold it: dropped, not just marked stale, so the list the operator
+    // lands on is fetched afresh rather than shown with the deleted organization until the refetch answers.
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['platform'] });
+      queryClient.removeQueries({ queryKey: ['platform', 'organizations'] });
+      queryClient.removeQueries({ queryKey: ['platform', 'overview'] });
+      await queryClient.invalidateQueries({ queryKey: ['platform-audit'] });
       await navigate({ to: '/platform' });
+      queryClient.removeQueries({ queryKey: ['platform', 'organization', organization.id] });
     },
   });
   const close = () => {

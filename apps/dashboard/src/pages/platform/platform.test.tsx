@@ -190,6 +190,7 @@ describe('platform console', () => {
     expect(screen.getByRole('link', { name: 'Queue view' })).toHaveAttribute('href', '/admin/queues');
     expect(await screen.findByText('organization.exported')).toBeInTheDocument();
     const filters = screen.getByRole('form', { name: 'Audit filters' });
+    expect(within(filters).getByLabelText('Action')).toHaveAttribute('placeholder', 'organization.deleted, …');
     await user.type(within(filters).getByLabelText('Action'), 'organization.deleted');
     await user.type(within(filters).getByLabelText('Actor e-mail'), 'root@operator.invalid');
     await user.click(within(filters).getByRole('button', { name: 'Filter' }));

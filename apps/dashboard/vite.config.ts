@@ -4,7 +4,8 @@ import { precompress } from './vite-precompress.ts';
 
 // The api serves the built app under /app/; in development Vite forwards the API's paths to a local api.
 const api = 'http://127.0.0.1:3000';
-const proxied = ['/api', '/events', '/rules', '/config', '/stats', '/openapi.json', '/health', '/ready'];
+// /admin: the queue view the platform console links to.
+const proxied = ['/api', '/events', '/rules', '/config', '/stats', '/openapi.json', '/health', '/ready', '/admin'];
 
 export default defineConfig({
   base: '/app/',

@@ -82,6 +82,26 @@ describe('relay platform (operators)', () => {
     expect(audit.stdout).toMatch(
       new RegExp(`root@operator.invalid\\s+organization.created\\s+organization ${org!.id}`),
     );
+    // The filters of `relay audit`, passed on to GET /api/platform/audit.
+    const filtered = JSON.parse(
+      (
+        await relay.run(operator, [
+          'platform',
+          'audit',
+          '--action',
+          'organization.created',
+          '--resource',
+          org!.id,
+          '--from',
+          '1h',
+          '--json',
+        ])
+      ).stdout,
+    );
+    expect(filtered.total).toBe(1);
+    expect(filtered.entries[0]).toMatchObject({ action: 'organization.created', resource_id: org!.id });
+    const none = await relay.run(operator, ['platform', 'audit', '--action', 'organization.deleted']);
+    expect(none.stdout).toContain('No audit entries on this page.');
   });
 
   it('shows and changes a subscription', async () => {

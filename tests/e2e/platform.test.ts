@@ -262,6 +262,16 @@ describe('the platform API', () => {
         (e: { action: string }) => e.action,
       ),
     ).toContain('subscription.updated');
+    // The filters of the organization log, on the wire: a query the API reads, and a bad one refused.
+    const filtered = await asOperator(
+      pipeline.http.get('/api/platform/audit').query({ action: 'subscription.updated', resource_id: orgId }),
+    ).expect(200);
+    expect(filtered.body.total).toBe(3);
+    expect(new Set(filtered.body.entries.map((e: { action: string }) => e.action))).toEqual(
+      new Set(['subscription.updated']),
+    );
+    const refused = await asOperator(pipeline.http.get('/api/platform/audit').query({ from: 'yesterday' })).expect(400);
+    expect(refused.body.code).toBe('validation_failed');
   });
 
   it('refuses everyone but operators on every platform route, and operators on tenant routes', async () => {

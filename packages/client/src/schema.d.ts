@@ -210,7 +210,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Platform-level audit entries */
+    /**
+     * Platform-level audit entries, filtered by action, actor, resource and time
+     * @description The entries of no organization (operators creating, changing, exporting and deleting organizations), newest first; the filters are those of `GET /api/audit`. An organization's entries: `resource_id=<its id>`.
+     */
     get: operations['getApiPlatformAudit'];
     put?: never;
     post?: never;
@@ -1997,6 +2000,20 @@ export interface operations {
         page?: number;
         /** @description Page size, default 50, at most 200 (above is a 400). */
         per_page?: number;
+        /** @description Exact action, or several separated by commas (any of them), e.g. `rule.created,rule.deleted`. */
+        action?: string;
+        /** @description Entries of this actor (`actor_user_id`). */
+        actor_user_id?: string;
+        /** @description Entries whose actor's e-mail is exactly this. */
+        actor_email?: string;
+        /** @description Exact resource type, e.g. `rule`. */
+        resource_type?: string;
+        /** @description Entries about this resource (`resource_id`). */
+        resource_id?: string;
+        /** @description Created at or after (inclusive), ISO 8601 with a zone. */
+        from?: string;
+        /** @description Created before (exclusive), ISO 8601 with a zone. */
+        to?: string;
       };
       header?: never;
       path?: never;
@@ -2131,6 +2148,15 @@ export interface operations {
               period_start: string;
               /** @description …and ends at this one (included). */
               period_end: string;
+            };
+            /** @description The rate limits applied to the organization now: its subscription's overrides or the install's. */
+            rate_limits_in_effect: {
+              /** @description RATE_LIMIT_WINDOW_SECONDS: the window both limits count in. */
+              window_seconds: number;
+              /** @description Webhooks per window for the organization: its own, else INGEST_RATE_LIMIT; null: no limit. */
+              ingest_rate_limit: number | null;
+              /** @description API requests per window for each credential: its own, else API_RATE_LIMIT; null: no limit. */
+              api_rate_limit: number | null;
             };
           };
         };

@@ -76,6 +76,21 @@ export const organizationDetailSchema = hostedOrganizationSchema.extend({
   domains: z.array(z.object({ domain: z.string(), status: z.enum(['pending', 'active']) })),
   ingest_urls: z.array(z.string()),
   usage: usageSchema,
+  rate_limits_in_effect: z
+    .object({
+      window_seconds: z.number().int().describe('RATE_LIMIT_WINDOW_SECONDS: the window both limits count in.'),
+      ingest_rate_limit: z
+        .number()
+        .int()
+        .nullable()
+        .describe('Webhooks per window for the organization: its own, else INGEST_RATE_LIMIT; null: no limit.'),
+      api_rate_limit: z
+        .number()
+        .int()
+        .nullable()
+        .describe('API requests per window for each credential: its own, else API_RATE_LIMIT; null: no limit.'),
+    })
+    .describe("The rate limits applied to the organization now: its subscription's overrides or the install's."),
 });
 export const organizationCreatedSchema = z.object({
   organization: hostedOrganizationSchema,

@@ -57,6 +57,11 @@ export function createServices(ctx: ModuleContext) {
       passwords: ctx.passwords,
       hosts: ctx.hosts,
       quota: ctx.limits.quota,
+      rateLimits: {
+        ingest: ctx.config.INGEST_RATE_LIMIT,
+        api: ctx.config.API_RATE_LIMIT,
+        windowSeconds: ctx.config.RATE_LIMIT_WINDOW_SECONDS,
+      },
     }),
     offboarding: createOffboardingService({
       repositories: ctx.repositories,

@@ -1,4 +1,5 @@
 import {
+  auditListQuery,
   auditPageSchema,
   hostedOrganizationSchema,
   organizationCreatedSchema,
@@ -6,7 +7,6 @@ import {
   organizationDetailSchema,
   organizationListQuery,
   organizationPageSchema,
-  pageQuery,
   platformOverviewSchema,
   subscriptionPatchSchema,
   uuidParam,
@@ -54,8 +54,11 @@ export const platformOperations = [
     ...common,
     method: 'get',
     path: '/api/platform/audit',
-    summary: 'Platform-level audit entries',
-    query: pageQuery,
+    summary: 'Platform-level audit entries, filtered by action, actor, resource and time',
+    description:
+      'The entries of no organization (operators creating, changing, exporting and deleting organizations), ' +
+      "newest first; the filters are those of `GET /api/audit`. An organization's entries: `resource_id=<its id>`.",
+    query: auditListQuery,
     responses: { 200: { description: 'Newest first.', schema: auditPageSchema } },
     handler: async ({ services, query }) => ({ status: 200, body: await services.platform.auditPage(query) }),
   }),

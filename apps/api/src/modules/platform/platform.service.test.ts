@@ -110,4 +110,56 @@ describe('platform service', () => {
     expect(page.entries[0]!.created_at).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+$/);
     expect((await service().overview()).organizations).toBeGreaterThanOrEqual(3);
   });
+
+  it('filters the platform audit log by action, actor, resource and time, as the organization log', async () => {
+    const other: OperatorRecord = { ...operator, id: '00000000-0000-7000-8000-0000000000b2', username: 'ops2' };
+    const { organization: one } = await service().create(operator, newOrganization('filter-one'));
+    const { organization: two } = await service().create(other, newOrganization('filter-two'));
+    await service().updateSubscription(other, two.id, { plan: 'gold' });
+    const all = { page: 1, per_page: 100 };
+    const actionsOf = async (query: Record<string, string>) =>
+      (await service().auditPage({ ...all, ...query })).entries.map((e) => `${e.action} ${e.resource_id}`);
+
+    // Resource: one organization's platform entries only (its admin's user.created is the organization's own).
+    expect(await actionsOf({ resource_id: two.id })).toEqual([
+      `subscription.updated ${two.id}`,
+      `organization.created ${two.id}`,
+    ]);
+    expect(await actionsOf({ resource_id: one.id, resource_type: 'organization' })).toEqual([
+      `organization.created ${one.id}`,
+    ]);
+    expect(await actionsOf({ resource_id: one.id, resource_type: 'user' })).toEqual([]);
+    // Actor, by id or e-mail; several actions separated by commas.
+    expect(await actionsOf({ actor_user_id: other.id })).toHaveLength(2);
+    expect(await actionsOf({ actor_email: 'ops2@operator.invalid', action: 'organization.created' })).toEqual([
+      `organization.created ${two.id}`,
+    ]);
+    const both = await service().auditPage({ ...all, action: 'organization.created,subscription.updated' });
+    expect(both.entries.every((e) => ['organization.created', 'subscription.updated'].includes(e.action))).toBe(true);
+    expect(both.total).toBe(both.entries.length);
+    // Time: `from` inclusive, `to` exclusive.
+    const [newest] = (await service().auditPage({ ...all, resource_id: two.id })).entries;
+    const at = `${newest!.created_at}Z`;
+    expect(await actionsOf({ resource_id: two.id, from: at })).toEqual([`subscription.updated ${two.id}`]);
+    expect(await actionsOf({ resource_id: two.id, to: at })).toEqual([`organization.created ${two.id}`]);
+  });
+
+  it("shows the rate limits in effect: the organization's own, else the install's, 0 being none", async () => {
+    const rated = createPlatformService({
+      repositories: store.repositories(),
+      passwords: createPasswordHasher({ memoryKib: 1024, timeCost: 1 }),
+      hosts: { canonicalHost: 'relay.example.com', publicBaseUrl: 'https://relay.example.com' },
+      rateLimits: { ingest: 0, api: 600, windowSeconds: 30 },
+    });
+    const { organization } = await rated.create(operator, newOrganization('rated'));
+    expect((await rated.get(organization.id)).rate_limits_in_effect).toEqual({
+      window_seconds: 30,
+      ingest_rate_limit: null,
+      api_rate_limit: 600,
+    });
+    await rated.updateSubscription(operator, organization.id, { ingest_rate_limit: 50, api_rate_limit: 20 });
+    const detail = await rated.get(organization.id);
+    expect(detail.rate_limits_in_effect).toEqual({ window_seconds: 30, ingest_rate_limit: 50, api_rate_limit: 20 });
+    expect(detail.usage).toMatchObject({ events_this_period: 0, monthly_event_limit: null });
+  });
 });

@@ -1,13 +1,19 @@
 import { AppError } from '@relay/core';
-import type { organizationCreateSchema, subscriptionPatchSchema } from '@relay/contracts';
+import type { auditListQuery, organizationCreateSchema, subscriptionPatchSchema } from '@relay/contracts';
 import { type OperatorRecord, type Repositories, type SubscriptionPatch } from '@relay/db';
 import type { z } from 'zod';
 import type { PasswordHasher } from '../../auth/passwords';
-import { auditPageView } from '../audit/audit.views';
+import { auditFilter, auditPageView } from '../audit/audit.views';
 import type { Quota } from '../limits/quota';
 import { usageOf } from '../limits/usage';
 import { ingestUrlsOf, type IngestHostSettings } from './ingest-hosts';
-import { organizationDetailView, organizationView, overviewView, subscriptionView } from './platform.views';
+import {
+  organizationDetailView,
+  organizationView,
+  overviewView,
+  subscriptionView,
+  type InstallRateLimits,
+} from './platform.views';
 import { auditedByOperator, byOperator, noSuchOrganization } from './operator-audit';
 
 export interface PlatformServiceDeps {
@@ -16,7 +22,11 @@ export interface PlatformServiceDeps {
   hosts: IngestHostSettings;
   /** The monthly quota's usage, shown in the organization detail. */
   quota?: Pick<Quota, 'usage'>;
+  /** The install-wide rate limits, shown beside an organization's own (none given: no limits). */
+  rateLimits?: InstallRateLimits;
 }
+
+const NO_RATE_LIMITS: InstallRateLimits = { ingest: 0, api: 0, windowSeconds: 60 };
 
 type OrganizationInput = z.output<typeof organizationCreateSchema>;
 type SubscriptionInput = z.output<typeof subscriptionPatchSchema>;
@@ -56,7 +66,8 @@ export function createPlatformService(deps: PlatformServiceDeps) {
     async get(id: string) {
       const found = await r.platform.get(id);
       if (!found) throw noSuchOrganization();
-      return organizationDetailView(found, deps.hosts, await usageOf(deps.quota, r, found.id, found));
+      const usage = await usageOf(deps.quota, r, found.id, found);
+      return organizationDetailView(found, deps.hosts, usage, deps.rateLimits ?? NO_RATE_LIMITS);
     },
 
     /** The organization, its first admin and both audit entries (platform and organization) commit together. */
@@ -115,9 +126,10 @@ export function createPlatformService(deps: PlatformServiceDeps) {
       });
     },
 
-    /** The platform-level audit log (entries of no organization), newest first. */
-    async auditPage(query: Page) {
-      return auditPageView(await r.audit.page(null, query.page, query.per_page), query.page, query.per_page);
+    /** The platform-level audit log (entries of no organization), newest first, narrowed as the organization log. */
+    async auditPage(query: z.output<typeof auditListQuery>) {
+      const result = await r.audit.page(null, query.page, query.per_page, auditFilter(query));
+      return auditPageView(result, query.page, query.per_page);
     },
   };
 }

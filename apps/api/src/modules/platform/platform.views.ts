@@ -7,6 +7,19 @@ type Overview = Awaited<ReturnType<PlatformRepository['overview']>>;
 type Detail = NonNullable<Awaited<ReturnType<PlatformRepository['get']>>>;
 type Usage = Awaited<ReturnType<typeof usageOf>>;
 
+/** The install-wide rate limits (INGEST_RATE_LIMIT, API_RATE_LIMIT; 0: off) and their window. */
+export interface InstallRateLimits {
+  ingest: number;
+  api: number;
+  windowSeconds: number;
+}
+
+// As the ingest gate and the API limiter read them: the organization's own, else the install's; 0 is no limit.
+const inEffect = (own: number | null, install: number) => {
+  const limit = own ?? install;
+  return limit === 0 ? null : limit;
+};
+
 export const subscriptionView = (o: HostedOrganization) => ({
   plan: o.plan,
   status: o.subscriptionStatus,
@@ -30,7 +43,7 @@ export function organizationView(o: HostedOrganization) {
   };
 }
 
-export function organizationDetailView(o: Detail, hosts: IngestHostSettings, usage: Usage) {
+export function organizationDetailView(o: Detail, hosts: IngestHostSettings, usage: Usage, rates: InstallRateLimits) {
   const active = o.domains.filter((d) => d.status === 'active').map((d) => d.domain);
   return {
     ...organizationView(o),
@@ -39,6 +52,11 @@ export function organizationDetailView(o: Detail, hosts: IngestHostSettings, usa
     domains: o.domains,
     ingest_urls: ingestUrlsOf(hosts, { id: o.id, slug: o.slug }, active),
     usage,
+    rate_limits_in_effect: {
+      window_seconds: rates.windowSeconds,
+      ingest_rate_limit: inEffect(o.ingestRateLimit, rates.ingest),
+      api_rate_limit: inEffect(o.apiRateLimit, rates.api),
+    },
   };
 }
 

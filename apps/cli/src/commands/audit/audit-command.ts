@@ -28,7 +28,7 @@ export const auditTable = (entries: readonly Entry[]) =>
     { header: 'details', value: (e) => metadataText(e.metadata), maxWidth: 50 },
   ]);
 
-interface AuditFlags {
+export interface AuditFlags {
   page: number;
   perPage: number;
   action?: string[];
@@ -41,7 +41,7 @@ interface AuditFlags {
 }
 
 /** The API's filters from the flags: only what was given; `--action` repeats or takes a comma list. */
-const auditQuery = (f: AuditFlags) => ({
+export const auditQuery = (f: AuditFlags) => ({
   page: f.page,
   per_page: f.perPage,
   ...(f.action && { action: f.action.join(',') }),
@@ -53,20 +53,28 @@ const auditQuery = (f: AuditFlags) => ({
   ...(f.to !== undefined && { to: timeBound(f.to) }),
 });
 
-export function registerAuditCommand(program: Command, ctx: CommandContext): void {
-  const audit = program
-    .command('audit')
-    .description("The organization's audit log, newest first: who changed what")
+/** The paging and filter flags of an audit log (the organization's and the platform's take the same). */
+export function withAuditFilters(cmd: Command, examples: { action: string; resourceType: string }): Command {
+  return cmd
     .option('--page <n>', 'which page (from 1)', positiveInt, 1)
     .option('--per-page <n>', 'entries per page (at most 200)', positiveInt, 50)
-    .option('--action <action>', 'only this action, e.g. rule.created (repeat or comma-separate for several)', collect)
+    .option(
+      '--action <action>',
+      `only this action, e.g. ${examples.action} (repeat or comma-separate for several)`,
+      collect,
+    )
     .option('--actor <email>', "only entries whose actor's e-mail is this")
     .option('--actor-id <id>', "only entries of this actor's user id")
-    .option('--resource-type <type>', 'only entries about this kind of resource, e.g. rule')
+    .option('--resource-type <type>', `only entries about this kind of resource, e.g. ${examples.resourceType}`)
     .option('--resource <id>', 'only entries about this resource (its id)')
     .option('--from <when>', 'created at or after: ISO 8601, or a duration ago such as 1h, 2d')
-    .option('--to <when>', 'created before: ISO 8601, or a duration ago such as 30m')
-    .action(async (flags: AuditFlags, cmd: Command) => {
+    .option('--to <when>', 'created before: ISO 8601, or a duration ago such as 30m');
+}
+
+export function registerAuditCommand(program: Command, ctx: CommandContext): void {
+  const audit = program.command('audit').description("The organization's audit log, newest first: who changed what");
+  withAuditFilters(audit, { action: 'rule.created', resourceType: 'rule' }).action(
+    async (flags: AuditFlags, cmd: Command) => {
       const out = ctx.output(cmd);
       const { client } = await ctx.connect(cmd);
       const answer = await dataOf(client.GET('/api/audit', { params: { query: auditQuery(flags) } }));
@@ -75,7 +83,8 @@ export function registerAuditCommand(program: Command, ctx: CommandContext): voi
         out.note(
           `Page ${answer.page} of ${answer.pages} (${answer.total} entries): --page ${answer.page + 1} for more.`,
         );
-    });
+    },
+  );
   withExamples(
     audit,
     'relay audit',

@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context';
 import { UsageError } from '../../errors';
 import { formatFields, oneOf, type BodyOf } from '../admin-kit';
-import { auditTable } from '../audit/audit-command';
-import { positiveInt, withExamples } from '../command-kit';
+import { auditQuery, auditTable, withAuditFilters, type AuditFlags } from '../audit/audit-command';
+import { withExamples } from '../command-kit';
 import { registerPlatformOrgsCommands } from './platform-orgs-commands';
 import { overviewText, subscriptionFields } from './platform-views';
 
@@ -103,15 +103,20 @@ export function registerPlatformCommands(program: Command, ctx: CommandContext):
 
   const audit = platform
     .command('audit')
-    .description("Platform-level audit entries (operators' acts), newest first")
-    .option('--page <n>', 'which page (from 1)', positiveInt, 1)
-    .option('--per-page <n>', 'entries per page (at most 200)', positiveInt, 50)
-    .action(async (flags: { page: number; perPage: number }, cmd: Command) => {
+    .description("Platform-level audit entries (operators' acts), newest first, with the filters of `relay audit`");
+  withAuditFilters(audit, { action: 'organization.deleted', resourceType: 'organization' }).action(
+    async (flags: AuditFlags, cmd: Command) => {
       const out = ctx.output(cmd);
       const { client } = await ctx.connect(cmd);
-      const query = { page: flags.page, per_page: flags.perPage };
-      const answer = await dataOf(client.GET('/api/platform/audit', { params: { query } }));
+      const answer = await dataOf(client.GET('/api/platform/audit', { params: { query: auditQuery(flags) } }));
       out.result(answer, (a) => (a.entries.length ? auditTable(a.entries) : 'No audit entries on this page.'));
-    });
-  withExamples(audit, 'relay platform audit', 'relay platform audit --per-page 200 --json');
+    },
+  );
+  withExamples(
+    audit,
+    'relay platform audit',
+    'relay platform audit --per-page 200 --json',
+    'relay platform audit --action organization.exported,organization.deleted --from 7d',
+    'relay platform audit --resource 0196f2c4-7a1e-7c3b-9d2e-4b8f1a6c2d3e',
+  );
 }

@@ -35,10 +35,14 @@ interface Props {
   /** Actions to suggest: the API lists none, so those already seen on the page. */
   actions: string[];
   onChange: (filter: AuditFilter) => void;
+  /** Examples shown in the empty action and resource type fields (the platform log's are organizations'). */
+  examples?: { action: string; resourceType: string };
 }
 
+const ORGANIZATION_EXAMPLES = { action: 'rule.created', resourceType: 'rule' };
+
 /** Typed filters apply together on "Filter" (or Enter): one request, not one per keystroke. */
-export function AuditFilters({ filter, actions, onChange }: Props) {
+export function AuditFilters({ filter, actions, onChange, examples = ORGANIZATION_EXAMPLES }: Props) {
   const [draft, setDraft] = useState<AuditFilter>(filter);
   const set = (patch: AuditFilter) => setDraft((d) => ({ ...d, ...patch }));
   return (
@@ -53,7 +57,7 @@ export function AuditFilters({ filter, actions, onChange }: Props) {
         {/* A native list of suggestions: any text is still accepted (the API lists no actions). */}
         <TextInput
           label="Action"
-          placeholder="rule.created, …"
+          placeholder={`${examples.action}, …`}
           w={200}
           list="audit-actions"
           value={draft.action ?? ''}
@@ -72,7 +76,7 @@ export function AuditFilters({ filter, actions, onChange }: Props) {
         />
         <TextInput
           label="Resource type"
-          placeholder="rule"
+          placeholder={examples.resourceType}
           w={130}
           value={draft.resource_type ?? ''}
           onChange={(e) => set({ resource_type: e.currentTarget.value })}

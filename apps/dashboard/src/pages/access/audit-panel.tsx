@@ -11,15 +11,32 @@ import { AuditTable } from './audit-table';
 
 const PER_PAGE = 50;
 
-/** The audit log, newest first, one API page at a time, narrowed by the filters. */
-export function AuditPanel() {
+type Log = 'organization' | 'platform';
+type AuditPage = Page & { entries: AuditEntry[] };
+
+// Both logs take the same filters and answer the same envelope: the organization's own, and the platform operators'.
+const fetchPage = async (log: Log, query: AuditFilter & { page: number; per_page: number }): Promise<AuditPage> =>
+  log === 'platform'
+    ? dataOf(client.GET('/api/platform/audit', { params: { query } }))
+    : dataOf(client.GET('/api/audit', { params: { query } }));
+
+const PLATFORM_EXAMPLES = { action: 'organization.deleted', resourceType: 'organization' };
+
+interface Props {
+  /** Which log: the organization's (`GET /api/audit`, default) or the platform's (`GET /api/platform/audit`). */
+  log?: Log;
+  /** Filters in effect from the start (one organization's platform entries), still editable. */
+  initialFilter?: AuditFilter;
+}
+
+/** An audit log, newest first, one API page at a time, narrowed by the filters. */
+export function AuditPanel({ log = 'organization', initialFilter = {} }: Props) {
   const [page, setPage] = useState(1);
-  const [filter, setFilter] = useState<AuditFilter>({});
+  const [filter, setFilter] = useState<AuditFilter>(initialFilter);
   const [actions, setActions] = useState<string[]>([]);
   const audit = useQuery({
-    queryKey: ['audit', page, filter],
-    queryFn: async (): Promise<Page & { entries: AuditEntry[] }> =>
-      dataOf(client.GET('/api/audit', { params: { query: { ...filter, page, per_page: PER_PAGE } } })),
+    queryKey: [log === 'platform' ? 'platform-audit' : 'audit', page, filter],
+    queryFn: () => fetchPage(log, { ...filter, page, per_page: PER_PAGE }),
     placeholderData: keepPreviousData,
   });
   const data = audit.data;
@@ -34,6 +51,7 @@ export function AuditPanel() {
       <AuditFilters
         filter={filter}
         actions={actions}
+        examples={log === 'platform' ? PLATFORM_EXAMPLES : undefined}
         onChange={(next) => {
           setFilter(next);
           setPage(1);

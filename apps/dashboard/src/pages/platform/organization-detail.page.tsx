@@ -8,9 +8,16 @@ import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
 import { CopyField } from '../settings/copy-field';
 import type { OrganizationDetail } from './platform-types';
+import { AuditPanel } from '../access/audit-panel';
+import { LimitsCard } from './limits-card';
+import { OffboardingCard } from './offboarding-card';
 import { SubscriptionForm } from './subscription-form';
+import { UsageCard } from './usage-card';
 
-/** /app/platform/organizations/$id: one organization's billing details, usage and subscription. */
+/**
+ * /app/platform/organizations/$id: one organization's billing details, usage against its quota, limits,
+ * subscription, export and deletion, and its entries in the platform audit log.
+ */
 export function OrganizationDetailPage() {
   const { id = '' } = useParams({ strict: false });
   const org = useQuery({
@@ -64,12 +71,20 @@ export function OrganizationDetailPage() {
           ))}
         </Card>
       </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <UsageCard usage={o.usage} />
+        <LimitsCard organization={o} />
+      </SimpleGrid>
       <Card withBorder>
-        <SubscriptionForm
-          key={o.subscription.plan + o.subscription.status}
-          organizationId={o.id}
-          subscription={o.subscription}
-        />
+        <SubscriptionForm key={JSON.stringify(o.subscription)} organizationId={o.id} subscription={o.subscription} />
+      </Card>
+      <OffboardingCard organization={o} />
+      <Card withBorder>
+        <Title order={3} mb="sm">
+          Platform audit log
+        </Title>
+        {/* Its platform entries are those about it (created, changed, exported), as the resource. */}
+        <AuditPanel key={o.id} log="platform" initialFilter={{ resource_id: o.id }} />
       </Card>
     </Stack>
   );

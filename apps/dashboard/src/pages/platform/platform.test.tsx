@@ -131,6 +131,7 @@ describe('platform console', () => {
         period_start: '2026-11-01T00:00:00.000Z',
         period_end: '2026-12-01T00:00:00.000Z',
       },
+      rate_limits_in_effect: { window_seconds: 60, ingest_rate_limit: null, api_rate_limit: 600 },
     };
     const api = fakeApi({
       'GET /api/auth/me': { body: operator },
@@ -143,6 +144,7 @@ describe('platform console', () => {
     expect(screen.getByText('hooks.acme.com (active)')).toBeInTheDocument();
     await user.selectOptions(screen.getByLabelText('Status'), 'suspended');
     await user.type(screen.getByLabelText(/Monthly event limit/), '1000');
+    await user.type(screen.getByLabelText(/API rate limit/), '50');
     await user.click(screen.getByRole('button', { name: 'Save subscription' }));
     await waitFor(() =>
       expect(api.calls.find((c) => c.method === 'PATCH')?.body).toEqual({
@@ -150,7 +152,56 @@ describe('platform console', () => {
         status: 'suspended',
         monthly_event_limit: 1000,
         current_period_end: null,
+        ingest_rate_limit: null,
+        api_rate_limit: 50,
+        retention_days: null,
       }),
     );
+  });
+
+  it('shows the platform audit log with the filters of the organization log, on its own tab', async () => {
+    const entry = {
+      id: 'a1',
+      actor_user_id: 'op1',
+      actor_email: 'root@operator.invalid',
+      action: 'organization.exported',
+      resource_type: 'organization',
+      resource_id: 'o1',
+      metadata: { slug: 'acme' },
+      created_at: '2026-11-20T10:00:00.000',
+    };
+    const api = fakeApi({
+      'GET /api/auth/me': { body: operator },
+      'GET /api/platform/overview': { body: overview },
+      'GET /api/platform/organizations': { body: page([org]) },
+      'GET /api/platform/audit': (url) => ({
+        body: {
+          entries: url.searchParams.get('action') === 'organization.deleted' ? [] : [entry],
+          total: url.searchParams.get('action') === 'organization.deleted' ? 0 : 1,
+          page: 1,
+          per_page: 50,
+          pages: 1,
+        },
+      }),
+    });
+    renderApp('/app/platform');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('tab', { name: 'Audit log' }));
+    expect(screen.getByRole('link', { name: 'Queue view' })).toHaveAttribute('href', '/admin/queues');
+    expect(await screen.findByText('organization.exported')).toBeInTheDocument();
+    const filters = screen.getByRole('form', { name: 'Audit filters' });
+    expect(within(filters).getByLabelText('Action')).toHaveAttribute('placeholder', 'organization.deleted, …');
+    await user.type(within(filters).getByLabelText('Action'), 'organization.deleted');
+    await user.type(within(filters).getByLabelText('Actor e-mail'), 'root@operator.invalid');
+    await user.click(within(filters).getByRole('button', { name: 'Filter' }));
+    expect(await screen.findByText('No entries match these filters.')).toBeInTheDocument();
+    const asked = api.calls.filter((c) => c.url.pathname === '/api/platform/audit').at(-1)!.url.searchParams;
+    expect(Object.fromEntries(asked)).toEqual({
+      action: 'organization.deleted',
+      actor_email: 'root@operator.invalid',
+      page: '1',
+      per_page: '50',
+    });
+    expect(api.calls.some((c) => c.url.pathname === '/api/audit')).toBe(false);
   });
 });

@@ -65,6 +65,8 @@ const fields = z.object({
   MAX_PAYLOAD_DEPTH: integer(128, 1, 1_000),
   // Credential headers masked in every read and never matched by a search: names added to the built-in list.
   SENSITIVE_HEADERS: sensitiveHeadersSetting(),
+  // The worker's retention, read here only to show it (the platform console's limits): set it the same on both.
+  RETENTION_DAYS: integer(0, 0, 36_500),
   // HTTP server limits (ingest and API share the server): slow or oversized requests are cut off.
   HTTP_HEADERS_TIMEOUT_MS: integer(15_000, 1, 600_000),
   HTTP_REQUEST_TIMEOUT_MS: integer(30_000, 1, 3_600_000),

@@ -2158,6 +2158,8 @@ export interface operations {
               /** @description API requests per window for each credential: its own, else API_RATE_LIMIT; null: no limit. */
               api_rate_limit: number | null;
             };
+            /** @description Days its events are kept: the organization's own retention_days, else RETENTION_DAYS; null: forever. */
+            retention_days_in_effect: number | null;
           };
         };
       };

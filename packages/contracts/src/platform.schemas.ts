@@ -91,6 +91,11 @@ export const organizationDetailSchema = hostedOrganizationSchema.extend({
         .describe('API requests per window for each credential: its own, else API_RATE_LIMIT; null: no limit.'),
     })
     .describe("The rate limits applied to the organization now: its subscription's overrides or the install's."),
+  retention_days_in_effect: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Days its events are kept: the organization's own retention_days, else RETENTION_DAYS; null: forever."),
 });
 export const organizationCreatedSchema = z.object({
   organization: hostedOrganizationSchema,

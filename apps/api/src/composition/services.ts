@@ -61,6 +61,7 @@ export function createServices(ctx: ModuleContext) {
         ingest: ctx.config.INGEST_RATE_LIMIT,
         api: ctx.config.API_RATE_LIMIT,
         windowSeconds: ctx.config.RATE_LIMIT_WINDOW_SECONDS,
+        retentionDays: ctx.config.RETENTION_DAYS,
       },
     }),
     offboarding: createOffboardingService({

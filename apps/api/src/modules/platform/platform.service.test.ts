@@ -149,7 +149,7 @@ describe('platform service', () => {
       repositories: store.repositories(),
       passwords: createPasswordHasher({ memoryKib: 1024, timeCost: 1 }),
       hosts: { canonicalHost: 'relay.example.com', publicBaseUrl: 'https://relay.example.com' },
-      rateLimits: { ingest: 0, api: 600, windowSeconds: 30 },
+      rateLimits: { ingest: 0, api: 600, windowSeconds: 30, retentionDays: 30 },
     });
     const { organization } = await rated.create(operator, newOrganization('rated'));
     expect((await rated.get(organization.id)).rate_limits_in_effect).toEqual({
@@ -160,6 +160,12 @@ describe('platform service', () => {
     await rated.updateSubscription(operator, organization.id, { ingest_rate_limit: 50, api_rate_limit: 20 });
     const detail = await rated.get(organization.id);
     expect(detail.rate_limits_in_effect).toEqual({ window_seconds: 30, ingest_rate_limit: 50, api_rate_limit: 20 });
+    // Retention: the install's RETENTION_DAYS until the organization has its own; none anywhere is "kept forever".
+    expect(detail.retention_days_in_effect).toBe(30);
+    expect((await service().get(organization.id)).retention_days_in_effect).toBeNull();
+    await rated.updateSubscription(operator, organization.id, { retention_days: 7 });
+    expect((await rated.get(organization.id)).retention_days_in_effect).toBe(7);
+    expect((await service().get(organization.id)).retention_days_in_effect).toBe(7);
     expect(detail.usage).toMatchObject({ events_this_period: 0, monthly_event_limit: null });
   });
 });

@@ -12,6 +12,8 @@ export interface InstallRateLimits {
   ingest: number;
   api: number;
   windowSeconds: number;
+  /** RETENTION_DAYS as the api is given it (0: events kept forever), the same as the worker's. */
+  retentionDays?: number;
 }
 
 // As the ingest gate and the API limiter read them: the organization's own, else the install's; 0 is no limit.
@@ -57,6 +59,8 @@ export function organizationDetailView(o: Detail, hosts: IngestHostSettings, usa
       ingest_rate_limit: inEffect(o.ingestRateLimit, rates.ingest),
       api_rate_limit: inEffect(o.apiRateLimit, rates.api),
     },
+    // As retention reads it: the organization's own (0 included) wins over the install's, also while that is unset.
+    retention_days_in_effect: inEffect(o.retentionDays, rates.retentionDays ?? 0),
   };
 }
 

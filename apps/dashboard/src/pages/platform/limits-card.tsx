@@ -20,10 +20,9 @@ export function LimitsCard({ organization: o }: { organization: OrganizationDeta
       value: perWindow(inEffect.api_rate_limit, inEffect.window_seconds),
       source: own.api_rate_limit === null ? INSTALL : 'own',
     },
-    // The api does not know the worker's RETENTION_DAYS: only an organization's own figure can be named here.
     {
       label: 'Retention',
-      value: own.retention_days === null ? 'RETENTION_DAYS of the worker' : `${own.retention_days} days`,
+      value: o.retention_days_in_effect === null ? 'kept forever' : `${o.retention_days_in_effect} days`,
       source: own.retention_days === null ? INSTALL : 'own',
     },
   ];

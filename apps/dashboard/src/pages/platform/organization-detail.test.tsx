@@ -44,6 +44,7 @@ const detail: OrganizationDetail = {
     period_end: '2026-12-01T00:00:00.000Z',
   },
   rate_limits_in_effect: { window_seconds: 60, ingest_rate_limit: 50, api_rate_limit: 600 },
+  retention_days_in_effect: 30,
 };
 const emptyAudit = { entries: [], total: 0, page: 1, per_page: 50, pages: 0 };
 const conflict = (code: string): FakeAnswer => ({
@@ -77,7 +78,18 @@ describe('platform organization detail', () => {
     expect(within(limits).getByRole('row', { name: /API rate limit/ })).toHaveTextContent(
       '600 per minuteinstall-wide setting',
     );
-    expect(within(limits).getByRole('row', { name: /Retention/ })).toHaveTextContent('30 days');
+    expect(within(limits).getByRole('row', { name: /Retention/ })).toHaveTextContent('30 daysown');
+  });
+
+  it("names the install's retention when the organization has none, and says when events are kept forever", async () => {
+    const installs = { ...detail, subscription: { ...detail.subscription, retention_days: null } };
+    const { unmount } = renderDetail({ ...installs, retention_days_in_effect: 14 });
+    const limits = await screen.findByRole('table', { name: 'Limits' });
+    expect(within(limits).getByRole('row', { name: /Retention/ })).toHaveTextContent('14 daysinstall-wide setting');
+    unmount();
+    renderDetail({ ...installs, retention_days_in_effect: null });
+    const forever = await screen.findByRole('table', { name: 'Limits' });
+    expect(within(forever).getByRole('row', { name: /Retention/ })).toHaveTextContent('kept forever');
   });
 
   it('says when there is no quota, and when the quota is reached', async () => {

@@ -132,6 +132,7 @@ describe('platform console', () => {
         period_end: '2026-12-01T00:00:00.000Z',
       },
       rate_limits_in_effect: { window_seconds: 60, ingest_rate_limit: null, api_rate_limit: 600 },
+      retention_days_in_effect: null,
     };
     const api = fakeApi({
       'GET /api/auth/me': { body: operator },

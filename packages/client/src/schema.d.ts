@@ -4798,6 +4798,8 @@ export interface operations {
         search?: string;
         status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
         source?: string;
+        /** @description Events stored for this rule (a source can feed several rules). */
+        rule_id?: string;
         /** @description Created at or after (ISO 8601). */
         from?: string;
         /** @description Created before (ISO 8601). */
@@ -4956,6 +4958,11 @@ export interface operations {
                 status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
                 source?: string;
                 /**
+                 * Format: uuid
+                 * @description Events stored for this rule (a source can feed several rules).
+                 */
+                rule_id?: string;
+                /**
                  * Format: date-time
                  * @description Created at or after (ISO 8601).
                  */
@@ -5081,6 +5088,11 @@ export interface operations {
                 /** @enum {string} */
                 status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
                 source?: string;
+                /**
+                 * Format: uuid
+                 * @description Events stored for this rule (a source can feed several rules).
+                 */
+                rule_id?: string;
                 /**
                  * Format: date-time
                  * @description Created at or after (ISO 8601).
@@ -5831,6 +5843,37 @@ export interface operations {
               /** @description delivered / (delivered + failed), 0..1; null if none finished. */
               success_rate: number | null;
             }[];
+            /** @description Where failures come from: GET /events?rule_id=…&status=failed and ?destination_id=…&delivery_status=failed list them. */
+            top_failing: {
+              /** @description The 10 rules with the most failed events, the most first; rules without a failure are left out. */
+              rules: {
+                /** Format: uuid */
+                rule_id: string;
+                name: string;
+                source: string;
+                target_url: string;
+                /** @description The rule's events created in the window. */
+                total: number;
+                /** @description Of them, failed at the rule's own target. */
+                failed: number;
+                /** @description failed / total, 0..1. */
+                failure_rate: number;
+              }[];
+              /** @description The 10 destinations with the most failed deliveries (docs/routing.md), the most first. */
+              destinations: {
+                /** Format: uuid */
+                destination_id: string;
+                name: string;
+                /** Format: uuid */
+                rule_id: string;
+                target_url: string;
+                /** @description Deliveries of events created in the window. */
+                total: number;
+                failed: number;
+                /** @description failed / total, 0..1. */
+                failure_rate: number;
+              }[];
+            };
             /** @description One entry per bucket from `from`, empty buckets included. */
             series: {
               /** @description ISO 8601 UTC timestamp. */

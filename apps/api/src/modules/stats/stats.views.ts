@@ -34,6 +34,26 @@ export function statsView(window: ResolvedWindow, result: StatsResult): z.output
       paused: d.paused,
       success_rate: d.delivered + d.failed === 0 ? null : d.delivered / (d.delivered + d.failed),
     })),
+    top_failing: {
+      rules: result.failingRules.map((r) => ({
+        rule_id: r.ruleId,
+        name: r.name,
+        source: r.source,
+        target_url: r.targetUrl,
+        total: r.total,
+        failed: r.failed,
+        failure_rate: r.failed / r.total,
+      })),
+      destinations: result.failingDestinations.map((d) => ({
+        destination_id: d.destinationId,
+        name: d.name,
+        rule_id: d.ruleId,
+        target_url: d.targetUrl,
+        total: d.total,
+        failed: d.failed,
+        failure_rate: d.failed / d.total,
+      })),
+    },
     series: result.series.map(({ start, ...counts }) => ({ start: start.toISOString(), ...counts })),
   };
 }

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
+import { SEARCH_SHORTCUT_ATTR } from '../../app/keyboard-shortcuts';
 import { DELIVERY_STATUSES, EVENT_STATUSES, type EventsSearch } from './events-search';
 
 const PER_PAGE_OPTIONS = ['25', '50', '100', '200'];
@@ -37,6 +38,7 @@ export function EventsFilters({ search, onChange }: Props) {
         <TextInput
           label="Search"
           placeholder="source, payload, headers"
+          {...{ [SEARCH_SHORTCUT_ATTR]: true }}
           value={text}
           onChange={(e) => setText(e.currentTarget.value)}
         />

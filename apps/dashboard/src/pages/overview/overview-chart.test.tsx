@@ -66,8 +66,8 @@ describe('overview chart and failing lists', () => {
     expect(buckets).toHaveLength(3);
     const segments = (bucket: HTMLElement): Record<string, number> =>
       Object.fromEntries(
-        [...bucket.querySelectorAll('a[data-status]')].map((a) => [
-          a.getAttribute('data-status'),
+        [...bucket.querySelectorAll('a[data-status]')].map((a): [string, number] => [
+          a.getAttribute('data-status')!,
           Number(a.getAttribute('data-count')),
         ]),
       );

@@ -133,8 +133,9 @@ describe('GET /stats', () => {
             rule_id: crm.ruleId,
             target_url: 'https://example.com/d',
             total: 3,
+            delivered: 1,
             failed: 1,
-            failure_rate: 1 / 3,
+            failure_rate: 0.5, // a paused delivery has not finished
           },
         ],
       },

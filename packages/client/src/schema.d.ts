@@ -5854,9 +5854,10 @@ export interface operations {
                 target_url: string;
                 /** @description The rule's events created in the window. */
                 total: number;
+                delivered: number;
                 /** @description Of them, failed at the rule's own target. */
                 failed: number;
-                /** @description failed / total, 0..1. */
+                /** @description failed / (delivered + failed), 0..1, as the success rate counts. */
                 failure_rate: number;
               }[];
               /** @description The 10 destinations with the most failed deliveries (docs/routing.md), the most first. */
@@ -5869,8 +5870,9 @@ export interface operations {
                 target_url: string;
                 /** @description Deliveries of events created in the window. */
                 total: number;
+                delivered: number;
                 failed: number;
-                /** @description failed / total, 0..1. */
+                /** @description failed / (delivered + failed), 0..1, as the success rate counts. */
                 failure_rate: number;
               }[];
             };

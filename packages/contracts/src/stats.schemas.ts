@@ -77,8 +77,9 @@ export const deliveryStatsSchema = z.object({
             source: z.string(),
             target_url: z.string(),
             total: z.number().int().describe("The rule's events created in the window."),
+            delivered: z.number().int(),
             failed: z.number().int().describe("Of them, failed at the rule's own target."),
-            failure_rate: z.number().describe('failed / total, 0..1.'),
+            failure_rate: z.number().describe('failed / (delivered + failed), 0..1, as the success rate counts.'),
           }),
         )
         .describe('The 10 rules with the most failed events, the most first; rules without a failure are left out.'),
@@ -90,8 +91,9 @@ export const deliveryStatsSchema = z.object({
             rule_id: z.uuid(),
             target_url: z.string(),
             total: z.number().int().describe('Deliveries of events created in the window.'),
+            delivered: z.number().int(),
             failed: z.number().int(),
-            failure_rate: z.number().describe('failed / total, 0..1.'),
+            failure_rate: z.number().describe('failed / (delivered + failed), 0..1, as the success rate counts.'),
           }),
         )
         .describe('The 10 destinations with the most failed deliveries (docs/routing.md), the most first.'),

@@ -27,6 +27,7 @@ export interface FailingRule {
   source: string;
   targetUrl: string;
   total: number;
+  delivered: number;
   failed: number;
 }
 
@@ -37,6 +38,7 @@ export interface FailingDestination {
   ruleId: string;
   targetUrl: string;
   total: number;
+  delivered: number;
   failed: number;
 }
 
@@ -91,6 +93,7 @@ export const STATS_FAILING_LIMIT = 10;
 // in the window is not "failing" and is left out (HAVING).
 const FAILING_RULES = `
 SELECT e.provider_id AS "ruleId", r.name, r.source, r.target_url AS "targetUrl", count(*)::int AS total,
+  count(*) FILTER (WHERE e.status = 'delivered')::int AS delivered,
   count(*) FILTER (WHERE e.status = 'failed')::int AS failed
 FROM events e JOIN providers r ON r.id = e.provider_id AND r.organization_id = $1
 WHERE e.organization_id = $1 AND e.created_at >= ${FROM} AND e.created_at < ${TO}
@@ -100,7 +103,8 @@ ORDER BY failed DESC, total DESC, r.name LIMIT ${STATS_FAILING_LIMIT}`;
 
 const FAILING_DESTINATIONS = `
 SELECT v.destination_id AS "destinationId", d.name, d.provider_id AS "ruleId", d.target_url AS "targetUrl",
-  count(*)::int AS total, count(*) FILTER (WHERE v.status = 'failed')::int AS failed
+  count(*)::int AS total, count(*) FILTER (WHERE v.status = 'delivered')::int AS delivered,
+  count(*) FILTER (WHERE v.status = 'failed')::int AS failed
 FROM events e
 JOIN deliveries v ON v.event_id = e.id AND v.organization_id = $1
 JOIN destinations d ON d.id = v.destination_id AND d.organization_id = $1

@@ -126,6 +126,7 @@ describe('stats service', () => {
     };
     const flakyEvents = [await ofRule(flaky.id, 'failed'), await ofRule(flaky.id, 'failed')];
     await ofRule(flaky.id, 'delivered');
+    await ofRule(flaky.id, 'ignored'); // counted, but not finished: the rate is of delivered and failed, as success_rate
     await ofRule(broken.id, 'failed');
     await ofRule(broken.id, 'failed', new Date('2029-12-30T00:00:00Z')); // before the window
     await ofRule(solid.id, 'delivered');
@@ -148,7 +149,8 @@ describe('stats service', () => {
           name: 'st-flaky',
           source: 'st-flaky',
           target_url: 'https://st-flaky.example.com/',
-          total: 3,
+          total: 4,
+          delivered: 1,
           failed: 2,
           failure_rate: 2 / 3,
         },
@@ -158,6 +160,7 @@ describe('stats service', () => {
           source: 'st-broken',
           target_url: 'https://st-broken.example.com/',
           total: 1,
+          delivered: 0,
           failed: 1,
           failure_rate: 1,
         },
@@ -169,6 +172,7 @@ describe('stats service', () => {
           rule_id: flaky.id,
           target_url: 'https://crm.example.com/',
           total: 2,
+          delivered: 1,
           failed: 1,
           failure_rate: 0.5,
         },

@@ -9,6 +9,9 @@ export interface ResolvedWindow {
   bucketSeconds: number;
 }
 
+// A failing entry has a failure, so the rate is never 0 / 0.
+const failureRate = (c: { delivered: number; failed: number }) => c.failed / (c.delivered + c.failed);
+
 /** The statistics of a window as `GET /stats` shows them. */
 export function statsView(window: ResolvedWindow, result: StatsResult): z.output<typeof deliveryStatsSchema> {
   const { total, queued, delivered, failed, paused, ignored, needsAttention } = result.byStatus;
@@ -41,8 +44,9 @@ export function statsView(window: ResolvedWindow, result: StatsResult): z.output
         source: r.source,
         target_url: r.targetUrl,
         total: r.total,
+        delivered: r.delivered,
         failed: r.failed,
-        failure_rate: r.failed / r.total,
+        failure_rate: failureRate(r),
       })),
       destinations: result.failingDestinations.map((d) => ({
         destination_id: d.destinationId,
@@ -50,8 +54,9 @@ export function statsView(window: ResolvedWindow, result: StatsResult): z.output
         rule_id: d.ruleId,
         target_url: d.targetUrl,
         total: d.total,
+        delivered: d.delivered,
         failed: d.failed,
-        failure_rate: d.failed / d.total,
+        failure_rate: failureRate(d),
       })),
     },
     series: result.series.map(({ start, ...counts }) => ({ start: start.toISOString(), ...counts })),

@@ -6,7 +6,9 @@ export interface FailingRule {
   name: string;
   target_url: string;
   total: number;
+  delivered: number;
   failed: number;
+  /** failed / (delivered + failed), as the success rate and the chart's line. */
   failure_rate: number;
 }
 export interface FailingDestination extends FailingRule {

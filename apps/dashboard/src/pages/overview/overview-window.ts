@@ -1,5 +1,3 @@
-import type { EventsSearch } from '../events/events-search';
-
 export const WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 export type OverviewWindow = keyof typeof WINDOWS;
 
@@ -31,12 +29,6 @@ export function windowRange(window: OverviewWindow, now: number): WindowRange {
     bucketMs,
   };
 }
-
-/** The events list's filters a number of the overview stands for (the list reads them from its URL). */
-export type EventsLink = Partial<Pick<EventsSearch, 'status' | 'rule_id' | 'destination_id' | 'delivery_status'>> & {
-  from: string;
-  to: string;
-};
 
 /** One bucket's span as the events list's `from`/`to`. */
 export const bucketSpan = (start: string, bucketMs: number) => ({

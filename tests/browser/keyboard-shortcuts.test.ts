@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { seedUser } from '../e2e/harness';
+import { screenshotter } from './browser-harness';
 import { newContext, signIn, startRelaySession, type RelaySession } from './relay-session';
 
 // Keyboard shortcuts (issue 31 item 7) in a real browser: "?" lists them, "g e" goes to the events list, and keys
@@ -8,6 +9,7 @@ jest.setTimeout(120_000);
 
 let relay: RelaySession;
 const PASSWORD = 'browser-password-1';
+const shots = screenshotter();
 
 beforeAll(async () => {
   relay = await startRelaySession();
@@ -34,6 +36,7 @@ describe('keyboard shortcuts', () => {
     await dialog.waitFor();
     for (const label of ['Go to Overview', 'Go to Events', 'Go to Rules', 'Go to Access', 'Show these shortcuts'])
       await dialog.getByRole('cell', { name: label }).waitFor();
+    await shots.take(page, 'shortcuts-01-help');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });

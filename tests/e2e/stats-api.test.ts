@@ -123,6 +123,22 @@ describe('GET /stats', () => {
           success_rate: 1,
         },
       ],
+      // The seeded events name no rule; crm's failed delivery is the window's only failing target.
+      top_failing: {
+        rules: [],
+        destinations: [
+          {
+            destination_id: crm.id,
+            name: 'crm',
+            rule_id: crm.ruleId,
+            target_url: 'https://example.com/d',
+            total: 3,
+            delivered: 1,
+            failed: 1,
+            failure_rate: 0.5, // a paused delivery has not finished
+          },
+        ],
+      },
       series: [
         { start: '2026-01-01T00:00:00.000Z', total: 1, queued: 0, delivered: 1, failed: 0, paused: 0, ignored: 0 },
         { start: '2026-01-01T01:00:00.000Z', total: 2, queued: 0, delivered: 1, failed: 1, paused: 0, ignored: 0 },
@@ -160,6 +176,7 @@ describe('GET /stats', () => {
       latency_ms: { p50: null, p95: null, p99: null },
       by_source: [],
       by_destination: [],
+      top_failing: { rules: [], destinations: [] },
     });
     expect(empty.body.series).toHaveLength(90);
   });

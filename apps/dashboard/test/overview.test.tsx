@@ -13,6 +13,7 @@ const stats = {
   success_rate: 30 / 38,
   latency_ms: { p50: 12, p95: 80.4, p99: 250 },
   by_source: [{ source: 'github', total: 40, queued: 2, delivered: 30, failed: 8 }],
+  top_failing: { rules: [], destinations: [] },
   series: [{ start: '2026-11-22T10:00:00.000Z', total: 40, queued: 2, delivered: 30, failed: 8 }],
 };
 
@@ -45,7 +46,7 @@ describe('overview page', () => {
         },
       },
     });
-    // The window ends when the page asks: bracketed by the clock before and after, however slow the render.
+    // The window ends at the end of the 6-hour bucket the page asks in: bracketed by the clock before and after.
     const before = Date.now();
     renderApp('/app/?window=7d');
     expect(await screen.findByText('78.9 %')).toBeInTheDocument();
@@ -55,9 +56,11 @@ describe('overview page', () => {
     expect(screen.getByText('Needs attention (3)')).toBeInTheDocument();
     expect(await screen.findByRole('link', { name: 'stripe' })).toBeInTheDocument();
     const statsCall = api.calls.find((c) => c.url.pathname === '/stats')!;
-    const from = Date.parse(statsCall.url.searchParams.get('from')!) + 7 * 86_400_000;
-    expect(from).toBeGreaterThanOrEqual(before);
-    expect(from).toBeLessThanOrEqual(Date.now());
+    const to = Date.parse(statsCall.url.searchParams.get('to')!);
+    expect(Date.parse(statsCall.url.searchParams.get('from')!)).toBe(to - 7 * 86_400_000);
+    expect(statsCall.url.searchParams.get('bucket')).toBe('6h');
+    expect(to).toBeGreaterThan(before);
+    expect(to).toBeLessThanOrEqual(Date.now() + 6 * 3_600_000);
     await waitFor(() =>
       expect(api.calls.find((c) => c.url.pathname === '/events')?.url.searchParams.get('needs_attention')).toBe('true'),
     );

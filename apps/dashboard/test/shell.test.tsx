@@ -11,6 +11,7 @@ const stats = {
   success_rate: null,
   latency_ms: { p50: null, p95: null, p99: null },
   by_source: [],
+  top_failing: { rules: [], destinations: [] },
   series: [],
 };
 

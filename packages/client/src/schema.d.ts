@@ -4826,6 +4826,8 @@ export interface operations {
         search?: string;
         status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
         source?: string;
+        /** @description Events stored for this rule (a source can feed several rules). */
+        rule_id?: string;
         /** @description Created at or after (ISO 8601). */
         from?: string;
         /** @description Created before (ISO 8601). */
@@ -4984,6 +4986,11 @@ export interface operations {
                 status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
                 source?: string;
                 /**
+                 * Format: uuid
+                 * @description Events stored for this rule (a source can feed several rules).
+                 */
+                rule_id?: string;
+                /**
                  * Format: date-time
                  * @description Created at or after (ISO 8601).
                  */
@@ -5109,6 +5116,11 @@ export interface operations {
                 /** @enum {string} */
                 status?: 'queued' | 'delivered' | 'failed' | 'paused' | 'ignored';
                 source?: string;
+                /**
+                 * Format: uuid
+                 * @description Events stored for this rule (a source can feed several rules).
+                 */
+                rule_id?: string;
                 /**
                  * Format: date-time
                  * @description Created at or after (ISO 8601).
@@ -5859,6 +5871,39 @@ export interface operations {
               /** @description delivered / (delivered + failed), 0..1; null if none finished. */
               success_rate: number | null;
             }[];
+            /** @description Where failures come from: GET /events?rule_id=…&status=failed and ?destination_id=…&delivery_status=failed list them. */
+            top_failing: {
+              /** @description The 10 rules with the most failed events, the most first; rules without a failure are left out. */
+              rules: {
+                /** Format: uuid */
+                rule_id: string;
+                name: string;
+                source: string;
+                target_url: string;
+                /** @description The rule's events created in the window. */
+                total: number;
+                delivered: number;
+                /** @description Of them, failed at the rule's own target. */
+                failed: number;
+                /** @description failed / (delivered + failed), 0..1, as the success rate counts. */
+                failure_rate: number;
+              }[];
+              /** @description The 10 destinations with the most failed deliveries (docs/routing.md), the most first. */
+              destinations: {
+                /** Format: uuid */
+                destination_id: string;
+                name: string;
+                /** Format: uuid */
+                rule_id: string;
+                target_url: string;
+                /** @description Deliveries of events created in the window. */
+                total: number;
+                delivered: number;
+                failed: number;
+                /** @description failed / (delivered + failed), 0..1, as the success rate counts. */
+                failure_rate: number;
+              }[];
+            };
             /** @description One entry per bucket from `from`, empty buckets included. */
             series: {
               /** @description ISO 8601 UTC timestamp. */

@@ -19,6 +19,7 @@ const filterFields = {
     ),
   status: z.enum(EVENT_STATUSES).optional(),
   source: z.string().max(64).optional(),
+  rule_id: z.uuid().optional().describe('Events stored for this rule (a source can feed several rules).'),
   from: dateTimeInput().optional().describe('Created at or after (ISO 8601).'),
   to: dateTimeInput().optional().describe('Created before (ISO 8601).'),
   needs_attention: z

@@ -67,6 +67,40 @@ export const deliveryStatsSchema = z.object({
       }),
     )
     .describe('Destination deliveries (docs/routing.md) per destination, the 100 busiest.'),
+  top_failing: z
+    .object({
+      rules: z
+        .array(
+          z.object({
+            rule_id: z.uuid(),
+            name: z.string(),
+            source: z.string(),
+            target_url: z.string(),
+            total: z.number().int().describe("The rule's events created in the window."),
+            delivered: z.number().int(),
+            failed: z.number().int().describe("Of them, failed at the rule's own target."),
+            failure_rate: z.number().describe('failed / (delivered + failed), 0..1, as the success rate counts.'),
+          }),
+        )
+        .describe('The 10 rules with the most failed events, the most first; rules without a failure are left out.'),
+      destinations: z
+        .array(
+          z.object({
+            destination_id: z.uuid(),
+            name: z.string(),
+            rule_id: z.uuid(),
+            target_url: z.string(),
+            total: z.number().int().describe('Deliveries of events created in the window.'),
+            delivered: z.number().int(),
+            failed: z.number().int(),
+            failure_rate: z.number().describe('failed / (delivered + failed), 0..1, as the success rate counts.'),
+          }),
+        )
+        .describe('The 10 destinations with the most failed deliveries (docs/routing.md), the most first.'),
+    })
+    .describe(
+      'Where failures come from: GET /events?rule_id=…&status=failed and ?destination_id=…&delivery_status=failed list them.',
+    ),
   series: z
     .array(z.object({ start: timestamp, ...countFields }))
     .describe('One entry per bucket from `from`, empty buckets included.'),

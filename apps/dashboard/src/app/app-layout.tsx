@@ -10,11 +10,13 @@ import {
   useMantineColorScheme,
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { IconLogout, IconMoon, IconSun } from '@tabler/icons-react';
+import { IconKeyboard, IconLogout, IconMoon, IconSun } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { Suspense } from 'react';
 import { client } from './api-client';
+import { useKeyboardShortcuts } from './keyboard-shortcuts';
+import { KeyboardShortcutsHelp } from './keyboard-shortcuts-help';
 import { navItems } from './nav-items';
 import { useSession } from './session';
 import { NavLinkLink } from '../components/links';
@@ -60,6 +62,9 @@ function LogoutButton() {
 export function AppLayout() {
   const { me } = useSession();
   const [opened, { toggle }] = useDisclosure();
+  const [helpOpened, help] = useDisclosure();
+  const navigate = useNavigate();
+  useKeyboardShortcuts({ me, go: (to) => void navigate({ to: to as '/' }), openHelp: help.open });
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const who = me.user?.username ?? me.operator?.username ?? 'signed in';
   return (
@@ -80,6 +85,11 @@ export function AppLayout() {
               {who}
               {me.role ? ` (${me.role})` : ''}
             </Text>
+            <Tooltip label="Keyboard shortcuts (?)">
+              <ActionIcon variant="default" size="lg" aria-label="Keyboard shortcuts" onClick={help.open}>
+                <IconKeyboard size={18} />
+              </ActionIcon>
+            </Tooltip>
             <ColorSchemeToggle />
             <LogoutButton />
           </Group>
@@ -98,6 +108,7 @@ export function AppLayout() {
             />
           ))}
       </AppShell.Navbar>
+      <KeyboardShortcutsHelp me={me} opened={helpOpened} onClose={help.close} />
       <AppShell.Main>
         <Suspense fallback={<PageLoader />}>
           <Outlet />

@@ -7,6 +7,8 @@ export interface EventFilter {
   search?: string | undefined;
   status?: EventStatus | undefined;
   source?: string | undefined;
+  /** Events stored for this rule. */
+  ruleId?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
   /** true: failed and not acknowledged; false: every other event; undefined: no filter. */
@@ -39,6 +41,7 @@ export function eventWhere(
   const clauses = [`organization_id = ${org}`];
   if (filter.status) clauses.push(`status = ${add(filter.status)}::"EventStatus"`);
   if (filter.source) clauses.push(`source = ${add(filter.source)}`);
+  if (filter.ruleId) clauses.push(`provider_id = ${add(filter.ruleId)}::uuid`);
   if (filter.from) clauses.push(`created_at >= (${add(filter.from)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.to) clauses.push(`created_at < (${add(filter.to)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.search) {

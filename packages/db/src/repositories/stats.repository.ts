@@ -15,6 +15,31 @@ export interface StatsResult {
   latencyMs: { p50: number | null; p95: number | null; p99: number | null };
   series: (StatusCounts & { start: Date; total: number })[];
   byDestination: DestinationCounts[];
+  /** Rules and destinations with failures in the window, the most failures first. */
+  failingRules: FailingRule[];
+  failingDestinations: FailingDestination[];
+}
+
+/** A rule's events of the window: how many failed (at its own target) of how many. */
+export interface FailingRule {
+  ruleId: string;
+  name: string;
+  source: string;
+  targetUrl: string;
+  total: number;
+  delivered: number;
+  failed: number;
+}
+
+/** A destination's deliveries of the window's events: how many failed of how many. */
+export interface FailingDestination {
+  destinationId: string;
+  name: string;
+  ruleId: string;
+  targetUrl: string;
+  total: number;
+  delivered: number;
+  failed: number;
 }
 
 /** One destination's deliveries of events created in the window (routing). */
@@ -61,13 +86,40 @@ WHERE e.organization_id = $1 AND e.created_at >= ${FROM} AND e.created_at < ${TO
 GROUP BY v.destination_id, d.name, d.provider_id
 ORDER BY total DESC, d.name, v.destination_id LIMIT ${STATS_SOURCE_LIMIT}`;
 
+/** How many rules and destinations the failing lists name. */
+export const STATS_FAILING_LIMIT = 10;
+
+// The rules whose events failed most, over the same (organization_id, created_at) index; a rule without a failure
+// in the window is not "failing" and is left out (HAVING).
+const FAILING_RULES = `
+SELECT e.provider_id AS "ruleId", r.name, r.source, r.target_url AS "targetUrl", count(*)::int AS total,
+  count(*) FILTER (WHERE e.status = 'delivered')::int AS delivered,
+  count(*) FILTER (WHERE e.status = 'failed')::int AS failed
+FROM events e JOIN providers r ON r.id = e.provider_id AND r.organization_id = $1
+WHERE e.organization_id = $1 AND e.created_at >= ${FROM} AND e.created_at < ${TO}
+GROUP BY e.provider_id, r.name, r.source, r.target_url
+HAVING count(*) FILTER (WHERE e.status = 'failed') > 0
+ORDER BY failed DESC, total DESC, r.name LIMIT ${STATS_FAILING_LIMIT}`;
+
+const FAILING_DESTINATIONS = `
+SELECT v.destination_id AS "destinationId", d.name, d.provider_id AS "ruleId", d.target_url AS "targetUrl",
+  count(*)::int AS total, count(*) FILTER (WHERE v.status = 'delivered')::int AS delivered,
+  count(*) FILTER (WHERE v.status = 'failed')::int AS failed
+FROM events e
+JOIN deliveries v ON v.event_id = e.id AND v.organization_id = $1
+JOIN destinations d ON d.id = v.destination_id AND d.organization_id = $1
+WHERE e.organization_id = $1 AND e.created_at >= ${FROM} AND e.created_at < ${TO}
+GROUP BY v.destination_id, d.name, d.provider_id, d.target_url
+HAVING count(*) FILTER (WHERE v.status = 'failed') > 0
+ORDER BY failed DESC, total DESC, d.name LIMIT ${STATS_FAILING_LIMIT}`;
+
 // Aggregates over events created in a window, for one organization. The window is bounded by the
 // caller (the API caps it), and every statement uses the (organization_id, created_at) index.
 export function createStatsRepository(pool: pg.Pool) {
   return {
     async summarize(orgId: OrgId, window: StatsWindow): Promise<StatsResult> {
       const params = [orgId, window.from.toISOString(), window.to.toISOString()];
-      const [totals, sources, series, destinations] = await Promise.all([
+      const [totals, sources, series, destinations, failingRules, failingDestinations] = await Promise.all([
         pool.query<
           StatusCounts & {
             total: number;
@@ -105,6 +157,8 @@ export function createStatsRepository(pool: pg.Pool) {
           [...params, window.bucketSeconds],
         ),
         pool.query<DestinationCounts>(BY_DESTINATION, params),
+        pool.query<FailingRule>(FAILING_RULES, params),
+        pool.query<FailingDestination>(FAILING_DESTINATIONS, params),
       ]);
       // Aggregates without GROUP BY always give one row.
       const row = totals.rows[0]!;
@@ -123,6 +177,8 @@ export function createStatsRepository(pool: pg.Pool) {
         latencyMs: { p50: ms(row.p50), p95: ms(row.p95), p99: ms(row.p99) },
         series: series.rows,
         byDestination: destinations.rows,
+        failingRules: failingRules.rows,
+        failingDestinations: failingDestinations.rows,
       };
     },
   };

@@ -46,6 +46,26 @@ describe('event service', () => {
     await expect(service().attempts(admin, randomUUID())).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it("lists a rule's events alone by rule_id, whatever other rule shares its source", async () => {
+    const prisma = store.db.prisma;
+    const rule = (name: string) =>
+      prisma.rule.create({
+        data: { organizationId: admin.orgId, name, source: 'svc-shared', targetUrl: 'https://example.com/' },
+      });
+    const [mine, theirs] = [await rule('svc-mine'), await rule('svc-theirs')];
+    const ofRule = async (ruleId: string, status: EventStatus) => {
+      const id = await event(status, 'svc-shared');
+      await prisma.event.update({ where: { id }, data: { ruleId } });
+      return id;
+    };
+    const failed = await ofRule(mine.id, 'failed');
+    await ofRule(mine.id, 'delivered');
+    await ofRule(theirs.id, 'failed');
+    const page = await service().list(admin, { page: 1, per_page: 10, rule_id: mine.id, status: 'failed' });
+    expect(page).toMatchObject({ total: 1, events: [{ id: failed }] });
+    expect((await service().list(admin, { page: 1, per_page: 10, rule_id: mine.id })).total).toBe(2);
+  });
+
   it('retries a failed event: audited, enqueued, announced', async () => {
     const id = await event('failed');
     expect(await service().retry(admin, id)).toEqual({ id, status: 'queued' });

@@ -123,6 +123,7 @@ export function filterOf(query: z.output<typeof eventFilterSchema>): EventFilter
     search: query.search,
     status: query.status,
     source: query.source,
+    ruleId: query.rule_id,
     from: query.from ? new Date(query.from) : undefined,
     to: query.to ? new Date(query.to) : undefined,
     needsAttention: query.needs_attention === undefined ? undefined : query.needs_attention === 'true',

@@ -110,4 +110,73 @@ describe('stats service', () => {
       },
     ]);
   });
+
+  it('names the rules and destinations that failed most, leaving out those without a failure', async () => {
+    const prisma = store.db.prisma;
+    const rule = (name: string) =>
+      prisma.rule.create({
+        data: { organizationId: viewer.orgId, name, source: name, targetUrl: `https://${name}.example.com/` },
+      });
+    const [flaky, broken, solid] = [await rule('st-flaky'), await rule('st-broken'), await rule('st-solid')];
+    const at = new Date('2030-01-01T21:00:00Z');
+    const ofRule = async (ruleId: string, status: EventStatus, createdAt = at) => {
+      const id = await event(status, 'st-fail', createdAt);
+      await prisma.event.update({ where: { id }, data: { ruleId } });
+      return id;
+    };
+    const flakyEvents = [await ofRule(flaky.id, 'failed'), await ofRule(flaky.id, 'failed')];
+    await ofRule(flaky.id, 'delivered');
+    await ofRule(flaky.id, 'ignored'); // counted, but not finished: the rate is of delivered and failed, as success_rate
+    await ofRule(broken.id, 'failed');
+    await ofRule(broken.id, 'failed', new Date('2029-12-30T00:00:00Z')); // before the window
+    await ofRule(solid.id, 'delivered');
+    const destination = await prisma.destination.create({
+      data: { organizationId: viewer.orgId, ruleId: flaky.id, name: 'crm', targetUrl: 'https://crm.example.com/' },
+    });
+    for (const [eventId, status] of [
+      [flakyEvents[0]!, 'failed'],
+      [flakyEvents[1]!, 'delivered'],
+    ] as const)
+      await prisma.delivery.create({
+        data: { organizationId: viewer.orgId, eventId, destinationId: destination.id, status },
+      });
+
+    const stats = await service().summary(viewer, {});
+    expect(stats.top_failing).toEqual({
+      rules: [
+        {
+          rule_id: flaky.id,
+          name: 'st-flaky',
+          source: 'st-flaky',
+          target_url: 'https://st-flaky.example.com/',
+          total: 4,
+          delivered: 1,
+          failed: 2,
+          failure_rate: 2 / 3,
+        },
+        {
+          rule_id: broken.id,
+          name: 'st-broken',
+          source: 'st-broken',
+          target_url: 'https://st-broken.example.com/',
+          total: 1,
+          delivered: 0,
+          failed: 1,
+          failure_rate: 1,
+        },
+      ],
+      destinations: [
+        {
+          destination_id: destination.id,
+          name: 'crm',
+          rule_id: flaky.id,
+          target_url: 'https://crm.example.com/',
+          total: 2,
+          delivered: 1,
+          failed: 1,
+          failure_rate: 0.5,
+        },
+      ],
+    });
+  });
 });

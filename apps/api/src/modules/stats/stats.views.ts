@@ -9,6 +9,9 @@ export interface ResolvedWindow {
   bucketSeconds: number;
 }
 
+// A failing entry has a failure, so the rate is never 0 / 0.
+const failureRate = (c: { delivered: number; failed: number }) => c.failed / (c.delivered + c.failed);
+
 /** The statistics of a window as `GET /stats` shows them. */
 export function statsView(window: ResolvedWindow, result: StatsResult): z.output<typeof deliveryStatsSchema> {
   const { total, queued, delivered, failed, paused, ignored, needsAttention } = result.byStatus;
@@ -34,6 +37,28 @@ export function statsView(window: ResolvedWindow, result: StatsResult): z.output
       paused: d.paused,
       success_rate: d.delivered + d.failed === 0 ? null : d.delivered / (d.delivered + d.failed),
     })),
+    top_failing: {
+      rules: result.failingRules.map((r) => ({
+        rule_id: r.ruleId,
+        name: r.name,
+        source: r.source,
+        target_url: r.targetUrl,
+        total: r.total,
+        delivered: r.delivered,
+        failed: r.failed,
+        failure_rate: failureRate(r),
+      })),
+      destinations: result.failingDestinations.map((d) => ({
+        destination_id: d.destinationId,
+        name: d.name,
+        rule_id: d.ruleId,
+        target_url: d.targetUrl,
+        total: d.total,
+        delivered: d.delivered,
+        failed: d.failed,
+        failure_rate: failureRate(d),
+      })),
+    },
     series: result.series.map(({ start, ...counts }) => ({ start: start.toISOString(), ...counts })),
   };
 }

@@ -34,6 +34,7 @@ const oneFailed: DeliveryStats = {
   latency_ms: { p50: null, p95: null, p99: null },
   by_source: [],
   by_destination: [],
+  top_failing: { rules: [], destinations: [] },
   series: [],
 };
 
@@ -63,6 +64,7 @@ describe('stats text', () => {
           success_rate: 0.75,
         },
       ],
+      top_failing: { rules: [], destinations: [] },
       series: [],
     };
     const text = statsText(stats, plain);

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
+import { SEARCH_SHORTCUT_ATTR } from '../../app/keyboard-shortcuts';
 import { DELIVERY_STATUSES, EVENT_STATUSES, type EventsSearch } from './events-search';
 
 const PER_PAGE_OPTIONS = ['25', '50', '100', '200'];
@@ -37,6 +38,7 @@ export function EventsFilters({ search, onChange }: Props) {
         <TextInput
           label="Search"
           placeholder="source, payload, headers"
+          {...{ [SEARCH_SHORTCUT_ATTR]: true }}
           value={text}
           onChange={(e) => setText(e.currentTarget.value)}
         />
@@ -67,6 +69,12 @@ export function EventsFilters({ search, onChange }: Props) {
         value={search.delivery_status ?? null}
         onChange={(v) => onChange({ delivery_status: (v as EventsSearch['delivery_status']) ?? undefined })}
       />
+      {/* Set by the overview's links to a rule's events; picking a source is the list's own way to narrow. */}
+      {search.rule_id ? (
+        <Pill withRemoveButton onRemove={() => onChange({ rule_id: undefined })} mb={8}>
+          rule {search.rule_id.slice(0, 8)}
+        </Pill>
+      ) : null}
       {/* Set by a link from a rule's destinations; there is no list of every destination to pick from here. */}
       {search.destination_id ? (
         <Pill withRemoveButton onRemove={() => onChange({ destination_id: undefined })} mb={8}>
@@ -106,6 +114,7 @@ export function EventsFilters({ search, onChange }: Props) {
             search: undefined,
             status: undefined,
             source: undefined,
+            rule_id: undefined,
             from: undefined,
             to: undefined,
             needs_attention: undefined,

@@ -15,6 +15,8 @@ export const eventsSearch = z.object({
   search: z.string().trim().max(200).optional().catch(undefined),
   status: z.enum(EVENT_STATUSES).optional().catch(undefined),
   source: z.string().max(64).optional().catch(undefined),
+  /** One rule's events (a source can feed several rules): set by the overview's links. */
+  rule_id: z.uuid().optional().catch(undefined),
   from: z.iso.datetime({ offset: true }).optional().catch(undefined),
   to: z.iso.datetime({ offset: true }).optional().catch(undefined),
   needs_attention: z.boolean().optional().catch(undefined),
@@ -33,6 +35,7 @@ export function apiFilterOf(search: EventsSearch) {
     search: search.search || undefined,
     status: search.status,
     source: search.source || undefined,
+    rule_id: search.rule_id,
     from: search.from,
     to: search.to,
     needs_attention:

@@ -1,76 +1,61 @@
-import { AreaChart, BarChart } from '@mantine/charts';
 import { Card, Group, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { dataOf } from '@relay/client';
-import { useMemo } from 'react';
+import { useMemo, type ReactNode } from 'react';
 import { client } from '../../app/api-client';
 import { AnchorLink } from '../../components/links';
 import { PageLoader } from '../../components/page-loader';
 import { ProblemAlert } from '../../components/problem-alert';
+import { EVENT_STATUSES } from '../events/events-search';
+import { BusiestSources } from './busiest-sources';
 import { NeedsAttention } from './needs-attention';
+import { WINDOWS, windowRange, type OverviewWindow, type WindowRange } from './overview-window';
+import { StatusChart, type BucketCounts } from './status-chart';
+import { TopFailingRules, TopFailingTargets, type FailingDestination, type FailingRule } from './top-failing';
 
 const route = getRouteApi('/authed/');
-const WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 
-interface Counts {
-  total: number;
-  queued: number;
-  delivered: number;
-  failed: number;
-  paused: number;
-  ignored: number;
-}
 interface Stats {
   total: number;
-  by_status: Omit<Counts, 'total'>;
+  by_status: Omit<BucketCounts, 'start' | 'total'>;
   needs_attention: number;
   success_rate: number | null;
   latency_ms: { p50: number | null; p95: number | null; p99: number | null };
-  by_source: (Counts & { source: string })[];
-  series: (Counts & { start: string })[];
+  by_source: (Omit<BucketCounts, 'start'> & { source: string })[];
+  top_failing: { rules: FailingRule[]; destinations: FailingDestination[] };
+  series: BucketCounts[];
 }
 
-const fetchStats = async (from: string): Promise<Stats> =>
-  dataOf(client.GET('/stats', { params: { query: { from } } }));
+const fetchStats = async ({ from, to, bucket }: WindowRange): Promise<Stats> =>
+  dataOf(client.GET('/stats', { params: { query: { from, to, bucket } } }));
 
-function Figure({ label, value }: { label: string; value: string }) {
+function Figure({ label, children }: { label: string; children: ReactNode }) {
   return (
     <Card withBorder>
       <Text size="sm" c="dimmed">
         {label}
       </Text>
-      <Text fw={700} size="xl">
-        {value}
+      <Text fw={700} size="xl" component="div">
+        {children}
       </Text>
     </Card>
   );
 }
 
-// Short axis labels: the time of day within a day, the date beyond.
-const bucketLabel = (iso: string, window: keyof typeof WINDOWS) =>
-  WINDOWS[window] <= WINDOWS['24h']
-    ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
-    : new Date(iso).toLocaleDateString([], { month: 'short', day: 'numeric', hour: '2-digit' });
-
 const ms = (v: number | null) => (v === null ? '—' : `${Math.round(v)} ms`);
 
-/** Events by status over a window, success rate, latency percentiles, busiest sources, needs attention. */
-// One colour per event status, the same in both charts (and in the status badges).
-const STATUS_SERIES = [
-  { name: 'delivered', color: 'green.6' },
-  { name: 'failed', color: 'red.6' },
-  { name: 'queued', color: 'blue.6' },
-  { name: 'paused', color: 'yellow.6' },
-  { name: 'ignored', color: 'gray.6' },
-];
-
+/**
+ * Events by status over a window (stacked bars and the failure rate), success rate, latency percentiles, where
+ * failures come from, busiest sources, needs attention. Every count links to the events list showing those events.
+ */
 export function OverviewPage() {
   const { window } = route.useSearch();
   const navigate = route.useNavigate();
-  // The window ends "now" at the time the window was picked: a stable query key for the cache.
-  const from = useMemo(() => new Date(Date.now() - WINDOWS[window]).toISOString(), [window]);
-  const stats = useQuery({ queryKey: ['stats', window, from], queryFn: () => fetchStats(from) });
+  // The window ends at the end of the current bucket as of when it was picked: a stable query key for the cache.
+  const range = useMemo(() => windowRange(window, Date.now()), [window]);
+  const { from, to } = range;
+  const stats = useQuery({ queryKey: ['stats', window, from], queryFn: () => fetchStats(range) });
   const s = stats.data;
   return (
     <Stack>
@@ -80,7 +65,7 @@ export function OverviewPage() {
           aria-label="Window"
           value={window}
           data={Object.keys(WINDOWS)}
-          onChange={(value) => void navigate({ search: { window: value as keyof typeof WINDOWS } })}
+          onChange={(value) => void navigate({ search: { window: value as OverviewWindow } })}
         />
       </Group>
       <ProblemAlert error={stats.error} />
@@ -88,14 +73,31 @@ export function OverviewPage() {
       {s ? (
         <>
           <SimpleGrid cols={{ base: 2, md: 5 }}>
-            <Figure label="Events" value={String(s.total)} />
-            <Figure
-              label="Success rate"
-              value={s.success_rate === null ? '—' : `${(s.success_rate * 100).toFixed(1)} %`}
-            />
-            <Figure label="Latency p50" value={ms(s.latency_ms.p50)} />
-            <Figure label="Latency p95" value={ms(s.latency_ms.p95)} />
-            <Figure label="Latency p99" value={ms(s.latency_ms.p99)} />
+            <Figure label="Events">
+              <AnchorLink to="/events" search={{ from, to }} inherit aria-label={`${s.total} events in the window`}>
+                {s.total}
+              </AnchorLink>
+            </Figure>
+            <Figure label="Success rate">
+              {s.success_rate === null ? (
+                '—'
+              ) : (
+                <AnchorLink to="/events" search={{ status: 'failed', from, to }} inherit title="The failed events">
+                  {(s.success_rate * 100).toFixed(1)} %
+                </AnchorLink>
+              )}
+            </Figure>
+            {(['p50', 'p95', 'p99'] as const).map((p) => (
+              <Figure key={p} label={`Latency ${p}`}>
+                {s.latency_ms[p] === null ? (
+                  '—'
+                ) : (
+                  <AnchorLink to="/events" search={{ status: 'delivered', from, to }} inherit>
+                    {ms(s.latency_ms[p])}
+                  </AnchorLink>
+                )}
+              </Figure>
+            ))}
           </SimpleGrid>
           {s.total === 0 ? (
             <Text c="dimmed">
@@ -104,32 +106,28 @@ export function OverviewPage() {
             </Text>
           ) : null}
           <Card withBorder>
-            <Title order={4} mb="sm">
-              Events by status
-            </Title>
-            <AreaChart
-              h={240}
-              data={s.series.map((p) => ({ ...p, start: bucketLabel(p.start, window) }))}
-              dataKey="start"
-              type="stacked"
-              series={STATUS_SERIES}
-              withLegend
-            />
+            <Group justify="space-between" mb="sm">
+              <Title order={4}>Events by status</Title>
+              <Group gap="sm" aria-label="Events by status in the window">
+                {EVENT_STATUSES.map((status) => (
+                  <AnchorLink key={status} to="/events" search={{ status, from, to }} size="sm">
+                    {s.by_status[status]} {status}
+                  </AnchorLink>
+                ))}
+              </Group>
+            </Group>
+            <StatusChart series={s.series} bucketMs={range.bucketMs} window={window} />
           </Card>
-          <Card withBorder>
-            <Title order={4} mb="sm">
-              Busiest sources
-            </Title>
-            <BarChart
-              h={Math.max(120, Math.min(10, s.by_source.length) * 32)}
-              data={s.by_source.slice(0, 10)}
-              dataKey="source"
-              orientation="vertical"
-              type="stacked"
-              series={STATUS_SERIES}
-              withLegend
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            <TopFailingRules rules={s.top_failing.rules} from={from} to={to} />
+            <TopFailingTargets
+              rules={s.top_failing.rules}
+              destinations={s.top_failing.destinations}
+              from={from}
+              to={to}
             />
-          </Card>
+          </SimpleGrid>
+          <BusiestSources sources={s.by_source} from={from} to={to} />
           <NeedsAttention count={s.needs_attention} />
         </>
       ) : null}

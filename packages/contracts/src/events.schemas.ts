@@ -33,6 +33,7 @@ const filterFields = {
         "With `destination_id`: that destination's delivery.",
     ),
   destination_id: z.uuid().optional().describe('Events with a delivery to this destination.'),
+  rule_id: z.uuid().optional().describe('Events routed by this rule (`provider_id`).'),
 };
 const deliveryTarget = {
   destination_id: z

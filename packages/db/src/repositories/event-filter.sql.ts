@@ -15,6 +15,8 @@ export interface EventFilter {
   deliveryStatus?: DeliveryStatus | undefined;
   /** Events with a delivery to this destination. */
   destinationId?: string | undefined;
+  /** Events routed by this rule (provider_id). */
+  ruleId?: string | undefined;
 }
 
 const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -39,6 +41,7 @@ export function eventWhere(
   const clauses = [`organization_id = ${org}`];
   if (filter.status) clauses.push(`status = ${add(filter.status)}::"EventStatus"`);
   if (filter.source) clauses.push(`source = ${add(filter.source)}`);
+  if (filter.ruleId) clauses.push(`provider_id = ${add(filter.ruleId)}::uuid`);
   if (filter.from) clauses.push(`created_at >= (${add(filter.from)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.to) clauses.push(`created_at < (${add(filter.to)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.search) {

@@ -128,6 +128,7 @@ export function filterOf(query: z.output<typeof eventFilterSchema>): EventFilter
     needsAttention: query.needs_attention === undefined ? undefined : query.needs_attention === 'true',
     deliveryStatus: query.delivery_status,
     destinationId: query.destination_id,
+    ruleId: query.rule_id,
   };
 }
 

@@ -73,6 +73,12 @@ export function EventsFilters({ search, onChange }: Props) {
           destination {search.destination_id.slice(0, 8)}
         </Pill>
       ) : null}
+      {/* Set by a link from a rule page. */}
+      {search.rule_id ? (
+        <Pill withRemoveButton onRemove={() => onChange({ rule_id: undefined })} mb={8}>
+          rule {search.rule_id.slice(0, 8)}
+        </Pill>
+      ) : null}
       <TextInput
         label="From"
         type="datetime-local"
@@ -111,6 +117,7 @@ export function EventsFilters({ search, onChange }: Props) {
             needs_attention: undefined,
             delivery_status: undefined,
             destination_id: undefined,
+            rule_id: undefined,
           })
         }
       >

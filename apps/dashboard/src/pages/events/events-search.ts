@@ -21,6 +21,8 @@ export const eventsSearch = z.object({
   /** Events with a destination delivery in this status (with `destination_id`: that destination's). */
   delivery_status: z.enum(DELIVERY_STATUSES).optional().catch(undefined),
   destination_id: z.uuid().optional().catch(undefined),
+  /** Events a rule routed (a rule page links here). */
+  rule_id: z.uuid().optional().catch(undefined),
   page: z.coerce.number().int().min(1).default(1).catch(1),
   per_page: z.coerce.number().int().min(1).max(PER_PAGE_MAX).default(50).catch(50),
 });
@@ -39,6 +41,7 @@ export function apiFilterOf(search: EventsSearch) {
       search.needs_attention === undefined ? undefined : (String(search.needs_attention) as 'true' | 'false'),
     delivery_status: search.delivery_status,
     destination_id: search.destination_id,
+    rule_id: search.rule_id,
   };
 }
 

@@ -1,9 +1,6 @@
 import { ActionIcon, Badge, Code, CopyButton, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
-import type { AnswerOf } from '@relay/client';
 import type { Rule } from './rule-types';
-
-export type SourceCounts = AnswerOf<'/stats', 'get'>['by_source'][number];
 
 const REASONS: Record<NonNullable<Rule['health']['reason']>, string> = {
   gone: 'target answered 410 Gone',
@@ -26,21 +23,6 @@ export function RuleStateCell({ rule }: { rule: Rule }) {
         {rule.health.since ? `, since ${new Date(rule.health.since).toLocaleString()}` : ''}
       </Text>
     </Stack>
-  );
-}
-
-/** Delivered and failed events of the rule's source in GET /stats' window (the last 24 hours). */
-export function RuleCountsCell({ counts }: { counts: SourceCounts | undefined }) {
-  if (!counts) return <Text c="dimmed">–</Text>;
-  return (
-    <Group gap="xs" wrap="nowrap">
-      <Text size="sm" c="green.8" aria-label="delivered">
-        {counts.delivered} delivered
-      </Text>
-      <Text size="sm" c={counts.failed > 0 ? 'red.8' : 'dimmed'} aria-label="failed">
-        {counts.failed} failed
-      </Text>
-    </Group>
   );
 }
 

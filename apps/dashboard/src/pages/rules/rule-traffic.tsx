@@ -1,6 +1,9 @@
-import { Group, Text } from '@mantine/core';
+import { Card, Group, Text, Title } from '@mantine/core';
 import { dataOf, type AnswerOf } from '@relay/client';
+import { useQuery } from '@tanstack/react-query';
 import { client } from '../../app/api-client';
+import { useSession } from '../../app/session';
+import { ProblemAlert } from '../../components/problem-alert';
 
 export type RuleTraffic = AnswerOf<'/stats/rules', 'get'>['rules'][number];
 type Bucket = RuleTraffic['series'][number];
@@ -84,5 +87,25 @@ export function TrafficCounts({ traffic }: { traffic: Pick<RuleTraffic, 'deliver
         {traffic.failed} failed
       </Text>
     </Group>
+  );
+}
+
+/** A rule page's traffic: the same chart as its row in the rules list, larger, with its counts. */
+export function RuleTrafficCard({ ruleId }: { ruleId: string }) {
+  const { can } = useSession();
+  const traffic = useQuery({ ...ruleTrafficQuery(ruleId), enabled: can('GET /stats/rules') });
+  const mine = traffic.data?.rules.find((t) => t.rule_id === ruleId);
+  return (
+    <Card withBorder component="section" aria-label="Traffic">
+      <Group justify="space-between" mb="xs">
+        <Title order={3}>Traffic, last 24 hours</Title>
+        <Text size="xs" c="dimmed">
+          hourly: delivered, failed, other
+        </Text>
+      </Group>
+      <ProblemAlert error={traffic.error} />
+      {traffic.data ? <TrafficSparkline traffic={mine} width={480} height={64} /> : null}
+      <TrafficCounts traffic={mine} />
+    </Card>
   );
 }

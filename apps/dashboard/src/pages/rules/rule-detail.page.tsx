@@ -22,6 +22,9 @@ import { RuleTrafficCard } from './rule-traffic';
 import { SIGNING_LABELS, type Hook, type Rule } from './rule-types';
 import { TargetBadges } from './target-badges';
 
+const stateLabel = (r: Rule) => (!r.active ? 'inactive' : r.health.status === 'unhealthy' ? 'unhealthy' : 'active');
+const stateColor = (r: Rule) => ({ inactive: 'gray', unhealthy: 'red', active: 'green' })[stateLabel(r)];
+
 /**
  * /app/rules/$id: one rule (edited in place), its health, traffic and recent events, its destinations and the hooks
  * that follow its deliveries.
@@ -56,7 +59,8 @@ export function RuleDetailPage() {
       </AnchorLink>
       <Group>
         <Title order={2}>{r.name}</Title>
-        <Badge color={r.active ? 'green' : 'gray'}>{r.active ? 'active' : 'inactive'}</Badge>
+        {/* As in the rules list: an unhealthy rule is never a green "active" (the health card says why). */}
+        <Badge color={stateColor(r)}>{stateLabel(r)}</Badge>
         <TargetBadges target={r} />
         {canWrite && !editing ? (
           <Button size="xs" variant="default" ml="auto" onClick={() => setEditing(true)}>

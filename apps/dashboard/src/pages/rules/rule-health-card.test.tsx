@@ -31,6 +31,9 @@ describe('rule detail: endpoint health', () => {
     renderApp(`/app/rules/${RULE_ID}`);
     const card = await screen.findByLabelText('Endpoint health');
     expect(within(card).getByText('unhealthy')).toBeInTheDocument();
+    // The page's own badge says so too: never a green "active" for an unhealthy rule.
+    expect(screen.queryByText('active')).not.toBeInTheDocument();
+    expect(screen.getAllByText('unhealthy')).toHaveLength(2);
     expect(card).toHaveTextContent('The target answered 410 Gone.');
     expect(card).toHaveTextContent(`Unhealthy since ${new Date('2026-11-01T10:00:00.000Z').toLocaleString()}`);
     // The card offers resume with what it would deliver: the rule's paused events (GET /events' total).

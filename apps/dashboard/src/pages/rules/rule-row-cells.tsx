@@ -38,7 +38,7 @@ export function IngestUrlCell({ url }: { url: string | null }) {
   if (!url) return <Text c="dimmed">–</Text>;
   return (
     <Group gap={4} wrap="nowrap">
-      <Code>{url}</Code>
+      <Code style={{ overflowWrap: 'anywhere' }}>{url}</Code>
       <CopyButton value={url}>
         {({ copied, copy }) => (
           <Tooltip label={copied ? 'Copied' : 'Copy ingest URL'}>

@@ -79,11 +79,11 @@ export function TrafficSparkline({ traffic, width = 120, height = 28 }: Sparklin
 export function TrafficCounts({ traffic }: { traffic: Pick<RuleTraffic, 'delivered' | 'failed'> | undefined }) {
   if (!traffic) return null;
   return (
-    <Group gap="xs" wrap="nowrap">
-      <Text size="sm" c="green.8" aria-label="delivered">
+    <Group gap="xs" wrap="nowrap" style={{ whiteSpace: 'nowrap' }}>
+      <Text size="xs" c="green.8" aria-label="delivered">
         {traffic.delivered} delivered
       </Text>
-      <Text size="sm" c={traffic.failed > 0 ? 'red.8' : 'dimmed'} aria-label="failed">
+      <Text size="xs" c={traffic.failed > 0 ? 'red.8' : 'dimmed'} aria-label="failed">
         {traffic.failed} failed
       </Text>
     </Group>

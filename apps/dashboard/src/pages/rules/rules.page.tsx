@@ -78,8 +78,9 @@ export function RulesPage() {
                   </AnchorLink>
                 </Table.Td>
                 <Table.Td>{rule.source}</Table.Td>
-                <Table.Td>{rule.target_url}</Table.Td>
-                <Table.Td>
+                {/* Long URLs wrap anywhere so the list fits 1280 px; badges keep their whole word. */}
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>{rule.target_url}</Table.Td>
+                <Table.Td miw={110}>
                   <RuleStateCell rule={rule} />
                 </Table.Td>
                 <Table.Td>

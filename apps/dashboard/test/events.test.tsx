@@ -123,6 +123,20 @@ describe('events page', () => {
     );
   });
 
+  it('filters by the rule a rule page links with (?rule_id=), shown as a pill', async () => {
+    const RULE = '00000000-0000-4000-8000-0000000000a1';
+    const api = fakeApi({
+      ...common,
+      'GET /api/auth/me': { body: admin },
+      'GET /events': { body: page([event(id(1))]) },
+    });
+    const { router } = renderApp(`/app/events?rule_id=${RULE}`);
+    expect(await screen.findByRole('link', { name: 'src-1' })).toBeInTheDocument();
+    expect(api.calls.find((c) => c.url.pathname === '/events')?.url.searchParams.get('rule_id')).toBe(RULE);
+    expect(router.state.location.search).toMatchObject({ rule_id: RULE });
+    expect(screen.getByText(`rule ${RULE.slice(0, 8)}`)).toBeInTheDocument();
+  });
+
   it("fetches the page's events while its code loads (the route's loader), and only once", async () => {
     const api = fakeApi({
       ...common,

@@ -69,6 +69,7 @@ export const OPERATION_ACCESS = {
   'POST /events/{id}/retry': { role: 'admin', scope: 'webhooks:send' },
   'POST /events/{id}/ack': { role: 'admin', scope: 'webhooks:send' },
   'GET /stats': { role: 'viewer', scope: 'events:read' },
+  'GET /stats/rules': { role: 'viewer', scope: 'events:read' },
   'GET /rules': { role: 'viewer', scope: 'rules:read' },
   'POST /rules': { role: 'admin', scope: 'rules:write' },
   'GET /rules/{id}': { role: 'viewer', scope: 'rules:read' },

@@ -989,6 +989,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/stats/rules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Events per rule over a time window, with a series each
+     * @description Per rule, counts of the events it routed that were created in [from, to) by status, and one series per rule (hourly over the default 24 hours): the rules list draws a traffic chart per rule from one call.
+     */
+    get: operations['getStatsRules'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/rules': {
     parameters: {
       query?: never;
@@ -5916,6 +5936,92 @@ export interface operations {
               paused: number;
               /** @description Its rule's filter did not match (docs/routing.md). */
               ignored: number;
+            }[];
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getStatsRules: {
+    parameters: {
+      query?: {
+        /** @description Window start (inclusive), ISO 8601. Default: `to` minus 24 hours. */
+        from?: string;
+        /** @description Window end (exclusive), ISO 8601. Default: now. */
+        to?: string;
+        /** @description Width of each rule's series buckets. Default: the narrowest giving at most 48 buckets (hourly over the default 24 hours). */
+        bucket?: '1m' | '5m' | '15m' | '1h' | '6h' | '1d';
+        /** @description This rule alone; omitted: every rule that routed an event in the window. */
+        rule_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The statistics per rule. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description ISO 8601 UTC timestamp. */
+            from: string;
+            /** @description ISO 8601 UTC timestamp. */
+            to: string;
+            /** @enum {string} */
+            bucket: '1m' | '5m' | '15m' | '1h' | '6h' | '1d';
+            bucket_seconds: number;
+            /** @description Per rule, events it routed that were created in the window (a rule without any is left out), the busiest first. */
+            rules: {
+              /** Format: uuid */
+              rule_id: string;
+              total: number;
+              queued: number;
+              delivered: number;
+              failed: number;
+              paused: number;
+              ignored: number;
+              /** @description One entry per bucket from `from`, empty buckets included. */
+              series: {
+                /** @description ISO 8601 UTC timestamp. */
+                start: string;
+                total: number;
+                queued: number;
+                delivered: number;
+                failed: number;
+                paused: number;
+                ignored: number;
+              }[];
             }[];
           };
         };

@@ -105,3 +105,44 @@ export const deliveryStatsSchema = z.object({
     .array(z.object({ start: timestamp, ...countFields }))
     .describe('One entry per bucket from `from`, empty buckets included.'),
 });
+
+/** `GET /stats/rules` without `bucket`: the narrowest width giving at most this many buckets per rule. */
+export const RULE_AUTO_MAX_BUCKETS = 48;
+
+export const ruleStatsQuery = statsQuery
+  .extend({
+    bucket: statsQuery.shape.bucket.describe(
+      `Width of each rule's series buckets. Default: the narrowest giving at most ${RULE_AUTO_MAX_BUCKETS} buckets ` +
+        '(hourly over the default 24 hours).',
+    ),
+    rule_id: z.uuid().optional().describe('This rule alone; omitted: every rule that routed an event in the window.'),
+  })
+  .strict();
+
+const ruleCountFields = {
+  total: z.number().int(),
+  queued: z.number().int(),
+  delivered: z.number().int(),
+  failed: z.number().int(),
+  paused: z.number().int(),
+  ignored: z.number().int(),
+};
+export const ruleStatsSchema = z.object({
+  from: timestamp,
+  to: timestamp,
+  bucket: z.enum(Object.keys(BUCKETS) as [Bucket, ...Bucket[]]),
+  bucket_seconds: z.number().int(),
+  rules: z
+    .array(
+      z.object({
+        rule_id: z.uuid(),
+        ...ruleCountFields,
+        series: z
+          .array(z.object({ start: timestamp, ...ruleCountFields }))
+          .describe('One entry per bucket from `from`, empty buckets included.'),
+      }),
+    )
+    .describe(
+      'Per rule, events it routed that were created in the window (a rule without any is left out), the busiest first.',
+    ),
+});

@@ -113,6 +113,60 @@ GROUP BY v.destination_id, d.name, d.provider_id, d.target_url
 HAVING count(*) FILTER (WHERE v.status = 'failed') > 0
 ORDER BY failed DESC, total DESC, d.name LIMIT ${STATS_FAILING_LIMIT}`;
 
+/** One rule's events created in the window, in total and per bucket (every bucket, empty ones as zeros). */
+export interface RuleSeries extends StatusCounts {
+  ruleId: string;
+  total: number;
+  series: (StatusCounts & { start: Date; total: number })[];
+}
+
+/** How many rules `summarizeRules` lists (the busiest first). */
+export const STATS_RULE_LIMIT = 1000;
+
+// Per rule and bucket, in one statement for the whole rules list: over the (organization_id, created_at) index,
+// or the (organization_id, provider_id, created_at) one when a single rule is asked for.
+const BY_RULE = (oneRule: boolean) => `
+SELECT provider_id AS "ruleId", date_bin(make_interval(secs => $4::int), created_at, ${FROM}) AS start, ${COUNTS}
+FROM events WHERE ${WINDOW} AND provider_id IS NOT NULL ${oneRule ? 'AND provider_id = $5::uuid' : ''}
+GROUP BY 1, 2`;
+
+const zeroCounts = (): StatusCounts & { total: number } => ({
+  total: 0,
+  queued: 0,
+  delivered: 0,
+  failed: 0,
+  paused: 0,
+  ignored: 0,
+});
+const KEYS = ['total', 'queued', 'delivered', 'failed', 'paused', 'ignored'] as const;
+
+/** Rows of (rule, bucket) as one entry per rule with every bucket of the window, the busiest rule first. */
+function ruleSeriesOf(rows: (StatusCounts & { ruleId: string; start: Date; total: number })[], window: StatsWindow) {
+  const step = window.bucketSeconds * 1000;
+  const starts: number[] = [];
+  for (let t = window.from.getTime(); t < window.to.getTime(); t += step) starts.push(t);
+  const byRule = new Map<string, RuleSeries>();
+  for (const row of rows) {
+    let rule = byRule.get(row.ruleId);
+    if (!rule) {
+      rule = {
+        ruleId: row.ruleId,
+        ...zeroCounts(),
+        series: starts.map((t) => ({ start: new Date(t), ...zeroCounts() })),
+      };
+      byRule.set(row.ruleId, rule);
+    }
+    const bucket = rule.series[Math.floor((row.start.getTime() - window.from.getTime()) / step)];
+    for (const key of KEYS) {
+      rule[key] += row[key];
+      if (bucket) bucket[key] += row[key];
+    }
+  }
+  return [...byRule.values()]
+    .sort((a, b) => b.total - a.total || a.ruleId.localeCompare(b.ruleId))
+    .slice(0, STATS_RULE_LIMIT);
+}
+
 // Aggregates over events created in a window, for one organization. The window is bounded by the
 // caller (the API caps it), and every statement uses the (organization_id, created_at) index.
 export function createStatsRepository(pool: pg.Pool) {
@@ -180,6 +234,17 @@ export function createStatsRepository(pool: pg.Pool) {
         failingRules: failingRules.rows,
         failingDestinations: failingDestinations.rows,
       };
+    },
+
+    /** Per rule (or the one `ruleId`), its events created in the window, in total and per bucket. */
+    async summarizeRules(orgId: OrgId, window: StatsWindow, ruleId?: string): Promise<RuleSeries[]> {
+      const params: unknown[] = [orgId, window.from.toISOString(), window.to.toISOString(), window.bucketSeconds];
+      if (ruleId) params.push(ruleId);
+      const rows = await pool.query<StatusCounts & { ruleId: string; start: Date; total: number }>(
+        BY_RULE(ruleId !== undefined),
+        params,
+      );
+      return ruleSeriesOf(rows.rows, window);
     },
   };
 }

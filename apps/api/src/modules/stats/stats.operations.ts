@@ -1,4 +1,4 @@
-import { deliveryStatsSchema, statsQuery } from '@relay/contracts';
+import { deliveryStatsSchema, ruleStatsQuery, ruleStatsSchema, statsQuery } from '@relay/contracts';
 import { defineOperation } from '../../composition/define-operation';
 
 export const statsOperations = [
@@ -16,6 +16,22 @@ export const statsOperations = [
     handler: async ({ services, principal, query }) => ({
       status: 200,
       body: await services.stats.summary(principal, query),
+    }),
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/stats/rules',
+    tag: 'events',
+    access: { role: 'viewer', scope: 'events:read' },
+    summary: 'Events per rule over a time window, with a series each',
+    description:
+      'Per rule, counts of the events it routed that were created in [from, to) by status, and one series per ' +
+      'rule (hourly over the default 24 hours): the rules list draws a traffic chart per rule from one call.',
+    query: ruleStatsQuery,
+    responses: { 200: { description: 'The statistics per rule.', schema: ruleStatsSchema } },
+    handler: async ({ services, principal, query }) => ({
+      status: 200,
+      body: await services.stats.byRule(principal, query),
     }),
   }),
 ];

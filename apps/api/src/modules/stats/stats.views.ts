@@ -1,5 +1,5 @@
-import type { Bucket, deliveryStatsSchema } from '@relay/contracts';
-import type { StatsResult } from '@relay/db';
+import type { Bucket, deliveryStatsSchema, ruleStatsSchema } from '@relay/contracts';
+import type { RuleSeries, StatsResult } from '@relay/db';
 import type { z } from 'zod';
 
 export interface ResolvedWindow {
@@ -60,5 +60,20 @@ export function statsView(window: ResolvedWindow, result: StatsResult): z.output
       })),
     },
     series: result.series.map(({ start, ...counts }) => ({ start: start.toISOString(), ...counts })),
+  };
+}
+
+/** Per rule, its events of a window as `GET /stats/rules` shows them. */
+export function ruleStatsView(window: ResolvedWindow, rules: RuleSeries[]): z.output<typeof ruleStatsSchema> {
+  return {
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    bucket: window.bucket,
+    bucket_seconds: window.bucketSeconds,
+    rules: rules.map(({ ruleId, series, ...counts }) => ({
+      rule_id: ruleId,
+      ...counts,
+      series: series.map(({ start, ...bucket }) => ({ start: start.toISOString(), ...bucket })),
+    })),
   };
 }

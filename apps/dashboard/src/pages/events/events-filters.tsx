@@ -69,7 +69,7 @@ export function EventsFilters({ search, onChange }: Props) {
         value={search.delivery_status ?? null}
         onChange={(v) => onChange({ delivery_status: (v as EventsSearch['delivery_status']) ?? undefined })}
       />
-      {/* Set by the overview's links to a rule's events; picking a source is the list's own way to narrow. */}
+      {/* Set by the overview's and a rule page's links to a rule's events; picking a source is the list's own way to narrow. */}
       {search.rule_id ? (
         <Pill withRemoveButton onRemove={() => onChange({ rule_id: undefined })} mb={8}>
           rule {search.rule_id.slice(0, 8)}

@@ -15,7 +15,7 @@ export const eventsSearch = z.object({
   search: z.string().trim().max(200).optional().catch(undefined),
   status: z.enum(EVENT_STATUSES).optional().catch(undefined),
   source: z.string().max(64).optional().catch(undefined),
-  /** One rule's events (a source can feed several rules): set by the overview's links. */
+  /** One rule's events (a source can feed several rules): set by the overview's and the rule page's links. */
   rule_id: z.uuid().optional().catch(undefined),
   from: z.iso.datetime({ offset: true }).optional().catch(undefined),
   to: z.iso.datetime({ offset: true }).optional().catch(undefined),

@@ -17,10 +17,18 @@ import { RuleHealthCard } from './rule-health-card';
 import { RotateVerificationSecret } from './rotate-verification-secret';
 import { RuleForm } from './rule-form';
 import { RuleOptionsCard } from './rule-options-card';
+import { RuleRecentEvents } from './rule-recent-events';
+import { RuleTrafficCard } from './rule-traffic';
 import { SIGNING_LABELS, type Hook, type Rule } from './rule-types';
 import { TargetBadges } from './target-badges';
 
-/** /app/rules/$id: one rule (edited here too), its destinations and the hooks that follow its deliveries. */
+const stateLabel = (r: Rule) => (!r.active ? 'inactive' : r.health.status === 'unhealthy' ? 'unhealthy' : 'active');
+const stateColor = (r: Rule) => ({ inactive: 'gray', unhealthy: 'red', active: 'green' })[stateLabel(r)];
+
+/**
+ * /app/rules/$id: one rule (edited in place), its health, traffic and recent events, its destinations and the hooks
+ * that follow its deliveries.
+ */
 export function RuleDetailPage() {
   const { id = '' } = useParams({ strict: false });
   const { canWrite } = useSession();
@@ -51,25 +59,32 @@ export function RuleDetailPage() {
       </AnchorLink>
       <Group>
         <Title order={2}>{r.name}</Title>
-        <Badge color={r.active ? 'green' : 'gray'}>{r.active ? 'active' : 'inactive'}</Badge>
+        {/* As in the rules list: an unhealthy rule is never a green "active" (the health card says why). */}
+        <Badge color={stateColor(r)}>{stateLabel(r)}</Badge>
         <TargetBadges target={r} />
-        {canWrite ? (
+        {canWrite && !editing ? (
           <Button size="xs" variant="default" ml="auto" onClick={() => setEditing(true)}>
             Edit rule
           </Button>
         ) : null}
       </Group>
-      {/* The page's rule carries the transform's code: the form opens on it as saved. */}
-      {editing ? <RuleForm rule={r} onClose={() => setEditing(false)} /> : null}
-      <Card withBorder>
-        <Text>Source: {r.source}</Text>
-        <Text>Target: {r.target_url}</Text>
-        <Text>Signing: {SIGNING_LABELS[r.signing]}</Text>
-        {r.description ? <Text c="dimmed">{r.description}</Text> : null}
-      </Card>
+      {/* Edited in place: the fields replace the details and options until saved or cancelled. The page's rule
+          carries the transform's code, so the form opens on it as saved. */}
+      {editing ? (
+        <RuleForm rule={r} inline onClose={() => setEditing(false)} />
+      ) : (
+        <Card withBorder>
+          <Text>Source: {r.source}</Text>
+          <Text>Target: {r.target_url}</Text>
+          <Text>Signing: {SIGNING_LABELS[r.signing]}</Text>
+          {r.description ? <Text c="dimmed">{r.description}</Text> : null}
+        </Card>
+      )}
       <RuleHealthCard rule={r} canWrite={canWrite} />
+      <RuleTrafficCard ruleId={r.id} />
+      <RuleRecentEvents ruleId={r.id} />
       {canWrite ? <RotateSecret rule={r} /> : null}
-      <RuleOptionsCard rule={r} />
+      {editing ? null : <RuleOptionsCard rule={r} />}
       <BlockedKeysCard rule={r} />
       {canWrite && (r.verification || r.has_verification_secret) ? <RotateVerificationSecret rule={r} /> : null}
       <DestinationsSection rule={r} />

@@ -1,4 +1,4 @@
-import { Checkbox, Modal, PasswordInput, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { Card, Checkbox, Modal, PasswordInput, Stack, Switch, Textarea, TextInput, Title } from '@mantine/core';
 import type { paths } from '@relay/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from '@mantine/form';
@@ -20,10 +20,12 @@ interface RuleFormProps {
   /** The rule to edit; undefined creates one. */
   rule?: Rule | undefined;
   onClose: () => void;
+  /** On the rule's own page: the fields replace the page's details in place (a card) rather than a dialog. */
+  inline?: boolean;
 }
 
 /** Create or edit a rule. The signing secret is write-only: it is never shown, only set, replaced or removed. */
-export function RuleForm({ rule, onClose }: RuleFormProps) {
+export function RuleForm({ rule, onClose, inline = false }: RuleFormProps) {
   return (
     <WithTransformCode
       target={rule}
@@ -32,12 +34,12 @@ export function RuleForm({ rule, onClose }: RuleFormProps) {
       title={`Edit rule ${rule?.name ?? ''}`}
       onClose={onClose}
     >
-      {(full) => <RuleFormModal rule={full} onClose={onClose} />}
+      {(full) => <RuleFormModal rule={full} onClose={onClose} inline={inline} />}
     </WithTransformCode>
   );
 }
 
-function RuleFormModal({ rule, onClose }: RuleFormProps) {
+function RuleFormModal({ rule, onClose, inline }: RuleFormProps) {
   const queryClient = useQueryClient();
   const form = useForm({
     initialValues: {
@@ -82,56 +84,63 @@ function RuleFormModal({ rule, onClose }: RuleFormProps) {
     if (targetDraftSendable(values.options)) save.mutate(values);
   });
   const error = save.error;
+  const title = rule ? `Edit rule ${rule.name}` : 'New rule';
 
-  return (
-    <Modal opened onClose={onClose} size="lg" title={rule ? `Edit rule ${rule.name}` : 'New rule'}>
-      <form onSubmit={submit}>
-        <Stack>
-          <ProblemAlert error={error} />
-          <TextInput
-            label="Name"
-            description={
-              rule ? 'Unique in the organization' : 'Unique in the organization; empty: named after the source'
-            }
-            required={rule !== undefined}
-            {...form.getInputProps('name')}
-            error={fieldError(error, 'name')}
-          />
-          <TextInput
-            label="Source"
-            description="The first path segment of the ingest URL"
-            required
-            {...form.getInputProps('source')}
-            error={fieldError(error, 'source')}
-          />
-          <TextInput
-            label="Target URL"
-            required
-            {...form.getInputProps('targetUrl')}
-            error={fieldError(error, 'target_url')}
-          />
-          <Textarea
-            label="Description"
-            {...form.getInputProps('description')}
-            error={fieldError(error, 'description')}
-          />
-          <PasswordInput
-            label="Signing secret"
-            description={
-              rule?.has_signing_secret ? 'A secret is set; type a new one to replace it' : '16 to 256 characters'
-            }
-            autoComplete="new-password"
-            {...form.getInputProps('secret')}
-            error={fieldError(error, 'signing_secret')}
-          />
-          {rule?.has_signing_secret && !form.values.secret ? (
-            <Checkbox label="Remove the signing secret" {...form.getInputProps('removeSecret', { type: 'checkbox' })} />
-          ) : null}
-          <Switch label="Active" {...form.getInputProps('active', { type: 'checkbox' })} />
-          <RuleOptionsFields draft={form.values.options} set={setOption} error={error} rule={rule} />
-          <FormActions onCancel={onClose} pending={save.isPending} submitLabel={rule ? 'Save' : 'Create'} />
-        </Stack>
-      </form>
+  const fields = (
+    <form onSubmit={submit} aria-label={title}>
+      <Stack>
+        <ProblemAlert error={error} />
+        <TextInput
+          label="Name"
+          description={
+            rule ? 'Unique in the organization' : 'Unique in the organization; empty: named after the source'
+          }
+          required={rule !== undefined}
+          {...form.getInputProps('name')}
+          error={fieldError(error, 'name')}
+        />
+        <TextInput
+          label="Source"
+          description="The first path segment of the ingest URL"
+          required
+          {...form.getInputProps('source')}
+          error={fieldError(error, 'source')}
+        />
+        <TextInput
+          label="Target URL"
+          required
+          {...form.getInputProps('targetUrl')}
+          error={fieldError(error, 'target_url')}
+        />
+        <Textarea label="Description" {...form.getInputProps('description')} error={fieldError(error, 'description')} />
+        <PasswordInput
+          label="Signing secret"
+          description={
+            rule?.has_signing_secret ? 'A secret is set; type a new one to replace it' : '16 to 256 characters'
+          }
+          autoComplete="new-password"
+          {...form.getInputProps('secret')}
+          error={fieldError(error, 'signing_secret')}
+        />
+        {rule?.has_signing_secret && !form.values.secret ? (
+          <Checkbox label="Remove the signing secret" {...form.getInputProps('removeSecret', { type: 'checkbox' })} />
+        ) : null}
+        <Switch label="Active" {...form.getInputProps('active', { type: 'checkbox' })} />
+        <RuleOptionsFields draft={form.values.options} set={setOption} error={error} rule={rule} />
+        <FormActions onCancel={onClose} pending={save.isPending} submitLabel={rule ? 'Save' : 'Create'} />
+      </Stack>
+    </form>
+  );
+  return inline ? (
+    <Card withBorder component="section">
+      <Title order={3} mb="sm">
+        {title}
+      </Title>
+      {fields}
+    </Card>
+  ) : (
+    <Modal opened onClose={onClose} size="lg" title={title}>
+      {fields}
     </Modal>
   );
 }

@@ -24,16 +24,19 @@ describe('rule detail: endpoint health', () => {
       [`GET /rules/${RULE_ID}/hooks`]: { body: { hooks: [] } },
       [`POST /rules/${RULE_ID}/resume`]: { body: { rule: healthy, resumed_events: 3 } },
       'GET /events': (url) =>
-        url.searchParams.get('status') === 'paused' && url.searchParams.get('source') === rule.source
+        url.searchParams.get('status') === 'paused' && url.searchParams.get('rule_id') === RULE_ID
           ? { body: { events: [], total: 3, page: 1, per_page: 1, pages: 3, total_exact: true } }
-          : { status: 400, body: { title: 'Bad Request', status: 400, code: 'validation_failed' } },
+          : { body: { events: [], total: 0, page: 1, per_page: 10, pages: 0, total_exact: true } },
     });
     renderApp(`/app/rules/${RULE_ID}`);
     const card = await screen.findByLabelText('Endpoint health');
     expect(within(card).getByText('unhealthy')).toBeInTheDocument();
+    // The page's own badge says so too: never a green "active" for an unhealthy rule.
+    expect(screen.queryByText('active')).not.toBeInTheDocument();
+    expect(screen.getAllByText('unhealthy')).toHaveLength(2);
     expect(card).toHaveTextContent('The target answered 410 Gone.');
     expect(card).toHaveTextContent(`Unhealthy since ${new Date('2026-11-01T10:00:00.000Z').toLocaleString()}`);
-    // The card offers resume with what it would deliver: the source's paused events (GET /events' total).
+    // The card offers resume with what it would deliver: the rule's paused events (GET /events' total).
     const button = await within(card).findByRole('button', { name: 'Resume and deliver 3 paused events' });
     expect(card).toHaveTextContent('Waiting now: 3 paused events.');
     const user = userEvent.setup();

@@ -24,16 +24,16 @@ export function RuleHealthCard({ rule, canWrite }: { rule: Rule; canWrite: boole
     onSuccess: async ({ resumed_events: n }) => {
       notifications.show({ message: `Resumed: ${n} paused event${n === 1 ? '' : 's'} queued again.` });
       await queryClient.invalidateQueries({ queryKey: ['rules'] });
-      await queryClient.invalidateQueries({ queryKey: ['events', 'paused-count', rule.source] });
+      await queryClient.invalidateQueries({ queryKey: ['events', 'paused-count', rule.id] });
     },
   });
   const { health } = rule;
   const unhealthy = health.status === 'unhealthy';
-  // What resume would deliver: the paused events of the rule's source (only the total is read, one row asked).
+  // What resume would deliver: the rule's paused events, those resume releases (only the total is read, one row).
   const paused = useQuery({
-    queryKey: ['events', 'paused-count', rule.source],
+    queryKey: ['events', 'paused-count', rule.id],
     queryFn: async () =>
-      dataOf(client.GET('/events', { params: { query: { status: 'paused', source: rule.source, per_page: 1 } } })),
+      dataOf(client.GET('/events', { params: { query: { status: 'paused', rule_id: rule.id, per_page: 1 } } })),
     enabled: unhealthy,
   });
   const pausedTotal = paused.data?.total;

@@ -1,9 +1,6 @@
 import { ActionIcon, Badge, Code, CopyButton, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
-import type { AnswerOf } from '@relay/client';
 import type { Rule } from './rule-types';
-
-export type SourceCounts = AnswerOf<'/stats', 'get'>['by_source'][number];
 
 const REASONS: Record<NonNullable<Rule['health']['reason']>, string> = {
   gone: 'target answered 410 Gone',
@@ -29,21 +26,6 @@ export function RuleStateCell({ rule }: { rule: Rule }) {
   );
 }
 
-/** Delivered and failed events of the rule's source in GET /stats' window (the last 24 hours). */
-export function RuleCountsCell({ counts }: { counts: SourceCounts | undefined }) {
-  if (!counts) return <Text c="dimmed">–</Text>;
-  return (
-    <Group gap="xs" wrap="nowrap">
-      <Text size="sm" c="green.8" aria-label="delivered">
-        {counts.delivered} delivered
-      </Text>
-      <Text size="sm" c={counts.failed > 0 ? 'red.8' : 'dimmed'} aria-label="failed">
-        {counts.failed} failed
-      </Text>
-    </Group>
-  );
-}
-
 /**
  * The URL to give the sender: GET /config/endpoint's `source_url_template` (`<public base>/{source}`, or the
  * organization's own host), null when no URL accepts the organization's webhooks.
@@ -56,7 +38,7 @@ export function IngestUrlCell({ url }: { url: string | null }) {
   if (!url) return <Text c="dimmed">–</Text>;
   return (
     <Group gap={4} wrap="nowrap">
-      <Code>{url}</Code>
+      <Code style={{ overflowWrap: 'anywhere' }}>{url}</Code>
       <CopyButton value={url}>
         {({ copied, copy }) => (
           <Tooltip label={copied ? 'Copied' : 'Copy ingest URL'}>

@@ -74,7 +74,7 @@ describe('rules page', () => {
     expect(within(row('not-signed')).getByText('unsigned')).toBeInTheDocument();
   });
 
-  it("shows each rule's health, its source's last-24-hour counts and the ingest URL to copy", async () => {
+  it("shows each rule's health, its last-24-hour counts and traffic chart, and the ingest URL to copy", async () => {
     const unhealthy = {
       ...rule,
       id: 'r-sick',
@@ -83,10 +83,25 @@ describe('rules page', () => {
       health: { ...rule.health, status: 'unhealthy' as const, reason: 'gone' as const, since: '2026-01-01T00:00:00Z' },
     };
     const counts = { total: 12, queued: 0, delivered: 9, failed: 3, paused: 0, ignored: 0 };
+    const zero = { total: 0, queued: 0, delivered: 0, failed: 0, paused: 0, ignored: 0 };
+    // 24 hourly buckets, traffic in two of them.
+    const series = Array.from({ length: 24 }, (_, i) => ({
+      start: new Date(Date.UTC(2026, 0, 1, i)).toISOString(),
+      ...(i === 3
+        ? { ...zero, total: 4, delivered: 4 }
+        : i === 20
+          ? { ...zero, total: 8, delivered: 5, failed: 3 }
+          : zero),
+    }));
     fakeApi({
       'GET /api/auth/me': { body: admin },
       'GET /rules': { body: { rules: [rule, unhealthy] } },
-      'GET /stats': { body: { by_source: [{ source: 'github', ...counts }], by_destination: [] } },
+      'GET /stats/rules': (url) => {
+        // One call for the whole list, hourly: never one per rule.
+        expect(url.searchParams.get('rule_id')).toBeNull();
+        expect(url.searchParams.get('bucket')).toBe('1h');
+        return { body: { bucket: '1h', bucket_seconds: 3600, rules: [{ rule_id: 'r-sick', ...counts, series }] } };
+      },
       'GET /config/endpoint': {
         body: { base_url: 'https://relay.example.com', source_url_template: 'https://relay.example.com/{source}' },
       },
@@ -101,8 +116,15 @@ describe('rules page', () => {
     expect(within(row('stripe-live')).getByText('active')).toBeInTheDocument();
     expect(await within(row('sick')).findByText('9 delivered')).toBeInTheDocument();
     expect(within(row('sick')).getByText('3 failed')).toBeInTheDocument();
-    // A source without traffic in the window has no counts.
+    // The traffic chart: a bar per bucket with events, delivered and failed stacked; its totals named.
+    const chart = within(row('sick')).getByRole('img', { name: 'Traffic: 9 delivered, 3 failed, 12 events' });
+    expect(chart.querySelectorAll('g[data-bucket]')).toHaveLength(2);
+    expect(chart.querySelector('g[data-bucket="2026-01-01T20:00:00.000Z"] title')).toHaveTextContent(
+      /5 delivered, 3 failed, 0 other/,
+    );
+    // A rule without traffic in the window has no counts and says so instead of an empty chart.
     expect(within(row('stripe-live')).queryByText(/delivered/)).not.toBeInTheDocument();
+    expect(within(row('stripe-live')).getByText('no events')).toBeInTheDocument();
     expect(await within(row('sick')).findByText('https://relay.example.com/github')).toBeInTheDocument();
     expect(within(row('sick')).getByRole('button', { name: 'Copy https://relay.example.com/github' })).toBeVisible();
     expect(within(row('stripe-live')).getByText(`https://relay.example.com/${rule.source}`)).toBeInTheDocument();

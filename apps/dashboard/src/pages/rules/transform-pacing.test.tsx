@@ -261,7 +261,8 @@ describe('rule page: transform and pacing', () => {
   it("edits the rule from its page, the editor opening on the page's saved code", async () => {
     const api = page();
     await userEvent.setup().click(await screen.findByRole('button', { name: 'Edit rule' }));
-    const dialog = await screen.findByRole('dialog', { name: `Edit rule ${rule.name}` });
+    // Edited in place: the form is on the page, not in a dialog.
+    const dialog = await screen.findByRole('form', { name: `Edit rule ${rule.name}` });
     await open(dialog, /Transform/);
     expect(await within(dialog).findByLabelText('Transform code')).toHaveValue(CODE);
     expect(within(dialog).getByLabelText(/Forward path and query/)).toBeChecked();

@@ -8,6 +8,10 @@ export interface DatabaseOptions {
   url: string;
   poolSize?: number;
   onPoolError?: (err: Error) => void;
+  /** Longest wait for a new connection (a read replica's is short: reads fall back to the primary). */
+  connectionTimeoutMs?: number;
+  /** Shown in pg_stat_activity (the read replica's connections say so). */
+  applicationName?: string;
 }
 
 export interface Database {
@@ -32,7 +36,8 @@ export function createDatabase(options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+    application_name: options.applicationName,
     types: { getTypeParser },
   });
   // A dropped pooled connection must not crash the process; the next query reconnects.

@@ -60,6 +60,7 @@ export function createServices(ctx: ModuleContext) {
     }),
     offboarding: createOffboardingService({
       repositories: ctx.repositories,
+      reads: ctx.reads,
       sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
     }),
     webhooks: createWebhookService({
@@ -193,6 +194,7 @@ export function createServices(ctx: ModuleContext) {
     }),
     events: createEventService({
       repositories: ctx.repositories,
+      reads: ctx.reads,
       queue: ctx.queue,
       feed: ctx.feed,
       logger: ctx.logger,
@@ -200,7 +202,7 @@ export function createServices(ctx: ModuleContext) {
       sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
     }),
     streams: ctx.streams,
-    stats: createStatsService({ repositories: ctx.repositories }),
+    stats: createStatsService({ repositories: ctx.reads }),
   };
 }
 

@@ -1,5 +1,5 @@
 import {
-  createDatabase,
+  createPool,
   createReadRepositories,
   createReplicaRoute,
   type Database,
@@ -40,7 +40,7 @@ export function createReadSide(
       replica: undefined,
       close: async () => {},
     };
-  const replicaDb = createDatabase({
+  const replicaPool = createPool({
     url: config.DATABASE_READ_URL,
     poolSize: config.DATABASE_POOL_SIZE,
     // A replica that does not answer must not hold a request long: its reads go to the primary instead.
@@ -50,7 +50,7 @@ export function createReadSide(
   });
   const route = createReplicaRoute({
     primary: primary.pool,
-    replica: replicaDb.pool,
+    replica: replicaPool,
     maxLagSeconds: config.DATABASE_READ_MAX_LAG_SECONDS,
     checkIntervalMs: options.checkIntervalMs,
     onSwitch(state) {
@@ -72,11 +72,11 @@ export function createReadSide(
       logger.warn({ replica: describe(state) }, 'read replica unavailable: reads go to the primary until it is back');
   });
   return {
-    reads: createReadRepositories(primary.pool, { pool: replicaDb.pool, route }, options),
+    reads: createReadRepositories(primary.pool, { pool: replicaPool, route }, options),
     replica: () => route.state(),
     async close() {
       route.close();
-      await replicaDb.close();
+      await replicaPool.end();
     },
   };
 }

@@ -8,6 +8,7 @@ function routeOnReplica() {
     state: () => ({ status: 'ok', reads: 'replica', lagSeconds: 0, lagBytes: 0 }),
     check: async () => route.state(),
     unreachable: (err) => void unreachable.push(err),
+    lost: () => new Promise<void>(() => {}),
     close: () => {},
   };
   return { route, unreachable };

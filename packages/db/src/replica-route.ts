@@ -37,6 +37,8 @@ export interface ReplicaRoute {
   check(): Promise<ReplicaState>;
   /** A read on the replica could not reach it: reads go to the primary until a check succeeds. */
   unreachable(err: unknown): void;
+  /** Settles when the replica is next found unavailable (reads waiting on it then move to the primary). */
+  lost(): Promise<void>;
   close(): void;
 }
 
@@ -73,10 +75,15 @@ export function createReplicaRoute(options: ReplicaRouteOptions): ReplicaRoute {
   // Reads stay on the primary until the first check has seen the replica.
   let current: ReplicaState = { status: 'unavailable', reads: 'primary', lagSeconds: null, lagBytes: null };
   let running: Promise<ReplicaState> | undefined;
+  let lose: () => void = () => {};
+  let lost = new Promise<void>((resolve) => (lose = resolve));
 
   const set = (next: Omit<ReplicaState, 'reads'>) => {
     const previous = current;
     current = { ...next, reads: next.status === 'ok' ? 'replica' : 'primary' };
+    if (current.status === 'unavailable' && previous.status !== 'unavailable') lose();
+    if (previous.status === 'unavailable' && current.status !== 'unavailable')
+      lost = new Promise<void>((resolve) => (lose = resolve));
     if (current.reads !== previous.reads) options.onSwitch(current, previous);
   };
 
@@ -138,6 +145,7 @@ export function createReplicaRoute(options: ReplicaRouteOptions): ReplicaRoute {
       if (current.status === 'unavailable') return;
       set({ status: 'unavailable', lagSeconds: null, lagBytes: null, error: (err as Error)?.message ?? String(err) });
     },
+    lost: () => lost,
     close: () => clearInterval(timer),
   };
 }
@@ -158,8 +166,13 @@ export function routedReads<T extends object>(onPrimary: T, onReplica: T, route:
     const replicaRead = replicaReads[name] as Read;
     routed[name] = async (...args) => {
       if (!route.useReplica()) return primaryRead(...args);
+      let answer: { value: unknown } | undefined;
       try {
-        return await replicaRead(...args);
+        // A replica that stops answering mid-query (frozen, cut off) would hold the read until TCP gives up: once
+        // the checks find it unavailable, the read is made on the primary and the replica's answer ignored.
+        const onReplica = replicaRead(...args);
+        onReplica.catch(() => {});
+        answer = await Promise.race([onReplica.then((value) => ({ value })), route.lost().then(() => undefined)]);
       } catch (err) {
         // Canceled by a conflict with the replica's replay (a vacuumed row it still needed): this read alone moves.
         if ((err as { code?: string })?.code === RECOVERY_CONFLICT) return primaryRead(...args);
@@ -167,6 +180,7 @@ export function routedReads<T extends object>(onPrimary: T, onReplica: T, route:
         route.unreachable(err);
         return primaryRead(...args);
       }
+      return answer === undefined ? primaryRead(...args) : answer.value;
     };
   }
   return routed as T;

@@ -5,7 +5,7 @@
 // Only Node's built-in modules are imported, and no relative ones: the bench (plain `node`, .mjs) imports this file
 // directly and Node strips its types, which works for a file without extension-less relative imports.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,10 @@ export interface PgServer {
   start(): void;
   /** A fast shutdown: open connections are cut; the data stays for another start(). */
   stop(): void;
+  /** SIGSTOP to the server and its processes: connections stay open and nothing answers (a hung server). */
+  freeze(): void;
+  /** SIGCONT to what freeze() stopped. */
+  thaw(): void;
 }
 
 export interface PgCluster extends PgServer {
@@ -63,6 +67,22 @@ function server(dir: string, data: string, port: number, settings: string[]): Pg
   const log = path.join(dir, `log-${port}`);
   const pgCtl = (...args: string[]) => runAsOwner('pg_ctl', ['-D', data, ...args]);
   const running = { value: false };
+  let frozen: number[] = [];
+  const processes = () => {
+    const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' });
+    return [
+      postmaster,
+      ...children
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map(Number),
+    ];
+  };
+  const thaw = () => {
+    for (const pid of frozen) process.kill(pid, 'SIGCONT');
+    frozen = [];
+  };
   return {
     port,
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
@@ -72,9 +92,15 @@ function server(dir: string, data: string, port: number, settings: string[]): Pg
     },
     stop() {
       if (!running.value) return;
+      thaw();
       pgCtl('-m', 'fast', '-w', '-t', '120', 'stop');
       running.value = false;
     },
+    freeze() {
+      frozen = processes();
+      for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    },
+    thaw,
   };
 }
 

@@ -141,7 +141,8 @@ describe('read replica (DATABASE_READ_URL)', () => {
     expect(value('relay_db_replica_status', { status: 'ok' })).toBe(1);
     expect(value('relay_db_replica_status', { status: 'unavailable' })).toBe(0);
     expect(relaxed.said(READ_REPLICA_IN_USE)).toBe(1);
-    // The replica's own sessions show the read side's connections.
+    // A list is read on the replica: its own sessions show the read side's connections.
+    await listedIds(relaxed.http);
     const { rows } = await replicaAdmin.query(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'relay-api-read'`,
     );

@@ -32,7 +32,7 @@ export function createReadSide(
   config: Pick<ApiConfig, 'DATABASE_READ_URL' | 'DATABASE_READ_MAX_LAG_SECONDS' | 'DATABASE_POOL_SIZE'>,
   primary: Database,
   logger: Logger,
-  options: { sensitiveHeaders: readonly string[]; checkIntervalMs?: number },
+  options: { sensitiveHeaders: readonly string[] },
 ): ReadSide {
   if (!config.DATABASE_READ_URL)
     return {
@@ -48,11 +48,18 @@ export function createReadSide(
     applicationName: 'relay-api-read',
     onPoolError: (err) => logger.debug({ err }, 'read replica pool error'),
   });
+  // The lag checks have a connection of their own: reads filling the pool must not make the replica look away.
+  const checkPool = createPool({
+    url: config.DATABASE_READ_URL,
+    poolSize: 1,
+    connectionTimeoutMs: 2_000,
+    applicationName: 'relay-api-read-check',
+    onPoolError: (err) => logger.debug({ err }, 'read replica check connection error'),
+  });
   const route = createReplicaRoute({
     primary: primary.pool,
-    replica: replicaPool,
+    replica: checkPool,
     maxLagSeconds: config.DATABASE_READ_MAX_LAG_SECONDS,
-    checkIntervalMs: options.checkIntervalMs,
     onSwitch(state) {
       if (state.reads === 'replica') {
         logger.info({ replica: describe(state) }, 'read replica in use: history reads go to DATABASE_READ_URL');
@@ -76,7 +83,7 @@ export function createReadSide(
     replica: () => route.state(),
     async close() {
       route.close();
-      await replicaPool.end();
+      await Promise.all([replicaPool.end(), checkPool.end()]);
     },
   };
 }

@@ -147,7 +147,7 @@ export async function seedUser(
 
 /** An Authorization header for a new user (personal token) of an organization. */
 export async function userCredential(
-  pipeline: Pipeline,
+  pipeline: Pick<Pipeline, 'store'>,
   role: Role = 'admin',
   orgId: OrgId = DEFAULT_ORGANIZATION_ID,
 ): Promise<{ userId: string; authorization: string }> {

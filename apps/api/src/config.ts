@@ -81,6 +81,11 @@ const fields = z.object({
   // worker. Unset: a signing secret cannot be stored (422 secrets_not_configured).
   SECRET_ENCRYPTION_KEYS: secretKeysSetting(),
   DATABASE_POOL_SIZE: integer(20, 1, 500),
+  // A streaming replica of DATABASE_URL for history reads (event lists, search, details, stats, exports), with up to
+  // DATABASE_POOL_SIZE connections of its own. Unset: every read goes to DATABASE_URL.
+  DATABASE_READ_URL: optionalText(),
+  // A replica further behind than this (or unreachable) is left alone: reads go to the primary until it catches up.
+  DATABASE_READ_MAX_LAG_SECONDS: integer(10, 1, 86_400),
   SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
   // argon2id cost; OWASP's minimum by default. Lower only in tests.
   PASSWORD_HASH_MEMORY_KIB: integer(19_456, 1_024, 1_048_576),

@@ -27,6 +27,7 @@ import { createDnsVerifier, parseDnsServers } from './modules/domains/dns-verifi
 import { ACCESS_TABLE, ALL_OPERATIONS, RESERVED_PATH_SEGMENTS } from './composition/catalog';
 import type { ModuleContext } from './composition/module-context';
 import { createServices } from './composition/services';
+import { createReadSide } from './composition/read-side';
 import { ensureInitialAdmin } from './modules/users/create-user';
 import { resealSecrets } from './modules/rules/reseal-secrets';
 import { createHostResolver } from './modules/platform/host-resolver';
@@ -81,10 +82,13 @@ export function createApiRuntime(
     defaultTargetUrl: config.DEFAULT_TARGET_URL,
     sensitiveHeaders: config.SENSITIVE_HEADERS,
   });
+  // History reads (lists, search, stats, exports) go to DATABASE_READ_URL's replica while it keeps up.
+  const readSide = createReadSide(config, db, logger, { sensitiveHeaders: config.SENSITIVE_HEADERS });
   // This process's Prometheus registry (GET /metrics); the live streams are counted when scraped.
   const metrics = createApiMetrics({
     organizationLabels: config.METRICS_ORGANIZATION_LABELS,
     pool: db.pool,
+    replica: readSide.replica,
     sseSubscribers: () => streams.size,
   });
   const redis = createRedisConnection(config.REDIS_URL, 'producer');
@@ -179,6 +183,7 @@ export function createApiRuntime(
     logger,
     metrics,
     repositories,
+    reads: readSide.reads,
     queue,
     feed,
     ruleChanges,
@@ -210,6 +215,7 @@ export function createApiRuntime(
       : undefined,
     readiness: {
       checks: { database: () => db.ping(), redis: async () => void (await redis.ping()) },
+      replica: readSide.replica,
       isStarted: () => started,
       isShuttingDown: () => shuttingDown,
     },
@@ -283,6 +289,7 @@ export function createApiRuntime(
       // close() waits for queued commands to be answered, which never happens while Redis is away.
       if (sessionRedis.isReady) await sessionRedis.close().catch(() => {});
       else if (sessionRedis.isOpen) sessionRedis.destroy();
+      await readSide.close();
       await db.close();
     },
   };

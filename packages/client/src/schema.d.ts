@@ -1440,6 +1440,25 @@ export interface operations {
             checks: {
               [key: string]: string;
             };
+            /** @description Only when a read replica is configured (DATABASE_READ_URL). */
+            replica?: {
+              /**
+               * @description ok: history reads go to the replica; behind (past DATABASE_READ_MAX_LAG_SECONDS) or unavailable: to the primary.
+               * @enum {string}
+               */
+              status: 'ok' | 'behind' | 'unavailable';
+              /**
+               * @description Where history reads (lists, search, stats, exports) go now.
+               * @enum {string}
+               */
+              reads: 'replica' | 'primary';
+              /** @description How long the primary has had WAL the replica has not replayed; null while it cannot be reached. */
+              lag_seconds: number | null;
+              /** @description WAL bytes between the primary's position and the replica's replay. */
+              lag_bytes: number | null;
+              /** @description Why the replica is unavailable. */
+              error?: string;
+            };
           };
         };
       };

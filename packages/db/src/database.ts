@@ -8,6 +8,10 @@ export interface DatabaseOptions {
   url: string;
   poolSize?: number;
   onPoolError?: (err: Error) => void;
+  /** Longest wait for a new connection (a read replica's is short: reads fall back to the primary). */
+  connectionTimeoutMs?: number;
+  /** Shown in pg_stat_activity (the read replica's connections say so). */
+  applicationName?: string;
 }
 
 export interface Database {
@@ -27,16 +31,23 @@ function getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string)
   return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
 }
 
-// One pool serves Prisma and the hot path's SQL, so a process never holds two sets of connections.
-export function createDatabase(options: DatabaseOptions): Database {
+/** A pool of raw `pg` connections alone (a read replica's: its reads are all SQL, no Prisma client is needed). */
+export function createPool(options: DatabaseOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+    application_name: options.applicationName,
     types: { getTypeParser },
   });
   // A dropped pooled connection must not crash the process; the next query reconnects.
   pool.on('error', options.onPoolError ?? (() => {}));
+  return pool;
+}
+
+// One pool serves Prisma and the hot path's SQL, so a process never holds two sets of connections.
+export function createDatabase(options: DatabaseOptions): Database {
+  const pool = createPool(options);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onPoolError: options.onPoolError ?? (() => {}) }) });
   let closed = false;
   return {

@@ -1,4 +1,6 @@
 export * from './database';
+export * from './replica-route';
+export * from './read-repositories';
 export * from './repositories/event.repository';
 export type { NewTransform, StoredEvent, StoredTransform } from './repositories/stored-event';
 export * from './repositories/event-dedup.repository';

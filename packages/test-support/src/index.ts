@@ -7,3 +7,4 @@ export * from './connect-proxy';
 export * from './event-seed';
 export * from './postgres-server';
 export * from './test-principal';
+export * from './pg-cluster';

@@ -42,6 +42,23 @@ function runAs(): { uid: number; gid: number } | undefined {
   return { uid: id('-u'), gid: id('-g') };
 }
 
+/**
+ * Creates the `relay` database on the server of `adminUrl` (any database of it) and applies the migrations, as
+ * `node scripts/db.mjs migrate` does; its URL.
+ */
+export async function createRelayDatabase(adminUrl: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query('CREATE DATABASE relay').finally(() => admin.end());
+  const url = new URL(adminUrl);
+  url.pathname = '/relay';
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/db.mjs'), 'migrate'], {
+    env: { ...process.env, DATABASE_URL: url.toString() },
+    stdio: 'pipe',
+  });
+  return url.toString();
+}
+
 // Fault tests stop and restart a Postgres of their own on a spare port, never the machine's.
 export async function ownPostgres(): Promise<OwnPostgres> {
   const port = await freePort();
@@ -75,13 +92,7 @@ export async function ownPostgres(): Promise<OwnPostgres> {
     },
     stop,
     async migrate() {
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      await admin.query('CREATE DATABASE relay').finally(() => admin.end());
-      execFileSync(process.execPath, [path.join(ROOT, 'scripts/db.mjs'), 'migrate'], {
-        env: { ...process.env, DATABASE_URL: url },
-        stdio: 'pipe',
-      });
+      await createRelayDatabase(adminUrl);
     },
     async remove() {
       await stop();

@@ -1,5 +1,5 @@
 import type { AccessRule, TargetPolicy } from '@relay/core';
-import type { Repositories } from '@relay/db';
+import type { ReadRepositories, ReplicaState, Repositories } from '@relay/db';
 import type { TransformRunner } from '@relay/transform';
 import type { DeliveryQueue, FeedPublisher, RuleChangePublisher } from '@relay/queue';
 import type { Logger } from 'pino';
@@ -20,6 +20,11 @@ export interface ModuleContext {
   config: ApiConfig;
   logger: Logger;
   repositories: Repositories;
+  /**
+   * The reads a read replica may answer (history lists, search, details, stats, exports): on DATABASE_READ_URL's
+   * replica while it keeps up, else on the primary. Reads of the caller's own write use `repositories`.
+   */
+  reads: ReadRepositories;
   queue: DeliveryQueue;
   feed: FeedPublisher;
   /** Rule changes workers must learn at once (their cached destinations). */
@@ -47,6 +52,8 @@ export interface ModuleContext {
     checks: Record<string, () => Promise<void>>;
     isStarted: () => boolean;
     isShuttingDown: () => boolean;
+    /** The read replica's lag and where reads go (a detail of /ready, never a reason for 503); unset: no replica. */
+    replica?: () => ReplicaState;
   };
   /**
    * What the route catalog says, computed by the composition root (runtime.ts) and passed in: services

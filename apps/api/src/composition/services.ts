@@ -66,6 +66,7 @@ export function createServices(ctx: ModuleContext) {
     }),
     offboarding: createOffboardingService({
       repositories: ctx.repositories,
+      reads: ctx.reads,
       sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
     }),
     webhooks: createWebhookService({
@@ -199,6 +200,7 @@ export function createServices(ctx: ModuleContext) {
     }),
     events: createEventService({
       repositories: ctx.repositories,
+      reads: ctx.reads,
       queue: ctx.queue,
       feed: ctx.feed,
       logger: ctx.logger,
@@ -206,7 +208,7 @@ export function createServices(ctx: ModuleContext) {
       sensitiveHeaders: ctx.config.SENSITIVE_HEADERS,
     }),
     streams: ctx.streams,
-    stats: createStatsService({ repositories: ctx.repositories }),
+    stats: createStatsService({ repositories: ctx.reads }),
   };
 }
 

@@ -3,7 +3,14 @@
 // parts (testPrincipal, unauditable, useTestDatabase) are in @relay/test-support.
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type EventStatus } from '@relay/core';
-import { createDatabase, createRepositories, type Database, type Repositories } from '@relay/db';
+import {
+  createDatabase,
+  createReadRepositories,
+  createRepositories,
+  type Database,
+  type ReadRepositories,
+  type Repositories,
+} from '@relay/db';
 import { TEST_REDIS_URL, uniqueQueuePrefix, useTestDatabase } from '@relay/test-support';
 import { createTransformRunner, type TransformRunner } from '@relay/transform';
 import { createClient, type RedisClientType } from 'redis';
@@ -12,6 +19,8 @@ import { createLoginLimiter, type LoginLimiter } from '../auth/login-limiter';
 export interface ServiceDatabase {
   readonly db: Database;
   repositories(): Repositories;
+  /** The read side on the same database (no replica). */
+  reads(): ReadRepositories;
   /** Stores an event of the default organization in a given status (as ingest would, then moved on). */
   event(status: EventStatus, options?: { source?: string; createdAt?: Date }): Promise<string>;
   /** Audit entries about one resource, oldest first. */
@@ -26,6 +35,7 @@ export function useServiceDatabase(): ServiceDatabase {
       return opened();
     },
     repositories: () => createRepositories(opened(), { defaultTargetUrl: undefined }),
+    reads: () => createReadRepositories(opened().pool, undefined),
     async event(status, { source = 'svc', createdAt = new Date() } = {}) {
       const id = randomUUID();
       const event = { id, organizationId: DEFAULT_ORGANIZATION_ID, source, targetOverride: null, headers: {} };

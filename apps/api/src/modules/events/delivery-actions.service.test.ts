@@ -17,6 +17,7 @@ type Told = { delivery_id: string; status: string };
 const service = (bulkCap = 1000) =>
   createEventService({
     repositories: store.repositories(),
+    reads: store.reads(),
     queue: {
       enqueue: async (jobs) => void enqueued.push(...jobs.map((j) => j.eventId)),
       enqueueDestinations: async (jobs) => void enqueuedDeliveries.push(...jobs.map((j) => j.deliveryId)),

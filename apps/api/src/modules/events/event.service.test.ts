@@ -16,6 +16,7 @@ let published: FeedMessage[];
 const service = (bulkCap = 1000) =>
   createEventService({
     repositories: store.repositories(),
+    reads: store.reads(),
     queue: {
       enqueue: async (jobs) => void enqueued.push(...jobs.map((j) => j.eventId)),
       enqueueDestinations: async (jobs) => void enqueuedDeliveries.push(...jobs.map((j) => j.deliveryId)),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type OrgId, type Principal } from '@relay/core';
 import type { bulkRetrySchema, bulkSelectionSchema, eventListQuery } from '@relay/contracts';
-import { NO_DELIVERIES, type EventSelection, type Repositories } from '@relay/db';
+import { NO_DELIVERIES, type EventSelection, type ReadRepositories, type Repositories } from '@relay/db';
 import type { DeliveryQueue, FeedPublisher } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -11,10 +11,10 @@ import { createEventNotices } from './event-notices';
 import { attemptView, detailView, filterOf, selectionOf, storedBodyView, summaryView } from './event.views';
 
 export interface EventServiceDeps {
-  repositories: Pick<
-    Repositories,
-    'eventQueries' | 'eventActions' | 'deliveries' | 'deliveryActions' | 'transformedBodies'
-  >;
+  /** The primary: actions, and the reads that answer them (an action's answer shows its own write). */
+  repositories: Pick<Repositories, 'eventQueries' | 'eventActions' | 'deliveryActions'>;
+  /** History reads (lists, search, details, bodies, attempts): a read replica's while it keeps up. */
+  reads: Pick<ReadRepositories, 'eventQueries' | 'deliveries' | 'transformedBodies'>;
   queue: Pick<DeliveryQueue, 'enqueue' | 'enqueueDestinations'>;
   feed: FeedPublisher;
   logger: Logger;
@@ -36,6 +36,7 @@ const fact = (action: string, id: string) => ({ action, resourceType: 'event', r
 // the queued event and enqueues it, so an accepted retry is never lost.
 export function createEventService(deps: EventServiceDeps) {
   const { eventQueries: queries, eventActions: actions } = deps.repositories;
+  const history = deps.reads.eventQueries;
   const notices = createEventNotices(deps);
   // A bulk action acts on many events: its entry's resource_id is a new id of the operation itself
   // (a UUID, as the spec types it), and the ids it touched are in the metadata.
@@ -76,9 +77,9 @@ export function createEventService(deps: EventServiceDeps) {
   return {
     async list(principal: Principal, query: z.output<typeof eventListQuery>) {
       const { page, per_page } = query;
-      const { events, total, totalExact } = await queries.page(principal.orgId, filterOf(query), page, per_page);
+      const { events, total, totalExact } = await history.page(principal.orgId, filterOf(query), page, per_page);
       // One grouped query for the page's deliveries, not one per event.
-      const counts = await queries.deliveryCounts(
+      const counts = await history.deliveryCounts(
         principal.orgId,
         events.map((e) => e.id),
       );
@@ -93,13 +94,13 @@ export function createEventService(deps: EventServiceDeps) {
     },
 
     async sources(principal: Principal) {
-      return { sources: await queries.sources(principal.orgId) };
+      return { sources: await history.sources(principal.orgId) };
     },
 
     async find(principal: Principal, id: string) {
       const [event, deliveries] = await Promise.all([
-        queries.findById(principal.orgId, id),
-        deps.repositories.deliveries.forEvent(principal.orgId, id),
+        history.findById(principal.orgId, id),
+        deps.reads.deliveries.forEvent(principal.orgId, id),
       ]);
       if (!event) throw noSuchEvent();
       return detailView(event, deps.sensitiveHeaders, deliveries);
@@ -107,14 +108,14 @@ export function createEventService(deps: EventServiceDeps) {
 
     /** The payload exactly as it was received, with the content type it was sent with. */
     async body(principal: Principal, id: string) {
-      const event = await queries.findById(principal.orgId, id);
+      const event = await history.findById(principal.orgId, id);
       if (!event) throw noSuchEvent();
       return storedBodyView(event);
     },
 
     /** The primary's transformed body as stored at its first attempt (docs/transformations.md). */
     async transformedBody(principal: Principal, id: string) {
-      const stored = await deps.repositories.transformedBodies.primary(principal.orgId, id);
+      const stored = await deps.reads.transformedBodies.primary(principal.orgId, id);
       if (stored === undefined) throw noSuchEvent();
       if (stored === null) throw new AppError('transformed_body_not_found');
       return { contentType: 'application/json', bytes: stored, transformed: true };
@@ -126,7 +127,7 @@ export function createEventService(deps: EventServiceDeps) {
      * yet, or its transform failed) is a 404 `transformed_body_not_found`.
      */
     async deliveryBody(principal: Principal, id: string, deliveryId: string) {
-      const row = await deps.repositories.transformedBodies.delivery(principal.orgId, id, deliveryId);
+      const row = await deps.reads.transformedBodies.delivery(principal.orgId, id, deliveryId);
       if (row === undefined) throw noSuchEvent();
       if (row === null) throw new AppError('delivery_not_found', 'The event has no such delivery.');
       if (row.transformedBody !== null)
@@ -136,7 +137,7 @@ export function createEventService(deps: EventServiceDeps) {
     },
 
     async attempts(principal: Principal, id: string) {
-      const attempts = await queries.attempts(principal.orgId, id);
+      const attempts = await history.attempts(principal.orgId, id);
       if (!attempts) throw noSuchEvent();
       return { attempts: attempts.map(attemptView) };
     },

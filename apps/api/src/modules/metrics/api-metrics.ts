@@ -1,6 +1,8 @@
+import type { ReplicaState } from '@relay/db';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SecretKind } from '../../auth/login-limiter';
 import type { IdpCallbackErrorCode } from '../idp/idp-callback-failure';
+import { registerReplicaMetrics } from './replica-metrics';
 
 export interface ApiMetricsOptions {
   /** METRICS_ORGANIZATION_LABELS: ingest counters get an `organization` label (one series per organization). */
@@ -9,6 +11,8 @@ export interface ApiMetricsOptions {
   pool: { totalCount: number; idleCount: number; waitingCount: number };
   /** Open live streams (GET /api/events/stream) of this process. */
   sseSubscribers: () => number;
+  /** The read replica's state (DATABASE_READ_URL); undefined: no replica, no replica metrics. */
+  replica?: () => ReplicaState;
   /** Node's process metrics (CPU, memory, event loop, GC); off in tests that build many runtimes. */
   defaultMetrics?: boolean;
 }
@@ -83,6 +87,8 @@ export function createApiMetrics(options: ApiMetricsOptions) {
       this.set(options.sseSubscribers());
     },
   });
+
+  if (options.replica) registerReplicaMetrics(registry, options.replica);
 
   // The hot path binds its children once: counting an accepted webhook is then one addition.
   const accepted = options.organizationLabels ? undefined : ingestRequests.labels({ outcome: 'accepted' });

@@ -33,6 +33,7 @@ describe('organization offboarding service', () => {
     const service = createOffboardingService({
       sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
       repositories: store.repositories(),
+      reads: store.reads(),
       exportPageSize: 2,
     });
     const lines = await collect(await service.exportEvents(operator, orgId));
@@ -58,6 +59,7 @@ describe('organization offboarding service', () => {
       createOffboardingService({
         sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
         repositories: crashing,
+        reads: store.reads(),
         deleteBatchSize: 2,
       }).deleteOrganization(operator, orgId),
     ).rejects.toThrow('killed');
@@ -65,10 +67,11 @@ describe('organization offboarding service', () => {
     expect(org?.subscriptionStatus).toBe('canceled');
     expect(await store.db.prisma.event.count({ where: { organizationId: orgId } })).toBe(0);
 
-    await createOffboardingService({ sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS, repositories }).deleteOrganization(
-      operator,
-      orgId,
-    );
+    await createOffboardingService({
+      sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
+      repositories,
+      reads: store.reads(),
+    }).deleteOrganization(operator, orgId);
     expect(await store.db.prisma.organization.count({ where: { id: orgId } })).toBe(0);
     expect((await store.auditOf(orgId)).map((e) => e.action)).toEqual([
       'organization.deletion_started',
@@ -82,6 +85,7 @@ describe('organization offboarding service', () => {
     const service = createOffboardingService({
       sensitiveHeaders: DEFAULT_SENSITIVE_HEADERS,
       repositories: store.repositories(),
+      reads: store.reads(),
     });
     // actor_user_id is a uuid column: this operator's entry fails, and the start with it.
     await expect(service.deleteOrganization({ ...operator, id: 'not-a-uuid' }, orgId)).rejects.toThrow();

@@ -1,10 +1,12 @@
 import { AppError, asOrgId, DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
-import type { ExportCursor, OperatorRecord, Repositories } from '@relay/db';
+import type { ExportCursor, OperatorRecord, ReadRepositories, Repositories } from '@relay/db';
 import { exportLineView } from './organization-offboarding.views';
 import { auditedByOperator, byOperator, noSuchOrganization } from './operator-audit';
 
 export interface OffboardingServiceDeps {
   repositories: Pick<Repositories, 'audit' | 'offboarding' | 'organizations'>;
+  /** The export's pages (a read replica's, when one is set). */
+  reads: Pick<ReadRepositories, 'exports'>;
   /** Header names the export masks (SENSITIVE_HEADERS), as the events API does. */
   sensitiveHeaders: readonly string[];
   /** Events per export query (one page is all the export holds in memory). */
@@ -29,7 +31,7 @@ export function createOffboardingService(deps: OffboardingServiceDeps) {
   async function* exportLines(orgId: OrgId): AsyncGenerator<string> {
     let after: ExportCursor | null = null;
     for (;;) {
-      const page = await r.offboarding.exportPage(orgId, after, pageSize);
+      const page = await deps.reads.exports.exportPage(orgId, after, pageSize);
       for (const event of page) yield `${JSON.stringify(exportLineView(event, deps.sensitiveHeaders))}\n`;
       if (page.length < pageSize) return;
       const last = page[page.length - 1]!;

@@ -25,10 +25,11 @@ export const probeOperations = [
       503: { description: 'Not ready (`service_unavailable`).' },
     },
     handler: async ({ services, res }) => {
-      const { ready, reason, checks } = await services.probes.readiness();
-      if (ready) return { status: 200, body: { status: 'ready', checks } };
+      const { ready, reason, checks, replica } = await services.probes.readiness();
+      const detail = replica ? { replica } : {};
+      if (ready) return { status: 200, body: { status: 'ready', checks, ...detail } };
       // Answered here rather than thrown: a load balancer polls this, and a 503 is no error to log.
-      sendProblem(res, new AppError('service_unavailable', reason ?? undefined, { checks }));
+      sendProblem(res, new AppError('service_unavailable', reason ?? undefined, { checks, ...detail }));
       return undefined;
     },
   }),

@@ -54,4 +54,19 @@ describe('probe service', () => {
     started = true;
     expect(await probes.readiness()).toMatchObject({ ready: true });
   });
+
+  it('shows the read replica as a detail: a replica away leaves the process ready (reads go to the primary)', async () => {
+    const probes = createProbeService({
+      checks: { database: ok },
+      isStarted: () => true,
+      isShuttingDown: () => false,
+      replica: () => ({ status: 'unavailable', reads: 'primary', lagSeconds: null, lagBytes: null, error: 'refused' }),
+    });
+    expect(await probes.readiness()).toEqual({
+      ready: true,
+      reason: null,
+      checks: { database: 'ok' },
+      replica: { status: 'unavailable', reads: 'primary', lag_seconds: null, lag_bytes: null, error: 'refused' },
+    });
+  });
 });

@@ -10,12 +10,13 @@ import {
   type ruleStatsQuery,
   type statsQuery,
 } from '@relay/contracts';
-import type { Repositories } from '@relay/db';
+import type { ReadRepositories } from '@relay/db';
 import type { z } from 'zod';
 import { ruleStatsView, statsView } from './stats.views';
 
 export interface StatsServiceDeps {
-  repositories: Pick<Repositories, 'stats'>;
+  /** The read side (a read replica's, when one is set): stats are history that may trail the primary. */
+  repositories: Pick<ReadRepositories, 'stats'>;
   now?: () => Date;
 }
 

@@ -33,7 +33,8 @@ export function EventsPage() {
   // The filters as they are now are the ones the next visit starts with (routes.tsx restores them).
   useEffect(() => savePrefs(user, { filters: stripPage(search) }), [user, search]);
   const events = useQuery({ ...eventsListQuery(search), placeholderData: keepPreviousData });
-  const attention = useQuery(needsAttentionQuery);
+  // Asked once the list is in: on a first visit it would compete with the list for the API and the network.
+  const attention = useQuery({ ...needsAttentionQuery, enabled: events.data !== undefined });
   // Live rows make sense only where new events would show: the first page without filters.
   const liveEnabled = search.page === 1 && !hasFilter(search);
   const live = useLiveEvents(liveEnabled, paused);

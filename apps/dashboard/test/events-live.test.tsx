@@ -143,6 +143,38 @@ describe('events page, live and remembered', () => {
     expect(listCalls()).toBeGreaterThan(before);
   });
 
+  it('reads the summaries of a burst of live arrivals in one request, not one per event', async () => {
+    vi.stubGlobal('EventSource', FakeEventSource);
+    const arrivals = Array.from({ length: 9 }, (_, i) => event(i + 1, { target_url: `https://t.example/${i + 1}` }));
+    let stored = [] as EventSummary[];
+    const api = fakeApi({
+      ...common,
+      'GET /api/auth/me': { body: admin },
+      'GET /events': () => ({ body: page(stored) }),
+    });
+    renderApp('/app/events');
+    await screen.findByText('No events yet');
+    await waitFor(() => expect(FakeEventSource.last?.url).toBe('/events/stream'));
+    const summaryCalls = () =>
+      api.calls.filter((c) => c.url.pathname === '/events' && !c.url.searchParams.has('needs_attention')).length;
+    const before = summaryCalls();
+    stored = [...arrivals].reverse();
+    act(() => {
+      for (const e of arrivals)
+        FakeEventSource.last!.emit('event.created', {
+          id: e.id,
+          source: e.source,
+          status: 'queued',
+          created_at: e.created_at,
+        });
+    });
+    for (const e of arrivals) {
+      const row = (await screen.findByRole('link', { name: e.source })).closest('tr')!;
+      await waitFor(() => expect(cellOf(row, 'Target')).toHaveTextContent(e.target_url!));
+    }
+    expect(summaryCalls() - before).toBe(1);
+  });
+
   it('remembers the chosen columns per user across visits', async () => {
     fakeApi({ ...common, 'GET /api/auth/me': { body: admin }, 'GET /events': { body: page([event(1)]) } });
     const first = renderApp('/app/events');

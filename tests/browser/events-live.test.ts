@@ -79,7 +79,7 @@ describe('the live events list', () => {
 
   it('shows a row that arrives and fails live with its reason and last error, without a reload', async () => {
     await page.goto(`${relay.url}/app/events`);
-    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.getByRole('heading', { name: 'Events', exact: true }).waitFor();
     await page.getByText('No events yet', { exact: false }).waitFor();
     // A reload would lose this mark.
     await page.evaluate('window.__sameDocument = true');
@@ -107,17 +107,16 @@ describe('the live events list', () => {
   it("moves a row's relative time on while the page stays open", async () => {
     const id = await send(2);
     await page.locator(`a[href$="/events/${id}"]`).waitFor();
-    const first = await cellText(page, id, 'Received');
-    expect(first).toMatch(/now|second/);
+    expect(await cellText(page, id, 'Received')).toMatch(/now|second/);
+    // Nothing reloads the list here: only the page's clock can take the time to two seconds and beyond.
     await until(
       page,
       `(() => {
         const row = document.querySelector('a[href$="/events/${id}"]').closest('tr');
-        return row.querySelector('time').textContent !== ${JSON.stringify(first)};
+        return /^([2-9]|\\d{2,}) seconds ago$/.test(row.querySelector('time').textContent);
       })()`,
       'the relative time to move on',
     );
-    expect(await cellText(page, id, 'Received')).toMatch(/seconds? ago/);
   });
 
   it('counts what needs attention and filters the list by it in one click', async () => {
@@ -138,6 +137,7 @@ describe('the live events list', () => {
   });
 
   it('remembers the chosen columns across a reload, and the filters on the next visit', async () => {
+    await page.locator('[data-testid="event-row"]').first().waitFor();
     expect(await headers(page)).toContain('Target');
     await page.getByRole('button', { name: 'Columns' }).click();
     await page.getByRole('checkbox', { name: 'Target' }).uncheck();

@@ -1,5 +1,5 @@
 import { Badge, Button, Group, Pagination, Stack, Switch, Text, Title } from '@mantine/core';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useSession } from '../../app/session';
@@ -68,8 +68,12 @@ export function EventsPage() {
   };
   const needsAttention = search.needs_attention === true;
 
+  const queryClient = useQueryClient();
   const update = (patch: Partial<EventsSearch>) => {
     setSelected(new Set());
+    // The live rows go with the view they arrived in, so any cached page is older than what was shown: each is
+    // fetched again when next shown (not now), or coming back to the live view within staleTime would lose them.
+    if (live.changes > 0) void queryClient.invalidateQueries({ queryKey: ['events', 'list'], refetchType: 'none' });
     live.reset();
     void navigate({ search: (prev) => ({ ...prev, ...patch, page: 'page' in patch ? (patch.page ?? 1) : 1 }) });
   };

@@ -90,6 +90,23 @@ describe('event history API', () => {
     expect(idsOf(await list('search=%25').expect(200))).toEqual([]);
   });
 
+  it("lists each event's target and last error, as its own page shows them", async () => {
+    await pipeline.store.pool.query(
+      `UPDATE events SET last_error = 'HTTP 503: upstream down', target_url = 'http://t/hook', failure_reason = 'http_status'
+       WHERE id = $1`,
+      [ids[1]],
+    );
+    const row = (await list('status=failed').expect(200)).body.events.find((e: { id: string }) => e.id === ids[1]);
+    expect(row).toMatchObject({
+      target_url: 'http://t/hook',
+      failure_reason: 'http_status',
+      last_error: 'HTTP 503: upstream down',
+    });
+    const detail = await pipeline.http.get(`/events/${ids[1]}`).set('authorization', viewer).expect(200);
+    expect(detail.body.last_error).toBe('HTTP 503: upstream down');
+    expect((await list('status=queued').expect(200)).body.events[0].last_error).toBeNull();
+  });
+
   it('paginates with exact totals and refuses per_page above 200', async () => {
     const res = await list('per_page=2&page=2').expect(200);
     expect(idsOf(res)).toEqual([ids[2], ids[1]]);

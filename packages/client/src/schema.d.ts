@@ -2425,6 +2425,7 @@ export interface operations {
             target_url: string | null;
             attempt_count: number;
             failure_reason: string | null;
+            last_error: string | null;
             acknowledged: boolean;
             acknowledged_at: string | null;
             /** @description ISO 8601 UTC timestamp. */
@@ -2446,7 +2447,6 @@ export interface operations {
             body: string;
             /** @enum {string} */
             body_encoding: 'utf8' | 'base64';
-            last_error: string | null;
             attempts: {
               /** @description Delivery attempts to the target, every run. */
               main: number;
@@ -4901,6 +4901,8 @@ export interface operations {
               target_url: string | null;
               attempt_count: number;
               failure_reason: string | null;
+              /** @description The last attempt's error on the primary target (the response status and body, or why no answer). */
+              last_error: string | null;
               acknowledged: boolean;
               acknowledged_at: string | null;
               /** @description ISO 8601 UTC timestamp. */
@@ -5285,6 +5287,8 @@ export interface operations {
             target_url: string | null;
             attempt_count: number;
             failure_reason: string | null;
+            /** @description The last attempt's error on the primary target (the response status and body, or why no answer). */
+            last_error: string | null;
             acknowledged: boolean;
             acknowledged_at: string | null;
             /** @description ISO 8601 UTC timestamp. */
@@ -5317,7 +5321,6 @@ export interface operations {
             };
             /** @description Why an `ignored` event was not delivered: `filtered`, its rule's filter did not match; else null. */
             ignored_reason: 'filtered' | null;
-            last_error: string | null;
             next_attempt_at: string | null;
             /** @description ISO 8601 UTC timestamp. */
             updated_at: string;
@@ -5773,6 +5776,8 @@ export interface operations {
             target_url: string | null;
             attempt_count: number;
             failure_reason: string | null;
+            /** @description The last attempt's error on the primary target (the response status and body, or why no answer). */
+            last_error: string | null;
             acknowledged: boolean;
             acknowledged_at: string | null;
             /** @description ISO 8601 UTC timestamp. */

@@ -88,6 +88,10 @@ export const eventSummarySchema = z.object({
   target_url: z.string().nullable(),
   attempt_count: z.number().int(),
   failure_reason: z.string().nullable(),
+  last_error: z
+    .string()
+    .nullable()
+    .describe("The last attempt's error on the primary target (the response status and body, or why no answer)."),
   acknowledged: z.boolean(),
   acknowledged_at: timestamp.nullable(),
   created_at: timestamp,
@@ -129,7 +133,6 @@ export const eventDetailSchema = eventSummarySchema.extend({
     .enum(['filtered'])
     .nullable()
     .describe("Why an `ignored` event was not delivered: `filtered`, its rule's filter did not match; else null."),
-  last_error: z.string().nullable(),
   next_attempt_at: timestamp.nullable(),
   updated_at: timestamp,
   deliveries: z

@@ -16,6 +16,7 @@ export const eventRow = (n: number, patch: Partial<EventRow> = {}): EventRow => 
   target_url: 'http://127.0.0.1:9/hook',
   attempt_count: 1,
   failure_reason: null,
+  last_error: null,
   acknowledged: false,
   acknowledged_at: null,
   created_at: new Date(Date.now() - n * 60_000).toISOString(),

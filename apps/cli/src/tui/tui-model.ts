@@ -23,6 +23,7 @@ const newRow = (e: Extract<FeedMessage, { type: 'event.created' }>['data']): Eve
   target_url: null,
   attempt_count: 0,
   failure_reason: null,
+  last_error: null,
   acknowledged: false,
   acknowledged_at: null,
   delivered_at: null,

@@ -12,6 +12,7 @@ import { AppLayout } from './app-layout';
 import { isOperator, isSignedIn, meQuery } from './session';
 import { eventsListQuery } from '../pages/events/events-query';
 import { eventsSearch } from '../pages/events/events-search';
+import { loadPrefs, prefsUserOf, stripPage } from '../pages/events/events-prefs';
 
 export interface RouterContext {
   queryClient: QueryClient;
@@ -76,6 +77,15 @@ const eventsRoute = createRoute({
   getParentRoute: () => authedRoute,
   path: 'events',
   validateSearch: eventsSearch,
+  // Entering the page without any filter (the menu, a bookmark of /events) starts with the filters the user left it
+  // with; a link that names filters (the overview's, a shared one) keeps its own, and so does "Clear" on the page.
+  beforeLoad: async ({ context, search, cause }) => {
+    if (cause !== 'enter' || Object.keys(stripPage(search)).length > 0) return;
+    const me = await context.queryClient.ensureQueryData(meQuery);
+    const filters = loadPrefs(prefsUserOf(me)).filters;
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router redirects are thrown by design
+    if (filters && Object.keys(filters).length > 0) throw redirect({ to: '/events', search: filters, replace: true });
+  },
   // Starts the page's fetch beside the download of its code rather than after it (not awaited: the page shows
   // its own loader).
   loaderDeps: ({ search }) => search,

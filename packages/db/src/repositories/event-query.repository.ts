@@ -12,6 +12,7 @@ export interface EventSummary {
   targetUrl: string | null;
   attemptCount: number;
   failureReason: string | null;
+  lastError: string | null;
   createdAt: Date;
   deliveredAt: Date | null;
   acknowledgedAt: Date | null;
@@ -23,7 +24,6 @@ export interface EventDetail extends EventSummary {
   /** The request path after the source segment ("" if none) and its query, as received. */
   path: string;
   query: Record<string, string | string[]>;
-  lastError: string | null;
   nextAttemptAt: Date | null;
   updatedAt: Date;
 }
@@ -84,7 +84,8 @@ export type AttemptRecord = Omit<NewAttempt, 'kind'> & {
 };
 
 const SUMMARY = `id, source, status, provider_id AS "ruleId", target_url AS "targetUrl",
-  attempt_count AS "attemptCount", failure_reason AS "failureReason", created_at AS "createdAt",
+  attempt_count AS "attemptCount", failure_reason AS "failureReason", last_error AS "lastError",
+  created_at AS "createdAt",
   delivered_at AS "deliveredAt", acknowledged_at AS "acknowledgedAt"`;
 
 /** Up to this many matches, a page's `total` is an exact count; above, the planner's estimate. */
@@ -179,7 +180,7 @@ export function createEventQueryRepository(
 
     async findById(orgId: OrgId, id: string): Promise<EventDetail | null> {
       const { rows } = await pool.query<EventDetail>(
-        `SELECT ${SUMMARY}, body, headers, path, query, last_error AS "lastError", next_attempt_at AS "nextAttemptAt",
+        `SELECT ${SUMMARY}, body, headers, path, query, next_attempt_at AS "nextAttemptAt",
            updated_at AS "updatedAt"
          FROM events WHERE organization_id = $1 AND id = $2`,
         [orgId, id],

@@ -1,4 +1,4 @@
-import { Button, Group, Pill, Select, Switch, TextInput } from '@mantine/core';
+import { Button, Group, Pill, Select, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { dataOf } from '@relay/client';
@@ -19,7 +19,7 @@ interface Props {
   onChange: (patch: Partial<EventsSearch>) => void;
 }
 
-/** The Events page's filters; each one is a search param of the URL. */
+/** The Events page's filters; each one is a search param of the URL (needs attention: the page's shortcut). */
 export function EventsFilters({ search, onChange }: Props) {
   const [text, setText] = useState(search.search ?? '');
   useEffect(() => setText(search.search ?? ''), [search.search]);
@@ -100,12 +100,6 @@ export function EventsFilters({ search, onChange }: Props) {
         value={String(search.per_page)}
         onChange={(v) => onChange({ per_page: Number(v ?? 50) })}
         allowDeselect={false}
-      />
-      <Switch
-        label="Needs attention"
-        checked={search.needs_attention === true}
-        onChange={(e) => onChange({ needs_attention: e.currentTarget.checked ? true : undefined })}
-        mb={8}
       />
       <Button
         variant="subtle"

@@ -1,32 +1,37 @@
 import { Checkbox, Table } from '@mantine/core';
-import { memo } from 'react';
+import { useNavigate } from '@tanstack/react-router';
+import { memo, type MouseEvent } from 'react';
+import { APP_BASE } from '../../app/session';
 import { deliveryCountsText } from '../../components/delivery-counts';
-import { AnchorLink } from '../../components/links';
 import { RelativeTime } from '../../components/relative-time';
-import { StatusBadge } from '../../components/status-badge';
+import { EVENT_COLUMNS, type ColumnId, type Columns } from './events-columns';
 import type { EventSummary } from './event-types';
 import classes from './events-table.module.css';
 
 interface Props {
-  events: Pick<
-    EventSummary,
-    'id' | 'source' | 'status' | 'created_at' | 'attempt_count' | 'failure_reason' | 'acknowledged' | 'delivery_counts'
-  >[];
-  /** Live statuses that arrived after the page was fetched. */
-  statuses: Record<string, EventSummary['status']>;
-  /** Live main-attempt counts, likewise (never below the fetched count). */
-  attempts: Record<string, number>;
+  /** The rows as the newest thing known of each (live-rows.ts). */
+  events: EventSummary[];
+  columns: Columns;
   selectable: boolean;
   selected: Set<string>;
   onToggle: (id: string) => void;
   onToggleAll: (ids: string[]) => void;
 }
 
-export function EventsTable({ events, statuses, attempts, selectable, selected, onToggle, onToggleAll }: Props) {
+export function EventsTable({ events, columns, selectable, selected, onToggle, onToggleAll }: Props) {
+  const navigate = useNavigate();
   const ids = events.map((e) => e.id);
+  // The rows' links are plain anchors (a router Link per row cost a location build each); one handler here
+  // follows a plain click inside the app, and a modified or middle click opens the href as any link does.
+  const follow = (e: MouseEvent<HTMLElement>) => {
+    const link = (e.target as HTMLElement).closest<HTMLAnchorElement>('a[data-event-id]');
+    if (!link || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    void navigate({ to: '/events/$id', params: { id: link.dataset.eventId! } });
+  };
   const all = ids.length > 0 && ids.every((id) => selected.has(id));
   return (
-    <Table striped highlightOnHover verticalSpacing="xs" data-testid="events-table">
+    <Table striped highlightOnHover verticalSpacing="xs" data-testid="events-table" className={classes.table}>
       <Table.Thead>
         <Table.Tr>
           {selectable ? (
@@ -40,20 +45,17 @@ export function EventsTable({ events, statuses, attempts, selectable, selected, 
             </Table.Th>
           ) : null}
           <Table.Th>Source</Table.Th>
-          <Table.Th>Status</Table.Th>
-          <Table.Th>Attempts</Table.Th>
-          <Table.Th>Reason</Table.Th>
-          <Table.Th>Deliveries</Table.Th>
-          <Table.Th>Received</Table.Th>
+          {EVENT_COLUMNS.filter((c) => columns.has(c.id)).map((c) => (
+            <Table.Th key={c.id}>{c.label}</Table.Th>
+          ))}
         </Table.Tr>
       </Table.Thead>
-      <Table.Tbody>
+      <Table.Tbody onClick={follow}>
         {events.map((e) => (
           <EventRow
             key={e.id}
             event={e}
-            status={statuses[e.id] ?? e.status}
-            attempts={Math.max(attempts[e.id] ?? 0, e.attempt_count)}
+            columns={columns}
             selectable={selectable}
             selected={selected.has(e.id)}
             onToggle={onToggle}
@@ -64,21 +66,70 @@ export function EventsTable({ events, statuses, attempts, selectable, selected, 
   );
 }
 
-type Row = Props['events'][number];
 interface RowProps {
-  event: Row;
-  status: EventSummary['status'];
-  attempts: number;
+  event: EventSummary;
+  columns: Columns;
   selectable: boolean;
   selected: boolean;
   onToggle: (id: string) => void;
 }
 
-// Plain elements styled by events-table.module.css, not Mantine's Table.Td and Checkbox: 200 rows of those cost
-// most of the page's render time. Memoised by value: a live message or a selection re-renders the rows it changes, not all 200 (live rows arrive
-// as new objects each batch, so identity alone would not do).
+function cell(id: ColumnId, e: EventSummary) {
+  switch (id) {
+    case 'status':
+      return (
+        <td key={id}>
+          <span className={classes.badge} data-status={e.status} data-outline={e.acknowledged || undefined}>
+            {e.status}
+            {e.acknowledged ? ' (ack)' : ''}
+          </span>
+        </td>
+      );
+    case 'attempts':
+      return <td key={id}>{e.attempt_count}</td>;
+    case 'reason':
+      return (
+        <td key={id}>
+          <span className={classes.reason}>{e.failure_reason ?? ''}</span>
+        </td>
+      );
+    case 'last_error':
+      return (
+        <td key={id}>
+          <span className={`${classes.reason} ${classes.clip}`} title={e.last_error ?? undefined}>
+            {e.last_error ?? ''}
+          </span>
+        </td>
+      );
+    case 'target':
+      return (
+        <td key={id}>
+          <span className={`${classes.reason} ${classes.clip}`} title={e.target_url ?? undefined}>
+            {e.target_url ?? ''}
+          </span>
+        </td>
+      );
+    case 'deliveries':
+      return (
+        <td key={id} className={e.delivery_counts.failed > 0 ? classes.failed : undefined}>
+          {deliveryCountsText(e.delivery_counts)}
+        </td>
+      );
+    case 'received':
+      return (
+        <td key={id}>
+          <RelativeTime iso={e.created_at} />
+        </td>
+      );
+  }
+}
+
+// Plain elements styled by events-table.module.css, not Mantine's Table.Td, Badge, Anchor (nor the router's Link)
+// and Checkbox: 200 rows of
+// those cost most of the page's render time. Memoised by value: a live message or a selection re-renders the rows it
+// changes, not all 200 (live rows arrive as new objects each batch, so identity alone would not do).
 const EventRow = memo(
-  function EventRow({ event: e, status, attempts, selectable, selected, onToggle }: RowProps) {
+  function EventRow({ event: e, columns, selectable, selected, onToggle }: RowProps) {
     return (
       <tr className={classes.row} data-testid="event-row">
         {selectable ? (
@@ -93,34 +144,32 @@ const EventRow = memo(
           </td>
         ) : null}
         <td>
-          <AnchorLink to="/events/$id" params={{ id: e.id }}>
+          <a href={`${APP_BASE}/events/${e.id}`} data-event-id={e.id} className={classes.link}>
             {e.source}
-          </AnchorLink>
+          </a>
         </td>
-        <td>
-          <StatusBadge status={status} acknowledged={e.acknowledged} />
-        </td>
-        <td>{attempts}</td>
-        <td>
-          <span className={classes.reason}>{e.failure_reason ?? ''}</span>
-        </td>
-        <td className={e.delivery_counts.failed > 0 ? classes.failed : undefined}>
-          {deliveryCountsText(e.delivery_counts)}
-        </td>
-        <td>
-          <RelativeTime iso={e.created_at} />
-        </td>
+        {EVENT_COLUMNS.filter((c) => columns.has(c.id)).map((c) => cell(c.id, e))}
       </tr>
     );
   },
   (a, b) =>
-    a.status === b.status &&
-    a.attempts === b.attempts &&
+    a.columns === b.columns &&
     a.selectable === b.selectable &&
     a.selected === b.selected &&
     a.onToggle === b.onToggle &&
-    (['id', 'source', 'created_at', 'failure_reason', 'acknowledged'] as const).every(
-      (k) => a.event[k] === b.event[k],
-    ) &&
-    deliveryCountsText(a.event.delivery_counts) === deliveryCountsText(b.event.delivery_counts),
+    (a.event === b.event ||
+      ((
+        [
+          'id',
+          'source',
+          'status',
+          'attempt_count',
+          'created_at',
+          'failure_reason',
+          'last_error',
+          'target_url',
+          'acknowledged',
+        ] as const
+      ).every((k) => a.event[k] === b.event[k]) &&
+        deliveryCountsText(a.event.delivery_counts) === deliveryCountsText(b.event.delivery_counts))),
 );

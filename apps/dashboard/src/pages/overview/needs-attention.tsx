@@ -1,19 +1,13 @@
 import { Card, Group, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { dataOf } from '@relay/client';
-import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
 import { AnchorLink } from '../../components/links';
 import { RelativeTime } from '../../components/relative-time';
-import type { EventPage } from '../events/event-types';
+import { needsAttentionQuery } from '../events/needs-attention-query';
 
 /** Failed events nobody acknowledged yet: the ten newest, with a link to all of them. */
 export function NeedsAttention({ count }: { count: number }) {
-  const list = useQuery({
-    queryKey: ['events', 'needs-attention'],
-    queryFn: async (): Promise<EventPage> =>
-      dataOf(client.GET('/events', { params: { query: { needs_attention: 'true', per_page: 10 } } })),
-  });
+  const list = useQuery(needsAttentionQuery);
   return (
     <Card withBorder>
       <Group justify="space-between" mb="sm">

@@ -41,6 +41,13 @@ describe('event read tools', () => {
 
     const bySource = await callOk<{ events: Summary[] }>(reader, 'list_events', { source: 'github', per_page: 5 });
     expect(bySource.events.map((e) => e.id)).toEqual([deliveredId]);
+    // One rule's events: the failed event's rule, by its id (a source can feed several rules).
+    const { provider_id: ruleId } = (
+      await fx.relay.pipeline.http.get(`/events/${failedId}`).set('authorization', fx.admin).expect(200)
+    ).body as { provider_id: string };
+    const byRule = await callOk<{ events: Summary[]; link: string }>(reader, 'list_events', { rule_id: ruleId });
+    expect(byRule.events.map((e) => e.id)).toEqual([failedId]);
+    expect(byRule.link).toMatch(new RegExp(`/app/events\\?rule_id=${ruleId}$`));
     const future = await callOk<{ total: number }>(reader, 'list_events', { from: '2999-01-01T00:00:00Z' });
     expect(future.total).toBe(0);
     // per_page above the tool's cap is refused by its schema.

@@ -60,6 +60,9 @@ export const eventFilterShape = {
   destination_id: eventFilterSchema.shape.destination_id.describe(
     `${eventFilterSchema.shape.destination_id.description ?? ''} Its id is in list_destinations.`,
   ),
+  rule_id: eventFilterSchema.shape.rule_id.describe(
+    `${eventFilterSchema.shape.rule_id.description ?? ''} Its id is in list_rules.`,
+  ),
 };
 export type EventFilterArgs = { [K in keyof typeof eventFilterShape]?: z.infer<(typeof eventFilterShape)[K]> };
 
@@ -75,6 +78,7 @@ export function apiFilterOf(args: EventFilterArgs) {
       args.needs_attention === undefined ? undefined : (String(args.needs_attention) as 'true' | 'false'),
     delivery_status: args.delivery_status,
     destination_id: args.destination_id,
+    rule_id: args.rule_id,
   };
 }
 

@@ -31,19 +31,30 @@ describe('timeBound', () => {
   });
 });
 
+const RULE = '0196a7c4-1f5e-7c3a-9b2d-4e8f6a1b2c3d';
+
 describe('filterOf', () => {
   it('keeps only the given filters, in the API names', () => {
     expect(filterOf({}, NOW)).toEqual({});
     expect(isEmptyFilter(filterOf({}, NOW))).toBe(true);
     expect(
       filterOf(
-        { search: 'x', status: 'failed', source: 'gh', from: '1h', to: '2025-03-10T11:30:00Z', needsAttention: true },
+        {
+          search: 'x',
+          status: 'failed',
+          source: 'gh',
+          rule: RULE,
+          from: '1h',
+          to: '2025-03-10T11:30:00Z',
+          needsAttention: true,
+        },
         NOW,
       ),
     ).toEqual({
       search: 'x',
       status: 'failed',
       source: 'gh',
+      rule_id: RULE,
       from: '2025-03-10T11:00:00.000Z',
       to: '2025-03-10T11:30:00.000Z',
       needs_attention: 'true',

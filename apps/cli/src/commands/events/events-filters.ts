@@ -13,6 +13,8 @@ export interface FilterOptions {
   search?: string;
   status?: EventStatusName;
   source?: string;
+  /** A rule id. */
+  rule?: string;
   from?: string;
   to?: string;
   needsAttention?: boolean;
@@ -55,6 +57,7 @@ export function addFilterOptions(
     .option('--search <text>', 'text in the source, payload or headers (case-insensitive)')
     .addOption(new Option('--status <status>', 'only events in this status').choices(EVENT_STATUSES))
     .option('--source <source>', 'only events of this source')
+    .option('--rule <id>', 'only events of this rule (a source can feed several)')
     .option('--from <when>', 'created at or after: ISO 8601, or a duration ago such as 1h, 2d')
     .option('--to <when>', 'created before: ISO 8601, or a duration ago such as 30m')
     .option('--needs-attention', 'only failed events nobody acknowledged yet')
@@ -72,6 +75,7 @@ export function filterOf(options: FilterOptions, now = Date.now()): EventFilter 
   if (options.search !== undefined) filter.search = options.search;
   if (options.status !== undefined) filter.status = options.status;
   if (options.source !== undefined) filter.source = options.source;
+  if (options.rule !== undefined) filter.rule_id = options.rule;
   if (options.from !== undefined) filter.from = timeBound(options.from, now);
   if (options.to !== undefined) filter.to = timeBound(options.to, now);
   if (options.needsAttention) filter.needs_attention = 'true';

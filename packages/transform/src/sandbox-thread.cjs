@@ -32,7 +32,8 @@ const { memoryMb, maxLogBytes, maxOutputBytes, answers } = workerData;
 // run() takes the request's JSON, and the body's text apart when the host has it as stored bytes (parsed here: JSON,
 // else the text itself, nothing when empty, as a stored webhook reads). It answers 'o' + the JSON of { headers, path,
 // query, logs } + '\n' + the body's JSON (JSON text never holds a raw newline, so the host splits there and never
-// parses or serialises the body again), or 'i' + why the output is invalid, or 't' when it is too large.
+// parses or serialises the body again), or 'i' + the number of why the output is invalid (INVALID, kept out of the
+// prelude: its text would be compiled in every call) and the detail, or 't' when it is too large.
 const CONSOLE = `(put, full, stringify, S) => {
 const show = (v) => { if (typeof v === 'string') return v; if (v instanceof Error) return S(v.stack || v);
 try { const t = stringify(v); return t === undefined ? S(v) : t; } catch { return S(v); } };
@@ -59,7 +60,7 @@ put('addHandler', (kind, fn) => {
 return Object.freeze({
   run(input, context, bodyText) {
     if (!handler)
-      return "ithe code registered no handler: call addHandler('transform', (request, context) => request)";
+      return 'i0';
     let request = parse(input);
     if (bodyText !== undefined) {
       let body = null;
@@ -68,20 +69,28 @@ return Object.freeze({
     }
     const r = handler(request, parse(context));
     if (r !== null && typeof r === 'object' && typeof r.then === 'function')
-      return 'ithe handler returned a Promise: transforms are synchronous, return the request';
-    if (r === null || typeof r !== 'object' || Array.isArray(r)) return 'ithe handler must return the request object';
+      return 'i1';
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) return 'i2';
     let body, meta;
     try {
       body = stringify(r.body);
       meta = stringify({ headers: r.headers, path: r.path, query: r.query, logs });
-    } catch (error) { return 'ithe returned request is not JSON-serialisable: ' + error.message; }
-    if (body === undefined) return 'ithe returned request has no body';
+    } catch (error) { return 'i3' + error.message; }
+    if (body === undefined) return 'i4';
     if (body.length + meta.length > MAX_OUT) return 't';
     return 'o' + meta + '\\n' + body;
   },
   logs: () => logs,
 });
-})`;
+})`.replace(/^ +/gm, ''); // indentation is for the reader: QuickJS would tokenize it in every call
+
+const INVALID = [
+  "the code registered no handler: call addHandler('transform', (request, context) => request)",
+  'the handler returned a Promise: transforms are synchronous, return the request',
+  'the handler must return the request object',
+  'the returned request is not JSON-serialisable: ',
+  'the returned request has no body',
+];
 
 let QuickJS;
 let runtime;
@@ -223,7 +232,7 @@ function callRelay(vm, relay, name, ...args) {
 
 // The run() answer (see PRELUDE): the output's parts, the body left as the JSON text it will be sent as.
 function outputOf(text) {
-  if (text[0] === 'i') return { ok: true, invalid: text.slice(1) };
+  if (text[0] === 'i') return { ok: true, invalid: INVALID[text[1]] + text.slice(2) };
   if (text[0] === 't') return { ok: true, tooLarge: true };
   const newline = text.indexOf('\n');
   // The prelude's own JSON: only a transform that gave Object.prototype a toJSON could make it something else.

@@ -4,10 +4,9 @@
 //
 // The code sees only ECMAScript built-ins, an `addHandler` and a `console` defined in the sandbox itself; the one host
 // function (the console's loader, see PRELUDE) is out of its reach and takes nothing; input and output cross as JSON
-// text. The limits that hold are outside
-// QuickJS: the WebAssembly memory has a hard maximum (memory.grow fails past it), and the host terminate()s this
-// thread when a call outlives its time. QuickJS's own interrupt deadline and memory limit are soft
-// (quickjs-emscripten#255, #271) and only make the common runaway end sooner and cleaner, with its logs.
+// text. The limits that hold are outside QuickJS: the WebAssembly memory has a hard maximum (memory.grow fails past
+// it), and the host terminate()s this thread when a call outlives its time. QuickJS's own interrupt deadline and memory
+// limit are soft (quickjs-emscripten#255, #271) and only make the common runaway end sooner and cleaner, with its logs.
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const { newQuickJSWASMModuleFromVariant, newVariant } = require('quickjs-emscripten-core');
@@ -19,10 +18,11 @@ const WASM_PAGE = 65536;
 const { memoryMb, maxLogBytes, maxOutputBytes, answers } = workerData;
 
 // Runs in each fresh context before the transform: a function of the console's loader that installs `addHandler` and
-// `console` and answers the relay's own (frozen) functions, which the transform cannot reach: no global names them. Kept short, because QuickJS compiles it for every call (at ~70 ns a
-// byte and a few µs a function, its compile was the largest share of a call's CPU after the context itself). It holds
-// on to the JSON and String built-ins before the transform can replace them, so that what comes back is always JSON
-// text. `WebAssembly` is not a QuickJS built-in, and nothing else of the host exists here.
+// `console` and answers the relay's own (frozen) functions, which the transform cannot reach: no global names them.
+// Kept short, because QuickJS compiles it for every call (~70–90 ns a character and a few µs a function: its compile
+// was the largest share of a call's CPU after the context itself). It holds on to the JSON, String and Array.isArray
+// built-ins before the transform can replace them, so that what comes back is always JSON text. `WebAssembly` is not
+// a QuickJS built-in, and nothing else of the host exists here.
 //
 // `console` is lazy: most transforms never log, and its code (the CONSOLE factory) is compiled only on the transform's
 // first use of `console`, whose getter asks the host for it through `load`, the only host function in the sandbox
@@ -39,11 +39,12 @@ const show = (v) => { if (typeof v === 'string') return v; if (v instanceof Erro
 try { const t = stringify(v); return t === undefined ? S(v) : t; } catch { return S(v); } };
 const write = (level) => (...args) => { if (full()) return; let line = level;
 for (let i = 0; i < args.length; i++) line += (i ? ' ' : '') + show(args[i]); put(line + '\\n'); };
-return { log: write(''), info: write('info: '), warn: write('warn: '), error: write('error: '), debug: write('debug: ') };
+return { log: write(''), info: write('info: '), warn: write('warn: '), error: write('error: '),
+debug: write('debug: ') };
 }`;
 const PRELUDE = `((load) => {
 'use strict';
-const { parse, stringify } = JSON, S = String, define = Reflect.defineProperty, G = globalThis;
+const { parse, stringify } = JSON, S = String, isArray = Array.isArray, define = Reflect.defineProperty, G = globalThis;
 const MAX_LOG = ${Number(maxLogBytes)}, MAX_OUT = ${Number(maxOutputBytes)} + 65536;
 let handler, logs = '';
 const put = (name, value) => define(G, name, { value, writable: true, configurable: true });
@@ -59,8 +60,7 @@ put('addHandler', (kind, fn) => {
 });
 return Object.freeze({
   run(input, context, bodyText) {
-    if (!handler)
-      return 'i0';
+    if (!handler) return 'i0';
     let request = parse(input);
     if (bodyText !== undefined) {
       let body = null;
@@ -70,7 +70,7 @@ return Object.freeze({
     const r = handler(request, parse(context));
     if (r !== null && typeof r === 'object' && typeof r.then === 'function')
       return 'i1';
-    if (r === null || typeof r !== 'object' || Array.isArray(r)) return 'i2';
+    if (r === null || typeof r !== 'object' || isArray(r)) return 'i2';
     let body, meta;
     try {
       body = stringify(r.body);

@@ -179,8 +179,13 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
         resolve(outcome);
       }
       // The answer and the thread's exit come on different channels: a thread that answered and then stopped may
-      // have its exit seen first. An answer already sent is the call's outcome, not the stop.
-      slot.onExit = (error) => done(waitingAnswer() ?? error ?? new Error('the sandbox thread stopped'));
+      // have its exit seen first. An answer already sent is the call's outcome, not the stop; the thread is gone all the
+      // same, so the slot replaces it (recycle) rather than post its next call to a dead thread, where it would wait
+      // out the whole time limit and fail as the transform's timeout.
+      slot.onExit = (error) => {
+        const answer = waitingAnswer();
+        done(answer ? { ...answer, recycle: true } : (error ?? new Error('the sandbox thread stopped')));
+      };
       slot.onAnswer = (answer) => {
         if (answer.id === id) done(answer);
       };

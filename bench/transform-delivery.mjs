@@ -32,7 +32,7 @@ function chatTransform(root) {
   return code;
 }
 
-async function phase({ root, name, transform, backlog, log, profileDir, smoke }) {
+export async function phase({ root, name, transform, backlog, log, profileDir, smoke }) {
   const dbName = `relay_transform_${process.pid}_${name}`;
   const prefix = `xform${process.pid}${name}`;
   const url = await freshDatabase(root, dbName);

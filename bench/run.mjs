@@ -1,5 +1,5 @@
 // pnpm bench [--smoke] [--runs N] [--workers N] [--profile] [--fair] [--search [--search-events N]] [--fanout N]
-//   [--transform]
+//   [--transform [--runs N]] [--pacing-ab [--rounds N] [--pacing-ab-base DIR]]
 // One run: baselines (bare Express, BullMQ no-op worker) and the relay (production build) measured
 // side by side on this machine; the median of the runs goes to bench/results/latest.json.
 import { execFileSync } from 'node:child_process';
@@ -494,21 +494,24 @@ async function measure() {
 // pnpm bench --fanout N: a rule with N destinations against the same rule with none (bench/fanout.mjs).
 // `--fanout` alone (or followed by another flag) means 3 destinations.
 // pnpm bench --transform: a typical transform's worker CPU per delivery beside the plain delivery rate.
+// pnpm bench --pacing-ab: a rule without pacing, the build before pacing against this one (bench/pacing-ab.mjs).
 const fanOutCount = () => (/^\d+$/.test(args[args.indexOf('--fanout') + 1] ?? '') ? option('--fanout', 3) : 3);
 const scenario = args.includes('--transform')
   ? import('./transform-delivery.mjs').then((t) => t.runTransformDelivery({ root, smoke, log }))
-  : args.includes('--fair')
-    ? import('./fair-delivery.mjs').then((fair) => fair.runFairDelivery({ root, smoke, workers: WORKERS, log }))
-    : args.includes('--fanout')
-      ? import('./fanout.mjs').then((fanOut) =>
-          fanOut.runFanOut({ root, smoke, workers: WORKERS, destinations: fanOutCount(), log }),
-        )
-      : args.includes('--search')
-        ? import('./search-scale.mjs').then((search) => {
-            execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
-            return search.runSearchScale({ root, events: option('--search-events', smoke ? 5_000 : 1_000_000), log });
-          })
-        : main();
+  : args.includes('--pacing-ab')
+    ? import('./pacing-ab.mjs').then((ab) => ab.runPacingAb({ root, smoke, log }))
+    : args.includes('--fair')
+      ? import('./fair-delivery.mjs').then((fair) => fair.runFairDelivery({ root, smoke, workers: WORKERS, log }))
+      : args.includes('--fanout')
+        ? import('./fanout.mjs').then((fanOut) =>
+            fanOut.runFanOut({ root, smoke, workers: WORKERS, destinations: fanOutCount(), log }),
+          )
+        : args.includes('--search')
+          ? import('./search-scale.mjs').then((search) => {
+              execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
+              return search.runSearchScale({ root, events: option('--search-events', smoke ? 5_000 : 1_000_000), log });
+            })
+          : main();
 scenario.catch((err) => {
   console.error(err);
   process.exit(1);

@@ -83,7 +83,7 @@ parentPort.postMessage({ ready: true });
 describe('transform runner pool', () => {
   // A busy host sees both when it comes back to its event loop, and takes the thread's exit first.
   it('takes the answer of a thread that stopped right after giving it, though the host sees the stop first', async () => {
-    const runner = createTransformRunner({ threadFile: answerThenExitThread, concurrency: 1, timeoutMs: 60_000 });
+    const runner = createTransformRunner({ threadFile: answerThenExitThread, concurrency: 1, timeoutMs: 5_000 });
     try {
       // The first call also starts the slot's next thread (this one stops after it), then that one is let start.
       expect(await runner.run('x', request, context)).toMatchObject({ ok: true });
@@ -94,6 +94,9 @@ describe('transform runner pool', () => {
       const busyUntil = Date.now() + 300;
       while (Date.now() < busyUntil); // the thread answers and stops meanwhile
       expect(await call).toMatchObject({ ok: true });
+      // The stopped thread was replaced: the next call runs, rather than being posted to the dead thread and failing
+      // as a timeout once the time limit is out.
+      expect(await runner.run('x', request, context)).toMatchObject({ ok: true });
     } finally {
       await runner.close();
     }

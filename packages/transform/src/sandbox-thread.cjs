@@ -2,11 +2,11 @@
 // Plain CommonJS, not TypeScript, because it is a worker_threads entry loaded by path in every setting (jest,
 // tsx, the esbuild bundle of the worker app), none of which would transpile it there.
 //
-// The sandbox gets no host function at all: the code sees only ECMAScript built-ins, an `addHandler` and a
-// `console` defined in the sandbox itself; input and output cross as JSON text. The limits that hold are outside
-// QuickJS: the WebAssembly memory has a hard maximum (memory.grow fails past it), and the host terminate()s this
-// thread when a call outlives its time. QuickJS's own interrupt deadline and memory limit are soft
-// (quickjs-emscripten#255, #271) and only make the common runaway end sooner and cleaner, with its logs.
+// The code sees only ECMAScript built-ins, an `addHandler` and a `console` defined in the sandbox itself; the one host
+// function (the console's loader, see PRELUDE) is out of its reach and takes nothing; input and output cross as JSON
+// text. The limits that hold are outside QuickJS: the WebAssembly memory has a hard maximum (memory.grow fails past
+// it), and the host terminate()s this thread when a call outlives its time. QuickJS's own interrupt deadline and memory
+// limit are soft (quickjs-emscripten#255, #271) and only make the common runaway end sooner and cleaner, with its logs.
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const { newQuickJSWASMModuleFromVariant, newVariant } = require('quickjs-emscripten-core');
@@ -17,44 +17,50 @@ const WASM_PAGE = 65536;
 // synchronously when a call's time is up: an answer given in time is never taken for a timeout (transform-runner.ts).
 const { memoryMb, maxLogBytes, maxOutputBytes, answers } = workerData;
 
-// Runs in each fresh context before the transform, and evaluates to the relay's own (frozen) functions, which the
-// transform cannot reach: no global names them. Kept short, because it is parsed for every call (its parse was a
-// third of a call's CPU). It holds on to the JSON and String built-ins before the transform can replace them, so
-// that what comes back is always JSON text. Console output is kept inside the sandbox, capped, and read back after
-// the call; `WebAssembly` is not a QuickJS built-in, and nothing else of the host exists here.
+// Runs in each fresh context before the transform: a function of the console's loader that installs `addHandler` and
+// `console` and answers the relay's own (frozen) functions, which the transform cannot reach: no global names them.
+// Kept short, because QuickJS compiles it for every call (~70–90 ns a character and a few µs a function: its compile
+// was the largest share of a call's CPU after the context itself). It holds on to the JSON, String and Array.isArray
+// built-ins before the transform can replace them, so that what comes back is always JSON text. `WebAssembly` is not
+// a QuickJS built-in, and nothing else of the host exists here.
+//
+// `console` is lazy: most transforms never log, and its code (the CONSOLE factory) is compiled only on the transform's
+// first use of `console`, whose getter asks the host for it through `load`, the only host function in the sandbox
+// (reachable from the prelude's closure alone, it takes nothing and compiles that fixed text). Console output is kept
+// inside the sandbox, the first `maxLogBytes` characters, and read back after the call.
 //
 // run() takes the request's JSON, and the body's text apart when the host has it as stored bytes (parsed here: JSON,
-// else the text itself, nothing when empty, as a stored webhook reads). It answers 'o' + the JSON of { headers, path, query, logs } + '\n' + the body's JSON (JSON text never holds a
-// raw newline, so the host splits there and never parses or serialises the body again), or 'i' + why the output is
-// invalid, or 't' when it is too large.
-const PRELUDE = `(() => {
+// else the text itself, nothing when empty, as a stored webhook reads). It answers 'o' + the JSON of { headers, path,
+// query, logs } + '\n' + the body's JSON (JSON text never holds a raw newline, so the host splits there and never
+// parses or serialises the body again), or 'i' + the number of why the output is invalid (INVALID, kept out of the
+// prelude: its text would be compiled in every call) and the detail, or 't' when it is too large.
+const CONSOLE = `(put, full, stringify, S) => {
+const show = (v) => { if (typeof v === 'string') return v; if (v instanceof Error) return S(v.stack || v);
+try { const t = stringify(v); return t === undefined ? S(v) : t; } catch { return S(v); } };
+const write = (level) => (...args) => { if (full()) return; let line = level;
+for (let i = 0; i < args.length; i++) line += (i ? ' ' : '') + show(args[i]); put(line + '\\n'); };
+return { log: write(''), info: write('info: '), warn: write('warn: '), error: write('error: '),
+debug: write('debug: ') };
+}`;
+const PRELUDE = `((load) => {
 'use strict';
-const { parse, stringify } = JSON, S = String, isArray = Array.isArray, define = Object.defineProperty;
+const { parse, stringify } = JSON, S = String, isArray = Array.isArray, define = Reflect.defineProperty, G = globalThis;
 const MAX_LOG = ${Number(maxLogBytes)}, MAX_OUT = ${Number(maxOutputBytes)} + 65536;
-let handler, logs = '', full = false;
-const show = (v) => {
-  if (typeof v === 'string') return v;
-  if (v instanceof Error) return S(v.stack || v);
-  try { const t = stringify(v); return t === undefined ? S(v) : t; } catch { return S(v); }
-};
-const write = (level) => (...args) => {
-  if (full) return;
-  let line = level;
-  for (let i = 0; i < args.length; i++) line += (i ? ' ' : '') + show(args[i]);
-  logs += line + '\\n';
-  if (logs.length > MAX_LOG) { logs = logs.slice(0, MAX_LOG); full = true; }
-};
-define(globalThis, 'console', { value: { log: write(''), info: write('info: '), warn: write('warn: '),
-  error: write('error: '), debug: write('debug: ') }, writable: true, configurable: true });
-define(globalThis, 'addHandler', { value: (kind, fn) => {
+let handler, logs = '';
+const put = (name, value) => define(G, name, { value, writable: true, configurable: true });
+define(G, 'console', { get() {
+  const c = load()((t) => { logs = (logs + t).slice(0, MAX_LOG); }, () => logs.length >= MAX_LOG, stringify, S);
+  put('console', c);
+  return c;
+}, set(c) { put('console', c); }, configurable: true });
+put('addHandler', (kind, fn) => {
   if (kind !== 'transform') throw new TypeError("addHandler: only 'transform' handlers exist here, not " + S(kind));
   if (typeof fn !== 'function') throw new TypeError("addHandler('transform', fn): fn must be a function");
   handler = fn;
-}, writable: true, configurable: true });
+});
 return Object.freeze({
   run(input, context, bodyText) {
-    if (!handler)
-      return "ithe code registered no handler: call addHandler('transform', (request, context) => request)";
+    if (!handler) return 'i0';
     let request = parse(input);
     if (bodyText !== undefined) {
       let body = null;
@@ -63,20 +69,28 @@ return Object.freeze({
     }
     const r = handler(request, parse(context));
     if (r !== null && typeof r === 'object' && typeof r.then === 'function')
-      return 'ithe handler returned a Promise: transforms are synchronous, return the request';
-    if (r === null || typeof r !== 'object' || isArray(r)) return 'ithe handler must return the request object';
+      return 'i1';
+    if (r === null || typeof r !== 'object' || isArray(r)) return 'i2';
     let body, meta;
     try {
       body = stringify(r.body);
       meta = stringify({ headers: r.headers, path: r.path, query: r.query, logs });
-    } catch (error) { return 'ithe returned request is not JSON-serialisable: ' + error.message; }
-    if (body === undefined) return 'ithe returned request has no body';
+    } catch (error) { return 'i3' + error.message; }
+    if (body === undefined) return 'i4';
     if (body.length + meta.length > MAX_OUT) return 't';
     return 'o' + meta + '\\n' + body;
   },
   logs: () => logs,
 });
-})()`;
+})`.replace(/^ +/gm, ''); // indentation is for the reader: QuickJS would tokenize it in every call
+
+const INVALID = [
+  "the code registered no handler: call addHandler('transform', (request, context) => request)",
+  'the handler returned a Promise: transforms are synchronous, return the request',
+  'the handler must return the request object',
+  'the returned request is not JSON-serialisable: ',
+  'the returned request has no body',
+];
 
 let QuickJS;
 let runtime;
@@ -150,9 +164,7 @@ function call({ id, code, input, body, context, timeoutMs, compileOnly }) {
   }
   let relay;
   try {
-    const prelude = vm.evalCode(PRELUDE, 'relay-prelude.js');
-    if (prelude.error) throw new Error(`prelude: ${errorOf(vm, prelude.error, deadline).message}`);
-    relay = prelude.value;
+    relay = relayOf(vm, deadline);
     const step = vm.evalCode(code, 'transform.js');
     const args = body === undefined ? [input, context] : [input, context, body];
     const result = step.error ? step : callRelay(vm, relay, 'run', ...args);
@@ -194,6 +206,18 @@ function call({ id, code, input, body, context, timeoutMs, compileOnly }) {
   answers.postMessage(answer);
 }
 
+// The prelude's functions in a fresh context, given the host's console loader (see PRELUDE).
+function relayOf(vm, deadline) {
+  const made = vm.evalCode(PRELUDE, 'relay-prelude.js');
+  if (made.error) throw new Error(`prelude: ${errorOf(vm, made.error, deadline).message}`);
+  const load = vm.newFunction('load', () => vm.evalCode(CONSOLE, 'relay-console.js'));
+  const relay = vm.callFunction(made.value, vm.undefined, load);
+  load.dispose();
+  made.value.dispose();
+  if (relay.error) throw new Error(`prelude: ${errorOf(vm, relay.error, deadline).message}`);
+  return relay.value;
+}
+
 // Calls one of the relay's functions (never a global the transform could have replaced) with string arguments.
 function callRelay(vm, relay, name, ...args) {
   const fn = vm.getProp(relay, name);
@@ -208,7 +232,7 @@ function callRelay(vm, relay, name, ...args) {
 
 // The run() answer (see PRELUDE): the output's parts, the body left as the JSON text it will be sent as.
 function outputOf(text) {
-  if (text[0] === 'i') return { ok: true, invalid: text.slice(1) };
+  if (text[0] === 'i') return { ok: true, invalid: INVALID[text[1]] + text.slice(2) };
   if (text[0] === 't') return { ok: true, tooLarge: true };
   const newline = text.indexOf('\n');
   // The prelude's own JSON: only a transform that gave Object.prototype a toJSON could make it something else.

@@ -41,6 +41,8 @@ interface Slot {
   ready: Promise<string | undefined>;
   /** Settles the call in flight, when its thread dies under it: with the thread's error, when it reported one. */
   onExit?: (error: Error | undefined) => void;
+  /** Hears the answers of the call in flight (one listener per port for its life, not one per call). */
+  onAnswer?: (answer: Answer) => void;
 }
 
 // The thread entry is loaded by path. From the TypeScript sources (jest, tsx) it sits next to this file; from the
@@ -91,6 +93,9 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
     worker.unref();
     slot.answers?.close();
     slot.answers = channel.port1;
+    slot.answers.on('message', (answer: Answer) => slot.onAnswer?.(answer));
+    // The call's timer keeps the process alive while a call runs; an idle port must not.
+    slot.answers.unref();
     slot.worker = worker;
     let started = false;
     let failed: Error | undefined;
@@ -159,9 +164,7 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
       const id = ++nextId;
       const { answers } = slot;
       const timer = setTimeout(() => done(waitingAnswer() ?? 'timeout'), timeoutMs + HARD_STOP_GRACE_MS);
-      const onMessage = (answer: Answer) => {
-        if (answer.id === id) done(answer);
-      };
+
       function waitingAnswer(): Answer | undefined {
         for (let got = receiveMessageOnPort(answers); got; got = receiveMessageOnPort(answers)) {
           const answer = got.message as Answer;
@@ -171,16 +174,21 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
       }
       function done(outcome: Answer | 'timeout' | Error) {
         clearTimeout(timer);
-        answers.off('message', onMessage);
+        slot.onAnswer = undefined;
         slot.onExit = undefined;
         resolve(outcome);
       }
       // The answer and the thread's exit come on different channels: a thread that answered and then stopped may
-      // have its exit seen first. An answer already sent is the call's outcome, not the stop.
-      slot.onExit = (error) => done(waitingAnswer() ?? error ?? new Error('the sandbox thread stopped'));
-      answers.on('message', onMessage);
-      // The call's timer keeps the process alive meanwhile; an idle port must not.
-      answers.unref();
+      // have its exit seen first. An answer already sent is the call's outcome, not the stop; the thread is gone all the
+      // same, so the slot replaces it (recycle) rather than post its next call to a dead thread, where it would wait
+      // out the whole time limit and fail as the transform's timeout.
+      slot.onExit = (error) => {
+        const answer = waitingAnswer();
+        done(answer ? { ...answer, recycle: true } : (error ?? new Error('the sandbox thread stopped')));
+      };
+      slot.onAnswer = (answer) => {
+        if (answer.id === id) done(answer);
+      };
       slot.worker.postMessage({ ...message, id, timeoutMs });
     });
   }

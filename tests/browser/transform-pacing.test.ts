@@ -67,7 +67,7 @@ describe('an admin on a rule page', () => {
   it('types a transform, tests it on a stored webhook (error with its line, then the output), and saves it', async () => {
     await page.goto(`${relay.url}/app/rules/${ruleId}`);
     await page.getByRole('button', { name: 'Edit rule' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Edit rule github' });
+    const dialog = page.getByRole('form', { name: 'Edit rule github' }); // edited in place, on the page
     await dialog.getByRole('button', { name: /^Transform/ }).click();
     // CodeMirror's editable area, loaded on opening the section.
     const editor = dialog.getByRole('textbox', { name: 'Transform code' });
@@ -104,7 +104,7 @@ describe('an admin on a rule page', () => {
 
   it('sets a rate limit and a concurrency, shown on the rule page', async () => {
     await page.getByRole('button', { name: 'Edit rule' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Edit rule github' });
+    const dialog = page.getByRole('form', { name: 'Edit rule github' }); // edited in place, on the page
     await dialog.getByRole('button', { name: /^Pacing/ }).click();
     await dialog.getByRole('textbox', { name: 'Rate limit' }).fill('5');
     await dialog.getByRole('combobox', { name: 'Per' }).selectOption('second');

@@ -24,7 +24,7 @@ export function OffboardingCard({ organization }: { organization: OrganizationDe
         <Text size="sm" c="dimmed">
           The export holds every event, oldest first, one JSON object per line (sender credentials masked); it is
           recorded in the platform audit log. Jobs of every organization are in the{' '}
-          <Anchor href={QUEUE_VIEW_URL} target="_blank" rel="noopener">
+          <Anchor href={QUEUE_VIEW_URL} target="_blank" rel="noopener" underline="always">
             queue view
           </Anchor>
           .

@@ -1,6 +1,7 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { seedUser } from '../e2e/harness';
+import { screenshotter } from './browser-harness';
 import { nav, newContext, signIn, startRelaySession, type RelaySession } from './relay-session';
 
 // The audit log in a real browser at 1280x800: its filters reach the API, its metadata opens readable,
@@ -11,6 +12,7 @@ let relay: RelaySession;
 let context: BrowserContext;
 let page: Page;
 const PASSWORD = 'browser-password-1';
+const shots = screenshotter();
 const LONG_EMAIL = `${'a-very-long-mailbox-name-'.repeat(4)}@integration-partners.example.com`;
 
 beforeAll(async () => {
@@ -77,6 +79,7 @@ describe('the audit log at 1280x800', () => {
     await page.getByRole('button', { name: 'Show metadata of rule.updated' }).first().click();
     const json = page.locator('pre').filter({ hasText: '"changed": [' });
     await json.waitFor();
+    await shots.take(page, 'audit-01-metadata-open');
     expect(await json.textContent()).toContain('\n  "note": "xxx');
     expect((await overflow(page)).table).toBeLessThanOrEqual(0);
     expect((await overflow(page)).page).toBe(0);
@@ -90,6 +93,7 @@ describe('the audit log at 1280x800', () => {
     await form.getByRole('textbox', { name: 'Actor e-mail' }).fill('ops@example.com');
     await form.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('3 entries match', { exact: true }).waitFor();
+    await shots.take(page, 'audit-02-filtered');
     const rows = page.getByTestId('audit-table').locator('tbody tr');
     expect(await rows.count()).toBe(3);
     for (const cell of await page.getByTestId('audit-table').locator('tbody tr td:nth-child(3)').all()) {

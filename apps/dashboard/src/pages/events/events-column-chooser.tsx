@@ -17,7 +17,8 @@ export function EventsColumnChooser({ columns, onChange }: Props) {
   return (
     <Popover position="bottom-end" shadow="md" withinPortal>
       <Popover.Target>
-        <Button size="xs" variant="default">
+        {/* Beside filters that wrap: it keeps its own width rather than be squeezed to "Colu". */}
+        <Button size="xs" variant="default" style={{ flexShrink: 0 }}>
           Columns
         </Button>
       </Popover.Target>

@@ -1,15 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { adminQuery, databaseUrl } from '@relay/test-support';
 import pg from 'pg';
 import { splitSqlStatements } from '../../scripts/lib/sql-statements.mjs';
-
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
+import { createMigrationProject, SCHEMA_HEADER, type MigrationProject } from './migration-project';
 
 describe('migration statements', () => {
   it.each<[string, string, string[]]>([
@@ -44,7 +37,7 @@ describe('migration statements', () => {
 
 // The runner itself (scripts/db.mjs) on a migration that the adapter's own split-at-every-";" broke: a DO block,
 // a function body and strings with ";" inside; a SET that the next statement must see (one connection); and an
-// index built CONCURRENTLY (no transaction around the migration). Run from a copy of the project whose only
+// index built CONCURRENTLY (no transaction around the migration). Run from a copy of the runner whose only
 // migration is this one, against an empty database of its own.
 const MIGRATION = String.raw`CREATE TABLE probe (id int PRIMARY KEY, note text);
 DO $$
@@ -70,32 +63,21 @@ CREATE INDEX CONCURRENTLY probe_note_idx ON probe (note);
 `;
 
 describe('scripts/db.mjs migrate', () => {
-  let project: string;
+  let project: MigrationProject;
   const name = `relay_runner_${randomBytes(5).toString('hex')}`;
 
   beforeAll(async () => {
-    project = await mkdtemp(path.join(tmpdir(), 'relay-runner-'));
-    await mkdir(path.join(project, 'scripts/lib'), { recursive: true });
-    await mkdir(path.join(project, 'prisma/migrations/20260101000000_probe'), { recursive: true });
-    for (const file of ['package.json', 'prisma/schema.prisma', 'scripts/db.mjs', 'scripts/lib/sql-statements.mjs']) {
-      await copyFile(path.join(ROOT, file), path.join(project, file));
-    }
-    await symlink(path.join(ROOT, 'node_modules'), path.join(project, 'node_modules'));
-    await writeFile(path.join(project, 'prisma/migrations/migration_lock.toml'), 'provider = "postgresql"\n');
-    await writeFile(path.join(project, 'prisma/migrations/20260101000000_probe/migration.sql'), MIGRATION);
+    project = await createMigrationProject(SCHEMA_HEADER, MIGRATION);
     await adminQuery(`CREATE DATABASE "${name}"`);
   });
 
   afterAll(async () => {
     await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await rm(project, { recursive: true, force: true });
+    await project?.remove();
   });
 
   it('applies DO blocks, function bodies and quoted semicolons, on one connection, outside a transaction', async () => {
-    const { stdout } = await run(process.execPath, [path.join(project, 'scripts/db.mjs'), 'migrate'], {
-      cwd: project,
-      env: { ...process.env, DATABASE_URL: databaseUrl(name) },
-    });
+    const { stdout } = await project.db(['migrate'], databaseUrl(name));
     expect(stdout).toContain('applied: 20260101000000_probe');
     const client = new pg.Client({ connectionString: databaseUrl(name) });
     await client.connect();

@@ -9,6 +9,7 @@ import { readFile, readdir, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { splitSqlStatements } from './lib/sql-statements.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(root, 'package.json'));
@@ -31,6 +32,33 @@ function reportCharColumnsAsText(pg) {
       });
     };
   }
+}
+
+// The adapter runs a migration by splitting it at every `;` and sending each piece to any pooled connection.
+// That broke DO blocks, function bodies and strings with a `;` in them (partitioned tables need those), and a
+// `SET lock_timeout` or an explicit BEGIN/COMMIT could land on another connection than the statements after it.
+// This runs the statements that sql-statements.mjs finds, in order, on one connection, still outside any
+// transaction the runner would open (so CREATE INDEX CONCURRENTLY works). The adapter's class is not exported:
+// its prototype is patched through the first adapter the factory makes (the shadow database's shares it).
+function splitStatementsWisely(adapter) {
+  const proto = Object.getPrototypeOf(adapter);
+  if (proto.executeScript.patched) return adapter;
+  proto.executeScript = async function executeScript(script) {
+    const pool = this.client;
+    const conn = typeof pool.totalCount === 'number' ? await pool.connect() : pool;
+    let failure;
+    try {
+      for (const statement of splitSqlStatements(script)) await conn.query(statement);
+    } catch (error) {
+      failure = error;
+      this.onError(error);
+    } finally {
+      // A connection left in a failed transaction or with session settings is not given back to the pool.
+      if (conn !== pool) conn.release(failure ?? true);
+    }
+  };
+  proto.executeScript.patched = true;
+  return adapter;
 }
 
 // Diffing from migrations replays them into the engine's own connection, so diff and check run
@@ -65,9 +93,10 @@ async function loadEngine(connectionString) {
   const schema = await readFile(schemaPath, 'utf8');
   // The shadow database is dropped under the engine's open connections: those errors are expected.
   const ignore = () => {};
-  const adapter = bindMigrationAwareSqlAdapterFactory(
-    new PrismaPg({ connectionString }, { onPoolError: ignore, onConnectionError: ignore }),
-  );
+  const factory = new PrismaPg({ connectionString }, { onPoolError: ignore, onConnectionError: ignore });
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => splitStatementsWisely(await connect());
+  const adapter = bindMigrationAwareSqlAdapterFactory(factory);
   const engine = await bg.SchemaEngine.new({ datamodels: [[schemaPath, schema]] }, () => {}, adapter);
   return { engine, schema, close: async () => engine.free() };
 }

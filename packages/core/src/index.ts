@@ -27,3 +27,4 @@ export * from './dedup-key';
 export * from './ordering-key';
 export * from './filter';
 export * from './notices';
+export * from './partition-plan';

@@ -8,3 +8,4 @@ export * from './event-seed';
 export * from './postgres-server';
 export * from './test-principal';
 export * from './pg-cluster';
+export * from './redis-cluster';

@@ -62,7 +62,7 @@ it('adds and processes a job under a hash-tagged prefix ({relay:dlv})', async ()
   expect(keys.filter((count) => count > 0)).toHaveLength(1);
 });
 
-it('fails with CROSSSLOT when the prefix has no hash tag (what the relay does today)', async () => {
+it('fails with CROSSSLOT when the prefix has no hash tag (the default QUEUE_PREFIX, relay)', async () => {
   const queue = new Queue('delivery', { connection: connect(), prefix: 'relay' });
   closers.push(() => queue.close());
   await expect(queue.add('deliver', { event: 'evt_2' })).rejects.toThrow(/CROSSSLOT/);

@@ -1,6 +1,6 @@
 // A Redis Cluster (3 primaries + 3 replicas) and a Sentinel set (a primary, a replica, 3 sentinels) on spare ports,
 // for running the relay on the real engines by hand; the tests start their own through the same helper
-// (packages/test-support/src/redis-cluster.ts).
+// (packages/test-support/src/redis-cluster.ts, redis-sentinel.ts).
 //
 //   node scripts/redis-cluster.mjs up [cluster] [sentinel]   start them (both when none is named), print the settings
 //   node scripts/redis-cluster.mjs down                      remove every deployment `up` left running
@@ -12,14 +12,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
-const helper = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../packages/test-support/src/redis-cluster.ts',
-);
-const { startRedisCluster, startRedisSentinel, readRedisDeploymentState, removeRedisDeployment } = await tsImport(
-  helper,
-  import.meta.url,
-);
+const support = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../packages/test-support/src');
+const load = (file) => tsImport(path.join(support, file), import.meta.url);
+const { startRedisCluster } = await load('redis-cluster.ts');
+const { startRedisSentinel } = await load('redis-sentinel.ts');
+const { removeRedisDeployment } = await load('redis-deployment.ts');
 const MARK = 'started-by-redis-cluster-script';
 const address = (nodes) => nodes.map((node) => `${node.host}:${node.port}`).join(',');
 
@@ -27,11 +24,11 @@ async function up(kinds) {
   const chosen = kinds.length > 0 ? kinds : ['cluster', 'sentinel'];
   for (const kind of chosen) {
     if (kind === 'cluster') {
-      const cluster = await startRedisCluster();
+      const cluster = await startRedisCluster({ keepAfterExit: true });
       writeFileSync(path.join(cluster.dir, MARK), '');
       console.log(`REDIS_CLUSTER_NODES=${address(cluster.nodes)}`);
     } else if (kind === 'sentinel') {
-      const sentinel = await startRedisSentinel();
+      const sentinel = await startRedisSentinel({ keepAfterExit: true });
       writeFileSync(path.join(sentinel.dir, MARK), '');
       console.log(`REDIS_SENTINELS=${address(sentinel.sentinels)}`);
       console.log(`REDIS_SENTINEL_NAME=${sentinel.name}`);
@@ -48,7 +45,7 @@ async function down() {
     .filter((name) => name.startsWith('relay-redis-'))
     .map((name) => path.join(os.tmpdir(), name))
     .filter((dir) => existsSync(path.join(dir, MARK)));
-  for (const dir of marked) await removeRedisDeployment(readRedisDeploymentState(dir));
+  for (const dir of marked) await removeRedisDeployment(dir);
   console.log(`removed ${marked.length} deployment(s)`);
 }
 

@@ -1,12 +1,8 @@
 import { existsSync } from 'node:fs';
 import { Cluster, Redis } from 'ioredis';
-import {
-  redisCli,
-  startRedisCluster,
-  startRedisSentinel,
-  type RedisCluster,
-  type RedisSentinel,
-} from './redis-cluster';
+import { startRedisCluster, type RedisCluster } from './redis-cluster';
+import { redisCli } from './redis-deployment';
+import { startRedisSentinel, type RedisSentinel } from './redis-sentinel';
 import { waitFor } from './wait-for';
 
 // The harness itself, on the real engines: a cluster that spreads keys over its primaries and survives a SIGKILLed

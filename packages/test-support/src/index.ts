@@ -8,3 +8,6 @@ export * from './event-seed';
 export * from './postgres-server';
 export * from './test-principal';
 export * from './pg-cluster';
+export * from './redis-cluster';
+export * from './redis-sentinel';
+export { redisCli, type RedisNode } from './redis-deployment';

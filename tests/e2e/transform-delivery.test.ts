@@ -24,7 +24,15 @@ const targets: TargetServer[] = [];
 beforeAll(async () => {
   for (let i = 0; i < 3; i++) targets.push(await startTargetServer());
   pipeline = await startPipeline({
-    worker: { DEFAULT_SIGNING_SECRET: 'whsec_dHJhbnNmb3JtLXNlY3JldA==', TRANSFORM_TIMEOUT_MS: '300' },
+    worker: {
+      DEFAULT_SIGNING_SECRET: 'whsec_dHJhbnNmb3JtLXNlY3JldA==',
+      TRANSFORM_TIMEOUT_MS: '300',
+      // The harness's 1 s job lock is for tests of crash recovery: here, on a loaded machine, a burst of 500 waiting
+      // for the two sandboxes could let a lock lapse (its renewal timer late), and the stalled job would be sent
+      // twice, as after a crash. Counting exact sends needs the production lock.
+      WORKER_LOCK_DURATION_MS: '30000',
+      WORKER_STALLED_INTERVAL_MS: '30000',
+    },
   });
   admin = (await userCredential(pipeline, 'admin')).authorization;
 });

@@ -32,6 +32,8 @@ describe('event read tools', () => {
         status: 'failed',
         attempts: 3,
         failure_reason: expect.any(String),
+        // The target answered 500 with the target server's body: the summary says so without a second call.
+        last_error: expect.stringMatching(/500/),
         link: expect.stringMatching(new RegExp(`/app/events/${failedId}$`)),
       }),
     ]);

@@ -8,6 +8,8 @@ type ApiSummary = AnswerOf<'/events', 'get'>['events'][number];
 type ApiDetail = AnswerOf<'/events/{id}', 'get'>;
 
 export const EVENT_STATUSES = ['queued', 'delivered', 'failed', 'paused', 'ignored'] as const;
+// A list holds up to 100 summaries: a glimpse of each error (often an upstream's HTML page) is enough to choose.
+const LAST_ERROR_CHARS = 200;
 
 /** One event in a list: enough to choose which one to look at, never its payload. */
 export const eventSummaryShape = {
@@ -16,6 +18,13 @@ export const eventSummaryShape = {
   status: z.enum(EVENT_STATUSES),
   attempts: z.number().describe('Delivery attempts made so far, over every run.'),
   failure_reason: z.string().nullable().describe('Why the last run failed; null unless failed.'),
+  last_error: z
+    .string()
+    .nullable()
+    .describe(
+      `The last attempt's error on the primary target (response status and body, or why no answer), its first ` +
+        `${LAST_ERROR_CHARS} characters; list_event_attempts has the whole of each.`,
+    ),
   acknowledged: z.boolean().describe('A failed event someone has acknowledged no longer needs attention.'),
   delivery_counts: deliveryCountsSchema.describe(
     `${deliveryCountsSchema.description ?? ''} Independent of status, which is the primary target's.`,
@@ -31,6 +40,7 @@ export const eventSummaryOf = (e: ApiSummary, link: ToolContext['link']): z.infe
   status: e.status,
   attempts: e.attempt_count,
   failure_reason: e.failure_reason,
+  last_error: e.last_error === null ? null : e.last_error.slice(0, LAST_ERROR_CHARS),
   acknowledged: e.acknowledged,
   delivery_counts: e.delivery_counts,
   created_at: e.created_at,

@@ -68,13 +68,15 @@ describe('a sandbox that fails on its own', () => {
   });
 });
 
-// A thread that answers and stops in the same turn: its exit may reach the host before the answer on the port.
+// A thread that, given the code 'stop', answers and stops in the same turn: its exit may reach the host before the
+// answer on the port. Other calls it only answers (a thread that stops after every answer would race its own exit
+// on the next call too, which no real sandbox thread does).
 const answerThenExitThread = standIn(
   'answer-then-exit',
   `const { parentPort, workerData } = require('node:worker_threads');
-parentPort.on('message', ({ id }) => {
+parentPort.on('message', ({ id, code }) => {
   workerData.answers.postMessage({ id, ok: true, meta: { headers: {}, path: '/', query: {} }, bodyJson: String(id), logs: '' });
-  process.exit(0);
+  if (code === 'stop') process.exit(0);
 });
 parentPort.postMessage({ ready: true });
 `,
@@ -85,10 +87,8 @@ describe('transform runner pool', () => {
   it('takes the answer of a thread that stopped right after giving it, though the host sees the stop first', async () => {
     const runner = createTransformRunner({ threadFile: answerThenExitThread, concurrency: 1, timeoutMs: 5_000 });
     try {
-      // The first call also starts the slot's next thread (this one stops after it), then that one is let start.
-      expect(await runner.run('x', request, context)).toMatchObject({ ok: true });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const call = runner.run('x', request, context);
+      expect(await runner.run('x', request, context)).toMatchObject({ ok: true }); // the thread is up
+      const call = runner.run('stop', request, context);
       // Every step up to the call's message is a microtask: once an immediate has run, the thread has the call.
       await new Promise((resolve) => setImmediate(resolve));
       const busyUntil = Date.now() + 300;

@@ -68,16 +68,24 @@ export function createDatabase(options: DatabaseOptions): Database {
 const UNAVAILABLE_PATTERN = new RegExp(
   [
     'ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN',
-    'P1001|P1002|P1017|57P01|57P03|53300',
+    // 55P03: a lock_timeout ran out (the partition maintenance and upgrade statements set one), so the write
+    // waited on a lock held for longer than the relay waits: retried later, like an unreachable database.
+    'P1001|P1002|P1017|57P01|57P03|53300|55P03',
     'timeout exceeded when trying to connect|Connection terminated|DatabaseNotReachable|connect',
   ].join('|'),
   'i',
 );
 
+// 23514 is any check violation, but only "no partition of relation … found for row" means the database is not
+// ready for the row (a partition the maintenance job has not created yet): not the caller's fault, and retried.
+const NO_PARTITION_PATTERN = /no partition of relation/i;
+
 /** True for errors that mean "the database could not be reached", as opposed to a bad query. */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  const text = `${(err as { code?: string })?.code ?? ''} ${(err as Error)?.message ?? ''}`;
-  return UNAVAILABLE_PATTERN.test(text);
+  const code = (err as { code?: string })?.code ?? '';
+  const message = (err as Error)?.message ?? '';
+  if (code === '23514') return NO_PARTITION_PATTERN.test(message);
+  return UNAVAILABLE_PATTERN.test(`${code} ${message}`);
 }
 
 /**

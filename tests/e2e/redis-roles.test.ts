@@ -32,7 +32,6 @@ beforeAll(async () => {
     api: { ...roles, ...FAST_HASH_ENV, SESSION_SECRET: 'roles-secret', INGEST_RATE_LIMIT: '1000' },
     worker: roles,
   });
-  pipeline.startWorker();
   await seedUser(pipeline, { username: 'dana', role: 'admin', password: 'dana-password-1' });
 });
 

@@ -1,5 +1,5 @@
 import type { OrgId, RedisTarget } from '@relay/core';
-import { startRedisSentinel, uniqueQueuePrefix, waitFor, type RedisSentinel } from '@relay/test-support';
+import { redisCli, startRedisSentinel, uniqueQueuePrefix, waitFor, type RedisSentinel } from '@relay/test-support';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createFeedPublisher, createFeedSubscriber } from './event-feed';
@@ -109,4 +109,30 @@ it('keeps queueing, processing, publishing and running scripts on the new primar
     return (await readOn(after.port, `${prefix}:node`)) === 'node-redis';
   });
   expect(await nodeRedis.get(`${prefix}:node`)).toBe('node-redis');
+});
+
+it('moves to the new primary when the sentinels announce it, before the old one is demoted', async () => {
+  // Writes sent to the old primary between the promotion and its demotion (up to 10 s later) are discarded by the
+  // demotion: the client must leave it at the announcement (+switch-master), not when the demotion drops it.
+  const producer = await connect('producer');
+  const portOf = async () => Number(/^tcp_port:(\d+)/m.exec(await producer.info('server'))?.[1]);
+  const before = await sentinel.primary();
+  expect(await portOf()).toBe(before.port);
+  await redisCli(sentinel.sentinels[0]!.port, 'SENTINEL', 'FAILOVER', sentinel.name);
+  const announced = await waitFor(
+    async () => {
+      const [, port] = (
+        await redisCli(sentinel.sentinels[0]!.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', sentinel.name)
+      )
+        .split('\n')
+        .map((line) => line.trim());
+      return Number(port) !== before.port ? Number(port) : undefined;
+    },
+    60_000,
+    'the sentinels to announce a new primary',
+  );
+  await eventually('the producer on the new primary', async () => (await portOf()) === announced);
+  // The old primary still takes writes at this point: a client that had stayed would have lost them.
+  expect((await redisCli(before.port, 'ROLE')).split('\n')[0]).toBe('master');
+  await sentinel.primary();
 });

@@ -6,6 +6,8 @@ import {
   LOG_LEVELS,
   optionalText,
   parseSettings,
+  redisSettingFields,
+  redisTargetsOf,
   secretKeysSetting,
   sensitiveHeadersSetting,
   text,
@@ -19,7 +21,8 @@ const DEFAULT_DASHBOARD_DIR = path.resolve(path.dirname(require.resolve('../pack
 
 const fields = z.object({
   DATABASE_URL: text('postgresql://postgres@127.0.0.1:5432/test'),
-  REDIS_URL: text('redis://127.0.0.1:6379'),
+  // REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS… and the roles' own URLs (docs/operations.md).
+  ...redisSettingFields,
   PORT: integer(3000, 0, 65_535),
   HOST: text('0.0.0.0'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -152,7 +155,7 @@ const fields = z.object({
 });
 
 // Settings that default from others.
-const schema = fields.transform(({ DEFAULT_SIGNING_SECRET, ...settings }) => {
+const schema = fields.transform(({ DEFAULT_SIGNING_SECRET, ...settings }, ctx) => {
   const publicBaseUrl = settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`;
   return {
     ...settings,
@@ -161,6 +164,8 @@ const schema = fields.transform(({ DEFAULT_SIGNING_SECRET, ...settings }) => {
     SESSION_COOKIE_SECURE: settings.SESSION_COOKIE_SECURE ?? publicBaseUrl.toLowerCase().startsWith('https:'),
     /** Whether DEFAULT_SIGNING_SECRET is set: rules and destinations without a secret of their own are signed. */
     DEFAULT_SIGNING: DEFAULT_SIGNING_SECRET !== undefined,
+    /** Each role's Redis: queue, cache, feed (the main connection unless the role has a URL of its own). */
+    REDIS: redisTargetsOf(settings, ctx),
   };
 });
 

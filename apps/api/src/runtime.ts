@@ -7,13 +7,14 @@ import {
   createFeedPublisher,
   createFeedSubscriber,
   createPacingLimiter,
+  createNodeRedisClient,
   createRedisConnection,
+  createRoleConnections,
   createRuleChangePublisher,
 } from '@relay/queue';
 import { createTransformRunner } from '@relay/transform';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { createClient, type RedisClientType } from 'redis';
 import { createApp } from './app';
 import { createHttpServer } from './http/http-server';
 import { createIdempotencyStore } from './http/idempotency-store';
@@ -91,21 +92,24 @@ export function createApiRuntime(
     replica: readSide.replica,
     sseSubscribers: () => streams.size,
   });
-  const redis = createRedisConnection(config.REDIS_URL, 'producer');
+  // Each role's Redis (REDIS_QUEUE_URL, REDIS_CACHE_URL, REDIS_FEED_URL, else the main one): one producer
+  // connection per distinct Redis. `redis` is the queue's.
+  const roles = createRoleConnections(config.REDIS, 'producer');
+  const redis = roles.queue;
   const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
   const feed = createFeedPublisher({
-    redis,
+    redis: roles.feed,
     prefix: config.QUEUE_PREFIX,
     onError: (err) => logger.debug({ err }, 'live feed publish failed'),
   });
   const ruleChanges = createRuleChangePublisher({
-    redis,
+    redis: roles.feed,
     prefix: config.QUEUE_PREFIX,
     onError: (err) => logger.warn({ err }, 'rule change not published; workers learn it within RULE_CACHE_MS'),
   });
   // A subscribed connection can do nothing else; one per process serves every open stream.
   const subscriber = createFeedSubscriber({
-    redis: createRedisConnection(config.REDIS_URL, 'subscriber'),
+    redis: createRedisConnection(config.REDIS.feed, 'subscriber'),
     prefix: config.QUEUE_PREFIX,
   });
   const ingest = createIngestService({
@@ -133,7 +137,7 @@ export function createApiRuntime(
   // The workers' pacing limiter, read only for its state (GET of one rule or destination): commands on the
   // producer connection (closed with it), under the workers' QUEUE_PREFIX; no subscriber, holds are not acted on here.
   const pacingState = createPacingStateReader({
-    limiter: createPacingLimiter({ redis, prefix: config.QUEUE_PREFIX }),
+    limiter: createPacingLimiter({ redis: roles.cache, prefix: config.QUEUE_PREFIX }),
     timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     logger,
   });
@@ -147,15 +151,8 @@ export function createApiRuntime(
   // connect-redis speaks node-redis only; ioredis stays for BullMQ. While Redis is away node-redis keeps
   // commands until it is back: each is bounded by the command timeout, so a login, Basic or cookie request
   // answers 503 after it rather than waiting for Redis (at start-up, the wait covers the first connect).
-  const sessionRedis: RedisClientType = createClient({
-    url: config.REDIS_URL,
-    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(retries * 200, 2_000) },
-    commandOptions: { timeout: config.REDIS_COMMAND_TIMEOUT_MS },
-  });
-  // Connection errors surface through the commands that need Redis (sessions, login limits) and
-  // /ready; node-redis reconnects by itself, so the event itself has nothing more to say.
-  sessionRedis.on('error', () => {});
-  void sessionRedis.connect().catch((err: unknown) => logger.warn({ err }, 'session store: Redis not reachable yet'));
+  const sessionRedis = createNodeRedisClient(config.REDIS.cache, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
+  void sessionRedis.connect((err) => logger.warn({ err }, 'session store: Redis not reachable yet'));
   const sessionSecret = config.SESSION_SECRET ?? randomBytes(32).toString('hex');
   if (!config.SESSION_SECRET) {
     logger.warn(
@@ -191,7 +188,7 @@ export function createApiRuntime(
     ingest,
     transforms,
     pacingState,
-    limits: createLimits({ settings: config, redis, repositories, logger, ...overrides }),
+    limits: createLimits({ settings: config, redis: roles.cache, repositories, logger, ...overrides }),
     passwords,
     loginLimiter: createLoginLimiter({
       client: sessionRedis,
@@ -214,7 +211,10 @@ export function createApiRuntime(
       ? createDnsVerifier({ canonicalHost: hosts.canonicalHost, servers: parseDnsServers(config.DNS_SERVERS) })
       : undefined,
     readiness: {
-      checks: { database: () => db.ping(), redis: async () => void (await redis.ping()) },
+      checks: {
+        database: () => db.ping(),
+        redis: async () => void (await Promise.all(roles.distinct.map((connection) => connection.ping()))),
+      },
       replica: readSide.replica,
       isStarted: () => started,
       isShuttingDown: () => shuttingDown,
@@ -285,10 +285,8 @@ export function createApiRuntime(
       await queue.close().catch(() => {});
       await queueView.close();
       await transforms.close();
-      redis.disconnect();
-      // close() waits for queued commands to be answered, which never happens while Redis is away.
-      if (sessionRedis.isReady) await sessionRedis.close().catch(() => {});
-      else if (sessionRedis.isOpen) sessionRedis.destroy();
+      for (const connection of roles.distinct) connection.disconnect();
+      await sessionRedis.close();
       await readSide.close();
       await db.close();
     },

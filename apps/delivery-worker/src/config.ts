@@ -5,6 +5,8 @@ import {
   LOG_LEVELS,
   optionalText,
   parseSettings,
+  redisSettingFields,
+  redisTargetsOf,
   secretKeysSetting,
   sensitiveHeadersSetting,
   text,
@@ -15,9 +17,10 @@ import { parseProxyUrl } from './outbound-proxy';
 // A cron pattern as BullMQ's job scheduler reads it: five fields, or six with seconds first.
 const CRON = /^\S+(\s+\S+){4,5}$/;
 
-const schema = z.object({
+const fields = z.object({
   DATABASE_URL: text('postgresql://postgres@127.0.0.1:5432/test'),
-  REDIS_URL: text('redis://127.0.0.1:6379'),
+  // REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS… and the roles' own URLs (docs/operations.md).
+  ...redisSettingFields,
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   QUEUE_PREFIX: text('relay'),
   DEFAULT_TARGET_URL: optionalText(),
@@ -91,10 +94,13 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
 });
 
+// Settings that follow from others: each role's Redis (main connection or the role's own URL).
+const schema = fields.transform((settings, ctx) => ({ ...settings, REDIS: redisTargetsOf(settings, ctx) }));
+
 export type WorkerConfig = z.output<typeof schema>;
 
 /** Every setting the worker reads (a repository test checks docker-compose.yml and .env.example against them). */
-export const WORKER_SETTING_NAMES = Object.keys(schema.shape);
+export const WORKER_SETTING_NAMES = Object.keys(fields.shape);
 
 export function parseWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
   return parseSettings(schema, env);

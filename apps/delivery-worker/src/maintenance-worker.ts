@@ -1,6 +1,6 @@
 import { QUEUES, type MaintenanceJobName } from '@relay/queue';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 
 /** One handler for each job of the maintenance queue; the compiler insists none is missing. */
@@ -21,7 +21,7 @@ export function routeMaintenanceJob(handlers: MaintenanceHandlers, logger: Logge
 
 export interface MaintenanceWorkerDeps {
   /** A connection of its own for the blocking worker (role `worker`). */
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   handlers: MaintenanceHandlers;
   logger: Logger;

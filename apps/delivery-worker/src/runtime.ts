@@ -18,6 +18,7 @@ import {
   createFeedPublisher,
   createHookQueue,
   createRedisConnection,
+  createRoleConnections,
   createPacingLimiter,
   createRuleChangePublisher,
   JOBS,
@@ -102,21 +103,24 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     backoffMaxMs: config.DELIVERY_BACKOFF_MAX_MS,
     retryAfterMaxMs: config.RETRY_AFTER_MAX_MS,
   };
-  const producerRedis = createRedisConnection(config.REDIS_URL, 'producer');
+  // Each role's Redis (REDIS_QUEUE_URL, REDIS_CACHE_URL, REDIS_FEED_URL, else the main one): one producer
+  // connection per distinct Redis. `producerRedis` is the queue's (the sweeper's epoch lives beside the queue).
+  const producers = createRoleConnections(config.REDIS, 'producer');
+  const producerRedis = producers.queue;
   const hookQueue = createHookQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
   const feed = createFeedPublisher({
-    redis: producerRedis,
+    redis: producers.feed,
     prefix: config.QUEUE_PREFIX,
     onError: (err) => logger.debug({ err }, 'live feed publish failed'),
   });
   // A rule that turns unhealthy is forgotten by every worker at once, this one included (rule-changes.ts).
   const ruleChanges = createRuleChangePublisher({
-    redis: producerRedis,
+    redis: producers.feed,
     prefix: config.QUEUE_PREFIX,
     onError: (err) => logger.warn({ err }, 'rule change not published; other workers learn it within RULE_CACHE_MS'),
   });
   // A worker connection: the subscription waits for Redis however long it is away, and ioredis renews it.
-  const ruleChangeRedis = createRedisConnection(config.REDIS_URL, 'worker');
+  const ruleChangeRedis = createRedisConnection(config.REDIS.feed, 'worker');
   const ruleChangesHeard = subscribeRuleChanges({
     redis: ruleChangeRedis,
     prefix: config.QUEUE_PREFIX,
@@ -157,9 +161,9 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   // One pacing limiter per process (docs/rules.md "Pacing"): commands on the producer connection, which fails fast
   // while Redis is away (a paced delivery is then deferred as any relay fault), holds heard on a subscriber of its
   // own. Unpaced, unheld keys cost no Redis command.
-  const pacingRedis = createRedisConnection(config.REDIS_URL, 'subscriber');
+  const pacingRedis = createRedisConnection(config.REDIS.cache, 'subscriber');
   const limiter = createPacingLimiter({
-    redis: producerRedis,
+    redis: producers.cache,
     subscriber: pacingRedis,
     prefix: config.QUEUE_PREFIX,
     retryAfterMaxMs: config.RETRY_AFTER_MAX_MS,
@@ -234,7 +238,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     }
   };
 
-  const workerRedis = createRedisConnection(config.REDIS_URL, 'worker');
+  const workerRedis = createRedisConnection(config.REDIS.queue, 'worker');
   const worker = new Worker<DeliverJobData | DestinationJobData>(QUEUES.delivery, processor, {
     connection: workerRedis,
     prefix: config.QUEUE_PREFIX,
@@ -249,7 +253,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
   fairness.attach(worker);
 
   // Hooks have their own queue and concurrency, so slow hook targets never hold delivery slots.
-  const hookRedis = createRedisConnection(config.REDIS_URL, 'worker');
+  const hookRedis = createRedisConnection(config.REDIS.queue, 'worker');
   const hookWorker = new Worker<HookJobData>(
     QUEUES.hooks,
     createHookProcessor({
@@ -319,7 +323,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     metrics: metrics.retention,
   });
   // The maintenance queue's one worker: each job name to its handler (maintenance-worker.ts).
-  const maintenanceRedis = createRedisConnection(config.REDIS_URL, 'worker');
+  const maintenanceRedis = createRedisConnection(config.REDIS.queue, 'worker');
   const maintenance = startMaintenanceWorker({
     connection: maintenanceRedis,
     prefix: config.QUEUE_PREFIX,
@@ -360,13 +364,20 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     hookRedis.disconnect();
     ruleChangeRedis.disconnect();
     await ruleChangesHeard;
-    producerRedis.disconnect();
+    for (const connection of producers.distinct) connection.disconnect();
     await db.close();
   }
 
   return {
     health: {
-      checks: { database: () => db.ping(), redis: async () => void (await workerRedis.ping()) },
+      checks: {
+        database: () => db.ping(),
+        // The queue's Redis, and the cache's and feed's when they are apart (pacing, live feed).
+        redis: async () => {
+          const others = producers.distinct.filter((connection) => connection !== producerRedis);
+          await Promise.all([workerRedis, ...others].map((connection) => connection.ping()));
+        },
+      },
       isShuttingDown: () => shuttingDown,
     },
     metrics,

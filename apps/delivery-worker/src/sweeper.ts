@@ -1,6 +1,6 @@
 import type { DeliveryRepository, EventSweepRepository, QueuedDeliveryRef, QueuedEventRef } from '@relay/db';
 import type { DeliveryQueue } from '@relay/queue';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 
 export interface SweeperDeps {
@@ -8,7 +8,7 @@ export interface SweeperDeps {
   /** Destination deliveries (routing): swept like events, their jobs on the same queue. */
   deliveries?: Pick<DeliveryRepository, 'findOverdue' | 'findQueuedPage' | 'countQueued'>;
   queue: DeliveryQueue;
-  redis: Redis;
+  redis: RedisConnection;
   /** Redis key prefix shared with the queue; the epoch marker lives beside the queue's keys. */
   prefix: string;
   graceMs: number;

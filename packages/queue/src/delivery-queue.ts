@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import {
   JOBS,
   QUEUES,
@@ -10,7 +10,7 @@ import {
 } from './job-catalog';
 
 export interface DeliveryQueueOptions {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
 }
 

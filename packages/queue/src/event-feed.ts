@@ -1,5 +1,5 @@
 import type { FeedMessage, OrgId } from '@relay/core';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 
 // The live feed: what happened to an organization's events, fanned out over Redis pub/sub so that
 // every api process sees what any api or worker process did. It is best effort: a message lost
@@ -13,7 +13,7 @@ export interface FeedPublisher {
 }
 
 export function createFeedPublisher(options: {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   onError?: (err: unknown) => void;
 }): FeedPublisher {
@@ -54,7 +54,7 @@ export interface FeedSubscriber {
 
 // One subscriber connection per process, whatever the number of open streams: channels are
 // reference-counted, subscribed on the first listener of an organization and dropped after the last.
-export function createFeedSubscriber(options: { redis: Redis; prefix: string }): FeedSubscriber {
+export function createFeedSubscriber(options: { redis: RedisConnection; prefix: string }): FeedSubscriber {
   const listeners = new Map<string, Set<FeedListener>>();
   // The pending or done SUBSCRIBE of each channel, so a second stream waits for the first's too.
   const ready = new Map<string, Promise<unknown>>();

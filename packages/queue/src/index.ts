@@ -8,3 +8,4 @@ export * from './rule-changes';
 export * from './pacing-types';
 export * from './pacing-holds';
 export * from './pacing-limiter';
+export * from './node-redis-connection';

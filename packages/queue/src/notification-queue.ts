@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { JOBS, QUEUES, type NoticeJobData } from './job-catalog';
 
 export interface NotificationQueueOptions {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   /** Tries per notice (the first included) before it is given up. */
   attempts: number;

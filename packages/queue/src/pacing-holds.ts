@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 
 // The holds this process knows of (Retry-After from a 429 or 503), fed by its own `hold` calls, by every other
 // worker's over Redis pub/sub, and by the hold index when it subscribes or reconnects (a message published while
@@ -47,7 +47,7 @@ export class LocalHolds {
   }
 
   /** Hears the holds every worker publishes on `subscriber`, a connection of its own (it runs no other command). */
-  async listen(subscriber: Redis, prefix: string, reload: () => Promise<void>): Promise<void> {
+  async listen(subscriber: RedisConnection, prefix: string, reload: () => Promise<void>): Promise<void> {
     const channel = pacingHoldsChannel(prefix);
     subscriber.on('message', (from: string, raw: string) => {
       if (from !== channel) return;

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DelayedError } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 import { LocalHolds, pacingHoldsChannel } from './pacing-holds';
 import {
   ACQUIRE,
@@ -32,12 +32,12 @@ import {
 
 export interface PacingLimiterOptions {
   /** A command connection (a worker's). */
-  redis: Redis;
+  redis: RedisConnection;
   /**
    * A connection of its own for the holds' pub/sub. Without it the process knows only its own holds: an unpaced
    * key held by another worker would be delivered anyway.
    */
-  subscriber?: Redis;
+  subscriber?: RedisConnection;
   prefix: string;
   /**
    * How long a concurrency slot stays taken when its holder never releases it (a crashed worker): well above the
@@ -77,7 +77,7 @@ type Reply = (string | number)[];
 type PacingGrant = Extract<PacingDecision, { granted: true }>;
 
 // Scripts run by EVALSHA, loaded on first use (and again after a Redis restart or SCRIPT FLUSH).
-function scriptRunner(redis: Redis) {
+function scriptRunner(redis: RedisConnection) {
   const shas = new Map<string, string>();
   return async (script: string, keys: string[], args: (string | number)[]): Promise<Reply> => {
     let sha = shas.get(script);

@@ -1,5 +1,5 @@
 import type { OrgId } from '@relay/core';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis-connection';
 
 // Rule changes every delivery worker must learn at once, fanned out over Redis pub/sub. Workers remember a
 // rule for RULE_CACHE_MS; a rule that turns unhealthy must stop being attempted by every worker right away,
@@ -19,7 +19,7 @@ export interface RuleChangePublisher {
 }
 
 export function createRuleChangePublisher(options: {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   onError?: (err: unknown) => void;
 }): RuleChangePublisher {
@@ -45,7 +45,7 @@ const isChange = (value: unknown): value is RuleChange =>
  * command). Resolves once Redis confirmed the subscription.
  */
 export async function subscribeRuleChanges(options: {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   onChange: (change: RuleChange) => void;
 }): Promise<void> {

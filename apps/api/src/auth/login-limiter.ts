@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { RedisClientType } from 'redis';
+import type { NodeRedisClient } from '@relay/queue';
 import { sessionStoreUnavailable } from './session-store-unavailable';
 
 export interface LoginLimiterOptions {
-  client: RedisClientType;
+  client: Pick<NodeRedisClient, 'eval'>;
   prefix: string;
   maxPerUser: number;
   /** Attempts at one subject from every IP together: bounds a guesser spread over many addresses. */
@@ -48,11 +48,10 @@ export function createLoginLimiter(options: LoginLimiterOptions) {
   // Order matters: the subject + IP key first (a success clears it), then the ones a success refunds.
   const keys = (kind: SecretKind, subject: string, ip: string) => {
     const who = `${kind}\u0000${subject.toLowerCase()}`;
-    return [
-      `${options.prefix}:login:u:${hash(`${who}\u0000${ip}`)}`,
-      `${options.prefix}:login:a:${hash(who)}`,
-      `${options.prefix}:login:ip:${ip}`,
-    ];
+    // One hash tag for the whole limiter: a script's three keys must share a Redis Cluster slot, and the per-IP
+    // count spans subjects, so no narrower tag holds all three (login traffic is small: one slot carries it).
+    const tag = `{${options.prefix}:login}`;
+    return [`${tag}:u:${hash(`${who}\u0000${ip}`)}`, `${tag}:a:${hash(who)}`, `${tag}:ip:${ip}`];
   };
   const limits = [options.maxPerUser, options.maxPerAccount, options.maxPerIp];
   return {

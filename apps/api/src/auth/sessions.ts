@@ -3,7 +3,7 @@ import type { OperatorRepository, UserRepository } from '@relay/db';
 import { RedisStore } from 'connect-redis';
 import type { RequestHandler } from 'express';
 import session from 'express-session';
-import type { RedisClientType } from 'redis';
+import type { NodeRedisClient } from '@relay/queue';
 import { sessionStoreUnavailable } from './session-store-unavailable';
 
 /** What the session keeps between the redirect to the identity provider and the callback. */
@@ -35,7 +35,8 @@ declare module 'express-session' {
 }
 
 export interface SessionOptions {
-  client: RedisClientType;
+  /** get, set, expire and del of one key each: a single server, a Sentinel-managed primary or a cluster. */
+  client: Pick<NodeRedisClient, 'get' | 'set' | 'expire' | 'del'>;
   secret: string;
   ttlSeconds: number;
   secure: boolean;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisClientType } from 'redis';
+import type { NodeRedisClient } from '@relay/queue';
 
 /** What a finished first attempt answered: a reply (secret already removed) or a 4xx problem. */
 export type StoredOutcome =
@@ -16,7 +16,7 @@ export type Claim =
   | { kind: 'done'; fingerprint: string; outcome: StoredOutcome };
 
 export interface IdempotencyStoreOptions {
-  client: RedisClientType;
+  client: Pick<NodeRedisClient, 'eval' | 'isReady'>;
   prefix: string;
   /** How long a finished answer is replayed. */
   ttlSeconds: number;

@@ -2,7 +2,7 @@ import type { TargetPolicy } from '@relay/core';
 import { createNotificationRepository, type Database } from '@relay/db';
 import { createNotificationQueue, type NoticeJobData } from '@relay/queue';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
 import type { Sender } from '../sender';
@@ -28,7 +28,7 @@ export interface NotificationsHandle {
 export interface NotificationsDeps {
   db: Database;
   /** A producer connection (fails fast while Redis is down): the queue and the scheduler upsert. */
-  producer: Redis;
+  producer: RedisConnection;
   sender: Sender;
   targetPolicy: TargetPolicy;
   logger: Logger;

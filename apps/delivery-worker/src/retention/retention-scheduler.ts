@@ -1,6 +1,6 @@
 import { JOBS, QUEUES } from '@relay/queue';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { RetentionRun } from './retention-run';
 
@@ -9,7 +9,7 @@ export const RETENTION_SCHEDULER_ID = 'retention';
 
 export interface RetentionSchedulerDeps {
   /** A producer connection (fails fast while Redis is down): the queue and the scheduler upsert. */
-  producer: Redis;
+  producer: RedisConnection;
   prefix: string;
   /** RETENTION_SCHEDULE, a cron pattern. */
   pattern: string;

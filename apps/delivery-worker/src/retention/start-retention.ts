@@ -1,5 +1,5 @@
 import { createRetentionRepository, type Database } from '@relay/db';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
 import { retentionSettings } from './retention-plan';
@@ -22,7 +22,7 @@ export function startRetention(
   config: WorkerConfig,
   deps: {
     db: Database;
-    producer: Redis;
+    producer: RedisConnection;
     logger: Logger;
     metrics?: RetentionMetrics;
   },

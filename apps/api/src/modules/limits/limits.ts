@@ -1,6 +1,6 @@
 import type { Repositories } from '@relay/db';
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import { createIngestGate, type IngestGate } from './ingest-gate';
 import { createLimitsCache, type LimitsOf } from './organization-limits';
@@ -27,7 +27,7 @@ export interface Limits {
 
 export function createLimits(deps: {
   settings: LimitsSettings;
-  redis: Redis;
+  redis: RedisConnection;
   repositories: Pick<Repositories, 'organizations' | 'audit'>;
   logger: Logger;
   now?: () => Date;

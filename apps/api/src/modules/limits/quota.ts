@@ -1,11 +1,11 @@
 import { AppError, type OrgId } from '@relay/core';
 import type { AuditRepository, OrganizationRepository } from '@relay/db';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import { billingPeriodAt, type BillingPeriod } from './billing-period';
 
 export interface QuotaDeps {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   organizations: Pick<OrganizationRepository, 'eventsCreatedBetween'>;
   audit: Pick<AuditRepository, 'record'>;
@@ -41,7 +41,8 @@ const GRACE_MS = 3_600_000;
  */
 export function createQuota(deps: QuotaDeps) {
   const now = deps.now ?? (() => new Date());
-  const keyOf = (orgId: OrgId, period: BillingPeriod) => `${deps.prefix}:quota:${orgId}:${period.end.getTime()}`;
+  // The key is one hash tag: ADMIT touches it and `<key>:exceeded`, which must share a Redis Cluster slot.
+  const keyOf = (orgId: OrgId, period: BillingPeriod) => `{${deps.prefix}:quota:${orgId}:${period.end.getTime()}}`;
   const seeding = new Map<string, Promise<void>>();
 
   // The first webhook of a period (or the first after a limit was set) starts the count from the events the

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { AppError, type OrgId } from '@relay/core';
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type AugmentedRequest, type Options } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { LimitsOf } from './organization-limits';
 import { createRedisStore } from './redis-store';
 
 export interface RateLimitDeps {
-  redis: Redis;
+  redis: RedisConnection;
   /** QUEUE_PREFIX: every api process of one install counts in the same keys. */
   prefix: string;
   windowSeconds: number;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 
 const isNoScript = (err: unknown) => err instanceof Error && /^NOSCRIPT/.test(err.message);
@@ -8,7 +8,7 @@ const isNoScript = (err: unknown) => err instanceof Error && /^NOSCRIPT/.test(er
 // was not reachable at that moment (the api's Redis connection queues nothing while offline). Here the script is only
 // remembered by its SHA1, and EVALSHA falls back to EVAL (which caches it in Redis) when Redis does not know it yet
 // or was restarted: every request costs one round trip, and a Redis outage heals by itself.
-export function createRedisStore(redis: Redis, prefix: string): RedisStore {
+export function createRedisStore(redis: RedisConnection, prefix: string): RedisStore {
   const scripts = new Map<string, string>();
   const send = async (command: string, ...args: string[]): Promise<RedisReply> => {
     if (command === 'SCRIPT' && args[0] === 'LOAD' && args[1] !== undefined) {

@@ -5,7 +5,7 @@ import { AppError } from '@relay/core';
 import { QUEUES } from '@relay/queue';
 import { Queue } from 'bullmq';
 import { Router, type RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@relay/queue';
 import { operatorOnly } from '../../auth/guard';
 
 /** Where the queue view lives; `admin` is a reserved first path segment (no webhook source may use it). */
@@ -45,7 +45,7 @@ export interface QueueView {
  * bull-board over every queue of the job catalog, read-only, for platform operators' sessions: a tenant
  * admin is refused (403), a caller without credentials too (401, a problem document like the API's).
  */
-export function createQueueView(options: { connection: Redis; prefix: string }): QueueView {
+export function createQueueView(options: { connection: RedisConnection; prefix: string }): QueueView {
   const queues = Object.values(QUEUES).map((name) => {
     const queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
     // Errors are the shared connection's, which redis-connection.ts already absorbs.

@@ -71,6 +71,23 @@ describe('the sandbox reaches nothing of the host', () => {
     expect(names.split(',')).toEqual(expect.arrayContaining(['addHandler', 'console', 'JSON', 'Object']));
   });
 
+  it('has no typed arrays (a context is cheaper without them; payloads are JSON)', async () => {
+    const names = ['ArrayBuffer', 'SharedArrayBuffer', 'Uint8Array', 'Float64Array', 'DataView', 'Atomics'];
+    expect(await found(names.map((name) => `typeof ${name}`).join(" + ',' + "))).toBe(
+      names.map(() => 'undefined').join(','),
+    );
+    expect(await found('new Uint8Array(1024 ** 3)')).toBe('threw ReferenceError');
+  });
+
+  it("reads the returned request's parts past a toJSON or setters the transform put on Object.prototype", async () => {
+    const tampering = `Object.prototype.toJSON = function () { return Object.keys(this).includes('path') ? 'meta' : this; };
+      Object.defineProperty(Object.prototype, 'headers', { set() { throw new Error('setter ran'); } });
+      addHandler('transform', (request) => ({ body: { ok: 1 }, headers: { 'x-a': 'b' }, path: '/p', query: {} }));`;
+    const result = await runner.run(tampering, request(), context);
+    expect(result).toMatchObject({ ok: true, request: { headers: { 'x-a': 'b' }, path: '/p', query: {} } });
+    if (result.ok) expect(result.bodyJson).toBe('{"ok":1}');
+  });
+
   it('keeps prototype pollution inside the sandbox and out of later calls', async () => {
     const polluting = `addHandler('transform', (request) => {
       Object.prototype.polluted = 'yes';

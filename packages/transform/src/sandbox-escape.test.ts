@@ -88,6 +88,21 @@ describe('the sandbox reaches nothing of the host', () => {
     if (result.ok) expect(result.bodyJson).toBe('{"ok":1}');
   });
 
+  it('runs a handler that replaces itself to its end, and the next call afresh', async () => {
+    const replacing = `addHandler('transform', (request) => {
+      addHandler('transform', (r) => r);
+      const filler = Array.from({ length: 2000 }, (_, i) => ({ i, s: 'x'.repeat(i % 50) }));
+      request.body = { done: filler.length };
+      return request;
+    });`;
+    for (let i = 0; i < 3; i++)
+      expect(await runner.run(replacing, request(), context)).toMatchObject({
+        ok: true,
+        request: { body: { done: 2000 } },
+      });
+    expect(await found('typeof addHandler')).toBe('function');
+  });
+
   it('keeps prototype pollution inside the sandbox and out of later calls', async () => {
     const polluting = `addHandler('transform', (request) => {
       Object.prototype.polluted = 'yes';

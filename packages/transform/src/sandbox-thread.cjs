@@ -199,7 +199,7 @@ function sandboxOf(vm, sandbox) {
     }
     if (fn === undefined || vm.typeof(fn) !== 'function')
       return typeError("addHandler('transform', fn): fn must be a function");
-    // A function QuickJS is running holds a reference of its own: replacing the handler from inside it is safe.
+    // The handler being run (if this is called from inside it) holds a reference of its own (runHandler).
     sandbox.handler?.dispose();
     sandbox.handler = fn.dup();
     return undefined;
@@ -266,7 +266,10 @@ function runHandler(vm, sandbox, { input, context, body: bodyText }) {
       if (parsed.error) parsed.error.dispose();
       vm.setProp(request, 'body', parsed.error ? text(bodyText) : own(parsed.value));
     }
-    const r = call(sandbox.handler, request, call(parse, text(context)));
+    // QuickJS does not count the function it is calling as referenced: a reference of the call's own, so that a
+    // handler replacing itself (addHandler from inside it) is not freed while it runs.
+    const handler = own(sandbox.handler.dup());
+    const r = call(handler, request, call(parse, text(context)));
     const object = vm.typeof(r) === 'object' && !vm.sameValue(r, vm.null);
     if (object && vm.typeof(call(get, r, text('then'))) === 'function') return { invalid: 1 };
     if (!object || vm.sameValue(call(isArray, r), vm.true)) return { invalid: 2 };

@@ -71,6 +71,38 @@ describe('the sandbox reaches nothing of the host', () => {
     expect(names.split(',')).toEqual(expect.arrayContaining(['addHandler', 'console', 'JSON', 'Object']));
   });
 
+  it('has no typed arrays (a context is cheaper without them; payloads are JSON)', async () => {
+    const names = ['ArrayBuffer', 'SharedArrayBuffer', 'Uint8Array', 'Float64Array', 'DataView', 'Atomics'];
+    expect(await found(names.map((name) => `typeof ${name}`).join(" + ',' + "))).toBe(
+      names.map(() => 'undefined').join(','),
+    );
+    expect(await found('new Uint8Array(1024 ** 3)')).toBe('threw ReferenceError');
+  });
+
+  it("reads the returned request's parts past a toJSON or setters the transform put on Object.prototype", async () => {
+    const tampering = `Object.prototype.toJSON = function () { return Object.keys(this).includes('path') ? 'meta' : this; };
+      Object.defineProperty(Object.prototype, 'headers', { set() { throw new Error('setter ran'); } });
+      addHandler('transform', (request) => ({ body: { ok: 1 }, headers: { 'x-a': 'b' }, path: '/p', query: {} }));`;
+    const result = await runner.run(tampering, request(), context);
+    expect(result).toMatchObject({ ok: true, request: { headers: { 'x-a': 'b' }, path: '/p', query: {} } });
+    if (result.ok) expect(result.bodyJson).toBe('{"ok":1}');
+  });
+
+  it('runs a handler that replaces itself to its end, and the next call afresh', async () => {
+    const replacing = `addHandler('transform', (request) => {
+      addHandler('transform', (r) => r);
+      const filler = Array.from({ length: 2000 }, (_, i) => ({ i, s: 'x'.repeat(i % 50) }));
+      request.body = { done: filler.length };
+      return request;
+    });`;
+    for (let i = 0; i < 3; i++)
+      expect(await runner.run(replacing, request(), context)).toMatchObject({
+        ok: true,
+        request: { body: { done: 2000 } },
+      });
+    expect(await found('typeof addHandler')).toBe('function');
+  });
+
   it('keeps prototype pollution inside the sandbox and out of later calls', async () => {
     const polluting = `addHandler('transform', (request) => {
       Object.prototype.polluted = 'yes';

@@ -2,14 +2,15 @@
 // Plain CommonJS, not TypeScript, because it is a worker_threads entry loaded by path in every setting (jest,
 // tsx, the esbuild bundle of the worker app), none of which would transpile it there.
 //
-// The code sees only ECMAScript built-ins, an `addHandler` and a `console` defined in the sandbox itself; the one host
-// function (the console's loader, see PRELUDE) is out of its reach and takes nothing; input and output cross as JSON
-// text. The limits that hold are outside QuickJS: the WebAssembly memory has a hard maximum (memory.grow fails past
-// it), and the host terminate()s this thread when a call outlives its time. QuickJS's own interrupt deadline and memory
-// limit are soft (quickjs-emscripten#255, #271) and only make the common runaway end sooner and cleaner, with its logs.
+// The code sees only ECMAScript built-ins (but the typed arrays, INTRINSICS), and an `addHandler` and a `console` that
+// are host functions of this thread (sandboxOf): they take QuickJS values and answer QuickJS values, nothing of the
+// host crosses; input and output cross as JSON text. The limits that hold are outside QuickJS: the WebAssembly memory
+// has a hard maximum (memory.grow fails past it), and the host terminate()s this thread when a call outlives its
+// time. QuickJS's own interrupt deadline and memory limit are soft (quickjs-emscripten#255, #271) and only make the
+// common runaway end sooner and cleaner, with its logs.
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
-const { newQuickJSWASMModuleFromVariant, newVariant } = require('quickjs-emscripten-core');
+const { DefaultIntrinsics, newQuickJSWASMModuleFromVariant, newVariant } = require('quickjs-emscripten-core');
 const releaseSync = require('@jitl/quickjs-wasmfile-release-sync').default;
 
 const WASM_PAGE = 65536;
@@ -17,23 +18,10 @@ const WASM_PAGE = 65536;
 // synchronously when a call's time is up: an answer given in time is never taken for a timeout (transform-runner.ts).
 const { memoryMb, maxLogBytes, maxOutputBytes, answers } = workerData;
 
-// Runs in each fresh context before the transform: a function of the console's loader that installs `addHandler` and
-// `console` and answers the relay's own (frozen) functions, which the transform cannot reach: no global names them.
-// Kept short, because QuickJS compiles it for every call (~70–90 ns a character and a few µs a function: its compile
-// was the largest share of a call's CPU after the context itself). It holds on to the JSON, String and Array.isArray
-// built-ins before the transform can replace them, so that what comes back is always JSON text. `WebAssembly` is not
-// a QuickJS built-in, and nothing else of the host exists here.
-//
-// `console` is lazy: most transforms never log, and its code (the CONSOLE factory) is compiled only on the transform's
-// first use of `console`, whose getter asks the host for it through `load`, the only host function in the sandbox
-// (reachable from the prelude's closure alone, it takes nothing and compiles that fixed text). Console output is kept
-// inside the sandbox, the first `maxLogBytes` characters, and read back after the call.
-//
-// run() takes the request's JSON, and the body's text apart when the host has it as stored bytes (parsed here: JSON,
-// else the text itself, nothing when empty, as a stored webhook reads). It answers 'o' + the JSON of { headers, path,
-// query, logs } + '\n' + the body's JSON (JSON text never holds a raw newline, so the host splits there and never
-// parses or serialises the body again), or 'i' + the number of why the output is invalid (INVALID, kept out of the
-// prelude: its text would be compiled in every call) and the detail, or 't' when it is too large.
+// The sandbox's `console`, built on the transform's first use of it (most transforms never log): the getter of the
+// global `console` (a host function, see sandboxOf) compiles this factory and calls it with the host's log sink, and
+// the built-ins taken before the transform ran. Output is kept on the host, the first `maxLogBytes`
+// characters of it, so reading a failed call's logs needs no call into QuickJS.
 const CONSOLE = `(put, full, stringify, S) => {
 const show = (v) => { if (typeof v === 'string') return v; if (v instanceof Error) return S(v.stack || v);
 try { const t = stringify(v); return t === undefined ? S(v) : t; } catch { return S(v); } };
@@ -42,47 +30,10 @@ for (let i = 0; i < args.length; i++) line += (i ? ' ' : '') + show(args[i]); pu
 return { log: write(''), info: write('info: '), warn: write('warn: '), error: write('error: '),
 debug: write('debug: ') };
 }`;
-const PRELUDE = `((load) => {
-'use strict';
-const { parse, stringify } = JSON, S = String, isArray = Array.isArray, define = Reflect.defineProperty, G = globalThis;
-const MAX_LOG = ${Number(maxLogBytes)}, MAX_OUT = ${Number(maxOutputBytes)} + 65536;
-let handler, logs = '';
-const put = (name, value) => define(G, name, { value, writable: true, configurable: true });
-define(G, 'console', { get() {
-  const c = load()((t) => { logs = (logs + t).slice(0, MAX_LOG); }, () => logs.length >= MAX_LOG, stringify, S);
-  put('console', c);
-  return c;
-}, set(c) { put('console', c); }, configurable: true });
-put('addHandler', (kind, fn) => {
-  if (kind !== 'transform') throw new TypeError("addHandler: only 'transform' handlers exist here, not " + S(kind));
-  if (typeof fn !== 'function') throw new TypeError("addHandler('transform', fn): fn must be a function");
-  handler = fn;
-});
-return Object.freeze({
-  run(input, context, bodyText) {
-    if (!handler) return 'i0';
-    let request = parse(input);
-    if (bodyText !== undefined) {
-      let body = null;
-      if (bodyText !== '') try { body = parse(bodyText); } catch { body = bodyText; }
-      request = { body, headers: request.headers, path: request.path, query: request.query };
-    }
-    const r = handler(request, parse(context));
-    if (r !== null && typeof r === 'object' && typeof r.then === 'function')
-      return 'i1';
-    if (r === null || typeof r !== 'object' || isArray(r)) return 'i2';
-    let body, meta;
-    try {
-      body = stringify(r.body);
-      meta = stringify({ headers: r.headers, path: r.path, query: r.query, logs });
-    } catch (error) { return 'i3' + error.message; }
-    if (body === undefined) return 'i4';
-    if (body.length + meta.length > MAX_OUT) return 't';
-    return 'o' + meta + '\\n' + body;
-  },
-  logs: () => logs,
-});
-})`.replace(/^ +/gm, ''); // indentation is for the reader: QuickJS would tokenize it in every call
+
+// The output may be a little larger than the body's limit (its headers, path and query), and no larger: a body past it
+// is refused before its text is copied out of QuickJS.
+const MAX_OUT = Number(maxOutputBytes) + 65536;
 
 const INVALID = [
   "the code registered no handler: call addHandler('transform', (request, context) => request)",
@@ -91,6 +42,12 @@ const INVALID = [
   'the returned request is not JSON-serialisable: ',
   'the returned request has no body',
 ];
+
+// A context's built-ins: ECMAScript's but the typed arrays (ArrayBuffer, the typed arrays, DataView, Atomics,
+// SharedArrayBuffer). Webhook payloads arrive and leave as JSON, and making them was ~30 % of a fresh context's cost
+// (~45 µs of ~150 µs a call, docs/transformations.md "Cost"). `Eval` stays: QuickJS evaluates the transform's code
+// through it (and the code's own eval() is QuickJS's, as any built-in).
+const INTRINSICS = { ...DefaultIntrinsics, TypedArrays: false };
 
 let QuickJS;
 let runtime;
@@ -150,7 +107,7 @@ function compile(vm, code, deadline) {
 function call({ id, code, input, body, context, timeoutMs, compileOnly }) {
   const deadline = Date.now() + timeoutMs;
   runtime.setInterruptHandler(() => Date.now() > deadline);
-  const vm = runtime.newContext();
+  const vm = runtime.newContext({ intrinsics: INTRINSICS });
   let answer;
   if (compileOnly) {
     try {
@@ -162,26 +119,28 @@ function call({ id, code, input, body, context, timeoutMs, compileOnly }) {
     answers.postMessage(answer);
     return;
   }
-  let relay;
+  const sandbox = { logs: '', handler: undefined, builtins: undefined, held: [] };
   try {
-    relay = relayOf(vm, deadline);
+    sandboxOf(vm, sandbox);
     const step = vm.evalCode(code, 'transform.js');
-    const args = body === undefined ? [input, context] : [input, context, body];
-    const result = step.error ? step : callRelay(vm, relay, 'run', ...args);
     if (!step.error) step.value.dispose();
-    if (result.error) {
+    const result = step.error ? step : sandbox.handler ? runHandler(vm, sandbox, { input, context, body }) : undefined;
+    if (!result) {
+      answer = { id, ok: true, invalid: INVALID[0] };
+    } else if (result.error) {
       const error = errorOf(vm, result.error, deadline);
       const cause = causeOf(error);
       const message = cause === 'timeout' ? `the transform ran past its ${timeoutMs} ms time limit` : error.message;
       const named = cause === 'error' && error.name !== 'Error' ? `${error.name}: ${message}` : message;
-      answer = { id, ok: false, cause, message: named, logs: readLogs(vm, relay) };
+      answer = { id, ok: false, cause, message: named };
       const line = lineOf(error);
       if (line !== undefined) answer.line = line;
+    } else if (typeof result.invalid === 'number') {
+      answer = { id, ok: true, invalid: INVALID[result.invalid] + (result.detail ?? '') };
     } else {
-      answer = { id, ...outputOf(vm.getString(result.value)) };
-      result.value.dispose();
-      if (answer.logs === undefined) answer.logs = readLogs(vm, relay);
+      answer = { id, ok: true, ...result };
     }
+    answer.logs = sandbox.logs;
   } catch (error) {
     // A failure of QuickJS itself (a WebAssembly trap when its memory cannot grow, a broken runtime): this thread
     // is not trusted with another call.
@@ -190,7 +149,8 @@ function call({ id, code, input, body, context, timeoutMs, compileOnly }) {
     answer.recycle = true;
   }
   try {
-    relay?.dispose();
+    sandbox.handler?.dispose();
+    for (const handle of sandbox.held) handle.dispose();
     vm.dispose();
   } catch {
     answer.recycle = true;
@@ -206,59 +166,151 @@ function call({ id, code, input, body, context, timeoutMs, compileOnly }) {
   answers.postMessage(answer);
 }
 
-// The prelude's functions in a fresh context, given the host's console loader (see PRELUDE).
-function relayOf(vm, deadline) {
-  const made = vm.evalCode(PRELUDE, 'relay-prelude.js');
-  if (made.error) throw new Error(`prelude: ${errorOf(vm, made.error, deadline).message}`);
-  const load = vm.newFunction('load', () => vm.evalCode(CONSOLE, 'relay-console.js'));
-  const relay = vm.callFunction(made.value, vm.undefined, load);
-  load.dispose();
-  made.value.dispose();
-  if (relay.error) throw new Error(`prelude: ${errorOf(vm, relay.error, deadline).message}`);
-  return relay.value;
+// Prepares a fresh context for the transform: the built-ins the relay calls, taken before the transform exists (it
+// may replace the globals: what comes back is always JSON text), and the relay's two globals as host functions of
+// this call, whose state (the handler, the logs) is `sandbox`, this call's alone. Nothing is compiled for them: a
+// prelude in JavaScript, compiled in every context, was the largest share of a call's CPU after the context itself
+// (~100 ns a character; docs/transformations.md, "Cost"). Host functions take QuickJS values (handles valid for the
+// host call only: the handler is kept as a duplicate of its own, disposed with the call) and answer QuickJS values
+// or throw a QuickJS error; nothing of the host crosses.
+function sandboxOf(vm, sandbox) {
+  const take = (object, name) => {
+    const handle = vm.getProp(object, name);
+    sandbox.held.push(handle);
+    return handle;
+  };
+  const [json, array, reflect] = ['JSON', 'Array', 'Reflect'].map((name) => take(vm.global, name));
+  sandbox.builtins = {
+    parse: take(json, 'parse'),
+    stringify: take(json, 'stringify'),
+    isArray: take(array, 'isArray'),
+    get: take(reflect, 'get'),
+    S: take(vm.global, 'String'),
+  };
+  const { stringify, S } = sandbox.builtins;
+  const typeError = (message) => ({ error: vm.newError({ name: 'TypeError', message }) });
+  const addHandler = vm.newFunction('addHandler', (kind, fn) => {
+    if (kind === undefined || vm.typeof(kind) !== 'string' || vm.getString(kind) !== 'transform') {
+      const text = kind === undefined ? { value: vm.newString('undefined') } : vm.callFunction(S, vm.undefined, kind);
+      if (text.error) return text;
+      const shown = vm.getString(text.value);
+      text.value.dispose();
+      return typeError(`addHandler: only 'transform' handlers exist here, not ${shown}`);
+    }
+    if (fn === undefined || vm.typeof(fn) !== 'function')
+      return typeError("addHandler('transform', fn): fn must be a function");
+    // The handler being run (if this is called from inside it) holds a reference of its own (runHandler).
+    sandbox.handler?.dispose();
+    sandbox.handler = fn.dup();
+    return undefined;
+  });
+  // Not enumerable, writable and configurable, as a built-in global: a transform may replace either.
+  vm.defineProp(vm.global, 'addHandler', { value: addHandler, configurable: true });
+  addHandler.dispose();
+  const setConsole = (value) => vm.defineProp(vm.global, 'console', { value, configurable: true });
+  // `console` is built on its first use (most transforms never log), however it is reached.
+  vm.defineProp(vm.global, 'console', {
+    configurable: true,
+    get: () => {
+      const factory = vm.evalCode(CONSOLE, 'relay-console.js');
+      if (factory.error) return factory;
+      const put = vm.newFunction('put', (text) => {
+        if (text !== undefined && vm.typeof(text) === 'string')
+          sandbox.logs = (sandbox.logs + vm.getString(text)).slice(0, maxLogBytes);
+      });
+      const full = vm.newFunction('full', () => (sandbox.logs.length >= maxLogBytes ? vm.true : vm.false));
+      const made = vm.callFunction(factory.value, vm.undefined, put, full, stringify, S);
+      factory.value.dispose();
+      put.dispose();
+      full.dispose();
+      if (made.error) return made;
+      setConsole(made.value);
+      return made.value;
+    },
+    set: (value) => {
+      if (value !== undefined) setConsole(value);
+    },
+  });
 }
 
-// Calls one of the relay's functions (never a global the transform could have replaced) with string arguments.
-function callRelay(vm, relay, name, ...args) {
-  const fn = vm.getProp(relay, name);
-  const handles = args.map((text) => vm.newString(text));
+// A QuickJS exception met while running the handler (its handle).
+class Thrown {
+  constructor(handle) {
+    this.handle = handle;
+  }
+}
+
+// Runs the handler on the request, through the built-ins taken before the transform ran (never a global it could
+// have replaced; properties of what it returned are read with Reflect.get, so its getters run in QuickJS as in
+// plain JavaScript). The request is the JSON `input` (headers, path, query; and the body, unless the host has it as
+// stored bytes: `bodyText`, parsed here, JSON, else the text itself, null when empty, as a stored webhook reads).
+// Answers { error } (a handle: the handler threw, or ran out of time or memory), or the output (see outputOf).
+function runHandler(vm, sandbox, { input, context, body: bodyText }) {
+  const { parse, stringify, isArray, get } = sandbox.builtins;
+  const handles = [];
+  const own = (handle) => {
+    handles.push(handle);
+    return handle;
+  };
+  const call = (fn, ...args) => {
+    const result = vm.callFunction(fn, vm.undefined, ...args);
+    if (result.error) throw new Thrown(result.error);
+    return own(result.value);
+  };
+  const text = (value) => own(vm.newString(value));
   try {
-    return vm.callFunction(fn, vm.undefined, ...handles);
+    // The body's place is kept first, as in a request parsed whole: it is an own property, set without setters.
+    const request = call(parse, text(bodyText === undefined ? input : `{"body":null,${input.slice(1)}`));
+    if (bodyText !== undefined && bodyText !== '') {
+      const parsed = vm.callFunction(parse, vm.undefined, text(bodyText));
+      if (parsed.error) parsed.error.dispose();
+      vm.setProp(request, 'body', parsed.error ? text(bodyText) : own(parsed.value));
+    }
+    // QuickJS does not count the function it is calling as referenced: a reference of the call's own, so that a
+    // handler replacing itself (addHandler from inside it) is not freed while it runs.
+    const handler = own(sandbox.handler.dup());
+    const r = call(handler, request, call(parse, text(context)));
+    const object = vm.typeof(r) === 'object' && !vm.sameValue(r, vm.null);
+    if (object && vm.typeof(call(get, r, text('then'))) === 'function') return { invalid: 1 };
+    if (!object || vm.sameValue(call(isArray, r), vm.true)) return { invalid: 2 };
+    let body, meta;
+    try {
+      body = call(stringify, call(get, r, text('body')));
+      // No prototype: neither a setter nor a toJSON the transform gave Object.prototype applies to it.
+      const parts = own(vm.newObject(vm.null));
+      for (const name of ['headers', 'path', 'query']) vm.setProp(parts, name, call(get, r, text(name)));
+      meta = call(stringify, parts);
+    } catch (error) {
+      if (!(error instanceof Thrown)) throw error;
+      // What the transform's own values threw (a toJSON, a BigInt, a cycle); its time or memory running out is not.
+      const dumped = vm.dump(error.handle);
+      if (dumped?.name === 'InternalError') throw error;
+      error.handle.dispose();
+      return { invalid: 3, detail: typeof dumped?.message === 'string' ? dumped.message : String(dumped) };
+    }
+    if (vm.typeof(body) !== 'string') return { invalid: 4 };
+    const lengths = [body, meta].map((handle) => vm.getNumber(own(vm.getProp(handle, 'length'))));
+    if (lengths[0] + lengths[1] > MAX_OUT) return { tooLarge: true };
+    return outputOf(vm.getString(meta), vm.getString(body));
+  } catch (error) {
+    if (error instanceof Thrown) return { error: error.handle };
+    throw error;
   } finally {
     for (const handle of handles) handle.dispose();
-    fn.dispose();
   }
 }
 
-// The run() answer (see PRELUDE): the output's parts, the body left as the JSON text it will be sent as.
-function outputOf(text) {
-  if (text[0] === 'i') return { ok: true, invalid: INVALID[text[1]] + text.slice(2) };
-  if (text[0] === 't') return { ok: true, tooLarge: true };
-  const newline = text.indexOf('\n');
-  // The prelude's own JSON: only a transform that gave Object.prototype a toJSON could make it something else.
-  let parsed;
+// The output's parts, the body left as the JSON text it will be sent as (it is never parsed nor serialised again).
+function outputOf(metaJson, bodyJson) {
+  let meta;
   try {
-    parsed = JSON.parse(text.slice(1, newline));
+    meta = JSON.parse(metaJson);
   } catch {
-    parsed = undefined;
+    meta = undefined;
   }
-  if (parsed === null || parsed === undefined || typeof parsed !== 'object')
-    return { ok: true, invalid: 'the request is not an object' };
-  const { logs, ...meta } = parsed;
-  return { ok: true, meta, bodyJson: text.slice(newline + 1), logs: typeof logs === 'string' ? logs : undefined };
-}
-
-function readLogs(vm, relay) {
-  const deadline = Date.now() + 50;
-  runtime.setInterruptHandler(() => Date.now() > deadline);
-  const result = callRelay(vm, relay, 'logs');
-  if (result.error) {
-    result.error.dispose();
-    return '';
-  }
-  const logs = vm.getString(result.value);
-  result.value.dispose();
-  return logs;
+  if (meta === null || meta === undefined || typeof meta !== 'object')
+    return { invalid: 'the request is not an object' };
+  return { meta, bodyJson };
 }
 
 async function start() {

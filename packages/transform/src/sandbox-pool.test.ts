@@ -40,6 +40,21 @@ parentPort.postMessage({ ready: true });
 `,
 );
 
+// A thread on its way out when the next call reaches it: it answers its first call, then stops on the next message
+// without taking it (as a thread whose exit the host had not yet seen when it reused the slot). Each new thread of
+// the slot counts its own calls, so the replacement answers.
+const leavingThread = standIn(
+  'leaving',
+  `const { parentPort, workerData } = require('node:worker_threads');
+let calls = 0;
+parentPort.on('message', ({ id }) => {
+  if (++calls > 1) process.exit(0);
+  workerData.answers.postMessage({ id, ok: true, meta: { headers: {}, path: '/', query: {} }, bodyJson: String(id), logs: '' });
+});
+parentPort.postMessage({ ready: true });
+`,
+);
+
 describe('a sandbox that fails on its own', () => {
   it.each([
     ['fails to start', brokenThread],
@@ -51,6 +66,18 @@ describe('a sandbox that fails on its own', () => {
         const error = await call().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(TransformUnavailableError);
       }
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('that stops quietly as a call reaches it: the call runs on a fresh thread, since it never ran', async () => {
+    const runner = createTransformRunner({ threadFile: leavingThread, concurrency: 1, timeoutMs: 60_000 });
+    try {
+      expect(await runner.run('x', request, context)).toMatchObject({ ok: true });
+      // Before, this call failed as "the sandbox stopped" (its delivery retried for the relay's own race).
+      expect(await runner.run('x', request, context)).toMatchObject({ ok: true });
+      expect(await runner.run('x', request, context)).toMatchObject({ ok: true });
     } finally {
       await runner.close();
     }

@@ -125,7 +125,10 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
       // A thread that dies between calls is replaced at once: the slot's next call would otherwise be posted to a
       // dead thread and end, after the whole time limit, as the transform's own timeout. (One that never started is
       // left to the next call, which reports it, rather than respawned in a loop.)
-      if (slot.onExit) slot.onExit(failed ?? new Error(`the sandbox thread stopped (exit code ${code})`));
+      if (slot.onExit)
+        slot.onExit(
+          failed ?? Object.assign(new Error(`the sandbox thread stopped (exit code ${code})`), { quiet: true }),
+        );
       else if (started) spawn(slot);
     });
     return slot as Slot;
@@ -206,7 +209,20 @@ export function createTransformRunner(options: TransformRunnerOptions & { thread
         replace(slot);
         throw new TransformUnavailableError(`the sandbox did not start: ${startError}`);
       }
-      const outcome = await callOn(slot, message);
+      let outcome = await callOn(slot, message);
+      if (outcome instanceof Error && (outcome as { quiet?: boolean }).quiet && !closed) {
+        // A thread that stopped with no error and no answer was already on its way out when the call was posted
+        // (it stopped between calls, and its exit came after the slot was reused): the sandbox never throws its way
+        // out quietly, so the call did not run. A transform has no effect outside its call, so it runs once more on
+        // a fresh thread rather than fail for the relay's own race.
+        replace(slot);
+        const restartError = await slot.ready;
+        if (restartError !== undefined) {
+          replace(slot);
+          throw new TransformUnavailableError(`the sandbox did not start: ${restartError}`);
+        }
+        outcome = await callOn(slot, message);
+      }
       if (outcome === 'timeout') {
         replace(slot);
         return failure('timeout', `the transform ran past its ${timeoutMs} ms time limit`);

@@ -9,7 +9,12 @@ const config: Config = {
   // The docker compose suite has its own run (`pnpm test:compose`, tests/compose/jest.config.ts).
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/cli/', '<rootDir>/tests/compose/'],
   // ESM-only dependencies (got and friends) are transformed too.
-  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  // OpenTelemetry's CommonJS builds load node:http with import(), which jest's module sandbox refuses: swc turns
+  // those into require() (tests/e2e/tracing.test.ts exports spans through them).
+  transform: {
+    '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '/@opentelemetry/.+\\.cjs$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
   transformIgnorePatterns: [],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/packages/test-support/src/global-setup.ts',

@@ -6,7 +6,14 @@
 //     ROUNDS=5 node bench/ingest-ab.mjs
 //
 // A variant's root must have run `node scripts/build.mjs` (a `git worktree` of another commit works).
+//
+// Tracing off against on (docs/observability.md): `$OTLP_SINK` in a variant's env is replaced by a local OTLP/HTTP
+// receiver of this script (it reads and drops every export), so the traced variant pays its real export:
+//
+//   VARIANTS='[{"name":"tracing off","root":"."},
+//     {"name":"tracing on","root":".","env":{"OTEL_EXPORTER_OTLP_ENDPOINT":"$OTLP_SINK"}}]' node bench/ingest-ab.mjs
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { admin, deleteKeys, freshDatabase, REDIS_URL } from './lib/database.mjs';
@@ -20,6 +27,17 @@ const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
 const variants = JSON.parse(process.env.VARIANTS ?? '[{"name":"this checkout","root":"."}]');
 const rounds = Number(process.env.ROUNDS ?? 3);
 const results = {};
+
+// The OTLP sink: answers every export at once, after reading it, and counts the bytes received.
+let exportedBytes = 0;
+const sink = http.createServer((req, res) => {
+  req.on('data', (chunk) => (exportedBytes += chunk.length));
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+});
+await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
+const sinkUrl = `http://127.0.0.1:${sink.address().port}`;
+const withSink = (env = {}) =>
+  Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace('$OTLP_SINK', sinkUrl)]));
 
 async function measure(variant, round) {
   const root = path.resolve(variant.root);
@@ -35,7 +53,7 @@ async function measure(variant, round) {
     PORT: String(port),
     DEFAULT_TARGET_URL: 'http://127.0.0.1:9/hook',
     API_RATE_LIMIT: '0',
-    ...variant.env,
+    ...withSink(variant.env),
   };
   const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env, variant.flags ?? []);
   try {
@@ -69,3 +87,5 @@ for (const [name, runs] of Object.entries(results)) {
     `${name}: ${m('rps')} webhooks/s, ${m('cpuMs')} ms CPU each, peak RSS ${m('rssMb')} MB (medians of ${runs.length})`,
   );
 }
+if (exportedBytes > 0) console.log(`OTLP sink: ${(exportedBytes / 1_048_576).toFixed(1)} MB of spans received`);
+sink.close();

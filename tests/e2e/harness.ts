@@ -8,6 +8,7 @@ import {
   type Database,
 } from '@relay/db';
 import { createTestDatabase, uniqueQueuePrefix, waitFor, type TestDatabase } from '@relay/test-support';
+import type { Tracer } from '@relay/service-kit';
 import { pino, type Logger } from 'pino';
 import supertest from 'supertest';
 import { parseApiConfig } from '../../apps/api/src/config';
@@ -60,7 +61,14 @@ const silent = pino({ level: 'silent' });
 // The whole relay in one test process: a real api runtime (driven by supertest) and a real worker
 // runtime, on their own database and queue prefix, against the machine's Postgres and Redis.
 export async function startPipeline(
-  options: { api?: Env; worker?: Env | false; redisUrl?: string; apiLogger?: Logger } = {},
+  options: {
+    api?: Env;
+    worker?: Env | false;
+    redisUrl?: string;
+    apiLogger?: Logger;
+    /** Traces (tracing.test.ts): each process's tracer; absent: the no-op one. */
+    tracers?: { api?: Tracer; worker?: Tracer };
+  } = {},
 ): Promise<Pipeline> {
   const db = await createTestDatabase();
   const prefix = uniqueQueuePrefix();
@@ -81,6 +89,7 @@ export async function startPipeline(
   const api = createApiRuntime(
     parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }),
     options.apiLogger ?? silent,
+    { tracer: options.tracers?.api },
   );
   // As main.ts does: start-up work (the initial admin) before the api counts as ready.
   await api.start();
@@ -97,6 +106,7 @@ export async function startPipeline(
       const worker = createWorkerRuntime(
         parseWorkerConfig({ ...baseEnv, ...FAST_WORKER_ENV, ...(options.worker || {}), ...env }),
         logger,
+        { tracer: options.tracers?.worker },
       );
       workers.push(worker);
       pipeline.worker ??= worker;
@@ -191,6 +201,7 @@ export async function createOrganization(pipeline: Pipeline, slug: string): Prom
 }
 
 /** Another api process on the pipeline's database and queues, as a second replica would be; the caller closes it. */
-export function startApiReplica(pipeline: Pipeline, env: Env = {}): ApiRuntime {
-  return createApiRuntime(parseApiConfig({ ...pipeline.baseEnv, INGEST_BATCH_WAIT_MS: '1', ...env }), silent);
+export function startApiReplica(pipeline: Pipeline, env: Env = {}, tracer?: Tracer): ApiRuntime {
+  const config = parseApiConfig({ ...pipeline.baseEnv, INGEST_BATCH_WAIT_MS: '1', ...env });
+  return createApiRuntime(config, silent, { tracer });
 }

@@ -11,6 +11,7 @@ import {
   secretKeysSetting,
   sensitiveHeadersSetting,
   text,
+  tracingFields,
 } from '@relay/core';
 import { z } from 'zod';
 import { issuerAllowed } from './modules/idp/issuer-url';
@@ -150,6 +151,11 @@ const fields = z.object({
   TRANSFORM_TIMEOUT_MS: integer(1_000, 10, 60_000),
   TRANSFORM_MEMORY_MB: integer(64, 8, 4_096),
   TRANSFORM_CONCURRENCY: integer(2, 1, 64),
+  // Traces (docs/observability.md): the standard OTEL_* variables; unset endpoint, nothing is loaded.
+  ...tracingFields,
+  // An inbound `traceparent` on ingest (sent by anyone: ingest is public) is a link of the ingest span; true: its
+  // parent too, for a provider whose traces you trust.
+  TRACE_TRUST_INBOUND: flag(false),
   // Check every JSON answer against the operation's declared response schema (tests; costs CPU).
   API_VALIDATE_RESPONSES: flag(false),
 });

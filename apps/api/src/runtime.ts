@@ -13,6 +13,7 @@ import {
   createRuleChangePublisher,
 } from '@relay/queue';
 import { createTransformRunner } from '@relay/transform';
+import { NOOP_TRACER, type Tracer } from '@relay/service-kit';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app';
@@ -72,8 +73,9 @@ export function createApiRuntime(
   config: ApiConfig,
   logger: Logger,
   /** Tests: the clock the monthly quota's billing periods and the deduplication windows follow. */
-  overrides: { now?: () => Date } = {},
+  overrides: { now?: () => Date; tracer?: Tracer } = {},
 ): ApiRuntime {
+  const { tracer = NOOP_TRACER, ...clock } = overrides;
   const db = createDatabase({
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
@@ -125,6 +127,7 @@ export function createApiRuntime(
       maxBytes: config.INGEST_BATCH_MAX_BYTES,
     },
     onBatch: (size) => metrics.ingestBatch(size),
+    tracer,
   });
   // The transform sandbox (docs/transformations.md): transform-test runs in it and a saved transform is compiled in
   // it. Its threads start on first use, so a relay whose teams never write a transform pays nothing.
@@ -186,9 +189,10 @@ export function createApiRuntime(
     ruleChanges,
     streams,
     ingest,
+    tracer,
     transforms,
     pacingState,
-    limits: createLimits({ settings: config, redis: roles.cache, repositories, logger, ...overrides }),
+    limits: createLimits({ settings: config, redis: roles.cache, repositories, logger, ...clock }),
     passwords,
     loginLimiter: createLoginLimiter({
       client: sessionRedis,
@@ -219,7 +223,7 @@ export function createApiRuntime(
       isStarted: () => started,
       isShuttingDown: () => shuttingDown,
     },
-    now: overrides.now,
+    now: clock.now,
     catalog: {
       reservedSegments: RESERVED_PATH_SEGMENTS,
       accessRules: Object.values(ACCESS_TABLE),

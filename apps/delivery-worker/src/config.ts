@@ -10,6 +10,7 @@ import {
   secretKeysSetting,
   sensitiveHeadersSetting,
   text,
+  tracingFields,
 } from '@relay/core';
 import { z } from 'zod';
 import { parseProxyUrl } from './outbound-proxy';
@@ -92,6 +93,11 @@ const fields = z.object({
   METRICS_ORGANIZATION_LABELS: flag(false),
   DATABASE_POOL_SIZE: integer(20, 1, 500),
   SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
+  // Traces (docs/observability.md): the standard OTEL_* variables; unset endpoint, nothing is loaded.
+  ...tracingFields,
+  // Deliveries and hooks carry the relay's own `traceparent` (replacing a forwarded one, dropping its tracestate).
+  // Off by default: a header the receiver did not ask for; a provider's own is then forwarded as received.
+  TRACE_PROPAGATE_TO_TARGETS: flag(false),
 });
 
 // Settings that follow from others: each role's Redis (main connection or the role's own URL).

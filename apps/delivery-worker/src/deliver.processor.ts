@@ -23,6 +23,8 @@ import { createPrepare, type PrepareDeps } from './stages/prepare.stage';
 import type { DeliveryPacing } from './delivery-pacing';
 import { createSend } from './stages/send.stage';
 import { createSettle } from './stages/settle.stage';
+import { childSpan, inSpan, NOOP_TRACER, type TraceSpan } from '@relay/service-kit';
+import { endJobSpan, startJobSpan, type WorkerTracing } from './tracing/job-spans';
 
 export interface DeliverDeps {
   store: DeliveryStore;
@@ -55,6 +57,8 @@ export interface DeliverDeps {
   /** Pacing per rule (delivery-pacing.ts); absent: unpaced. */
   pacing?: DeliveryPacing;
   now?: () => number;
+  /** Traces (docs/observability.md); absent: off. */
+  tracing?: WorkerTracing | undefined;
 }
 
 /** What the processor did with a job; returned for logs and tests. */
@@ -75,31 +79,48 @@ export type DeliverResult =
 export function createDeliverProcessor(deps: DeliverDeps) {
   const now = deps.now ?? Date.now;
   const passes = createRuleFilterCheck(deps.logger);
-  const prepare = createPrepare({ ...deps, policyOf: createRulePolicies(deps.retry), passes, now });
+  const tracer = deps.tracing?.tracer ?? NOOP_TRACER;
+  const prepare = createPrepare({ ...deps, policyOf: createRulePolicies(deps.retry), passes, now, tracer });
   const send = createSend({ ...deps, now });
   const settle = createSettle({ ...deps, ordering: deps.order !== undefined, now });
 
-  async function deliver(orgId: DeliverJobData['orgId'], eventId: string): Promise<Step<DeliverResult>> {
-    const prepared = await prepare(orgId, eventId);
+  async function deliver(
+    orgId: DeliverJobData['orgId'],
+    eventId: string,
+    span: TraceSpan,
+  ): Promise<Step<DeliverResult>> {
+    const prepared = await prepare(orgId, eventId, span);
     if ('unroutable' in prepared) return settle.unroutable(prepared.unroutable);
     if ('ignored' in prepared) return settle.ignored(prepared.ignored);
     if ('transformFailed' in prepared) return settle.transformFailed(prepared.transformFailed);
     if (!('delivery' in prepared)) return prepared;
-    return settle.attempted(prepared.delivery, await send(prepared.delivery));
+    const sent = await send(prepared.delivery);
+    return inSpan(childSpan(tracer, span, 'record outcome'), () => settle.attempted(prepared.delivery, sent));
   }
 
   /** The BullMQ processor. */
-  return function process(job: Job<DeliverJobData>, token?: string): Promise<DeliverResult> {
+  return async function process(job: Job<DeliverJobData>, token?: string): Promise<DeliverResult> {
     const { orgId, eventId } = job.data;
-    return runJob<DeliverResult>(job, token, {
-      stages: () => deliver(orgId, eventId),
-      giveUp: (cause) => settle.gaveUp(orgId, eventId, cause),
-      bound: deps.faults ?? DEFAULT_FAULT_BOUND,
-      logger: deps.logger,
-      context: { eventId },
-      // Only consecutive faults count: a retry (a real outcome) starts the count again; waits are not outcomes.
-      settled: (step) => (step.result === 'retry_scheduled' ? resetDefers(job) : undefined),
-      now,
-    });
+    const span = startJobSpan(tracer, 'deliveries', job);
+    if (tracer.enabled) span.setAttributes({ 'relay.event.id': eventId, 'relay.organization.id': orgId });
+    let result = 'waiting';
+    try {
+      return (result = await runJob<DeliverResult>(job, token, {
+        stages: () => deliver(orgId, eventId, span),
+        giveUp: (cause) => settle.gaveUp(orgId, eventId, cause),
+        bound: deps.faults ?? DEFAULT_FAULT_BOUND,
+        logger: deps.logger,
+        context: { eventId },
+        // Only consecutive faults count: a retry (a real outcome) starts the count again; waits are not outcomes.
+        settled: (step) => {
+          result = step.result;
+          return step.result === 'retry_scheduled' ? resetDefers(job) : undefined;
+        },
+        now,
+        span,
+      }));
+    } finally {
+      endJobSpan(span, result);
+    }
   };
 }

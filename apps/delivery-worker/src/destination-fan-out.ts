@@ -26,7 +26,7 @@ export interface FanOutDeps {
 }
 
 /** Makes an event's destination deliveries; resolves once they are committed (their jobs are best effort). */
-export type FanOut = ((orgId: OrgId, event: StoredEvent) => Promise<void>) & {
+export type FanOut = ((orgId: OrgId, event: StoredEvent, trace?: string) => Promise<void>) & {
   forget(orgId: OrgId, ruleId: string): void;
 };
 
@@ -58,7 +58,7 @@ export function createFanOut(deps: FanOutDeps): FanOut {
     return filter;
   }
 
-  const fanOut = async (orgId: OrgId, event: StoredEvent): Promise<void> => {
+  const fanOut = async (orgId: OrgId, event: StoredEvent, trace?: string): Promise<void> => {
     if (event.ruleId === null) return;
     const destinations = await active(orgId, event.ruleId);
     if (destinations.length === 0) return;
@@ -88,6 +88,8 @@ export function createFanOut(deps: FanOutDeps): FanOut {
           orgId,
           deliveryId: q.id,
           delayMs: Math.max(0, (q.nextAttemptAt?.getTime() ?? at) - at),
+          // Traced: each destination's job continues the event's trace (its parent the primary job's span).
+          ...(trace !== undefined ? { trace } : {}),
         })),
       );
     } catch (err) {

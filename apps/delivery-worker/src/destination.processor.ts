@@ -33,6 +33,8 @@ import type { Notifier } from './notifications/notifier';
 import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
 import { attemptFields, runJob, stepOf, type Step } from './stages/job-step';
+import { childSpan, inSpan, NOOP_SPAN, NOOP_TRACER, type TraceSpan } from '@relay/service-kit';
+import { endJobSpan, startJobSpan, type WorkerTracing } from './tracing/job-spans';
 
 export interface DestinationDeps {
   deliveries: Omit<DeliveryRepository, 'fanOut'>;
@@ -62,6 +64,8 @@ export interface DestinationDeps {
   logger: Logger;
   faults?: FaultBound;
   now?: () => number;
+  /** Traces (docs/observability.md); absent: off. */
+  tracing?: WorkerTracing | undefined;
 }
 
 /** An attempt made (or a relay fault given up on: no event, no outcome), to be stored. */
@@ -95,6 +99,7 @@ export type DestinationResult =
 export function createDestinationProcessor(deps: DestinationDeps) {
   const now = deps.now ?? Date.now;
   const health = createDestinationHealth({ ...deps, now });
+  const tracer = deps.tracing?.tracer ?? NOOP_TRACER;
 
   // 410 Gone turns the destination unhealthy first; false: another attempt turned it already. Health is
   // bookkeeping: if the transition cannot be written, the delivery fails as a 410 does and the next 410 tries again.
@@ -143,8 +148,14 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     return true;
   }
 
-  async function attempt(orgId: OrgId, deliveryId: string): Promise<Step<DestinationResult>> {
-    const loaded = await deps.deliveries.load(orgId, deliveryId);
+  async function attempt(
+    orgId: OrgId,
+    deliveryId: string,
+    span: TraceSpan = NOOP_SPAN,
+  ): Promise<Step<DestinationResult>> {
+    const loaded = await inSpan(childSpan(tracer, span, 'load delivery'), () =>
+      deps.deliveries.load(orgId, deliveryId),
+    );
     if (!loaded || loaded.delivery.status !== 'queued') return { result: 'skipped' };
     const { delivery, destination } = loaded;
     const early = (delivery.nextAttemptAt?.getTime() ?? 0) - now();
@@ -160,12 +171,9 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     // The destination's transform, once per run, on the webhook as received (the fan-out's filter read it so).
     let transformed = delivery.transformed;
     if (deps.transform && transformsNow(destination.transform, delivery)) {
-      const ran = await deps.transform({
-        code: destination.transform,
-        event,
-        ruleId: destination.ruleId,
-        destinationId: destination.id,
-      });
+      const { transform } = deps;
+      const run = { code: destination.transform, event, ruleId: destination.ruleId, destinationId: destination.id };
+      const ran = await inSpan(childSpan(tracer, span, 'transform'), () => transform(run));
       if (!ran.ok)
         return transformFailed(
           orgId,
@@ -198,7 +206,12 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     try {
       // The destination's signing stands in for the rule's lookup: a destination never signs with the rule's secret.
       const signing = signingOf(destination);
-      const signed = { sender: deps.sender, targetPolicy: deps.targetPolicy, secretFor: async () => signing };
+      const signed = {
+        sender: deps.sender,
+        targetPolicy: deps.targetPolicy,
+        secretFor: async () => signing,
+        tracing: deps.tracing,
+      };
       const sent = await sendSignedRequest(
         signed,
         payload.event,
@@ -209,6 +222,8 @@ export function createDestinationProcessor(deps: DestinationDeps) {
           timeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
           webhookId: delivery.id,
           extraHeaders: { 'x-relay-destination-id': destination.id },
+          span,
+          attemptNumber: delivery.attemptCount + 1,
         },
         now,
       );
@@ -232,8 +247,21 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     // The policy counts the attempts of the current run: a retried or resumed delivery gets a full budget again.
     const attemptInRun = newAttempt.attemptNumber - delivery.runStartAttempt;
     const decision = decide(outcome, attemptInRun, retry, Math.random, now());
-    const status = newAttempt.responseStatus;
     const sent = { delivery, event, attempt: newAttempt, outcome };
+    const recording = childSpan(tracer, span, 'record outcome');
+    return inSpan(recording, () => settle(orgId, sent, decision, destination, deliveryId));
+  }
+
+  // Stores the attempt's outcome as the retry policy decided it (and the destination's health after it).
+  async function settle(
+    orgId: OrgId,
+    sent: Sent & { outcome: AttemptOutcome },
+    decision: ReturnType<typeof decide>,
+    destination: DestinationRecord,
+    deliveryId: string,
+  ): Promise<Step<DestinationResult>> {
+    const { delivery, attempt: newAttempt } = sent;
+    const status = newAttempt.responseStatus;
     if (decision.action === 'delivered') {
       await store(orgId, sent, { status: 'delivered', at: newAttempt.finishedAt }, 'delivered');
       await health.afterAttempt(orgId, destination, true, status);
@@ -302,20 +330,29 @@ export function createDestinationProcessor(deps: DestinationDeps) {
   }
 
   /** The BullMQ processor of `deliver-destination` jobs (`attempt`: its stages, for tests). */
-  const process = (job: Job<DestinationJobData>, token?: string): Promise<DestinationResult> => {
+  const process = async (job: Job<DestinationJobData>, token?: string): Promise<DestinationResult> => {
     const { orgId, deliveryId } = job.data;
-    return runJob<DestinationResult>(job, token, {
-      stages: () => attempt(orgId, deliveryId),
-      giveUp: (cause) => giveUp(orgId, deliveryId, cause),
-      bound: deps.faults ?? DEFAULT_FAULT_BOUND,
-      logger: deps.logger,
-      context: { deliveryId },
-      settled: async (step) => {
-        if (step.result === 'retry_scheduled' && job.data.defers !== undefined)
-          await job.updateData({ ...job.data, defers: undefined });
-      },
-      now,
-    });
+    const span = startJobSpan(tracer, 'deliveries', job);
+    if (tracer.enabled) span.setAttributes({ 'relay.delivery.id': deliveryId, 'relay.organization.id': orgId });
+    let result = 'waiting';
+    try {
+      return (result = await runJob<DestinationResult>(job, token, {
+        stages: () => attempt(orgId, deliveryId, span),
+        giveUp: (cause) => giveUp(orgId, deliveryId, cause),
+        bound: deps.faults ?? DEFAULT_FAULT_BOUND,
+        logger: deps.logger,
+        context: { deliveryId },
+        settled: async (step) => {
+          result = step.result;
+          if (step.result === 'retry_scheduled' && job.data.defers !== undefined)
+            await job.updateData({ ...job.data, defers: undefined });
+        },
+        now,
+        span,
+      }));
+    } finally {
+      endJobSpan(span, result);
+    }
   };
   return Object.assign(process, { attempt });
 }

@@ -10,6 +10,8 @@ export interface RuleOutcome {
   run: number;
   deliveryStatus: 'delivered' | 'failed';
   responseStatus: number | null;
+  /** The delivery job's span (tracing on): each hook job continues its trace. */
+  trace?: string;
 }
 
 export type HookDispatcher = (outcome: RuleOutcome) => Promise<void>;
@@ -35,6 +37,7 @@ export function createHookDispatcher(deps: {
           run: outcome.run,
           deliveryStatus: outcome.deliveryStatus,
           responseStatus: outcome.responseStatus,
+          ...(outcome.trace !== undefined ? { trace: outcome.trace } : {}),
         })),
       );
     } catch (err) {

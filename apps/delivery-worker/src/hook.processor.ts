@@ -9,6 +9,8 @@ import type { Sender } from './sender';
 import { sendSignedRequest } from './signed-request';
 import type { SecretLookup } from './signing-secrets';
 import { attemptFields, runJob, stepOf, type Step } from './stages/job-step';
+import { NOOP_SPAN, NOOP_TRACER, type TraceSpan } from '@relay/service-kit';
+import { endJobSpan, startJobSpan, type WorkerTracing } from './tracing/job-spans';
 
 export interface HookDeps {
   events: Pick<EventRepository, 'findById'>;
@@ -24,6 +26,8 @@ export interface HookDeps {
   /** Hears each hook job's result (relay_hook_runs_total). */
   onResult?: (result: HookResult) => void;
   now?: () => number;
+  /** Traces (docs/observability.md); absent: off. */
+  tracing?: WorkerTracing | undefined;
 }
 
 export type HookResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' | 'deferred';
@@ -36,8 +40,13 @@ export type HookResult = 'skipped' | 'delivered' | 'retry_scheduled' | 'failed' 
 export function createHookProcessor(deps: HookDeps) {
   const now = deps.now ?? Date.now;
   const faults = deps.faults ?? DEFAULT_FAULT_BOUND;
+  const tracer = deps.tracing?.tracer ?? NOOP_TRACER;
 
-  async function attempt(data: HookJobData, attemptNumber: number): Promise<Step<HookResult>> {
+  async function attempt(
+    data: HookJobData,
+    attemptNumber: number,
+    span: TraceSpan = NOOP_SPAN,
+  ): Promise<Step<HookResult>> {
     const [event, hook] = await Promise.all([
       deps.events.findById(data.orgId, data.eventId),
       deps.hooks.findById(data.orgId, data.hookId),
@@ -55,6 +64,8 @@ export function createHookProcessor(deps: HookDeps) {
           ...(data.responseStatus !== null ? { 'x-relay-response-status': String(data.responseStatus) } : {}),
           'x-relay-hook-id': hook.id,
         },
+        span,
+        attemptNumber,
       },
       now,
     );
@@ -90,22 +101,33 @@ export function createHookProcessor(deps: HookDeps) {
     return 'failed';
   }
 
-  return function process(job: Job<HookJobData>, token?: string): Promise<HookResult> {
+  return async function process(job: Job<HookJobData>, token?: string): Promise<HookResult> {
     const attemptNumber = (job.data.attempt ?? 0) + 1;
-    return runJob<HookResult>(job, token, {
-      stages: async () => {
-        const step = await attempt(job.data, attemptNumber);
-        // A real outcome ends a run of faults: only consecutive defers count.
-        if (step.result === 'retry_scheduled')
-          await job.updateData({ ...job.data, attempt: attemptNumber, defers: undefined });
-        return step;
-      },
-      giveUp: (cause) => giveUp(job.data, attemptNumber, cause),
-      bound: faults,
-      logger: deps.logger,
-      context: { eventId: job.data.eventId, hookId: job.data.hookId },
-      settled: (step) => deps.onResult?.(step.result),
-      now,
-    });
+    const span = startJobSpan(tracer, 'hooks', job);
+    if (tracer.enabled) span.setAttributes({ 'relay.event.id': job.data.eventId, 'relay.hook.id': job.data.hookId });
+    let result = 'waiting';
+    try {
+      return (result = await runJob<HookResult>(job, token, {
+        stages: async () => {
+          const step = await attempt(job.data, attemptNumber, span);
+          // A real outcome ends a run of faults: only consecutive defers count.
+          if (step.result === 'retry_scheduled')
+            await job.updateData({ ...job.data, attempt: attemptNumber, defers: undefined });
+          return step;
+        },
+        giveUp: (cause) => giveUp(job.data, attemptNumber, cause),
+        bound: faults,
+        logger: deps.logger,
+        context: { eventId: job.data.eventId, hookId: job.data.hookId },
+        settled: (step) => {
+          result = step.result;
+          deps.onResult?.(step.result);
+        },
+        now,
+        span,
+      }));
+    } finally {
+      endJobSpan(span, result);
+    }
   };
 }

@@ -31,6 +31,7 @@ import {
 } from '@relay/queue';
 import { createTransformRunner } from '@relay/transform';
 import { Worker, type Job } from 'bullmq';
+import { NOOP_TRACER, type Tracer } from '@relay/service-kit';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config';
 import { createDeliverProcessor } from './deliver.processor';
@@ -76,7 +77,13 @@ export interface WorkerRuntime {
 }
 
 /** Wires a delivery-worker process from its settings: used by main.ts and by tests alike. */
-export function createWorkerRuntime(config: WorkerConfig, logger: Logger): WorkerRuntime {
+export function createWorkerRuntime(
+  config: WorkerConfig,
+  logger: Logger,
+  /** Traces (docs/observability.md): main.ts's tracer, the no-op one unless an OTLP endpoint is set. */
+  options: { tracer?: Tracer } = {},
+): WorkerRuntime {
+  const tracing = { tracer: options.tracer ?? NOOP_TRACER, propagate: config.TRACE_PROPAGATE_TO_TARGETS };
   const db = createDatabase({
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
@@ -204,6 +211,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     metrics: metrics.delivery,
     transforms: { run: transform, store: (orgId, id, output) => store.storeTransformed({ orgId, id }, output) },
     pacing,
+    tracing,
   });
   const deliverToDestination = createDestinationProcessor({
     deliveries,
@@ -223,6 +231,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
     pacing,
     logger,
     faults,
+    tracing,
   });
   // Deliveries in progress: background search indexing yields while a quarter of the slots are busy.
   let activeDeliveries = 0;
@@ -268,6 +277,7 @@ export function createWorkerRuntime(config: WorkerConfig, logger: Logger): Worke
       logger,
       faults,
       onResult: (result) => metrics.hookRun(result),
+      tracing,
     }),
     {
       connection: hookRedis,

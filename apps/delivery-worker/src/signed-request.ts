@@ -1,6 +1,8 @@
 import { checkTargetUrl, type AttemptOutcome, type TargetPolicy } from '@relay/core';
 import type { StoredEvent } from '@relay/db';
+import type { TraceSpan } from '@relay/service-kit';
 import { deliveryHeaders } from './delivery-request';
+import { endRequestSpan, startRequestSpan, type WorkerTracing } from './tracing/job-spans';
 import type { Sender } from './sender';
 import type { SecretLookup } from './signing-secrets';
 
@@ -8,6 +10,8 @@ export interface SignedRequestDeps {
   sender: Sender;
   secretFor: SecretLookup;
   targetPolicy: TargetPolicy;
+  /** Traces (docs/observability.md); absent: off. */
+  tracing?: WorkerTracing | undefined;
 }
 
 export interface SentRequest {
@@ -34,10 +38,19 @@ export async function sendSignedRequest(
     timeoutMs?: number | undefined;
     /** `webhook-id` when not the event id: a destination delivery has its own. */
     webhookId?: string;
+    /** The job's span (tracing on): the request is its child span. */
+    span?: TraceSpan | undefined;
+    /** The attempt's number, on the request's span. */
+    attemptNumber?: number;
   },
   now: () => number,
 ): Promise<SentRequest> {
   const startedAt = new Date(now());
+  const span = deps.tracing
+    ? startRequestSpan(deps.tracing.tracer, request.span, request.url, {
+        'http.request.resend_count': request.attemptNumber !== undefined ? request.attemptNumber - 1 : undefined,
+      })
+    : undefined;
   const check = checkTargetUrl(request.url, deps.targetPolicy);
   let outcome: AttemptOutcome;
   let responseBody: string | null = null;
@@ -54,6 +67,12 @@ export async function sendSignedRequest(
       ...deliveryHeaders(event, secrets, Math.floor(now() / 1000), outbound, options),
       ...request.extraHeaders,
     };
+    // TRACE_PROPAGATE_TO_TARGETS: the relay's traceparent replaces a forwarded one, and the provider's tracestate
+    // (which belongs to its traceparent) goes; off, both are forwarded like any header the rule forwards.
+    if (deps.tracing?.propagate && span?.traceparent !== undefined) {
+      delete headers['tracestate'];
+      headers['traceparent'] = span.traceparent;
+    }
     ({ outcome, responseBody, durationMs } = await deps.sender.send({
       url: request.url,
       body: Buffer.from(event.body),
@@ -61,5 +80,6 @@ export async function sendSignedRequest(
       timeoutMs: request.timeoutMs,
     }));
   }
+  if (span) endRequestSpan(span, outcome);
   return { outcome, responseBody, durationMs, startedAt, finishedAt: new Date(startedAt.getTime() + durationMs) };
 }

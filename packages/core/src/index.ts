@@ -12,6 +12,7 @@ export * from './event';
 export * from './source';
 export * from './resource-name';
 export * from './config-schema';
+export * from './tracing-settings';
 export * from './target-policy';
 export * from './guarded-lookup';
 export * from './group-commit';

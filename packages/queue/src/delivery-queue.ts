@@ -34,9 +34,9 @@ export function createDeliveryQueue(options: DeliveryQueueOptions) {
     async enqueue(requests: readonly DeliverJobRequest[]): Promise<void> {
       if (requests.length === 0) return;
       await queue.addBulk(
-        requests.map(({ orgId, eventId, delayMs }) => ({
+        requests.map(({ orgId, eventId, delayMs, trace }) => ({
           name: JOBS.deliver,
-          data: { orgId, eventId },
+          data: trace ? { orgId, eventId, trace } : { orgId, eventId },
           opts: { ...JOB_OPTIONS, jobId: eventId, delay: Math.max(0, Math.round(delayMs ?? 0)) },
         })),
       );
@@ -45,9 +45,9 @@ export function createDeliveryQueue(options: DeliveryQueueOptions) {
     async enqueueDestinations(requests: readonly DestinationJobRequest[]): Promise<void> {
       if (requests.length === 0) return;
       await queue.addBulk(
-        requests.map(({ orgId, deliveryId, delayMs }) => ({
+        requests.map(({ orgId, deliveryId, delayMs, trace }) => ({
           name: JOBS.deliverDestination,
-          data: { orgId, deliveryId },
+          data: trace ? { orgId, deliveryId, trace } : { orgId, deliveryId },
           opts: { ...JOB_OPTIONS, jobId: destinationJobId(deliveryId), delay: Math.max(0, Math.round(delayMs ?? 0)) },
         })),
       );

@@ -26,6 +26,10 @@ export interface DeliverJobData {
   eventId: string;
   /** Consecutive defers for the relay's own faults; past DELIVERY_FAULT_MAX_DEFERS the event fails. */
   defers?: number;
+  /** Traces: the W3C traceparent of the span this job continues (docs/observability.md); absent: untraced. */
+  trace?: string;
+  /** Traces: the previous run's span (a retry, a wait), linked from the next run's. */
+  traceLink?: string;
 }
 
 export interface DeliverJobRequest extends DeliverJobData {
@@ -39,6 +43,10 @@ export interface DestinationJobData {
   deliveryId: string;
   /** Consecutive defers for the relay's own faults, as for deliveries. */
   defers?: number;
+  /** Traces: the W3C traceparent of the span this job continues (docs/observability.md); absent: untraced. */
+  trace?: string;
+  /** Traces: the previous run's span (a retry, a wait), linked from the next run's. */
+  traceLink?: string;
 }
 
 export interface DestinationJobRequest extends DestinationJobData {
@@ -63,6 +71,10 @@ export interface HookJobData {
   attempt?: number;
   /** Consecutive defers for the relay's own faults, as for deliveries. */
   defers?: number;
+  /** Traces: the W3C traceparent of the span this job continues (docs/observability.md); absent: untraced. */
+  trace?: string;
+  /** Traces: the previous run's span (a retry, a wait), linked from the next run's. */
+  traceLink?: string;
 }
 
 /**

@@ -3,3 +3,6 @@ export * from './logger';
 export * from './metrics-access';
 export * from './readiness';
 export * from './shutdown';
+export * from './tracing/tracer';
+export * from './tracing/start-tracing';
+export type { TracingSettings } from './tracing/otel-tracer';

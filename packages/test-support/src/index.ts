@@ -11,3 +11,4 @@ export * from './pg-cluster';
 export * from './redis-cluster';
 export * from './redis-sentinel';
 export { redisCli, type RedisNode } from './redis-deployment';
+export * from './otlp-receiver';

@@ -2,6 +2,7 @@ import type { AccessRule, TargetPolicy } from '@relay/core';
 import type { ReadRepositories, ReplicaState, Repositories } from '@relay/db';
 import type { TransformRunner } from '@relay/transform';
 import type { DeliveryQueue, FeedPublisher, RuleChangePublisher } from '@relay/queue';
+import type { Tracer } from '@relay/service-kit';
 import type { Logger } from 'pino';
 import type { LoginLimiter } from '../auth/login-limiter';
 import type { PasswordHasher } from '../auth/passwords';
@@ -31,6 +32,8 @@ export interface ModuleContext {
   ruleChanges: RuleChangePublisher;
   streams: EventStreams;
   ingest: IngestService;
+  /** Traces (docs/observability.md): the no-op tracer unless an OTLP endpoint is set. */
+  tracer: Tracer;
   /** The transform sandbox (transform-test, and the compile check of a transform at save). */
   transforms: TransformRunner;
   /** The workers' pacing state (Redis) one rule's or destination's read shows. */

@@ -84,6 +84,7 @@ export function createServices(ctx: ModuleContext) {
         cacheMs: ctx.config.INGEST_HOST_CACHE_MS,
       }),
       now: ctx.now,
+      tracing: { tracer: ctx.tracer, trustInbound: ctx.config.TRACE_TRUST_INBOUND },
       verify: createInboundVerifier({
         keys: ctx.config.SECRET_ENCRYPTION_KEYS,
         rules: ctx.repositories.rules,

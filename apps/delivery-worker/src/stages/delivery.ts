@@ -3,6 +3,7 @@ import type { NewAttempt, RuleRecord, StoredEvent } from '@relay/db';
 import type { TransformFailure } from '@relay/transform';
 import type { PacingTicket } from '../delivery-pacing';
 import type { RuleDeliveryPolicy } from '../rule-policy';
+import type { TraceSpan } from '@relay/service-kit';
 import type { Step } from './job-step';
 
 // The values handed from stage to stage (prepare → send → settle, deliver.processor.ts). A delivery is
@@ -27,6 +28,8 @@ export interface Delivery {
   forwardPathQuery: boolean;
   /** The pacing grant prepare took (docs/rules.md "Pacing"); send releases it and tells it the answer. */
   pacing?: PacingTicket | undefined;
+  /** The job's span (tracing on): the request and the recorded outcome are its children, hooks continue it. */
+  span?: TraceSpan | undefined;
 }
 
 /** A delivery whose transform failed at its run's first attempt: settle records it failed (transform_error). */

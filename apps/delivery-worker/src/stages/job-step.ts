@@ -1,5 +1,6 @@
 import type { Decision } from '@relay/core';
 import { DelayedError, type Job } from 'bullmq';
+import type { TraceSpan } from '@relay/service-kit';
 import type { Logger } from 'pino';
 import { deferOrGiveUp, type FaultBound } from '../relay-faults';
 import type { SentRequest } from '../signed-request';
@@ -41,13 +42,15 @@ export interface JobRun<R extends string> {
   /** Hears the step before the job is handed back (reset the defer count, count the result). */
   settled?: (step: Step<R | 'deferred'>) => Promise<void> | void;
   now: () => number;
+  /** This run's span (tracing on): a job that comes back later carries it, so the next run links to it. */
+  span?: TraceSpan | undefined;
 }
 
 // The end every delivery kind shares (main deliveries and hooks): a fault in the relay itself defers the
 // job without counting an attempt, a bounded number of times in a row (relay-faults.ts); a step with a
 // delay hands the job back to BullMQ's delayed set, and DelayedError tells BullMQ the job is not done.
 export async function runJob<R extends string>(
-  job: Job<{ defers?: number }>,
+  job: Job<{ defers?: number; traceLink?: string }>,
   token: string | undefined,
   run: JobRun<R>,
 ): Promise<R | 'deferred'> {
@@ -66,6 +69,9 @@ export async function runJob<R extends string>(
   }
   await run.settled?.(step);
   if (step.delayMs !== undefined) {
+    // Traced only: one more write of the job's data, so the next run's span links to this one.
+    const traceLink = run.span?.traceparent;
+    if (traceLink !== undefined) await job.updateData({ ...job.data, traceLink });
     await job.moveToDelayed(run.now() + step.delayMs, token);
     throw new DelayedError();
   }

@@ -14,6 +14,7 @@ import type { NewTransform, StoredTransform } from '@relay/db';
 import type { DeliveryPacing } from '../delivery-pacing';
 import { transformsNow, type DeliveryTransform } from '../delivery-transform';
 import type { PacingTicket } from '../delivery-pacing';
+import { childSpan, inSpan, NOOP_SPAN, NOOP_TRACER, type TraceSpan, type Tracer } from '@relay/service-kit';
 import type { Prepared } from './delivery';
 
 export interface PrepareDeps {
@@ -43,6 +44,8 @@ export interface PrepareDeps {
   pacing?: DeliveryPacing | undefined;
   logger: Logger;
   now: () => number;
+  /** Traces: the load and the transform are spans of the job's (docs/observability.md); absent: off. */
+  tracer?: Tracer | undefined;
 }
 
 // Everything decided before a request goes out, in the order that costs least: the event (batched loads),
@@ -50,18 +53,19 @@ export interface PrepareDeps {
 // delivery returned here holds until send releases it. Only an ordered rule's events and an unhealthy
 // rule's events cost a query beyond the load (the rule and the target are cached or stored).
 export function createPrepare(deps: PrepareDeps) {
-  return async function prepare(orgId: OrgId, eventId: string): Promise<Prepared> {
+  const tracer = deps.tracer ?? NOOP_TRACER;
+  return async function prepare(orgId: OrgId, eventId: string, span: TraceSpan = NOOP_SPAN): Promise<Prepared> {
     // A job that cannot name an event would fail every load it joins, forever: nothing to deliver.
     if (!isUuid(orgId) || !isUuid(eventId)) {
       deps.logger.error({ orgId, eventId }, 'delivery job without a valid event id dropped');
       return { result: 'skipped' };
     }
-    const loaded = await deps.store.load({ orgId, id: eventId });
+    const loaded = await inSpan(childSpan(tracer, span, 'load event'), () => deps.store.load({ orgId, id: eventId }));
     if (!loaded || loaded.status !== 'queued') return { result: 'skipped' };
     let event = loaded;
     // Before anything decides the primary (its filter, order, health): destinations are independent of it. Until
     // the primary's first attempt every pass fans out again, which adds nothing (idempotent) but costs a statement.
-    if (deps.fanOut && event.attemptCount === 0) await deps.fanOut(orgId, event);
+    if (deps.fanOut && event.attemptCount === 0) await deps.fanOut(orgId, event, span.traceparent);
     // A job that arrives before the event's time (a duplicate enqueue) waits for it.
     const early = (event.nextAttemptAt?.getTime() ?? 0) - deps.now();
     if (early > 1_000) return { result: 'rescheduled', delayMs: early };
@@ -87,7 +91,9 @@ export function createPrepare(deps: PrepareDeps) {
     // The transform runs on the webhook as received (the filter above read it so), once per run: its output is
     // stored before anything is sent, and every automatic retry sends it.
     if (deps.transforms && rule && transformsNow(rule.transform, event)) {
-      const result = await deps.transforms.run({ code: rule.transform, event, ruleId: rule.id });
+      const { transforms } = deps;
+      const run = { code: rule.transform, event, ruleId: rule.id };
+      const result = await inSpan(childSpan(tracer, span, 'transform'), () => transforms.run(run));
       if (!result.ok) {
         const { failure, logs } = result;
         return { transformFailed: { orgId, event, targetUrl, ruleId, ordered, failure, logs } };
@@ -115,6 +121,6 @@ export function createPrepare(deps: PrepareDeps) {
     // Nothing may throw from here on: the slot and the pacing grant are released by send.
     const forwardPathQuery = rule?.forwardPathQuery ?? false;
     const delivery = { orgId, event, targetUrl, ruleId, rule: checked.rule, policy, ordered, origin, forwardPathQuery };
-    return { delivery: { ...delivery, pacing } };
+    return { delivery: { ...delivery, pacing, ...(tracer.enabled ? { span } : {}) } };
   };
 }

@@ -29,7 +29,14 @@ export function createSend(deps: SendDeps) {
       const sent = await sendSignedRequest(
         deps,
         payload.event,
-        { url: targetUrl, ruleId: delivery.ruleId, ruleTarget: true, timeoutMs: delivery.policy.timeoutMs },
+        {
+          url: targetUrl,
+          ruleId: delivery.ruleId,
+          ruleTarget: true,
+          timeoutMs: delivery.policy.timeoutMs,
+          span: delivery.span,
+          attemptNumber: event.attemptCount + 1,
+        },
         deps.now,
       );
       const { outcome } = sent;

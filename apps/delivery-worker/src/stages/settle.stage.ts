@@ -51,6 +51,7 @@ export function createSettle(deps: SettleDeps) {
       run: d.event.runStartAttempt,
       deliveryStatus,
       responseStatus,
+      ...(d.span?.traceparent !== undefined ? { trace: d.span.traceparent } : {}),
     });
 
   return {

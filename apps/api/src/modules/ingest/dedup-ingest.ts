@@ -1,5 +1,6 @@
 import { AppError, DEFAULT_DEDUP_WINDOW_SECONDS, dedupKeyOf, type EventStatus } from '@relay/core';
 import { isDatabaseUnavailable, isOrganizationGone, type EventDedupRepository, type NewEvent } from '@relay/db';
+import type { TraceSpan } from '@relay/service-kit';
 import type { IncomingWebhook } from './incoming-webhook';
 import type { IngestRule } from './ingest-rules';
 
@@ -20,7 +21,7 @@ export type DedupAnswer =
 export interface DedupIngestDeps {
   dedup: Pick<EventDedupRepository, 'storeOnce'> | undefined;
   /** The ingest service's post-commit steps: enqueue and live feed, as for a group-committed event. */
-  published: (rows: NewEvent[], at: Date) => void;
+  published: (rows: NewEvent[], at: Date, traces?: readonly (TraceSpan | undefined)[]) => void;
   /** The ordinary, group-committed path (no key applies any more). */
   accept: (webhook: IncomingWebhook) => Promise<string>;
 }
@@ -69,7 +70,7 @@ export async function storeOnce(
   }
   switch (result.outcome) {
     case 'stored':
-      deps.published([row], row.nextAttemptAt);
+      deps.published([row], row.nextAttemptAt, [webhook.trace]);
       return { id: row.id, duplicate: false };
     case 'duplicate':
       return { id: result.eventId, status: result.status, duplicate: true };

@@ -1,4 +1,5 @@
 import type { OrgId } from '@relay/core';
+import type { TraceSpan } from '@relay/service-kit';
 
 /** A webhook accepted for storing: the ingest service's input, and what deduplication and ordering read. */
 export interface IncomingWebhook {
@@ -16,4 +17,6 @@ export interface IncomingWebhook {
   ruleId?: string;
   /** The owning rule orders delivery: the webhook's ordering key ('' for the whole source). */
   orderingKey?: string;
+  /** The ingest request's span (tracing on): the enqueue's span is its child. */
+  trace?: TraceSpan | undefined;
 }

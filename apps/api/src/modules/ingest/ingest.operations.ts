@@ -44,7 +44,7 @@ const common = {
 
 // The source comes from the path itself (any depth), so the handler reads it, not `params`.
 async function receive({ services, req, res }: { services: ApiServices; req: Request; res: Response }) {
-  const message = { host: req.hostname ?? '', path: req.path, message: req, resolved: res.locals };
+  const message = { host: req.hostname ?? '', path: req.path, message: req, resolved: res.locals, response: res };
   // The limits' headers; a refusal carries its own (problem.ts sets them).
   const { answer, headers } = await services.webhooks.receive(message);
   res.set(headers);

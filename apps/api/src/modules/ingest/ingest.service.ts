@@ -7,10 +7,12 @@ import {
   type NewEvent,
 } from '@relay/db';
 import { publishGrouped, type DeliveryQueue, type FeedPublisher } from '@relay/queue';
+import { NOOP_TRACER, type TraceSpan, type Tracer } from '@relay/service-kit';
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { storeOnce, type DedupAnswer, type IngestDedupClaim } from './dedup-ingest';
 import type { IncomingWebhook } from './incoming-webhook';
+import { startEnqueueSpan } from './ingest-tracing';
 
 export interface IngestServiceDeps {
   events: EventRepository;
@@ -25,6 +27,8 @@ export interface IngestServiceDeps {
   /** Hears the size of each stored batch (the relay_ingest_batch_size metric). */
   onBatch?: (size: number) => void;
   now?: () => Date;
+  /** Traces (docs/observability.md): each delivery job carries its enqueue span's traceparent; absent: off. */
+  tracer?: Tracer;
 }
 
 // Ingest is group-committed: concurrent webhooks share one INSERT (which also selects each
@@ -34,15 +38,30 @@ export interface IngestServiceDeps {
 export function createIngestService(deps: IngestServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const enqueuing = new Set<Promise<void>>();
+  const tracer = deps.tracer ?? NOOP_TRACER;
 
-  function enqueueInBackground(rows: NewEvent[]): void {
+  // Traced, each job's data carries its enqueue span's traceparent (the delivery's parent, across the queue).
+  function enqueueInBackground(rows: NewEvent[], traces?: readonly (TraceSpan | undefined)[]): void {
+    const spans = tracer.enabled && traces ? rows.map((row, i) => startEnqueueSpan(tracer, traces[i], row.id)) : [];
     const run = deps.queue
-      .enqueue(rows.map((row) => ({ orgId: row.organizationId, eventId: row.id })))
-      .catch((err: unknown) =>
-        deps.logger.warn(
-          { err, events: rows.length },
-          'enqueue failed after commit; the sweeper will enqueue these events',
-        ),
+      .enqueue(
+        rows.map((row, i) => {
+          const trace = spans[i]?.traceparent;
+          return { orgId: row.organizationId, eventId: row.id, ...(trace ? { trace } : {}) };
+        }),
+      )
+      .then(
+        () => spans.forEach((span) => span.end()),
+        (err: unknown) => {
+          for (const span of spans) {
+            span.fail('enqueue_failed');
+            span.end();
+          }
+          deps.logger.warn(
+            { err, events: rows.length },
+            'enqueue failed after commit; the sweeper will enqueue these events',
+          );
+        },
       );
     enqueuing.add(run);
     void run.finally(() => enqueuing.delete(run));
@@ -77,13 +96,17 @@ export function createIngestService(deps: IngestServiceDeps) {
       throw err;
     }
     deps.onBatch?.(rows.length);
-    published(rows, at);
+    published(
+      rows,
+      at,
+      items.map((item) => item.trace),
+    );
     return rows.map((row) => row.id);
   }
 
   // After the commit: the delivery is enqueued and the live feed told, as for every stored event.
-  function published(rows: NewEvent[], at: Date): void {
-    enqueueInBackground(rows);
+  function published(rows: NewEvent[], at: Date, traces?: readonly (TraceSpan | undefined)[]): void {
+    enqueueInBackground(rows, traces);
     if (deps.feed) {
       const createdAt = at.toISOString();
       void publishGrouped(

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   AppError,
   checkTargetUrl,
@@ -19,6 +19,8 @@ import type { InboundVerifier } from './inbound-verification';
 import type { IngestRuleLookup } from './ingest-rules';
 import { withOrderingKey } from './ingest-ordering';
 import { readJsonBody } from './read-json-body';
+import { inSpan, NOOP_TRACER } from '@relay/service-kit';
+import { startIngestSpan, startInsertSpan, type IngestTracing } from './ingest-tracing';
 
 export interface WebhookServiceDeps {
   ingest: IngestService;
@@ -38,6 +40,8 @@ export interface WebhookServiceDeps {
   rules?: IngestRuleLookup;
   /** Checks a rule's inbound signature (throws signature_invalid); absent: not checked. */
   verify?: InboundVerifier;
+  /** Traces (docs/observability.md); absent: off. */
+  tracing?: IngestTracing;
   /** The clock deduplication windows follow (tests move it). */
   now?: () => Date;
 }
@@ -53,6 +57,8 @@ export interface IncomingWebhookRequest {
   message: IncomingMessage;
   /** Told the organization once the host is resolved (the response's locals, for the metrics' label). */
   resolved?: { organizationId?: string };
+  /** The answer: the ingest span ends when it is sent, with its status code (tracing on). */
+  response?: ServerResponse;
 }
 
 /** The answer, and the headers the limits give it (RateLimit, RateLimit-Policy): the route sets them. */
@@ -77,6 +83,7 @@ function queryOf(message: IncomingMessage): Record<string, string | string[]> {
 // optional X-Target-Url, then the body, in that order, so a refused webhook is never read.
 export function createWebhookService(deps: WebhookServiceDeps) {
   const now = deps.now ?? (() => new Date());
+  const tracing = deps.tracing ?? { tracer: NOOP_TRACER, trustInbound: false };
   function sourceOf(request: IncomingWebhookRequest): string {
     const fromPath = sourceFromPath(request.path);
     if (fromPath !== undefined && deps.reservedSegments.has(fromPath.toLowerCase())) {
@@ -111,9 +118,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   return {
     /** Stores the webhook durably and answers its event id; the delivery is queued. */
     async receive(request: IncomingWebhookRequest): Promise<WebhookReceipt> {
+      const span = startIngestSpan(tracing, request);
       const orgId = await deps.organizationOf(request.host);
       if (request.resolved) request.resolved.organizationId = orgId;
       const source = sourceOf(request);
+      if (tracing.tracer.enabled) span.setAttributes({ 'relay.organization.id': orgId, 'relay.source': source });
       const targetOverride = targetOverrideOf(request.message);
       // Limits before the body: a refused webhook is neither read nor stored.
       const { admission, headers } = deps.gate ? await deps.gate(orgId) : { admission: undefined, headers: {} };
@@ -133,15 +142,20 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           path: pathAfterSource(request.path),
           query: queryOf(request.message),
           ...(targetOverride !== undefined ? { targetOverride } : {}),
+          ...(tracing.tracer.enabled ? { trace: span } : {}),
         });
         const claim = dedupClaimOf(rule, webhook, now());
         if (claim) {
-          const answer = await deps.ingest.acceptOnce(webhook, claim);
+          const insert = startInsertSpan(tracing.tracer, webhook.trace, true);
+          const answer = await inSpan(insert, () => deps.ingest.acceptOnce(webhook, claim));
+          span.setAttributes({ 'relay.event.id': answer.id, 'relay.duplicate': answer.duplicate });
           if (!answer.duplicate) return { answer: { id: answer.id, status: 'queued' }, headers };
           admission?.release(); // a duplicate stores nothing: the quota gets its count back
           return { answer, headers };
         }
-        const id = await deps.ingest.accept(webhook);
+        const insert = startInsertSpan(tracing.tracer, webhook.trace, false);
+        const id = await inSpan(insert, () => deps.ingest.accept(webhook));
+        span.setAttributes({ 'relay.event.id': id });
         return { answer: { id, status: 'queued' }, headers };
       } catch (err) {
         // Not stored: the quota gets its count back.

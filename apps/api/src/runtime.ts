@@ -92,7 +92,11 @@ export function createApiRuntime(
     sseSubscribers: () => streams.size,
   });
   const redis = createRedisConnection(config.REDIS_URL, 'producer');
-  const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const queue = createDeliveryQueue({
+    connection: redis,
+    prefix: config.QUEUE_PREFIX,
+    shards: config.REDIS_QUEUE_SHARDS,
+  });
   const feed = createFeedPublisher({
     redis,
     prefix: config.QUEUE_PREFIX,
@@ -228,7 +232,11 @@ export function createApiRuntime(
     },
   };
   // Read-only bull-board over the job catalog's queues, on the producer connection.
-  const queueView = createQueueView({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const queueView = createQueueView({
+    connection: redis,
+    prefix: config.QUEUE_PREFIX,
+    shards: config.REDIS_QUEUE_SHARDS,
+  });
   const app = createApp({
     ctx,
     queueView: queueView.router,

@@ -28,3 +28,4 @@ export * from './ordering-key';
 export * from './filter';
 export * from './notices';
 export * from './partition-plan';
+export * from './queue-shard';

@@ -1,9 +1,10 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { JOBS, QUEUES, type NoticeJobData } from './job-catalog';
+import { maintenanceQueuePrefix, type QueueConnection } from './queue-shards';
 
 export interface NotificationQueueOptions {
-  connection: Redis;
+  connection: QueueConnection;
+  /** QUEUE_PREFIX: the queue's keys are under `{<prefix>:mnt}` (queue-shards.ts). */
   prefix: string;
   /** Tries per notice (the first included) before it is given up. */
   attempts: number;
@@ -21,7 +22,7 @@ type NotificationJobData = NoticeJobData | Record<string, never>;
 export function createNotificationQueue(options: NotificationQueueOptions) {
   const queue = new Queue<NotificationJobData>(QUEUES.maintenance, {
     connection: options.connection,
-    prefix: options.prefix,
+    prefix: maintenanceQueuePrefix(options.prefix),
   });
   // The queue's errors are its connection's (redis-connection.ts absorbs them); enqueue failures reject.
   queue.on('error', () => {});

@@ -37,7 +37,7 @@ export function createIngestService(deps: IngestServiceDeps) {
 
   function enqueueInBackground(rows: NewEvent[]): void {
     const run = deps.queue
-      .enqueue(rows.map((row) => ({ orgId: row.organizationId, eventId: row.id })))
+      .enqueue(rows.map((row) => ({ orgId: row.organizationId, eventId: row.id, ruleId: row.ruleId ?? null })))
       .catch((err: unknown) =>
         deps.logger.warn(
           { err, events: rows.length },

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { queueShardOf } from '@relay/core';
 import { createEventSweepRepository, type Database } from '@relay/db';
-import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
+import { createDeliveryQueue, createRedisConnection, QUEUES } from '@relay/queue';
+import { Queue } from 'bullmq';
 import { useRuleTestDatabase } from './rule-test-database';
 import { newEvent, newRule, ORG, quiet } from './stages/stage-test-kit';
 import { createSweeper } from './sweeper';
@@ -46,5 +47,35 @@ it('re-enqueues on its current shard an overdue event whose job a larger shard c
     for (const queue of [...before.queues]) await queue.obliterate({ force: true });
     await before.close();
     await after.close();
+  }
+});
+
+// The upgrade to hash-tagged queue keys: a job still waiting under the untagged keys of the release before
+// (`<prefix>:deliveries:*`) has no worker any more. The sweeper gives its event a job in the tagged queue.
+it('re-enqueues an overdue event whose job waits under the untagged keys of the release before', async () => {
+  const prefix = `test-legacy-${randomUUID()}`;
+  const legacy = new Queue(QUEUES.delivery, { connection: redis, prefix });
+  const queue = createDeliveryQueue({ connection: redis, prefix });
+  try {
+    const sweeper = createSweeper({
+      sweep: createEventSweepRepository(db.prisma),
+      queue,
+      redis,
+      prefix,
+      graceMs: 0,
+      logger: quiet,
+    });
+    await sweeper.runOnce();
+    const rule = await newRule(db, { source: `legacy${randomUUID().slice(0, 8)}` });
+    const event = await newEvent(db, { source: 'shop', ruleId: rule.id, nextAttemptAt: new Date(Date.now() - 1_000) });
+    await legacy.add('deliver', { orgId: ORG, eventId: event.id }, { jobId: event.id });
+    expect(await queue.countPendingJobs()).toBe(0);
+    expect(await sweeper.runOnce()).toEqual({ full: false, enqueued: 1 });
+    expect(await queue.queues[0]!.getJob(event.id)).toBeDefined();
+  } finally {
+    await legacy.obliterate({ force: true });
+    await queue.queues[0]!.obliterate({ force: true });
+    await legacy.close();
+    await queue.close();
   }
 });

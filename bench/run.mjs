@@ -494,24 +494,31 @@ async function measure() {
 // pnpm bench --fanout N: a rule with N destinations against the same rule with none (bench/fanout.mjs).
 // `--fanout` alone (or followed by another flag) means 3 destinations.
 // pnpm bench --transform: a typical transform's worker CPU per delivery beside the plain delivery rate.
+// pnpm bench --redis-cluster: the sharded queues on a private single Redis and a 3-primary cluster (redis-cluster.mjs).
 // pnpm bench --pacing-ab: a rule without pacing, the build before pacing against this one (bench/pacing-ab.mjs).
 const fanOutCount = () => (/^\d+$/.test(args[args.indexOf('--fanout') + 1] ?? '') ? option('--fanout', 3) : 3);
-const scenario = args.includes('--transform')
-  ? import('./transform-delivery.mjs').then((t) => t.runTransformDelivery({ root, smoke, log }))
-  : args.includes('--pacing-ab')
-    ? import('./pacing-ab.mjs').then((ab) => ab.runPacingAb({ root, smoke, log }))
-    : args.includes('--fair')
-      ? import('./fair-delivery.mjs').then((fair) => fair.runFairDelivery({ root, smoke, workers: WORKERS, log }))
-      : args.includes('--fanout')
-        ? import('./fanout.mjs').then((fanOut) =>
-            fanOut.runFanOut({ root, smoke, workers: WORKERS, destinations: fanOutCount(), log }),
-          )
-        : args.includes('--search')
-          ? import('./search-scale.mjs').then((search) => {
-              execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
-              return search.runSearchScale({ root, events: option('--search-events', smoke ? 5_000 : 1_000_000), log });
-            })
-          : main();
+const scenario = args.includes('--redis-cluster')
+  ? import('./redis-cluster.mjs').then((rc) => rc.runRedisCluster({ smoke, log }))
+  : args.includes('--transform')
+    ? import('./transform-delivery.mjs').then((t) => t.runTransformDelivery({ root, smoke, log }))
+    : args.includes('--pacing-ab')
+      ? import('./pacing-ab.mjs').then((ab) => ab.runPacingAb({ root, smoke, log }))
+      : args.includes('--fair')
+        ? import('./fair-delivery.mjs').then((fair) => fair.runFairDelivery({ root, smoke, workers: WORKERS, log }))
+        : args.includes('--fanout')
+          ? import('./fanout.mjs').then((fanOut) =>
+              fanOut.runFanOut({ root, smoke, workers: WORKERS, destinations: fanOutCount(), log }),
+            )
+          : args.includes('--search')
+            ? import('./search-scale.mjs').then((search) => {
+                execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
+                return search.runSearchScale({
+                  root,
+                  events: option('--search-events', smoke ? 5_000 : 1_000_000),
+                  log,
+                });
+              })
+            : main();
 scenario.catch((err) => {
   console.error(err);
   process.exit(1);

@@ -50,13 +50,16 @@ export async function freshDatabase(root, name) {
   return url;
 }
 
+// The relay's keys: `<prefix>:…`, and the hash-tagged ones, `{<prefix>:dlv:0}:…` (queues) and `{<prefix>:pace:…}`.
 export async function deleteKeys(prefix) {
   const redis = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  for (const pattern of [`${prefix}:*`, `{${prefix}:*`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
   redis.disconnect();
 }

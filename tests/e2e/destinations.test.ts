@@ -281,7 +281,8 @@ describe('Redis queue keys emptied mid-fan-out', () => {
     const redis = createRedisConnection(REDIS_URL, 'producer');
     try {
       await waitFor(() => redis.status === 'ready', PATIENCE);
-      const keys = await redis.keys(`${pipeline.prefix}:*`);
+      // The queues' keys are under hash tags, `{<prefix>:dlv:0}:…` (queue-shards.ts).
+      const keys = [...(await redis.keys(`${pipeline.prefix}:*`)), ...(await redis.keys(`{${pipeline.prefix}:*`))];
       if (keys.length > 0) await redis.del(...keys);
     } finally {
       redis.disconnect();

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import { organizationExportLineSchema } from '../../packages/contracts/src/index';
 import { createOperatorRepository } from '@relay/db';
-import { createDeliveryQueue, createHookQueue, createRedisConnection, QUEUES } from '@relay/queue';
+import { createDeliveryQueue, createHookQueue, createRedisConnection } from '@relay/queue';
 import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
-import { Queue } from 'bullmq';
 import type supertest from 'supertest';
 import {
   apiKeyCredential,
@@ -232,10 +231,11 @@ describe('deleting an organization', () => {
     const deliveries = createDeliveryQueue({ connection: redis, prefix: pipeline.prefix });
     const hookQueue = createHookQueue({ connection: redis, prefix: pipeline.prefix });
     const hook = await pipeline.store.prisma.hook.findFirstOrThrow({ where: { organizationId: orgA } });
-    await deliveries.enqueue(eventsOfA.slice(0, 20).map((eventId) => ({ orgId: orgA, eventId })));
+    await deliveries.enqueue(eventsOfA.slice(0, 20).map((eventId) => ({ orgId: orgA, eventId, ruleId: null })));
     await hookQueue.enqueue([
       {
         orgId: orgA,
+        ruleId: hook.ruleId,
         eventId: eventsOfA[0]!,
         hookId: hook.id,
         run: 0,
@@ -292,11 +292,9 @@ describe('deleting an organization', () => {
     const worker = pipeline.startWorker();
     try {
       const live = await seedEvents(orgB, 1, 'after');
-      await deliveries.enqueue([{ orgId: orgB, eventId: live[0]! }]);
+      await deliveries.enqueue([{ orgId: orgB, eventId: live[0]!, ruleId: null }]);
       await pipeline.waitForStatus(live[0]!, 'delivered');
-      const queues = [QUEUES.delivery, QUEUES.hooks].map(
-        (name) => new Queue(name, { connection: redis, prefix: pipeline.prefix }),
-      );
+      const queues = [...deliveries.queues, ...hookQueue.queues];
       await waitFor(
         async () => {
           const counts = await Promise.all(queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'failed')));
@@ -307,7 +305,6 @@ describe('deleting an organization', () => {
       );
       // The hook job of a deleted event recorded nothing (its attempt would have no event).
       expect(await pipeline.store.prisma.deliveryAttempt.count({ where: { organizationId: orgA } })).toBe(0);
-      await Promise.all(queues.map((q) => q.close()));
     } finally {
       await worker.close();
       await deliveries.close();

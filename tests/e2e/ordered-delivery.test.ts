@@ -245,14 +245,14 @@ describe('ordered delivery and the sweeper', () => {
     // each found S0 ahead of them, so their jobs ended.
     await pipeline.store.pool.query(`UPDATE events SET status = 'delivered' WHERE id = $1`, [ids[0]]);
     await pipeline.store.pool.query('DELETE FROM event_ordering WHERE event_id = $1', [ids[0]]);
-    for (const id of ids) await queue.queue.remove(id);
+    for (const id of ids) await queue.queues[0]!.remove(id);
 
     // S2 waits behind S1: it is neither counted as lacking a job nor swept.
     expect(await sweep.countQueued()).toBe(1);
     expect((await sweep.findOverdue(new Date(Date.now() + 1_000), 10)).map((r) => r.id)).toEqual([ids[1]]);
     expect((await sweep.findQueuedPage(10)).map((r) => r.id)).toEqual([ids[1]]);
     expect(await sweeper.runOnce()).toEqual({ full: false, enqueued: 1 });
-    expect(await queue.queue.getJob(ids[2]!)).toBeUndefined();
+    expect(await queue.queues[0]!.getJob(ids[2]!)).toBeUndefined();
     await queue.close();
 
     pipeline.startWorker();

@@ -1,5 +1,5 @@
 import { createOperatorRepository } from '@relay/db';
-import { QUEUES } from '@relay/queue';
+import { deliveryQueuePrefix, QUEUES } from '@relay/queue';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type supertest from 'supertest';
@@ -41,7 +41,7 @@ beforeAll(async () => {
   adminCookie = await login('tenant-admin', 'admin-password-1');
   adminToken = (await userCredential(pipeline, 'admin')).authorization;
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  deliveries = new Queue(QUEUES.delivery, { connection: redis, prefix: pipeline.prefix });
+  deliveries = new Queue(QUEUES.delivery, { connection: redis, prefix: deliveryQueuePrefix(pipeline.prefix, 0) });
 });
 afterAll(async () => {
   await deliveries.close();

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import { JOBS, QUEUES } from '@relay/queue';
+import { JOBS, maintenanceQueuePrefix, QUEUES } from '@relay/queue';
 import { seedEvents, startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -186,7 +186,7 @@ describe('retention schedule', () => {
   });
 
   it('is registered once even with two workers, and its runs delete old events', async () => {
-    const queue = new Queue(QUEUES.maintenance, { connection: redis, prefix: pipeline.prefix });
+    const queue = new Queue(QUEUES.maintenance, { connection: redis, prefix: maintenanceQueuePrefix(pipeline.prefix) });
     try {
       // The maintenance queue also holds the failure digest's schedule (notifications).
       const retentionSchedulers = async () =>

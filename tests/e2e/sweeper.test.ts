@@ -36,11 +36,11 @@ describe('sweeper', () => {
     // Every event is overdue (grace 0), but each has its job: nothing to do.
     expect(await sweeper.runOnce()).toEqual({ full: false, enqueued: 0 });
 
-    await queue.queue.remove(ids[1]!);
-    expect(await queue.queue.getJob(ids[1]!)).toBeUndefined();
+    await queue.queues[0]!.remove(ids[1]!);
+    expect(await queue.queues[0]!.getJob(ids[1]!)).toBeUndefined();
     const swept = await sweeper.runOnce();
     expect(swept.enqueued).toBeGreaterThanOrEqual(1);
-    expect(await queue.queue.getJob(ids[1]!)).toBeDefined();
+    expect(await queue.queues[0]!.getJob(ids[1]!)).toBeDefined();
     expect(await queue.countPendingJobs()).toBe(3);
     await queue.close();
   });

@@ -5,6 +5,7 @@ import {
   isValidSource,
   LOG_LEVELS,
   optionalText,
+  MAX_QUEUE_SHARDS,
   parseSettings,
   redisSettingFields,
   redisTargetsOf,
@@ -28,6 +29,9 @@ const fields = z.object({
   HOST: text('0.0.0.0'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   QUEUE_PREFIX: text('relay'),
+  // Queue shards (docs/operations.md "Queue shards"): the delivery and hook queues split into this many BullMQ
+  // queues, each under its own hash tag; the same value in the api and every worker.
+  REDIS_QUEUE_SHARDS: integer(1, 1, MAX_QUEUE_SHARDS),
   // Unset: http://localhost:${PORT} (see `schema` below), so a relay moved to another port advertises that one.
   PUBLIC_BASE_URL: optionalText(),
   DEFAULT_TARGET_URL: optionalText(),

@@ -98,7 +98,11 @@ export function createApiRuntime(
   // connection per distinct Redis. `redis` is the queue's.
   const roles = createRoleConnections(config.REDIS, 'producer');
   const redis = roles.queue;
-  const queue = createDeliveryQueue({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const queue = createDeliveryQueue({
+    connection: redis,
+    prefix: config.QUEUE_PREFIX,
+    shards: config.REDIS_QUEUE_SHARDS,
+  });
   const feed = createFeedPublisher({
     redis: roles.feed,
     prefix: config.QUEUE_PREFIX,
@@ -232,7 +236,11 @@ export function createApiRuntime(
     },
   };
   // Read-only bull-board over the job catalog's queues, on the producer connection.
-  const queueView = createQueueView({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const queueView = createQueueView({
+    connection: redis,
+    prefix: config.QUEUE_PREFIX,
+    shards: config.REDIS_QUEUE_SHARDS,
+  });
   const app = createApp({
     ctx,
     queueView: queueView.router,

@@ -4,6 +4,8 @@ import {
   integer,
   LOG_LEVELS,
   optionalText,
+  MAX_QUEUE_SHARDS,
+  parseQueueShardList,
   parseSettings,
   redisSettingFields,
   redisTargetsOf,
@@ -24,6 +26,14 @@ const fields = z.object({
   ...redisSettingFields,
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   QUEUE_PREFIX: text('relay'),
+  // Queue shards (docs/operations.md "Queue shards"): the delivery and hook queues split into this many BullMQ
+  // queues, each under its own hash tag; the same value in the api and every worker.
+  REDIS_QUEUE_SHARDS: integer(1, 1, MAX_QUEUE_SHARDS),
+  // The shards this worker consumes (`0,2`, `0-3`); unset: every shard. A shard past REDIS_QUEUE_SHARDS drains what a
+  // larger shard count left there.
+  WORKER_QUEUE_SHARDS: optionalText().refine((value) => typeof parseQueueShardList(value, 1) !== 'string', {
+    message: 'must be shard numbers or ranges, e.g. 0,2 or 0-3',
+  }),
   DEFAULT_TARGET_URL: optionalText(),
   DEFAULT_SIGNING_SECRET: optionalText(),
   TARGET_ALLOW_PRIVATE: flag(false),
@@ -107,6 +117,13 @@ export type WorkerConfig = z.output<typeof schema>;
 
 /** Every setting the worker reads (a repository test checks docker-compose.yml and .env.example against them). */
 export const WORKER_SETTING_NAMES = Object.keys(fields.shape);
+
+/** The queue shards this worker consumes: WORKER_QUEUE_SHARDS, or every shard of REDIS_QUEUE_SHARDS. */
+export function consumedShards(config: Pick<WorkerConfig, 'WORKER_QUEUE_SHARDS' | 'REDIS_QUEUE_SHARDS'>): number[] {
+  const shards = parseQueueShardList(config.WORKER_QUEUE_SHARDS, config.REDIS_QUEUE_SHARDS);
+  if (typeof shards === 'string') throw new Error(`WORKER_QUEUE_SHARDS ${shards}`);
+  return shards;
+}
 
 export function parseWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
   return parseSettings(schema, env);

@@ -94,15 +94,21 @@ export function createWorkerFairness(
     maxWaitMs: config.DELIVERY_FAIR_WAIT_MAX_MS,
     flowingMs: 2 * WAIT_MS,
   });
-  let worker: { concurrency: number } | undefined;
+  let workers: readonly { concurrency: number }[] = [];
+  // One BullMQ worker per consumed queue shard (REDIS_QUEUE_SHARDS): the process's jobs are split between them, so
+  // the process takes no more jobs than its pool however many shards it consumes.
+  const per = (total: number) => Math.max(1, Math.ceil(total / Math.max(1, workers.length)));
   const gate = createFairGate(share, WAIT_MS, (excess) => {
-    if (worker && worker.concurrency !== jobs + excess) worker.concurrency = jobs + excess;
+    for (const worker of workers)
+      if (worker.concurrency !== per(jobs + excess)) worker.concurrency = per(jobs + excess);
   });
   return {
     gate,
     jobs,
-    attach(target: { concurrency: number }) {
-      worker = target;
+    /** Each shard's worker's concurrency: the process's jobs split evenly between its shards. */
+    jobsPerShard: (shards: number) => Math.max(1, Math.ceil(jobs / Math.max(1, shards))),
+    attach(...targets: { concurrency: number }[]) {
+      workers = targets;
     },
   };
 }

@@ -29,8 +29,10 @@ export function createHookDispatcher(deps: {
     try {
       const trigger = outcome.deliveryStatus === 'delivered' ? 'provider_succeeded' : 'provider_failed';
       const hooks = await deps.hooks.active(outcome.orgId, outcome.ruleId, trigger);
+      const ruleId = outcome.ruleId;
       await deps.queue.enqueue(
         hooks.map((hook) => ({
+          ruleId,
           orgId: outcome.orgId,
           eventId: outcome.eventId,
           hookId: hook.id,

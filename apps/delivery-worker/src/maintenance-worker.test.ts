@@ -1,4 +1,4 @@
-import { createRedisConnection, JOBS, MAINTENANCE_JOBS, QUEUES } from '@relay/queue';
+import { createRedisConnection, JOBS, MAINTENANCE_JOBS, maintenanceQueuePrefix, QUEUES } from '@relay/queue';
 import { TEST_REDIS_URL, uniqueQueuePrefix, waitFor } from '@relay/test-support';
 import { Queue, type Job } from 'bullmq';
 import { pino } from 'pino';
@@ -10,7 +10,7 @@ describe('the maintenance worker', () => {
   const prefix = uniqueQueuePrefix();
   const producer = createRedisConnection(TEST_REDIS_URL, 'producer');
   const connection = createRedisConnection(TEST_REDIS_URL, 'worker');
-  const queue = new Queue(QUEUES.maintenance, { connection: producer, prefix });
+  const queue = new Queue(QUEUES.maintenance, { connection: producer, prefix: maintenanceQueuePrefix(prefix) });
   const logged: { level: number; job?: string; msg: string }[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
   const ran: string[] = [];

@@ -1,4 +1,4 @@
-import { QUEUES, type MaintenanceJobName } from '@relay/queue';
+import { maintenanceQueuePrefix, QUEUES, type MaintenanceJobName } from '@relay/queue';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
@@ -22,6 +22,7 @@ export function routeMaintenanceJob(handlers: MaintenanceHandlers, logger: Logge
 export interface MaintenanceWorkerDeps {
   /** A connection of its own for the blocking worker (role `worker`). */
   connection: RedisConnection;
+  /** QUEUE_PREFIX: the maintenance queue's keys are under `{<prefix>:mnt}`. */
   prefix: string;
   handlers: MaintenanceHandlers;
   logger: Logger;
@@ -36,7 +37,7 @@ export interface MaintenanceWorkerDeps {
 export function startMaintenanceWorker(deps: MaintenanceWorkerDeps) {
   const worker = new Worker(QUEUES.maintenance, routeMaintenanceJob(deps.handlers, deps.logger), {
     connection: deps.connection,
-    prefix: deps.prefix,
+    prefix: maintenanceQueuePrefix(deps.prefix),
     concurrency: 4,
     lockDuration: deps.lockDurationMs,
     stalledInterval: deps.stalledIntervalMs,

@@ -8,6 +8,7 @@ import {
   JOBS,
   QUEUES,
   type DeliverJobData,
+  deliveryQueuePrefix,
 } from '@relay/queue';
 import { uniqueQueuePrefix, waitFor } from '@relay/test-support';
 import { Worker } from 'bullmq';
@@ -53,7 +54,7 @@ describe('the ordered hand-off', () => {
   const prefix = uniqueQueuePrefix();
   const queue = createDeliveryQueue({ connection: redis, prefix });
   afterAll(async () => {
-    await queue.queue.obliterate({ force: true });
+    await queue.queues[0]!.obliterate({ force: true });
     await queue.close();
     redis.disconnect();
   });
@@ -61,9 +62,9 @@ describe('the ordered hand-off', () => {
   it("gives a destination's next delivery its own job (deliver-destination, id dest-<delivery id>)", async () => {
     const handoff = createOrderHandoff({ queue, logger: pino({ level: 'silent' }), heads: 'deliveries' });
     const delivery = randomUUID();
-    handoff.handOff([{ id: delivery, organizationId: org }]);
+    handoff.handOff([{ id: delivery, organizationId: org, shardKey: 'dst_1' }]);
     await handoff.drain();
-    const job = await queue.queue.getJob(destinationJobId(delivery));
+    const job = await queue.queues[0]!.getJob(destinationJobId(delivery));
     expect(job).toMatchObject({ name: JOBS.deliverDestination, data: { orgId: org, deliveryId: delivery } });
     expect(await job!.getState()).toBe('waiting');
     await job!.remove();
@@ -72,10 +73,10 @@ describe('the ordered hand-off', () => {
   it('gives the next head a job, and one that runs after the release when its old job is still active', async () => {
     const handoff = createOrderHandoff({ queue, logger: pino({ level: 'silent' }), pauseMs: 20, tries: 8 });
     const idle = randomUUID();
-    handoff.handOff([{ id: idle, organizationId: org }]);
+    handoff.handOff([{ id: idle, organizationId: org, shardKey: 'rul_1' }]);
     await handoff.drain();
-    expect(await queue.queue.getJobState(idle)).toBe('waiting');
-    await queue.queue.remove(idle);
+    expect(await queue.queues[0]!.getJobState(idle)).toBe('waiting');
+    await queue.queues[0]!.remove(idle);
 
     // The head's job is active: it found the key blocked just before the release, and is about to end.
     const head = randomUUID();
@@ -89,11 +90,11 @@ describe('the ordered hand-off', () => {
         if (runs.length === 1) await new Promise<void>((resolve) => (finish = resolve));
         return 'waiting_order';
       },
-      { connection: workerRedis, prefix, concurrency: 1 },
+      { connection: workerRedis, prefix: deliveryQueuePrefix(prefix, 0), concurrency: 1 },
     );
-    await queue.enqueue([{ orgId: org, eventId: head }]);
+    await queue.enqueue([{ orgId: org, eventId: head, ruleId: 'rul_1' }]);
     await waitFor(() => runs.length === 1, 5_000, 'the old job to be active');
-    handoff.handOff([{ id: head, organizationId: org }]);
+    handoff.handOff([{ id: head, organizationId: org, shardKey: 'rul_1' }]);
     setTimeout(() => finish(), 60);
     await handoff.drain();
     // The old job ended; the hand-off's own job ran (or waits to run) after it.

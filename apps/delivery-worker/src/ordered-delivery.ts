@@ -31,7 +31,7 @@ export function createOrderGate(deps: {
 }
 
 export interface OrderHandoffDeps {
-  queue: Pick<DeliveryQueue, 'enqueue' | 'enqueueDestinations' | 'queue'>;
+  queue: Pick<DeliveryQueue, 'enqueue' | 'enqueueDestinations' | 'queueOf'>;
   /** What the heads are: events (the primary's order) or destination deliveries (each destination's order). */
   heads?: 'events' | 'deliveries';
   logger: Logger;
@@ -57,15 +57,18 @@ export function createOrderHandoff(deps: OrderHandoffDeps) {
   const deliveries = deps.heads === 'deliveries';
   const enqueue = (head: OrderingHead) =>
     deliveries
-      ? deps.queue.enqueueDestinations([{ orgId: head.organizationId, deliveryId: head.id }])
-      : deps.queue.enqueue([{ orgId: head.organizationId, eventId: head.id }]);
+      ? deps.queue.enqueueDestinations([
+          { orgId: head.organizationId, deliveryId: head.id, destinationId: head.shardKey },
+        ])
+      : deps.queue.enqueue([{ orgId: head.organizationId, eventId: head.id, ruleId: head.shardKey }]);
 
   async function handOff(head: OrderingHead): Promise<void> {
     const released = Date.now();
     for (let i = 0; ; i++) {
       await enqueue(head);
       // Gone again already: the job ended in between (ours, having run, or the old one): enqueue again.
-      const job = await deps.queue.queue.getJob(deliveries ? destinationJobId(head.id) : head.id);
+      // The head's job is in its rule's (or destination's) queue shard, where the enqueue above put it.
+      const job = await deps.queue.queueOf(head.shardKey).getJob(deliveries ? destinationJobId(head.id) : head.id);
       if (job && (job.timestamp >= released || (await job.getState()) !== 'active')) return;
       if (i >= tries) return;
       await sleep(pauseMs * 2 ** i);

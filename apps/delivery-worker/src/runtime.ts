@@ -15,12 +15,14 @@ import {
 } from '@relay/db';
 import {
   createDeliveryQueue,
+  deliveryQueuePrefix,
   createFeedPublisher,
   createHookQueue,
   createRedisConnection,
   createRoleConnections,
   createPacingLimiter,
   createRuleChangePublisher,
+  hookQueuePrefix,
   JOBS,
   QUEUES,
   subscribeRuleChanges,
@@ -33,7 +35,7 @@ import { createTransformRunner } from '@relay/transform';
 import { Worker, type Job } from 'bullmq';
 import { NOOP_TRACER, type Tracer } from '@relay/service-kit';
 import type { Logger } from 'pino';
-import type { WorkerConfig } from './config';
+import { consumedShards, type WorkerConfig } from './config';
 import { createDeliverProcessor } from './deliver.processor';
 import { createDeliveryStore } from './delivery-store';
 import { createDeliveryPacing } from './delivery-pacing';
@@ -114,7 +116,8 @@ export function createWorkerRuntime(
   // connection per distinct Redis. `producerRedis` is the queue's (the sweeper's epoch lives beside the queue).
   const producers = createRoleConnections(config.REDIS, 'producer');
   const producerRedis = producers.queue;
-  const hookQueue = createHookQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
+  const shards = config.REDIS_QUEUE_SHARDS;
+  const hookQueue = createHookQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX, shards });
   const feed = createFeedPublisher({
     redis: producers.feed,
     prefix: config.QUEUE_PREFIX,
@@ -142,7 +145,7 @@ export function createWorkerRuntime(
   const metrics = createWorkerMetrics({
     organizationLabels: config.METRICS_ORGANIZATION_LABELS,
     pool: db.pool,
-    queues: () => [queue.queue, hookQueue.queue],
+    queues: () => [...queue.queues, ...hookQueue.queues],
   });
   // Routing's destinations: fanned out by prepare, each delivery a job of the delivery queue (`queue`, below).
   const deliveries = createDeliveryRepository(db.pool);
@@ -248,49 +251,55 @@ export function createWorkerRuntime(
   };
 
   const workerRedis = createRedisConnection(config.REDIS.queue, 'worker');
-  const worker = new Worker<DeliverJobData | DestinationJobData>(QUEUES.delivery, processor, {
-    connection: workerRedis,
-    prefix: config.QUEUE_PREFIX,
-    // The pool and the reserve through which other targets' events are seen (fair-share.ts).
-    concurrency: fairness.jobs,
-    lockDuration: config.WORKER_LOCK_DURATION_MS,
-    stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-    // A job whose worker died is handed to another worker instead of being failed.
-    maxStalledCount: 1_000,
+  // One BullMQ worker per queue shard this process consumes (WORKER_QUEUE_SHARDS, default every shard); each takes
+  // its blocking connection from the shared one (BullMQ duplicates it).
+  const consumed = consumedShards(config);
+  const workers = consumed.map((shard) => {
+    const worker = new Worker<DeliverJobData | DestinationJobData>(QUEUES.delivery, processor, {
+      connection: workerRedis,
+      prefix: deliveryQueuePrefix(config.QUEUE_PREFIX, shard),
+      // The pool and the reserve through which other targets' events are seen (fair-share.ts), split over shards.
+      concurrency: fairness.jobsPerShard(consumed.length),
+      lockDuration: config.WORKER_LOCK_DURATION_MS,
+      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+      // A job whose worker died is handed to another worker instead of being failed.
+      maxStalledCount: 1_000,
+    });
+    worker.on('error', (err) => logger.warn({ err, shard }, 'worker connection error'));
+    return worker;
   });
-  worker.on('error', (err) => logger.warn({ err }, 'worker connection error'));
-  fairness.attach(worker);
+  fairness.attach(...workers);
 
   // Hooks have their own queue and concurrency, so slow hook targets never hold delivery slots.
   const hookRedis = createRedisConnection(config.REDIS.queue, 'worker');
-  const hookWorker = new Worker<HookJobData>(
-    QUEUES.hooks,
-    createHookProcessor({
-      events,
-      hooks,
-      attempts: createAttemptRepository(db.prisma),
-      feed,
-      sender,
-      secretFor,
-      retry,
-      targetPolicy,
-      logger,
-      faults,
-      onResult: (result) => metrics.hookRun(result),
-      tracing,
-    }),
-    {
+  const hookProcessor = createHookProcessor({
+    events,
+    hooks,
+    attempts: createAttemptRepository(db.prisma),
+    feed,
+    sender,
+    secretFor,
+    retry,
+    targetPolicy,
+    logger,
+    faults,
+    onResult: (result) => metrics.hookRun(result),
+    tracing,
+  });
+  const hookWorkers = consumed.map((shard) => {
+    const hookWorker = new Worker<HookJobData>(QUEUES.hooks, hookProcessor, {
       connection: hookRedis,
-      prefix: config.QUEUE_PREFIX,
-      concurrency: config.HOOK_CONCURRENCY,
+      prefix: hookQueuePrefix(config.QUEUE_PREFIX, shard),
+      concurrency: Math.max(1, Math.ceil(config.HOOK_CONCURRENCY / consumed.length)),
       lockDuration: config.WORKER_LOCK_DURATION_MS,
       stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
       maxStalledCount: 1_000,
-    },
-  );
-  hookWorker.on('error', (err) => logger.warn({ err }, 'hook worker connection error'));
+    });
+    hookWorker.on('error', (err) => logger.warn({ err, shard }, 'hook worker connection error'));
+    return hookWorker;
+  });
 
-  const queue = createDeliveryQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX });
+  const queue = createDeliveryQueue({ connection: producerRedis, prefix: config.QUEUE_PREFIX, shards });
   const handoff = createOrderHandoff({ queue, logger });
   // Each destination's order (routing): released keys' next deliveries get their jobs the same way.
   const deliveryHandoff = createOrderHandoff({ queue, logger, heads: 'deliveries' });
@@ -352,7 +361,7 @@ export function createWorkerRuntime(
   async function shutDown(): Promise<void> {
     shuttingDown = true;
     clearInterval(timer);
-    await Promise.all([worker.close(), hookWorker.close()]);
+    await Promise.all([...workers, ...hookWorkers].map((worker) => worker.close()));
     // No delivery is in flight any more: the sandboxes and the holds' subscription can go.
     await transformRunner.close();
     await pacingStarted;

@@ -41,14 +41,14 @@ it('re-enqueues queued destination deliveries whose jobs Redis lost', async () =
       logger: quiet,
     });
     await sweeper.runOnce();
-    const job = await queue.queue.getJob(destinationJobId(queued!.id));
+    const job = await queue.queues[0]!.getJob(destinationJobId(queued!.id));
     expect(job?.data).toEqual({ orgId: ORG, deliveryId: queued!.id });
     await sweeper.runOnce();
     await redis.del(`${prefix}:relay:epoch`);
     await sweeper.runOnce();
     expect(await queue.countPendingJobs()).toBe(2); // the event's job and the delivery's, once each
   } finally {
-    await queue.queue.obliterate({ force: true });
+    await queue.queues[0]!.obliterate({ force: true });
     await queue.close();
   }
 });
@@ -81,16 +81,16 @@ it('leaves deliveries waiting for their ordering key to the hand-off, and sweeps
       logger: quiet,
     });
     await sweeper.runOnce(); // the full sweep (a new epoch): the head only
-    expect(await queue.queue.getJob(destinationJobId(ids[0]!))).toBeDefined();
-    expect(await queue.queue.getJob(destinationJobId(ids[1]!))).toBeUndefined();
+    expect(await queue.queues[0]!.getJob(destinationJobId(ids[0]!))).toBeDefined();
+    expect(await queue.queues[0]!.getJob(destinationJobId(ids[1]!))).toBeUndefined();
     // The head finished without its hand-off (a worker died): the next one is free, so overdue, and swept.
     await db.pool.query(`UPDATE deliveries SET status = 'delivered' WHERE id = $1`, [ids[0]]);
-    await queue.queue.remove(destinationJobId(ids[0]!));
+    await queue.queues[0]!.remove(destinationJobId(ids[0]!));
     expect(await deliveries.countQueued()).toBe(1);
     await sweeper.runOnce();
-    expect(await queue.queue.getJob(destinationJobId(ids[1]!))).toBeDefined();
+    expect(await queue.queues[0]!.getJob(destinationJobId(ids[1]!))).toBeDefined();
   } finally {
-    await queue.queue.obliterate({ force: true });
+    await queue.queues[0]!.obliterate({ force: true });
     await queue.close();
   }
 });

@@ -36,6 +36,7 @@ export function createSweeper(deps: SweeperDeps) {
       refs.map((ref) => ({
         orgId: ref.organizationId,
         eventId: ref.id,
+        ruleId: ref.ruleId,
         delayMs: Math.max(0, (ref.nextAttemptAt?.getTime() ?? at) - at),
       })),
     );
@@ -47,6 +48,7 @@ export function createSweeper(deps: SweeperDeps) {
       refs.map((ref) => ({
         orgId: ref.organizationId,
         deliveryId: ref.id,
+        destinationId: ref.destinationId,
         delayMs: Math.max(0, (ref.nextAttemptAt?.getTime() ?? at) - at),
       })),
     );

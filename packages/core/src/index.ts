@@ -30,3 +30,4 @@ export * from './filter';
 export * from './notices';
 export * from './partition-plan';
 export * from './redis-settings';
+export * from './queue-shard';

@@ -1,5 +1,6 @@
 export * from './job-catalog';
 export * from './redis-connection';
+export * from './queue-shards';
 export * from './delivery-queue';
 export * from './hook-queue';
 export * from './event-feed';

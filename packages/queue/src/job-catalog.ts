@@ -33,6 +33,8 @@ export interface DeliverJobData {
 }
 
 export interface DeliverJobRequest extends DeliverJobData {
+  /** The event's rule (null: the default target): it picks the queue shard (queueShardOf), never stored in the job. */
+  ruleId: string | null;
   /** Milliseconds to wait before the attempt; 0 for now. */
   delayMs?: number;
 }
@@ -50,6 +52,8 @@ export interface DestinationJobData {
 }
 
 export interface DestinationJobRequest extends DestinationJobData {
+  /** The delivery's destination: it picks the queue shard (queueShardOf), never stored in the job. */
+  destinationId: string;
   /** Milliseconds to wait before the attempt; 0 for now. */
   delayMs?: number;
 }

@@ -1,9 +1,11 @@
 import { Queue } from 'bullmq';
 import type { RedisConnection } from './redis-connection';
 import { JOBS, QUEUES, type NoticeJobData } from './job-catalog';
+import { maintenanceQueuePrefix } from './queue-shards';
 
 export interface NotificationQueueOptions {
   connection: RedisConnection;
+  /** QUEUE_PREFIX: the queue's keys are under `{<prefix>:mnt}` (queue-shards.ts). */
   prefix: string;
   /** Tries per notice (the first included) before it is given up. */
   attempts: number;
@@ -21,7 +23,7 @@ type NotificationJobData = NoticeJobData | Record<string, never>;
 export function createNotificationQueue(options: NotificationQueueOptions) {
   const queue = new Queue<NotificationJobData>(QUEUES.maintenance, {
     connection: options.connection,
-    prefix: options.prefix,
+    prefix: maintenanceQueuePrefix(options.prefix),
   });
   // The queue's errors are its connection's (redis-connection.ts absorbs them); enqueue failures reject.
   queue.on('error', () => {});

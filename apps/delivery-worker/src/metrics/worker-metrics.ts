@@ -152,14 +152,18 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
     registers,
     async collect() {
       this.reset();
+      // A sharded queue (REDIS_QUEUE_SHARDS) is one series: its shards' counts summed.
+      const sums = new Map<string, Record<string, number>>();
       await Promise.all(
         options.queues().map(async (queue) => {
           const counts = await queue.getJobCounts(...JOB_STATES).catch(() => undefined);
-          for (const state of JOB_STATES) {
-            if (counts) this.set({ queue: queue.name, state }, counts[state] ?? 0);
-          }
+          if (!counts) return;
+          const sum = sums.get(queue.name) ?? {};
+          for (const state of JOB_STATES) sum[state] = (sum[state] ?? 0) + (counts[state] ?? 0);
+          sums.set(queue.name, sum);
         }),
       );
+      for (const [queue, sum] of sums) for (const state of JOB_STATES) this.set({ queue, state }, sum[state] ?? 0);
     },
   });
   new Gauge({
@@ -171,6 +175,8 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
     registers,
     async collect() {
       this.reset();
+      // A sharded queue's oldest waiting job is the oldest over its shards.
+      const ages = new Map<string, number>();
       await Promise.all(
         options.queues().map(async (queue) => {
           // The oldest waiting job is the first to be taken: getWaiting lists oldest first.
@@ -179,9 +185,10 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
           const job = jobs[0];
           // BullMQ keeps no time of entry into `waiting`: its add time, or its last attempt's start if later.
           const since = job ? Math.max(job.timestamp, job.processedOn ?? 0) : now();
-          this.set({ queue: queue.name }, Math.max(0, now() - since) / 1000);
+          ages.set(queue.name, Math.max(ages.get(queue.name) ?? 0, Math.max(0, now() - since) / 1000));
         }),
       );
+      for (const [queue, age] of ages) this.set({ queue }, age);
     },
   });
 

@@ -1,4 +1,4 @@
-import { JOBS, QUEUES } from '@relay/queue';
+import { JOBS, maintenanceQueuePrefix, QUEUES } from '@relay/queue';
 import { Queue } from 'bullmq';
 import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
@@ -23,7 +23,10 @@ export interface RetentionSchedulerDeps {
 // restarted empty, and replaces the pattern after RETENTION_SCHEDULE changed. The maintenance worker
 // (maintenance-worker.ts) runs the jobs.
 export function startRetentionScheduler(deps: RetentionSchedulerDeps) {
-  const queue = new Queue(QUEUES.maintenance, { connection: deps.producer, prefix: deps.prefix });
+  const queue = new Queue(QUEUES.maintenance, {
+    connection: deps.producer,
+    prefix: maintenanceQueuePrefix(deps.prefix),
+  });
   queue.on('error', () => {});
 
   let upserting: Promise<void> = Promise.resolve();

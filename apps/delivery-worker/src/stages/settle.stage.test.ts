@@ -161,7 +161,8 @@ describe('the settle stage', () => {
     const head = await delivery({ ordering: true });
     const next = await newEvent(db, { source: 'shop', orderingKey: 'k' });
     await settle.attempted(head, sent(head, 200));
-    expect(released).toEqual([{ id: next.id, organizationId: ORG }]);
+    // The next head's queue shard is its rule's (the ordering key is the rule's).
+    expect(released).toEqual([{ id: next.id, organizationId: ORG, shardKey: next.ruleId }]);
   });
 
   it('fails an unroutable event without an attempt', async () => {
@@ -181,7 +182,7 @@ describe('the settle stage', () => {
     expect(await eventRow(head.event.id)).toMatchObject({ status: 'ignored', failure_reason: null, attempts: 0 });
     expect(counted).toEqual([]);
     expect(hooks).toEqual([]);
-    expect(released).toEqual([{ id: next.id, organizationId: ORG }]);
+    expect(released).toEqual([{ id: next.id, organizationId: ORG, shardKey: next.ruleId }]);
   });
 
   it('gives up past the fault bound: a relay_error attempt and the failure hooks; an event settled since is left', async () => {

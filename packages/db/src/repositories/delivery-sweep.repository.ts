@@ -6,6 +6,8 @@ import { DELIVERY_BLOCKED } from './delivery-ordering.sql';
 export interface QueuedDeliveryRef {
   id: string;
   organizationId: OrgId;
+  /** The delivery's destination: it picks the delivery's queue shard. */
+  destinationId: string;
   nextAttemptAt: Date | null;
 }
 
@@ -13,7 +15,7 @@ export interface QueuedDeliveryRef {
 // ordering key at their destination (delivery-ordering.sql.ts), which have no job on purpose (the delivery that
 // holds the key hands the next one its job), so re-enqueuing them would only run jobs that wait again.
 const QUEUED_PAGE = (extra: string) => `
-SELECT v.id, v.organization_id, v.next_attempt_at FROM deliveries v
+SELECT v.id, v.organization_id, v.destination_id, v.next_attempt_at FROM deliveries v
 WHERE v.status = 'queued' ${extra} AND ($2::uuid IS NULL OR v.id > $2::uuid) AND NOT ${DELIVERY_BLOCKED('v')}
 ORDER BY v.id LIMIT $1`;
 const FIND_OVERDUE = QUEUED_PAGE(`AND v.next_attempt_at < ($3::timestamptz AT TIME ZONE 'UTC')`);
@@ -24,9 +26,17 @@ SELECT (SELECT count(*) FROM deliveries WHERE status = 'queued')
   - (SELECT count(*) FROM deliveries v WHERE v.status = 'queued' AND v.ordering_key IS NOT NULL
      AND ${DELIVERY_BLOCKED('v')}) AS n`;
 
-const refOf = (r: { id: string; organization_id: string; next_attempt_at: Date | null }): QueuedDeliveryRef => ({
+interface RefRow {
+  id: string;
+  organization_id: string;
+  destination_id: string;
+  next_attempt_at: Date | null;
+}
+
+const refOf = (r: RefRow): QueuedDeliveryRef => ({
   id: r.id,
   organizationId: r.organization_id as OrgId,
+  destinationId: r.destination_id,
   nextAttemptAt: r.next_attempt_at,
 });
 

@@ -116,7 +116,8 @@ UPDATE deliveries v SET
 WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
 RETURNING v.id, v.destination_id, v.ordering_key, v.status
 ), ${RELEASE_DELIVERY_KEY}
-SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHERE status = 'queued') AS head_id`;
+SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHERE status = 'queued') AS head_id,
+  (SELECT destination_id FROM updated) AS destination_id`;
 
 // A destination's transform output, stored once per run as the event's (STORE_TRANSFORMED in event.sql.ts).
 const STORE_TRANSFORMED = `
@@ -249,13 +250,20 @@ export function createDeliveryRepository(pool: pg.Pool) {
         next_attempt_at: Date | null;
         what: 'added' | 'queued' | 'released';
       }>(FAN_OUT, [orgId, eventId, destinationIds, ids]);
-      const ref = (r: (typeof rows)[number]) => ({ id: r.id, organizationId: orgId, nextAttemptAt: r.next_attempt_at });
+      const ref = (r: (typeof rows)[number]) => ({
+        id: r.id,
+        organizationId: orgId,
+        destinationId: r.destination_id,
+        nextAttemptAt: r.next_attempt_at,
+      });
       return {
         queued: rows.filter((r) => r.what !== 'released' && r.status === 'queued').map(ref),
         added: rows
           .filter((r) => r.what === 'added')
           .map((r) => ({ id: r.id, eventId, destinationId: r.destination_id, status: r.status, attemptCount: 0 })),
-        released: rows.filter((r) => r.what === 'released').map((r) => ({ id: r.id, organizationId: orgId })),
+        released: rows
+          .filter((r) => r.what === 'released')
+          .map((r) => ({ id: r.id, organizationId: orgId, shardKey: r.destination_id })),
       };
     },
 
@@ -334,28 +342,36 @@ export function createDeliveryRepository(pool: pg.Pool) {
      * at its destination, to be handed a job.
      */
     async record(orgId: OrgId, id: string, attempt: NewAttempt, update: DeliveryUpdate): Promise<Recorded> {
-      const { rows } = await pool.query<{ recorded: number; head_id: string | null }>(RECORD, [
-        orgId,
-        id,
-        uuidv7(),
-        attempt.attemptNumber,
-        attempt.targetUrl,
-        attempt.responseStatus,
-        toStorableText(attempt.responseBody),
-        toStorableText(attempt.error),
-        attempt.durationMs,
-        attempt.startedAt,
-        attempt.finishedAt,
-        update.status,
-        update.status === 'queued' ? update.nextAttemptAt : null,
-        update.status === 'failed' ? update.reason : null,
-        update.status === 'delivered' ? null : update.error,
-        update.status === 'delivered' ? update.at : null,
-      ]);
+      const { rows } = await pool.query<{ recorded: number; head_id: string | null; destination_id: string | null }>(
+        RECORD,
+        [
+          orgId,
+          id,
+          uuidv7(),
+          attempt.attemptNumber,
+          attempt.targetUrl,
+          attempt.responseStatus,
+          toStorableText(attempt.responseBody),
+          toStorableText(attempt.error),
+          attempt.durationMs,
+          attempt.startedAt,
+          attempt.finishedAt,
+          update.status,
+          update.status === 'queued' ? update.nextAttemptAt : null,
+          update.status === 'failed' ? update.reason : null,
+          update.status === 'delivered' ? null : update.error,
+          update.status === 'delivered' ? update.at : null,
+        ],
+      );
       const headId = rows[0]?.head_id ?? null;
+      // A key is one destination's, so the head is at the recorded delivery's destination (its queue shard).
+      const destinationId = rows[0]?.destination_id ?? null;
       return {
         recorded: (rows[0]?.recorded ?? 0) > 0,
-        head: headId === null ? null : { id: headId, organizationId: orgId },
+        head:
+          headId === null || destinationId === null
+            ? null
+            : { id: headId, organizationId: orgId, shardKey: destinationId },
       };
     },
 

@@ -7,6 +7,8 @@ import { withTransaction } from '../transaction';
 export interface OrderingHead {
   id: string;
   organizationId: OrgId;
+  /** What picks its queue shard: an event head's rule, a delivery head's destination (a key never spans either). */
+  shardKey: string;
 }
 
 /** A key whose head has failed at least once: the head and what waits behind it. */
@@ -30,11 +32,11 @@ export async function recordAndRelease(
 ): Promise<OrderingHead[]> {
   return withTransaction(pool, async (client) => {
     await client.query(record.text, record.values);
-    const { rows } = await client.query<{ id: string; organization_id: string }>(RELEASE_ORDERING, [
-      released.map((r) => r.id),
-      released.map((r) => r.orgId),
-    ]);
-    return rows.map((row) => ({ id: row.id, organizationId: row.organization_id as OrgId }));
+    const { rows } = await client.query<{ id: string; organization_id: string; provider_id: string }>(
+      RELEASE_ORDERING,
+      [released.map((r) => r.id), released.map((r) => r.orgId)],
+    );
+    return rows.map((row) => ({ id: row.id, organizationId: row.organization_id as OrgId, shardKey: row.provider_id }));
   });
 }
 

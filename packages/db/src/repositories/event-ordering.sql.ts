@@ -41,7 +41,8 @@ WITH released AS (
   WHERE o.event_id = r.id AND o.organization_id = r.organization_id
   RETURNING o.organization_id, o.provider_id, o.ordering_key
 ), heads AS (
-  SELECT DISTINCT ON (n.organization_id, n.provider_id, n.ordering_key) n.event_id, n.organization_id, e.status
+  SELECT DISTINCT ON (n.organization_id, n.provider_id, n.ordering_key) n.event_id, n.organization_id, n.provider_id,
+    e.status
   FROM (SELECT DISTINCT organization_id, provider_id, ordering_key FROM released) k
   JOIN event_ordering n ON n.organization_id = k.organization_id AND n.provider_id = k.provider_id
     AND n.ordering_key = k.ordering_key
@@ -49,7 +50,7 @@ WITH released AS (
   WHERE n.event_id <> ALL($1::uuid[])
   ORDER BY n.organization_id, n.provider_id, n.ordering_key, n.event_id
 )
-SELECT event_id AS id, organization_id FROM heads WHERE status = 'queued'`;
+SELECT event_id AS id, organization_id, provider_id FROM heads WHERE status = 'queued'`;
 
 // The blocked keys of one rule: keys whose head has failed at least once (a queued or paused head with
 // attempts in its current run), oldest block first, with how many events wait behind each.

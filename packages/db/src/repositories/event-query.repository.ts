@@ -241,6 +241,16 @@ export function createEventQueryRepository(
       );
       return rows;
     },
+
+    /** These events' rules (null: the default target), which pick their queue shards; an unknown id is absent. */
+    async ruleIdsOf(orgId: OrgId, ids: readonly string[]): Promise<Map<string, string | null>> {
+      if (ids.length === 0) return new Map();
+      const { rows } = await pool.query<{ id: string; rule_id: string | null }>(
+        'SELECT id, provider_id AS rule_id FROM events WHERE organization_id = $1 AND id = ANY($2::uuid[])',
+        [orgId, ids],
+      );
+      return new Map(rows.map((row) => [row.id, row.rule_id]));
+    },
   };
 }
 

@@ -5,12 +5,15 @@ import { NOT_BLOCKED } from './event-ordering.sql';
 export interface QueuedEventRef {
   id: string;
   organizationId: OrgId;
+  /** The event's rule (null: the default target): it picks the event's queue shard. */
+  ruleId: string | null;
   nextAttemptAt: Date | null;
 }
 
 interface RefRow {
   id: string;
   organization_id: string;
+  rule_id: string | null;
   next_attempt_at: Date | null;
 }
 
@@ -19,7 +22,7 @@ interface RefRow {
 // finishes), so re-enqueuing it would only run a job that waits again. $1 is the page size, $2 the id
 // to page after (or null), $3 (findOverdue) the time before which a next attempt is overdue.
 const queuedPage = (extra: string) => `
-SELECT e.id, e.organization_id, e.next_attempt_at FROM events e
+SELECT e.id, e.organization_id, e.provider_id AS rule_id, e.next_attempt_at FROM events e
 WHERE e.status = 'queued' ${extra} AND ($2::uuid IS NULL OR e.id > $2::uuid) AND ${NOT_BLOCKED('e')}
 ORDER BY e.id LIMIT $1`;
 const FIND_OVERDUE = queuedPage(`AND e.next_attempt_at < ($3::timestamptz AT TIME ZONE 'UTC')`);
@@ -38,6 +41,7 @@ export function createEventSweepRepository(prisma: DbClient) {
   const toRef = (row: RefRow): QueuedEventRef => ({
     id: row.id,
     organizationId: row.organization_id as OrgId,
+    ruleId: row.rule_id,
     nextAttemptAt: row.next_attempt_at,
   });
   return {

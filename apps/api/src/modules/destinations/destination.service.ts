@@ -178,7 +178,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
         })),
       );
       await deps.queue
-        .enqueueDestinations(resumed.map((d) => ({ orgId: principal.orgId, deliveryId: d.id })))
+        .enqueueDestinations(resumed.map((d) => ({ orgId: principal.orgId, deliveryId: d.id, destinationId: id })))
         .catch((err: unknown) =>
           deps.logger.warn({ err, destinationId: id }, 'resumed deliveries not enqueued; the sweeper will'),
         );

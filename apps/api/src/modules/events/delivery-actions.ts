@@ -49,9 +49,14 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
   // Job id `dest-<delivery id>`, as fan-out and the sweeper give it: the delivery's finished job was removed
   // (removeOnComplete), so the id is free again, as an event's is for its retry. Should the finishing job still
   // hold it at this instant, the add is a no-op and the sweeper enqueues the delivery once it is overdue.
-  async function enqueue(orgId: OrgId, deliveryIds: readonly string[], context: Record<string, unknown>) {
+  async function enqueue(
+    orgId: OrgId,
+    destinationId: string,
+    deliveryIds: readonly string[],
+    context: Record<string, unknown>,
+  ) {
     await deps.queue
-      .enqueueDestinations(deliveryIds.map((deliveryId) => ({ orgId, deliveryId })))
+      .enqueueDestinations(deliveryIds.map((deliveryId) => ({ orgId, deliveryId, destinationId })))
       .catch((err: unknown) =>
         deps.logger.warn({ err, ...context }, 'retried deliveries not enqueued; the sweeper will enqueue them'),
       );
@@ -89,7 +94,7 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
               ),
         );
       await toldQueued(principal.orgId, destinationId, [{ eventId, ...result }]);
-      await enqueue(principal.orgId, [result.deliveryId], { eventId, destinationId });
+      await enqueue(principal.orgId, destinationId, [result.deliveryId], { eventId, destinationId });
       return { id: eventId, status: 'queued' as const, destination_id: destinationId };
     },
 
@@ -105,7 +110,10 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
       const audit = deps.bulkAudit(principal, 'deliveries.bulk_retried', selection, { destination_id: destinationId });
       const result = await actions.bulkRetry(principal.orgId, selection, destinationId, deps.bulkCap, audit);
       await toldQueued(principal.orgId, destinationId, result.deliveries);
-      await enqueue(principal.orgId, result.deliveryIds, { destinationId, deliveries: result.deliveryIds.length });
+      await enqueue(principal.orgId, destinationId, result.deliveryIds, {
+        destinationId,
+        deliveries: result.deliveryIds.length,
+      });
       return { affected: result.ids.length, ids: result.ids, truncated: result.truncated };
     },
   };

@@ -47,7 +47,12 @@ export function createIngestService(deps: IngestServiceDeps) {
       .enqueue(
         rows.map((row, i) => {
           const trace = spans[i]?.traceparent;
-          return { orgId: row.organizationId, eventId: row.id, ...(trace ? { trace } : {}) };
+          return {
+            orgId: row.organizationId,
+            eventId: row.id,
+            ruleId: row.ruleId ?? null,
+            ...(trace ? { trace } : {}),
+          };
         }),
       )
       .then(

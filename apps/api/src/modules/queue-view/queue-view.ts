@@ -2,7 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { AppError } from '@relay/core';
-import { QUEUES } from '@relay/queue';
+import { deliveryQueuePrefix, hookQueuePrefix, maintenanceQueuePrefix, QUEUES } from '@relay/queue';
 import { Queue } from 'bullmq';
 import { Router, type RequestHandler } from 'express';
 import type { RedisConnection } from '@relay/queue';
@@ -45,16 +45,33 @@ export interface QueueView {
  * bull-board over every queue of the job catalog, read-only, for platform operators' sessions: a tenant
  * admin is refused (403), a caller without credentials too (401, a problem document like the API's).
  */
-export function createQueueView(options: { connection: RedisConnection; prefix: string }): QueueView {
-  const queues = Object.values(QUEUES).map((name) => {
-    const queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+export function createQueueView(options: { connection: RedisConnection; prefix: string; shards?: number }): QueueView {
+  const shards = options.shards ?? 1;
+  // Each shard of the delivery and hook queues is listed on its own (`shard2-deliveries`); one shard keeps the plain
+  // names. The maintenance queue is never sharded.
+  const listed = [
+    ...Array.from({ length: shards }, (_, shard) => [
+      { name: QUEUES.delivery, shard, prefix: deliveryQueuePrefix(options.prefix, shard) },
+      { name: QUEUES.hooks, shard, prefix: hookQueuePrefix(options.prefix, shard) },
+    ]).flat(),
+    { name: QUEUES.maintenance, shard: 0, prefix: maintenanceQueuePrefix(options.prefix) },
+  ];
+  const queues = listed.map(({ name, prefix }) => {
+    const queue = new Queue(name, { connection: options.connection, prefix });
     // Errors are the shared connection's, which redis-connection.ts already absorbs.
     queue.on('error', () => {});
     return queue;
   });
   const serverAdapter = new ExpressAdapter().setBasePath(QUEUE_VIEW_PATH);
   createBullBoard({
-    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true, allowRetries: false })),
+    queues: queues.map(
+      (queue, i) =>
+        new BullMQAdapter(queue, {
+          readOnlyMode: true,
+          allowRetries: false,
+          prefix: shards > 1 && listed[i]!.name !== QUEUES.maintenance ? `shard${listed[i]!.shard}-` : '',
+        }),
+    ),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Relay queues' } },
   });

@@ -20,7 +20,7 @@ export interface RuleHealthServiceDeps {
 // are enqueued after the commit (a lost enqueue is found by the worker's sweeper, as for a retry).
 export function createRuleHealthService(deps: RuleHealthServiceDeps) {
   const defaultSigns = deps.defaultSigning ?? false;
-  const notices = createEventNotices(deps);
+  const notices = createEventNotices({ queue: deps.queue, feed: deps.feed, logger: deps.logger });
   return {
     /** Healthy again, failing run cleared, paused events queued with a fresh run. Resuming a healthy rule is allowed. */
     async resume(principal: Principal, id: string) {
@@ -34,7 +34,7 @@ export function createRuleHealthService(deps: RuleHealthServiceDeps) {
       );
       if (!result) throw new AppError('not_found', 'No such rule.');
       const { resumedIds } = result;
-      await notices.enqueue(principal.orgId, resumedIds);
+      await notices.enqueue(principal.orgId, resumedIds, id);
       await notices.statusChanged(
         principal.orgId,
         resumedIds.map((eventId) => ({ id: eventId, status: 'queued', failure_reason: null, acknowledged: false })),

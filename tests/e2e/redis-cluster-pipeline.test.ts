@@ -3,9 +3,8 @@ import supertest from 'supertest';
 import { FAST_HASH_ENV, seedUser, startPipeline, userCredential, type Pipeline } from './harness';
 
 // Issue 33: the whole relay (api and worker runtimes) on a real Redis Cluster through REDIS_CLUSTER_NODES alone:
-// a webhook is ingested, queued, delivered and streamed, a user logs in. The queue prefix is one hash tag here, so
-// every queue is in one slot (the queues' own tags and shards are the sharded-queue work's); what this checks is
-// that every connection the runtimes make is a cluster client and every other Redis use works on it.
+// a webhook is ingested, queued, delivered and streamed, a user logs in. Three queue shards, each under its own hash
+// tag: every connection the runtimes make is a cluster client, and every Redis use works on it.
 
 jest.setTimeout(180_000);
 
@@ -18,7 +17,8 @@ beforeAll(async () => {
   target = await startTargetServer();
   const env = {
     REDIS_CLUSTER_NODES: cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(','),
-    QUEUE_PREFIX: `{relay-cluster-${process.pid}}`,
+    QUEUE_PREFIX: `relay-cluster-${process.pid}`,
+    REDIS_QUEUE_SHARDS: '3',
   };
   pipeline = await startPipeline({
     // REDIS_URL points nowhere: REDIS_CLUSTER_NODES wins.

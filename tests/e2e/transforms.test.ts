@@ -94,7 +94,9 @@ describe('rule and destination fields', () => {
     expect(await fields({ max_concurrency: 1001 })).toEqual(['max_concurrency']);
     expect(await fields({ transform: `${CHAT}\n// ${'x'.repeat(256 * 1024)}` })).toEqual(['transform']);
     const unregistered = await refused({ transform: 'const shaped = 1;' });
-    expect(unregistered.errors).toEqual([{ field: 'transform', message: expect.stringContaining('addHandler') }]);
+    expect(unregistered.errors).toEqual([
+      { field: 'transform', path: '/transform', message: expect.stringContaining('addHandler') },
+    ]);
     const syntax = await refused({ transform: "addHandler('transform', (r) => {\n  return r.;\n});" });
     expect(syntax).toMatchObject({
       code: 'validation_failed',

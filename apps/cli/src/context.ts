@@ -16,6 +16,11 @@ export interface CliDeps extends Streams {
    * `CI` once, when it loads), and `relay tui` only runs on a real terminal, where the screen must update live.
    */
   beforeLiveTerminal?: () => void;
+  /**
+   * The process environment as it is, for the `${env:NAME}` secret references of `relay apply` only (any name a
+   * configuration file chooses, so it cannot be part of the validated settings of cli-env.ts).
+   */
+  variables?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The options every command takes (declared once on the program). */

@@ -9,6 +9,7 @@ try {
     stdout: process.stdout,
     stderr: process.stderr,
     fetch: globalThis.fetch,
+    variables: process.env,
     // `relay tui` has checked that it runs on a terminal; a CI variable left in a developer's shell must not turn
     // ink's live rendering off (ink decides from the environment when it loads).
     beforeLiveTerminal: () => {

@@ -4,6 +4,7 @@ import { registerAccessCommands } from './commands/access-commands';
 import { registerAuditCommand } from './commands/audit/audit-command';
 import { registerAuthCommands } from './commands/auth/auth-commands';
 import { registerConfigCommands } from './commands/config/config-commands';
+import { registerConfigCodeCommands } from './commands/config-code/config-code-commands';
 import { withExamples } from './commands/command-kit';
 import { registerDomainsCommands } from './commands/domains/domains-commands';
 import { registerEventsCommands } from './commands/events/events-commands';
@@ -60,6 +61,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerAuditCommand,
     registerDomainsCommands,
     registerConfigCommands,
+    registerConfigCodeCommands,
     registerOrgCommands,
     registerPlatformCommands,
     registerTuiCommand,

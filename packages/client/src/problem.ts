@@ -7,7 +7,7 @@ export interface ProblemDocument {
   code: string;
   request_id?: string;
   /** Every field error of a `validation_failed` answer. */
-  errors?: { field: string; message: string }[];
+  errors?: { field: string; path?: string; message: string }[];
   [extension: string]: unknown;
 }
 
@@ -17,7 +17,7 @@ export class ProblemError extends Error {
   readonly code: string;
   readonly title: string;
   readonly detail: string | undefined;
-  readonly errors: { field: string; message: string }[];
+  readonly errors: { field: string; path?: string; message: string }[];
 
   constructor(readonly problem: ProblemDocument) {
     super(problem.detail ?? problem.title);

@@ -1331,6 +1331,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/config/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export the organization's configuration as a document
+     * @description Rules with every option, their destinations and hooks, the default target and (for callers with `organization:manage` only) the notification settings. Secrets are never exported: each is a reference `${env:…}` for `relay apply` to resolve. `$schema` names /api/schemas/relay-config.json.
+     */
+    get: operations['getApiConfigExport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/config/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Plan or apply a configuration document
+     * @description Makes the organization match the document, objects matched by name (rules by `name`, destinations and hooks by theirs within their rule), in one transaction with one `config.applied` audit entry: all or nothing. `dry_run=true` answers the plan only. `prune=true` also deletes what the document no longer names. Secrets are values here (the CLI resolves `${env:…}` and `${file:…}`) and are compared with the stored ones through a keyed hash: an unchanged secret plans nothing, and the plan and audit show secrets only as `(changed)`. A document that changes the notification settings from a caller without the `organization:manage` scope is 403 `forbidden`; leave `notifications` out to keep them. Errors name the JSON path (`errors[].path`).
+     */
+    post: operations['postApiConfigApply'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/schemas/relay-config.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The JSON Schema of a configuration file
+     * @description Exported files name it in `$schema`, so editors complete and check them. No credentials needed.
+     */
+    get: operations['getApiSchemasRelayConfig.json'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/mcp': {
     parameters: {
       query?: never;
@@ -1384,6 +1444,8 @@ export interface components {
       request_id?: string;
       errors?: {
         field?: string;
+        /** @description The same place as a JSON pointer (RFC 6901). */
+        path?: string;
         message?: string;
       }[];
     };
@@ -9408,6 +9470,348 @@ export interface operations {
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getApiConfigExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The document. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong role or missing API-key scope (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postApiConfigApply: {
+    parameters: {
+      query?: {
+        /** @description true: answer the plan and change nothing. */
+        dry_run?: 'true' | 'false';
+        /** @description true: also delete the rules, destinations and hooks the document no longer names. */
+        prune?: 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The JSON Schema of this file, for editors. */
+          $schema?: string;
+          /**
+           * @description The format version.
+           * @constant
+           */
+          version: 1;
+          /** @description The organization's default target; null: none; absent: left as it is. */
+          default_target_url?: string | null;
+          /** @description Absent: the notification settings are left as they are. */
+          notifications?: {
+            /** @description Where notices go; null: no notices. */
+            url: string | null;
+            /** @description Signs notices; absent or null: none of its own. */
+            secret?: string | null;
+          };
+          /** @default [] */
+          rules?: {
+            /** @description Unique in the organization; matches the rule on apply. */
+            name: string;
+            source: string;
+            /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
+            target_url: string;
+            /** @default true */
+            active?: boolean;
+            description?: string | null;
+            signing_secret?: string | null;
+            /** @description Which inbound headers go out to the target beyond the default set. */
+            outbound_headers?: {
+              /**
+               * @description Inbound headers withheld by default that this rule forwards: `authorization` (the sender's own).
+               * @default []
+               */
+              forward?: 'authorization'[];
+              /** @description Headers added to every delivery with these fixed values (they replace inbound ones). */
+              set?: {
+                [key: string]: string;
+              };
+              /** @description Inbound headers never forwarded by this rule. */
+              remove?: string[];
+            };
+            dedup?: {
+              /**
+               * @description Where the sender puts its delivery id.
+               * @enum {string}
+               */
+              preset?: 'github' | 'stripe' | 'shopify' | 'standard_webhooks';
+              /** @description A header holding the deduplication key. */
+              header?: string;
+              /** @description Where in a JSON payload the key is (RFC 6901). */
+              json_pointer?: string;
+              /**
+               * @description How long a key is remembered (default 24 h).
+               * @default 86400
+               */
+              window_seconds?: number;
+            } | null;
+            verification?: {
+              /**
+               * @description The sender whose signature scheme applies; `hmac` is generic.
+               * @enum {string}
+               */
+              preset: 'github' | 'stripe' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac';
+              /** @description hmac: the header carrying the signature. */
+              header?: string;
+              /**
+               * @description hmac: the digest (default sha256).
+               * @enum {string}
+               */
+              algorithm?: 'sha1' | 'sha256' | 'sha512';
+              /**
+               * @description hmac: how the digest is written (default hex).
+               * @enum {string}
+               */
+              encoding?: 'hex' | 'base64';
+              /** @description hmac: text before the digest, such as `sha256=`. */
+              prefix?: string;
+              /** @description stripe, slack, standard_webhooks: the oldest signed timestamp accepted (default 300). */
+              tolerance_seconds?: number;
+            } | null;
+            verification_secret?: string | null;
+            unhealthy_after_seconds?: number | null;
+            ordering?: {
+              /** @description Events with the same value of this header are ordered together. */
+              header?: string;
+              /** @description Events with the same value at this pointer are ordered together. */
+              json_pointer?: string;
+            } | null;
+            delivery_policy?: {
+              max_attempts?: number;
+              backoff_base_seconds?: number;
+              backoff_cap_seconds?: number;
+              timeout_seconds?: number;
+            } | null;
+            /** @description Only webhooks this filter matches go to the target; the others end `ignored` (no attempt, no hook). null: every webhook goes. */
+            filter?: {
+              [key: string]: unknown;
+            } | null;
+            transform?: string | null;
+            /** @description Append the transform's returned `path` and `query` to the target URL (default false: the target URL as set). */
+            forward_path_query?: boolean;
+            rate_limit?: {
+              /** @description Deliveries per period. */
+              limit: number;
+              /** @enum {string} */
+              period: 'second' | 'minute' | 'hour';
+              /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+              burst?: number;
+            } | null;
+            max_concurrency?: number | null;
+            /**
+             * @description The rule's destinations, by name.
+             * @default []
+             */
+            destinations?: {
+              /** @description Matches the object on apply: renaming is a delete and a create. */
+              name: string;
+              /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
+              target_url: string;
+              /** @description Only webhooks this filter matches get a delivery to this destination. null: every webhook. */
+              filter?: {
+                [key: string]: unknown;
+              } | null;
+              /** @default true */
+              active?: boolean;
+              description?: string | null;
+              signing_secret?: string | null;
+              /** @description Which inbound headers go out to the target beyond the default set. */
+              outbound_headers?: {
+                /**
+                 * @description Inbound headers withheld by default that this rule forwards: `authorization` (the sender's own).
+                 * @default []
+                 */
+                forward?: 'authorization'[];
+                /** @description Headers added to every delivery with these fixed values (they replace inbound ones). */
+                set?: {
+                  [key: string]: string;
+                };
+                /** @description Inbound headers never forwarded by this rule. */
+                remove?: string[];
+              };
+              delivery_policy?: {
+                max_attempts?: number;
+                backoff_base_seconds?: number;
+                backoff_cap_seconds?: number;
+                timeout_seconds?: number;
+              } | null;
+              unhealthy_after_seconds?: number | null;
+              transform?: string | null;
+              /** @description Append the transform's returned `path` and `query` to the target URL (default false: the target URL as set). */
+              forward_path_query?: boolean;
+              rate_limit?: {
+                /** @description Deliveries per period. */
+                limit: number;
+                /** @enum {string} */
+                period: 'second' | 'minute' | 'hour';
+                /** @description Deliveries that may go at once after a quiet spell (default: `limit`). */
+                burst?: number;
+              } | null;
+              max_concurrency?: number | null;
+            }[];
+            /**
+             * @description The rule's hooks, by name.
+             * @default []
+             */
+            hooks?: {
+              /** @description http(s) URL; checked against the target network policy (422 `target_url_rejected`). */
+              target_url: string;
+              /** @description Matches the object on apply: renaming is a delete and a create. */
+              name: string;
+              /**
+               * @description Fixed at creation.
+               * @enum {string}
+               */
+              trigger: 'provider_succeeded' | 'provider_failed';
+              /** @default true */
+              active?: boolean;
+              description?: string | null;
+            }[];
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The plan; `applied` says whether it was carried out. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Empty: the organization already matches the document. */
+            changes: {
+              /** @enum {string} */
+              kind: 'rule' | 'destination' | 'hook' | 'default_target' | 'notifications';
+              /** @enum {string} */
+              action: 'create' | 'update' | 'delete';
+              /** @description The object: the rule, destination or hook name (`default_target`, `notifications`). */
+              name: string;
+              /** @description The rule a destination or hook belongs to; null otherwise. */
+              rule: string | null;
+              /** @description Where the object is in the document (JSON pointer); "" for a deletion. */
+              path: string;
+              /** @description Field by field; a deletion lists none. */
+              fields: {
+                /** @description The field, as the document names it. */
+                field: string;
+                /** @description The value before (a secret: `(set)` or null; a transform: its size and hash). */
+                old: unknown;
+                /** @description The value after (a secret: `(changed)` or null). */
+                new: unknown;
+              }[];
+            }[];
+            summary: {
+              create: number;
+              update: number;
+              delete: number;
+            };
+            prune: boolean;
+            /** @description false for a dry run, or when there was nothing to change. */
+            applied: boolean;
+          };
+        };
+      };
+      /** @description The request is not valid (`validation_failed`, with every field error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No valid credentials (`unauthenticated`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The document changes the notification settings without `organization:manage`. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A name or a source is taken (`rule_name_taken`, `active_provider_exists`, …). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A target URL refused by the target policy (`target_url_rejected`), verification without a secret (`verification_secret_required`), or secrets without SECRET_ENCRYPTION_KEYS (`secrets_not_configured`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  'getApiSchemasRelayConfig.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JSON Schema (draft 2020-12). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
         };
       };
     };

@@ -24,3 +24,4 @@ export * from './routing-filter.schemas';
 export * from './rule-dry-run.schemas';
 export * from './destinations.schemas';
 export * from './transform.schemas';
+export * from './config.schemas';

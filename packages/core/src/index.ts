@@ -23,6 +23,7 @@ export * from './feed';
 export * from './storable-text';
 export * from './fair-share';
 export * from './secret-box';
+export * from './secret-hash';
 export * from './json-pointer';
 export * from './dedup-key';
 export * from './ordering-key';

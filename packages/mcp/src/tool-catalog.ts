@@ -1,3 +1,4 @@
+import { CONFIG_TOOLS } from './tools/config-tools';
 import { DESTINATION_TOOLS } from './tools/destination-tools';
 import { EVENT_ACTION_TOOLS } from './tools/event-action-tools';
 import { EVENT_READ_TOOLS } from './tools/event-read-tools';
@@ -16,4 +17,5 @@ export const RELAY_TOOLS: readonly AnyRelayTool[] = [
   ...HOOK_TOOLS,
   ...SEND_TOOLS,
   ...ORGANIZATION_TOOLS,
+  ...CONFIG_TOOLS,
 ];

@@ -29,6 +29,7 @@ import { ruleVerificationOperations } from '../modules/rules/rule-verification.o
 import { ruleOrderingOperations } from '../modules/rules/rule-ordering.operations';
 import { sendOperations } from '../modules/send/send.operations';
 import { settingsOperations } from '../modules/settings/settings.operations';
+import { configOperations } from '../modules/config/config.operations';
 import { eventOperations } from '../modules/events/event.operations';
 import { statsOperations } from '../modules/stats/stats.operations';
 import { streamOperations } from '../modules/stream/stream.operations';
@@ -72,6 +73,7 @@ export const API_OPERATIONS: Operations = [
   ...destinationOperations,
   ...sendOperations,
   ...settingsOperations,
+  ...configOperations,
   ...mcpOperations,
 ];
 

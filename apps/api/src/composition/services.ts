@@ -34,6 +34,7 @@ import { createVerificationSecretService } from '../modules/rules/verification-s
 import { createRuleOrderingService } from '../modules/rules/rule-ordering.service';
 import { createSendService } from '../modules/send/send.service';
 import { createSettingsService } from '../modules/settings/settings.service';
+import { createConfigService } from '../modules/config/config.service';
 import { createStatsService } from '../modules/stats/stats.service';
 import { createUserService } from '../modules/users/user.service';
 
@@ -123,6 +124,14 @@ export function createServices(ctx: ModuleContext) {
       repositories: ctx.repositories,
       targetPolicy: ctx.targetPolicy,
       secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
+    }),
+    config: createConfigService({
+      repositories: ctx.repositories,
+      targetPolicy: ctx.targetPolicy,
+      secretKeys: ctx.config.SECRET_ENCRYPTION_KEYS,
+      transforms: ctx.transforms,
+      ruleChanges: ctx.ruleChanges,
+      publicBaseUrl: ctx.config.PUBLIC_BASE_URL,
     }),
     credentials: createCredentialService({ repositories: ctx.repositories }),
     users: createUserService({ repositories: ctx.repositories, passwords: ctx.passwords, quota: ctx.limits.quota }),

@@ -30,7 +30,9 @@ describe('validate', () => {
       try {
         validate(sendSchema, value);
       } catch (err) {
-        return (err as { details: { errors: { field: string; message: string }[] } }).details.errors;
+        // The JSON pointer beside each field has a test of its own, below.
+        const { errors } = (err as { details: { errors: { field: string; path: string; message: string }[] } }).details;
+        return errors.map(({ field, message }) => ({ field, message }));
       }
       return [];
     };
@@ -62,5 +64,22 @@ describe('validate', () => {
     let deep: unknown = '\u0000';
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(nulFields(undefined, deep)).toHaveLength(1);
+  });
+
+  it('names each field as a JSON pointer too (relay apply maps it to a line of its file)', () => {
+    const schema = z.object({ rules: z.array(z.object({ 'a/b': z.string(), name: z.string() })) });
+    try {
+      validate(schema, {
+        rules: [
+          { 'a/b': 'x', name: 'ok' },
+          { 'a/b': 1, name: 'ok' },
+        ],
+      });
+      throw new Error('accepted');
+    } catch (err) {
+      expect((err as { details: { errors: unknown[] } }).details.errors).toEqual([
+        { field: 'rules.1.a/b', path: '/rules/1/a~1b', message: expect.any(String) as unknown },
+      ]);
+    }
   });
 });

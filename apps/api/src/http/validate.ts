@@ -164,5 +164,20 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown): z.outp
       .flatMap((issue) => issueErrors(issue, schema, value))
       .filter((e) => !nul.some((n) => n.field === e.field)),
   ];
-  throw new AppError('validation_failed', 'The request is not valid.', { errors });
+  throw new AppError('validation_failed', 'The request is not valid.', { errors: errors.map(withPath) });
 }
+
+/**
+ * Each error names its place twice: `field` (dotted, as it always has) and `path`, a JSON pointer (RFC 6901),
+ * which `relay apply` maps back to a line of the YAML file it sent.
+ */
+const withPath = (e: FieldError) => ({
+  ...e,
+  path:
+    e.field === ''
+      ? ''
+      : `/${e.field
+          .split('.')
+          .map((k) => k.replaceAll('~', '~0').replaceAll('/', '~1'))
+          .join('/')}`,
+});

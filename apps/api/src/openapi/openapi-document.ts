@@ -193,7 +193,14 @@ export function buildOpenApiDocument(
             request_id: { type: 'string' },
             errors: {
               type: 'array',
-              items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+              items: {
+                type: 'object',
+                properties: {
+                  field: { type: 'string' },
+                  path: { type: 'string', description: 'The same place as a JSON pointer (RFC 6901).' },
+                  message: { type: 'string' },
+                },
+              },
             },
           },
         },

@@ -217,6 +217,7 @@ function destinationOf(row: LoadRow): DestinationRecord {
     active: row.active as boolean,
     description: row.description as string | null,
     signingSecret: row.signing_secret as string | null,
+    signingSecretHash: (row.signing_secret_hash ?? null) as string | null,
     outboundHeaders: row.outbound_headers,
     deliveryPolicy: row.delivery_policy,
     unhealthyAfterSeconds: row.unhealthy_after_seconds as number | null,

@@ -28,6 +28,8 @@ export interface DestinationRecord {
   description: string | null;
   /** Sealed (secret-box in core); never shown. Null: DEFAULT_SIGNING_SECRET, else unsigned. */
   signingSecret: string | null;
+  /** Keyed hash of the signing secret (core secret-hash.ts); null: none kept. */
+  signingSecretHash: string | null;
   outboundHeaders: OutboundHeaders;
   deliveryPolicy: DeliveryPolicyOption | null;
   unhealthyAfterSeconds: number | null;
@@ -52,6 +54,7 @@ export interface NewDestination {
   active?: boolean;
   description?: string | null;
   signingSecret?: string | null;
+  signingSecretHash?: string | null;
   outboundHeaders?: OutboundHeaders;
   deliveryPolicy?: DeliveryPolicyOption | null;
   unhealthyAfterSeconds?: number | null;

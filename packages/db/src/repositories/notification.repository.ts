@@ -6,6 +6,8 @@ import type { DbClient } from '../client';
 export interface NotificationSettingsRecord {
   url: string | null;
   secretSealed: string | null;
+  /** Keyed hash of the secret (core secret-hash.ts); null: no secret, or one written before hashes were kept. */
+  secretHash?: string | null;
 }
 
 /** The organization columns behind GET/PUT /api/organization/notifications (Prisma, inside transactions). */
@@ -14,9 +16,11 @@ export function createNotificationSettingsRepository(prisma: DbClient) {
     async find(orgId: OrgId): Promise<NotificationSettingsRecord | null> {
       const row = await prisma.organization.findUnique({
         where: { id: orgId },
-        select: { notificationUrl: true, notificationSecret: true },
+        select: { notificationUrl: true, notificationSecret: true, notificationSecretHash: true },
       });
-      return row ? { url: row.notificationUrl, secretSealed: row.notificationSecret } : null;
+      return row
+        ? { url: row.notificationUrl, secretSealed: row.notificationSecret, secretHash: row.notificationSecretHash }
+        : null;
     },
 
     /**
@@ -29,6 +33,8 @@ export function createNotificationSettingsRepository(prisma: DbClient) {
         data: {
           notificationUrl: settings.url,
           notificationSecret: settings.secretSealed,
+          // A secret saved without its hash (kept, or cleared) keeps the hash only while the secret is kept.
+          notificationSecretHash: settings.secretSealed === null ? null : settings.secretHash,
           ...(digestFrom !== undefined ? { failureDigestUntil: digestFrom } : {}),
         },
       });

@@ -26,6 +26,8 @@ export interface RuleRecord {
   description: string | null;
   /** Sealed (see secret-box in core); the service seals and the worker opens. */
   signingSecret: string | null;
+  /** Keyed hash of the signing secret (core secret-hash.ts): apply compares through it. Null: none kept. */
+  signingSecretHash: string | null;
   /** The secret being rotated out, sealed; it still signs until previousSecretExpiresAt. */
   previousSigningSecret: string | null;
   previousSecretExpiresAt: Date | null;
@@ -35,6 +37,7 @@ export interface RuleRecord {
   verification: VerificationOption | null;
   /** Sealed; the previous one is accepted too until previousVerificationExpiresAt. */
   verificationSecret: string | null;
+  verificationSecretHash: string | null;
   previousVerificationSecret: string | null;
   previousVerificationExpiresAt: Date | null;
   duplicateCount: number;
@@ -68,12 +71,14 @@ export interface NewRule {
   active?: boolean;
   description?: string | null;
   signingSecret?: string | null;
+  signingSecretHash?: string | null;
   previousSigningSecret?: string | null;
   previousSecretExpiresAt?: Date | null;
   outboundHeaders?: OutboundHeaders;
   dedup?: DedupOption | null;
   verification?: VerificationOption | null;
   verificationSecret?: string | null;
+  verificationSecretHash?: string | null;
   previousVerificationSecret?: string | null;
   previousVerificationExpiresAt?: Date | null;
   unhealthyAfterSeconds?: number | null;

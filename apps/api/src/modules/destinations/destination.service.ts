@@ -1,4 +1,4 @@
-import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
+import { AppError, sealSecret, secretHash, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
 import type { destinationCreateSchema, destinationUpdateSchema } from '@relay/contracts';
 import type { DestinationChanges, DestinationWrite, Repositories, TransactionRepositories } from '@relay/db';
 import { destinationPacingKey, type DeliveryQueue, type FeedPublisher, type RuleChangePublisher } from '@relay/queue';
@@ -77,7 +77,12 @@ export function createDestinationService(deps: DestinationServiceDeps) {
     ...(input.active !== undefined ? { active: input.active } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.signing_secret !== undefined
-      ? { signingSecret: input.signing_secret === null ? null : seal(input.signing_secret) }
+      ? input.signing_secret === null
+        ? { signingSecret: null, signingSecretHash: null }
+        : {
+            signingSecret: seal(input.signing_secret),
+            signingSecretHash: secretHash(deps.secretKeys!, input.signing_secret),
+          }
       : {}),
     ...(input.outbound_headers !== undefined ? { outboundHeaders: input.outbound_headers } : {}),
     ...(input.delivery_policy !== undefined ? { deliveryPolicy: input.delivery_policy } : {}),

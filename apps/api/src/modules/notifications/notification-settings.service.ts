@@ -1,4 +1,4 @@
-import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
+import { AppError, sealSecret, secretHash, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
 import type { notificationSettingsUpdateSchema } from '@relay/contracts';
 import type { NotificationSettingsRecord, Repositories } from '@relay/db';
 import type { z } from 'zod';
@@ -44,7 +44,9 @@ export function createNotificationSettingsService(deps: NotificationSettingsServ
       return repos.transaction(async (tx) => {
         const previous = await tx.notifications.find(principal.orgId);
         const secretSealed = url === null || input.secret === null ? null : (sealed ?? previous?.secretSealed ?? null);
-        const saved = { url, secretSealed };
+        const hash =
+          sealed !== undefined ? secretHash(deps.secretKeys!, input.secret!) : (previous?.secretHash ?? null);
+        const saved = { url, secretSealed, secretHash: secretSealed === null ? null : hash };
         // Turning notices on starts the failure digest now: earlier failures are not news.
         const digestFrom = url !== null && !previous?.url ? now() : url === null ? null : undefined;
         await tx.notifications.save(principal.orgId, saved, digestFrom);

@@ -1,4 +1,4 @@
-import { AppError, sealSecret, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
+import { AppError, sealSecret, secretHash, type Principal, type SecretKeyring, type TargetPolicy } from '@relay/core';
 import type { ruleCreateSchema, ruleSecretRotateSchema, ruleUpdateSchema } from '@relay/contracts';
 import type { RuleChanges, RuleRecord, RuleWrite, Repositories } from '@relay/db';
 import { rulePacingKey } from '@relay/queue';
@@ -54,6 +54,8 @@ export function createRuleService(deps: RuleServiceDeps) {
     if (!deps.secretKeys) throw new AppError('secrets_not_configured');
     return sealSecret(deps.secretKeys, secret);
   };
+  // Checked by `seal` first: a hash is only ever written beside the secret it was made from.
+  const hash = (secret: string | null) => (secret === null ? null : secretHash(deps.secretKeys!, secret));
   const changesOf = (input: RuleUpdate): RuleChanges => ({
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.source !== undefined ? { source: input.source } : {}),
@@ -66,6 +68,7 @@ export function createRuleService(deps: RuleServiceDeps) {
     ...(input.signing_secret !== undefined
       ? {
           signingSecret: input.signing_secret === null ? null : seal(input.signing_secret),
+          signingSecretHash: hash(input.signing_secret),
           previousSigningSecret: null,
           previousSecretExpiresAt: null,
         }
@@ -79,6 +82,7 @@ export function createRuleService(deps: RuleServiceDeps) {
     ...(input.verification_secret !== undefined
       ? {
           verificationSecret: input.verification_secret === null ? null : seal(input.verification_secret),
+          verificationSecretHash: hash(input.verification_secret),
           previousVerificationSecret: null,
           previousVerificationExpiresAt: null,
         }
@@ -115,6 +119,7 @@ export function createRuleService(deps: RuleServiceDeps) {
               active: input.active,
               description: input.description ?? null,
               signingSecret: input.signing_secret ? seal(input.signing_secret) : null,
+              signingSecretHash: input.signing_secret ? hash(input.signing_secret) : null,
               outboundHeaders: input.outbound_headers ?? {},
               ...optionChanges(input),
             }),
@@ -160,6 +165,7 @@ export function createRuleService(deps: RuleServiceDeps) {
         const updated = written(
           await tx.rules.update(principal.orgId, id, {
             signingSecret: seal(input.signing_secret),
+            signingSecretHash: hash(input.signing_secret),
             previousSigningSecret: keepPrevious ? current.signingSecret : null,
             previousSecretExpiresAt,
           }),

@@ -1,4 +1,4 @@
-import { AppError, sealSecret, type Principal, type SecretKeyring } from '@relay/core';
+import { AppError, sealSecret, secretHash, type Principal, type SecretKeyring } from '@relay/core';
 import type { verificationSecretRotateSchema } from '@relay/contracts';
 import type { Repositories } from '@relay/db';
 import type { z } from 'zod';
@@ -38,6 +38,7 @@ export function createVerificationSecretService(deps: VerificationSecretServiceD
         const updated = written(
           await tx.rules.update(principal.orgId, id, {
             verificationSecret: sealed,
+            verificationSecretHash: secretHash(deps.secretKeys!, input.verification_secret),
             previousVerificationSecret: keepPrevious ? current.verificationSecret : null,
             previousVerificationExpiresAt: expiresAt,
           }),

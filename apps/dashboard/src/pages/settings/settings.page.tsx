@@ -4,6 +4,7 @@ import { dataOf } from '@relay/client';
 import { client } from '../../app/api-client';
 import { useSession } from '../../app/session';
 import { ProblemAlert } from '../../components/problem-alert';
+import { ConfigExportCard } from './config-export-card';
 import { CopyField } from './copy-field';
 import { DefaultTargetCard } from './default-target-card';
 import { NotificationsCard } from './notifications-card';
@@ -60,6 +61,7 @@ export function SettingsPage() {
       </Card>
       <DefaultTargetCard canWrite={canWrite} />
       {canWrite ? <NotificationsCard /> : null}
+      {canWrite ? <ConfigExportCard /> : null}
       <Card withBorder>
         <Title order={3}>Organization</Title>
         <ProblemAlert error={organization.error} />

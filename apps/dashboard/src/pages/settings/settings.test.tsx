@@ -105,3 +105,43 @@ describe('settings page', () => {
     expect(puts().at(-1)?.body).toEqual({ url: null });
   });
 });
+
+describe('settings page: configuration as code', () => {
+  it('offers an admin the export and shows the last apply', async () => {
+    const api = fakeApi({
+      'GET /api/auth/me': { body: admin },
+      ...routes,
+      'GET /api/audit': {
+        body: {
+          entries: [
+            {
+              id: 'a1',
+              actor_user_id: 'u1',
+              actor_email: 'ci@example.com',
+              action: 'config.applied',
+              resource_type: 'organization',
+              resource_id: 'o1',
+              metadata: { summary: { create: 2, update: 1, delete: 0 }, prune: false, changes: [] },
+              created_at: '2026-11-26T10:00:00.000Z',
+            },
+          ],
+          page: 1,
+          per_page: 1,
+          total: 1,
+          pages: 1,
+        },
+      },
+      'GET /api/config/export': { body: { version: 1, rules: [] } },
+    });
+    renderApp('/app/settings');
+    expect(
+      await screen.findByText(
+        /Last apply: 2026-11-26T10:00:00.000Z by ci@example.com: 2 created, 1 changed, 0 deleted/,
+      ),
+    ).toBeInTheDocument();
+    URL.createObjectURL = () => 'blob:relay';
+    URL.revokeObjectURL = () => undefined;
+    await userEvent.click(screen.getByRole('button', { name: 'Export configuration' }));
+    await waitFor(() => expect(api.calls.some((c) => c.url.pathname === '/api/config/export')).toBe(true));
+  });
+});

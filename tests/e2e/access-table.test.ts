@@ -116,6 +116,8 @@ describe('the authorization table, row by row', () => {
     'GET /api/auth/idp',
     'GET /api/auth/callback/idp',
     'GET /openapi.json',
+    // The JSON Schema of the configuration file, for editors (tests/e2e/config-as-code.test.ts).
+    'GET /api/schemas/relay-config.json',
     'GET /docs',
     'GET /docs/swagger-initializer.js',
     // The dashboard: the front door and the single-page app's files (it calls the API with the session).

@@ -25,7 +25,7 @@ describe('the api process', () => {
     try {
       const res = await waitFor(
         () => fetch(`http://127.0.0.1:${port}/config/endpoint`).catch(() => undefined),
-        20_000,
+        60_000,
         'api to listen',
       );
       // The dashboard's ready-made curl is built from ingest_url (pages/events/events-empty.tsx).
@@ -50,7 +50,7 @@ describe('the api process', () => {
     });
     await waitFor(
       async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.ok,
-      20_000,
+      60_000,
       'api to listen',
     );
     const pending = fetch(`http://127.0.0.1:${port}/github`, {

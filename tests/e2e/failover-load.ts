@@ -1,4 +1,4 @@
-import { fairShareLimits } from '@relay/core';
+import { fairShareLimits, queueShardOf } from '@relay/core';
 import { sleep, waitFor, type TargetServer } from '@relay/test-support';
 import type { Env, Pipeline } from './harness';
 
@@ -145,4 +145,25 @@ export async function receiptsOf(
     duplicatesByPath,
     secondReceipts,
   };
+}
+
+/** Rules until every queue shard has one, so the load reaches every shard (and every primary): their sources. */
+export async function rulesOnEveryShard(
+  pipeline: Pipeline,
+  authorization: string,
+  target: TargetServer,
+  shards: number,
+): Promise<string[]> {
+  const sources: string[] = [];
+  const covered = new Set<number>();
+  for (let i = 0; covered.size < shards; i++) {
+    const rule = await pipeline.http
+      .post('/rules')
+      .set('authorization', authorization)
+      .send({ source: `load-${i}`, target_url: `${target.url}/load-${i}` })
+      .expect(201);
+    sources.push(`load-${i}`);
+    covered.add(queueShardOf(rule.body.id as string, shards));
+  }
+  return sources;
 }

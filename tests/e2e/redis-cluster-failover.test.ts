@@ -1,4 +1,3 @@
-import { queueShardOf } from '@relay/core';
 import {
   redisCli,
   startRedisCluster,
@@ -6,7 +5,7 @@ import {
   type RedisCluster,
   type TargetServer,
 } from '@relay/test-support';
-import { FAILOVER_WORKER_ENV, ingestThroughFault, jobsInFlight, receiptsOf } from './failover-load';
+import { FAILOVER_WORKER_ENV, ingestThroughFault, rulesOnEveryShard, jobsInFlight, receiptsOf } from './failover-load';
 import { startPipeline, userCredential, type Pipeline } from './harness';
 
 // Issue 33 item 5: the whole relay on a 3 + 3 Redis Cluster with three queue shards; mid-load the primary of a busy
@@ -62,18 +61,7 @@ afterAll(async () => {
 
 it('loses nothing when a primary is killed mid-load, and delivers twice at most what was in flight', async () => {
   const admin = (await userCredential(pipeline, 'admin')).authorization;
-  // Rules until every shard has one, so the load reaches every primary.
-  const sources: string[] = [];
-  const covered = new Set<number>();
-  for (let i = 0; covered.size < SHARDS; i++) {
-    const rule = await pipeline.http
-      .post('/rules')
-      .set('authorization', admin)
-      .send({ source: `load-${i}`, target_url: `${target.url}/load-${i}` })
-      .expect(201);
-    sources.push(`load-${i}`);
-    covered.add(queueShardOf(rule.body.id as string, SHARDS));
-  }
+  const sources = await rulesOnEveryShard(pipeline, admin, target, SHARDS);
   const victim = await primaryOf(`{${PREFIX}:dlv:0}:wait`);
 
   const load = await ingestThroughFault(pipeline, {

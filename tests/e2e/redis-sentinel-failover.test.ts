@@ -1,6 +1,5 @@
-import { queueShardOf } from '@relay/core';
 import { startRedisSentinel, startTargetServer, type RedisSentinel, type TargetServer } from '@relay/test-support';
-import { FAILOVER_WORKER_ENV, ingestThroughFault, receiptsOf } from './failover-load';
+import { FAILOVER_WORKER_ENV, ingestThroughFault, receiptsOf, rulesOnEveryShard } from './failover-load';
 import { startPipeline, userCredential, type Pipeline } from './harness';
 
 // Issue 33 item 5: the whole relay on REDIS_SENTINELS (a primary, a replica, three sentinels); mid-load
@@ -40,17 +39,7 @@ afterAll(async () => {
 
 it('loses nothing through a sentinel failover mid-load, and delivers twice only what the failover touched', async () => {
   const admin = (await userCredential(pipeline, 'admin')).authorization;
-  const sources: string[] = [];
-  const covered = new Set<number>();
-  for (let i = 0; covered.size < SHARDS; i++) {
-    const rule = await pipeline.http
-      .post('/rules')
-      .set('authorization', admin)
-      .send({ source: `load-${i}`, target_url: `${target.url}/load-${i}` })
-      .expect(201);
-    sources.push(`load-${i}`);
-    covered.add(queueShardOf(rule.body.id as string, SHARDS));
-  }
+  const sources = await rulesOnEveryShard(pipeline, admin, target, SHARDS);
   const before = await sentinel.primary();
 
   const load = await ingestThroughFault(pipeline, {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { admin, deleteKeys, freshDatabase, query, REDIS_URL } from './lib/database.mjs';
 import { saturate } from './lib/load.mjs';
 import { forkReady, freePort, peakRssMb, startNode, stop, waitForHttp, waitForReceipts } from './lib/processes.mjs';
-import { cpuMsOf } from './lib/usage.mjs';
+import { cpuMsByThread, cpuMsOf } from './lib/usage.mjs';
 import { round } from './lib/stats.mjs';
 import { describeUndelivered } from './lib/undelivered.mjs';
 
@@ -65,10 +65,12 @@ export async function phase({ root, name, transform, backlog, log, profileDir, s
     // Boot (module load, connections) is not delivery work: CPU is counted from the first receipt on.
     await waitForReceipts(target, 1);
     const cpu0 = cpuMsOf(worker.pid);
+    const threads0 = cpuMsByThread(worker.pid);
     const started = performance.now();
     const drained = await waitForReceipts(target, ingested.ok);
     const seconds = (performance.now() - started) / 1000;
     const cpuMs = cpuMsOf(worker.pid) - cpu0;
+    const threads1 = cpuMsByThread(worker.pid);
     const rssMb = peakRssMb(worker.pid);
     const [stored] = await query(
       url,
@@ -87,15 +89,20 @@ export async function phase({ root, name, transform, backlog, log, profileDir, s
     await sleep(smoke ? 1000 : 5000);
     const idleMsPerSecond = (cpuMsOf(worker.pid) - idle0) / ((performance.now() - idleStart) / 1000);
     const delivered = drained.unique - 1;
+    // Where the CPU went, by thread (the main thread, the sandbox threads, V8's helpers): per delivery.
+    const byThread = Object.fromEntries(
+      Object.keys(threads1).map((kind) => [kind, round((threads1[kind] - threads0[kind]) / delivered, 3)]),
+    );
     log(
       `${name}: ${drained.unique} delivered in ${seconds.toFixed(2)} s, ${(cpuMs / delivered).toFixed(3)} ms CPU each ` +
-        `(idle ${idleMsPerSecond.toFixed(1)} ms/s, load ${os.loadavg()[0].toFixed(1)})`,
+        `(idle ${idleMsPerSecond.toFixed(1)} ms/s, load ${os.loadavg()[0].toFixed(1)}; by thread ${JSON.stringify(byThread)})`,
     );
     return {
       backlog: ingested.ok,
       deliveredPerSecond: round(delivered / seconds),
       workerCpuMsPerDelivery: round(cpuMs / delivered, 3),
       workerIdleCpuMsPerSecond: round(idleMsPerSecond, 1),
+      workerCpuMsPerDeliveryByThread: byThread,
       workerCpuMsPerDeliveryNetOfIdle: round((cpuMs - idleMsPerSecond * seconds) / delivered, 3),
       loadAverage: round(os.loadavg()[0], 1),
       workerPeakRssMb: rssMb,

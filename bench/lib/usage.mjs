@@ -22,6 +22,28 @@ function stat(pid) {
 /** CPU milliseconds used so far by one process. */
 export const cpuMsOf = (pid) => (stat(pid)?.own ?? 0) * TICK_MS;
 
+/**
+ * CPU milliseconds used so far by each kind of thread of one process, by the thread's name: `MainThread`, `WorkerThread`
+ * (worker_threads: the transform sandboxes), `V8Worker` (V8's helpers: concurrent GC and compiling), the rest as
+ * `other`. A thread that has exited is no longer listed (the process's own figure still holds its CPU).
+ */
+export function cpuMsByThread(pid) {
+  const kinds = { MainThread: 0, WorkerThread: 0, V8Worker: 0, other: 0 };
+  let tasks;
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return kinds;
+  }
+  for (const tid of tasks) {
+    const task = stat(`${pid}/task/${tid}`);
+    if (!task) continue;
+    const kind = task.comm in kinds ? task.comm : 'other';
+    kinds[kind] += task.own * TICK_MS;
+  }
+  return kinds;
+}
+
 /** CPU milliseconds of every process with this name, with the exited children of the top ones. */
 export function cpuMsByName(name) {
   const procs = readdirSync('/proc')

@@ -1,4 +1,4 @@
-// pnpm bench --transform [--smoke] [--runs N] [--transform-backlog N] [--profile]
+// pnpm bench --transform [--smoke] [--runs N (default 5)] [--transform-backlog N] [--profile]
 // Issue 30, "Done when": a typical transform's cost per delivery (target: at most 1 ms of worker CPU) beside the
 // plain delivery rate, in the same run. A run is two phases on their own databases with the production build and one
 // worker: a rule without a transform, and the same rule with the documented GitHub push → chat message transform.
@@ -125,7 +125,8 @@ export async function runTransformDelivery({ root, smoke, log }) {
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
   const backlog = option('--transform-backlog', smoke ? 300 : 5_000);
-  const runs = option('--runs', smoke ? 1 : 3);
+  // Five by default: three runs' differences spread over 0.84–1.27 ms here (docs/performance.md, "Fifth round").
+  const runs = option('--runs', smoke ? 1 : 5);
   const profileDir = args.includes('--profile') ? path.join(here, 'results/profiles') : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   log(`transform delivery: building (${runs} runs of two phases, ${backlog} events per phase)`);

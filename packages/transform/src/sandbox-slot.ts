@@ -194,19 +194,24 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
     drain();
     if (gen !== generation) return; // an answer asked for a fresh thread, which is starting
     const head = calls[0];
+    let settled = false;
     if (head?.postedAt !== undefined) {
       const reason = `the sandbox stopped: ${error?.message ?? `the sandbox thread stopped (exit code ${code})`}`;
-      if ((error as { code?: unknown } | undefined)?.code === THREAD_OUT_OF_MEMORY) {
+      const outcome: Outcome | undefined =
+        (error as { code?: unknown } | undefined)?.code === THREAD_OUT_OF_MEMORY
+          ? { memory: reason }
+          : error || head.retried
+            ? { unavailable: reason }
+            : undefined;
+      if (outcome) {
         calls.shift();
-        head.settle({ memory: reason });
-      } else if (error || head.retried) {
-        calls.shift();
-        head.settle({ unavailable: reason });
+        head.settle(outcome);
+        settled = true;
       } else head.retried = true;
-      options.onFree();
     }
     // Also when idle: the slot's next call would otherwise be posted to a dead thread.
     replace();
+    if (settled) options.onFree();
   }
 
   function submit(message: Record<string, unknown>): Promise<Outcome> {

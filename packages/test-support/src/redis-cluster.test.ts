@@ -130,7 +130,10 @@ describe('startRedisSentinel', () => {
 
   it('fails over when the primary is SIGKILLed, and the client reconnects to the promoted replica', async () => {
     const before = await sentinel.primary();
-    expect(Number(await redisCli(before.port, 'WAIT', '1', '10000'))).toBe(1);
+    // WAIT counts the replicas that have the writes of its own connection: the client's, not a fresh redis-cli's
+    // (which has none, so it answered at once and the write could be lost with the primary: 'one' was read back).
+    await client.set('harness:sentinel', 'two');
+    expect(Number(await client.call('WAIT', '1', '10000'))).toBe(1);
     const after = await sentinel.failover({ kill: true });
     expect(after.port).not.toBe(before.port);
     expect(await waitFor(async () => client.get('harness:sentinel'), 60_000, 'a read on the new primary')).toBe('two');

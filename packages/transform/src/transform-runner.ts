@@ -1,6 +1,7 @@
 // Runs transforms in a pool of sandbox threads (sandbox-slot.ts): at most `concurrency` threads per process, each
-// holding up to DEPTH calls (the one it runs, the others queued behind it); further calls wait in order. Each limit is enforced from outside the interpreter: a call that outlives its time
-// has its thread terminate()d (and replaced), and a sandbox's WebAssembly memory cannot grow past `memoryMb`.
+// holding up to DEPTH calls (the one it runs, the others queued behind it); further calls wait in order. Each limit
+// is enforced from outside the interpreter: a call that outlives its time has its thread terminate()d (and
+// replaced), and a sandbox's WebAssembly memory cannot grow past `memoryMb`.
 // Why QuickJS in threads rather than isolated-vm: docs/transformations.md, "The sandbox".
 import path from 'node:path';
 import { createSandboxSlot, type Outcome, type SandboxSlot } from './sandbox-slot';
@@ -19,8 +20,8 @@ import { validateOutput } from './validate-output';
 const MIB = 1024 * 1024;
 // Calls a sandbox thread holds at once: the one it runs and those queued behind it in its port. Queued calls let the
 // thread go on without waiting for the host's busy event loop, and their answers come back together, so the
-// deliveries after them gather in larger batches: 1.07-1.19 -> 0.83-0.89 ms of worker CPU per transformed delivery
-// (docs/performance.md, "Fifth round"). A call queued behind a runaway waits for it to be stopped (at most the time
+// deliveries after them gather in larger batches: a median of 1.17 -> 0.92-1.05 ms of worker CPU per transformed
+// delivery (docs/performance.md, "Fifth round"). A call queued behind a runaway waits for it to be stopped (at most the time
 // limit and its grace) before it runs on a fresh thread.
 const DEPTH = 4;
 

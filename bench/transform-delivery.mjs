@@ -95,7 +95,8 @@ export async function phase({ root, name, transform, backlog, log, profileDir, s
     );
     log(
       `${name}: ${drained.unique} delivered in ${seconds.toFixed(2)} s, ${(cpuMs / delivered).toFixed(3)} ms CPU each ` +
-        `(idle ${idleMsPerSecond.toFixed(1)} ms/s, load ${os.loadavg()[0].toFixed(1)}; by thread ${JSON.stringify(byThread)})`,
+        `(idle ${idleMsPerSecond.toFixed(1)} ms/s, load ${os.loadavg()[0].toFixed(1)}; ` +
+        `by thread ${JSON.stringify(byThread)})`,
     );
     return {
       backlog: ingested.ok,

@@ -21,8 +21,8 @@ const MIB = 1024 * 1024;
 // Calls a sandbox thread holds at once: the one it runs and those queued behind it in its port. Queued calls let the
 // thread go on without waiting for the host's busy event loop, and their answers come back together, so the
 // deliveries after them gather in larger batches: a median of 1.17 -> 0.92-1.05 ms of worker CPU per transformed
-// delivery (docs/performance.md, "Fifth round"). A call queued behind a runaway waits for it to be stopped (at most the time
-// limit and its grace) before it runs on a fresh thread.
+// delivery (docs/performance.md, "Fifth round"). A call queued behind a runaway waits for it to be stopped (at most
+// the time limit and its grace) before it runs on a fresh thread.
 const DEPTH = 4;
 
 // The thread entry is loaded by path. From the TypeScript sources (jest, tsx) it sits next to this file; from the

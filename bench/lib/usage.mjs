@@ -25,8 +25,7 @@ export const cpuMsOf = (pid) => (stat(pid)?.own ?? 0) * TICK_MS;
 /**
  * CPU milliseconds used so far by each kind of thread of one process, by the thread's name: `MainThread`,
  * `WorkerThread` (worker_threads: the transform sandboxes), `V8Worker` (V8's helpers: concurrent GC and compiling),
- * the rest as
- * `other`. A thread that has exited is no longer listed (the process's own figure still holds its CPU).
+ * the rest as `other`. A thread that has exited is no longer listed (the process's own figure still holds its CPU).
  */
 export function cpuMsByThread(pid) {
   const kinds = { MainThread: 0, WorkerThread: 0, V8Worker: 0, other: 0 };

@@ -20,6 +20,17 @@ import { createPasswordHasher } from '../../apps/api/src/auth/passwords';
 export type Env = Record<string, string | undefined>;
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * The cluster suite's Redis Cluster (tests/cluster-suite): with it, every pipeline runs on the cluster over three
+ * queue shards, and the single-Redis URL points nowhere, so a Redis use outside the cluster settings fails.
+ */
+const CLUSTER_NODES = process.env.TEST_REDIS_CLUSTER_NODES;
+/** The queue shards of every pipeline: 3 on the cluster suite's cluster, else 1 (TEST_REDIS_QUEUE_SHARDS overrides). */
+export const TEST_QUEUE_SHARDS = Number(process.env.TEST_REDIS_QUEUE_SHARDS ?? (CLUSTER_NODES ? 3 : 1));
+const ON_CLUSTER: Env = {
+  ...(CLUSTER_NODES ? { REDIS_URL: 'redis://127.0.0.1:1', REDIS_CLUSTER_NODES: CLUSTER_NODES } : {}),
+  ...(TEST_QUEUE_SHARDS !== 1 ? { REDIS_QUEUE_SHARDS: String(TEST_QUEUE_SHARDS) } : {}),
+};
 export const TEST_SECRET_KEYS = `test:${Buffer.alloc(32, 7).toString('base64')}`;
 
 /** Settings that keep tests fast: tiny backoff and sweep intervals. Tests override what they probe. */
@@ -85,6 +96,7 @@ export async function startPipeline(
     API_VALIDATE_RESPONSES: 'true',
     // Walks and races send hundreds of API requests per credential; rate-limits.test.ts turns the limit on.
     API_RATE_LIMIT: '0',
+    ...ON_CLUSTER,
   };
   const api = createApiRuntime(
     parseApiConfig({ ...baseEnv, INGEST_BATCH_WAIT_MS: '1', ...options.api }),

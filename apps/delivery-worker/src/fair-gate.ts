@@ -66,9 +66,15 @@ export function createFairGate(
 const WAIT_MS = 50;
 
 /**
- * The fairness of one worker process, from its settings: the gate for the processor, the number of
- * jobs the BullMQ worker takes, and `attach`, which lets the gate raise that number by the slots an
- * origin took while alone and still holds above its share (a hanging target, until its time-out).
+ * The fairness of one worker process, from its settings, for the queue shards it consumes (REDIS_QUEUE_SHARDS): the
+ * process's pool is split evenly between its shards, and each shard's BullMQ worker gets a fair share of its own
+ * (`shard()`): its part of the pool, a reserve beyond it, and a gate that lets it raise its worker's jobs by the slots
+ * an origin took while alone and still holds above its share (a hanging target, until its time-out).
+ *
+ * One gate for the whole process was wrong with several shards: a rule's events all go to one shard, whose worker
+ * takes only its part of the jobs, so an origin alone (allowed the whole pool by a process-wide gate) could hold every
+ * job of that shard, and another rule's events behind it on the same shard were never even seen (found by the
+ * pipeline suite on a cluster, tests/cluster-suite).
  */
 export function createWorkerFairness(
   config: Pick<
@@ -79,36 +85,39 @@ export function createWorkerFairness(
     | 'DELIVERY_FAIR_WAIT_MS'
     | 'DELIVERY_FAIR_WAIT_MAX_MS'
   >,
+  shardCount = 1,
 ) {
   const options = {
-    poolSize: config.DELIVERY_CONCURRENCY,
+    poolSize: Math.max(1, Math.ceil(config.DELIVERY_CONCURRENCY / Math.max(1, shardCount))),
     sharePercent: config.DELIVERY_TARGET_SHARE_PERCENT,
     reservePercent: config.DELIVERY_FAIR_RESERVE_PERCENT,
   };
   const jobs = fairShareLimits(options).jobs;
-  const share = createFairShare({
-    ...options,
-    // An origin still counts as waiting while its deferred events may come back.
-    activeWindowMs: 2 * config.DELIVERY_FAIR_WAIT_MS + 1_000,
-    waitMs: config.DELIVERY_FAIR_WAIT_MS,
-    maxWaitMs: config.DELIVERY_FAIR_WAIT_MAX_MS,
-    flowingMs: 2 * WAIT_MS,
-  });
-  let workers: readonly { concurrency: number }[] = [];
-  // One BullMQ worker per consumed queue shard (REDIS_QUEUE_SHARDS): the process's jobs are split between them, so
-  // the process takes no more jobs than its pool however many shards it consumes.
-  const per = (total: number) => Math.max(1, Math.ceil(total / Math.max(1, workers.length)));
-  const gate = createFairGate(share, WAIT_MS, (excess) => {
-    for (const worker of workers)
-      if (worker.concurrency !== per(jobs + excess)) worker.concurrency = per(jobs + excess);
-  });
   return {
-    gate,
-    jobs,
-    /** Each shard's worker's concurrency: the process's jobs split evenly between its shards. */
-    jobsPerShard: (shards: number) => Math.max(1, Math.ceil(jobs / Math.max(1, shards))),
-    attach(...targets: { concurrency: number }[]) {
-      workers = targets;
+    /** Each shard's pool: what one origin alone may hold on that shard. */
+    poolPerShard: options.poolSize,
+    /** Each shard's worker's jobs: its pool and its reserve. */
+    jobsPerShard: jobs,
+    /** The fair share of one consumed shard: its gate, and `attach` for the BullMQ worker whose jobs it raises. */
+    shard() {
+      const share = createFairShare({
+        ...options,
+        // An origin still counts as waiting while its deferred events may come back.
+        activeWindowMs: 2 * config.DELIVERY_FAIR_WAIT_MS + 1_000,
+        waitMs: config.DELIVERY_FAIR_WAIT_MS,
+        maxWaitMs: config.DELIVERY_FAIR_WAIT_MAX_MS,
+        flowingMs: 2 * WAIT_MS,
+      });
+      let worker: { concurrency: number } | undefined;
+      const gate = createFairGate(share, WAIT_MS, (excess) => {
+        if (worker && worker.concurrency !== jobs + excess) worker.concurrency = jobs + excess;
+      });
+      return {
+        gate,
+        attach(target: { concurrency: number }) {
+          worker = target;
+        },
+      };
     },
   };
 }

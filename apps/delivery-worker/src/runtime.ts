@@ -1,4 +1,4 @@
-import { parseAllowlist, parsePortPolicy } from '@relay/core';
+import { parseAllowlist, parsePortPolicy, type OrgId } from '@relay/core';
 import {
   createAttemptRepository,
   createDatabase,
@@ -12,6 +12,7 @@ import {
   createRuleRepository,
   createRuleHealthRepository,
   createTargetResolver,
+  type NewTransform,
 } from '@relay/db';
 import {
   createDeliveryQueue,
@@ -184,9 +185,10 @@ export function createWorkerRuntime(
     .start()
     .catch((err: unknown) => logger.warn({ err }, 'pacing holds not subscribed; this worker knows its own holds only'));
   const pacing = createDeliveryPacing(limiter, logger);
-  const fairness = createWorkerFairness(config);
+  const consumed = consumedShards(config);
+  const fairness = createWorkerFairness(config, consumed.length);
   const notifications = startNotifications(config, { db, producer: producerRedis, sender, targetPolicy, logger });
-  const deliver = createDeliverProcessor({
+  const deliverDeps = {
     store,
     secretFor,
     rules,
@@ -196,7 +198,7 @@ export function createWorkerRuntime(
       repository: createRuleHealthRepository(db.pool),
       unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
       feed,
-      turned: async (orgId, ruleId) => {
+      turned: async (orgId: OrgId, ruleId: string) => {
         rules.forget(orgId, ruleId);
         await ruleChanges.publish({ orgId, ruleId });
       },
@@ -209,16 +211,18 @@ export function createWorkerRuntime(
     targetPolicy,
     logger,
     faults,
-    fairGate: fairness.gate,
     fanOut,
     metrics: metrics.delivery,
-    transforms: { run: transform, store: (orgId, id, output) => store.storeTransformed({ orgId, id }, output) },
+    transforms: {
+      run: transform,
+      store: (orgId: OrgId, id: string, output: NewTransform) => store.storeTransformed({ orgId, id }, output),
+    },
     pacing,
     tracing,
-  });
-  const deliverToDestination = createDestinationProcessor({
+  };
+  const destinationDeps = {
     deliveries,
-    loadEvent: (orgId, id) => store.load({ orgId, id }),
+    loadEvent: (orgId: OrgId, id: string) => store.load({ orgId, id }),
     sender,
     targetPolicy,
     retry,
@@ -227,48 +231,48 @@ export function createWorkerRuntime(
     unhealthyAfterSeconds: config.RULE_UNHEALTHY_AFTER_SECONDS,
     notify: notifications.notify,
     feed,
-    handOff: (heads) => deliveryHandoff.handOff(heads),
-    fairGate: fairness.gate,
+    handOff: (heads: Parameters<typeof deliveryHandoff.handOff>[0]) => deliveryHandoff.handOff(heads),
     metrics: metrics.delivery,
     transform,
     pacing,
     logger,
     faults,
     tracing,
-  });
+  };
   // Deliveries in progress: background search indexing yields while a quarter of the slots are busy.
   let activeDeliveries = 0;
-  const processor = async (job: Job<DeliverJobData | DestinationJobData>, token?: string): Promise<string> => {
-    activeDeliveries++;
-    try {
-      // One queue, two job kinds: an event's primary delivery, or one of its destination deliveries.
-      if (job.name === JOBS.deliverDestination)
-        return await deliverToDestination(job as Job<DestinationJobData>, token);
-      return await deliver(job as Job<DeliverJobData>, token);
-    } finally {
-      activeDeliveries--;
-    }
-  };
-
-  const workerRedis = createRedisConnection(config.REDIS.queue, 'worker');
   // One BullMQ worker per queue shard this process consumes (WORKER_QUEUE_SHARDS, default every shard); each takes
-  // its blocking connection from the shared one (BullMQ duplicates it).
-  const consumed = consumedShards(config);
+  // its blocking connection from the shared one (BullMQ duplicates it), and each has its own fair share of the pool.
+  const workerRedis = createRedisConnection(config.REDIS.queue, 'worker');
   const workers = consumed.map((shard) => {
+    const fair = fairness.shard();
+    const deliver = createDeliverProcessor({ ...deliverDeps, fairGate: fair.gate });
+    const deliverToDestination = createDestinationProcessor({ ...destinationDeps, fairGate: fair.gate });
+    const processor = async (job: Job<DeliverJobData | DestinationJobData>, token?: string): Promise<string> => {
+      activeDeliveries++;
+      try {
+        // One queue, two job kinds: an event's primary delivery, or one of its destination deliveries.
+        if (job.name === JOBS.deliverDestination)
+          return await deliverToDestination(job as Job<DestinationJobData>, token);
+        return await deliver(job as Job<DeliverJobData>, token);
+      } finally {
+        activeDeliveries--;
+      }
+    };
     const worker = new Worker<DeliverJobData | DestinationJobData>(QUEUES.delivery, processor, {
       connection: workerRedis,
       prefix: deliveryQueuePrefix(config.QUEUE_PREFIX, shard),
-      // The pool and the reserve through which other targets' events are seen (fair-share.ts), split over shards.
-      concurrency: fairness.jobsPerShard(consumed.length),
+      // The shard's part of the pool and its reserve, through which other targets' events are seen (fair-share.ts).
+      concurrency: fairness.jobsPerShard,
       lockDuration: config.WORKER_LOCK_DURATION_MS,
       stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
       // A job whose worker died is handed to another worker instead of being failed.
       maxStalledCount: 1_000,
     });
     worker.on('error', (err) => logger.warn({ err, shard }, 'worker connection error'));
+    fair.attach(worker);
     return worker;
   });
-  fairness.attach(...workers);
 
   // Hooks have their own queue and concurrency, so slow hook targets never hold delivery slots.
   const hookRedis = createRedisConnection(config.REDIS.queue, 'worker');

@@ -15,7 +15,7 @@ export interface DedupClaim {
 
 export type DedupResult =
   /** The key was new (or its window had passed, or its event is gone): the event was stored with it. */
-  | { outcome: 'stored' }
+  | { outcome: 'stored'; ruleId: string | null }
   /** The key was seen within the window: nothing was stored; the original event and its status. */
   | { outcome: 'duplicate'; eventId: string; status: EventStatus }
   /** The rule was deleted since ingest looked it up: nothing was stored; store the webhook without a key. */
@@ -80,8 +80,9 @@ export function createEventDedupRepository(pool: pg.Pool, events: Pick<EventRepo
           }
           await client.query(TAKE_OVER, [...keyOf, event.id, expiresAt.toISOString()]);
         }
-        await events.insertMany([event], client);
-        return { outcome: 'stored' };
+        const rules = await events.insertMany([event], client);
+        // The rule the insert chose for the event (its delivery job's queue shard).
+        return { outcome: 'stored', ruleId: rules.get(event.id) ?? null };
       });
     } catch (err) {
       if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return { outcome: 'no_rule' };

@@ -76,24 +76,35 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
      * One insert for a whole ingest batch (rows may belong to different organizations); `db` is a
      * transaction's client when the insert must commit with other writes (a deduplication key).
      */
-    async insertMany(rows: readonly NewEvent[], db: Pick<pg.Pool, 'query'> = pool): Promise<void> {
-      if (rows.length === 0) return;
+    /**
+     * Stores a batch; answers each stored event's rule (null: none), which the statement chooses: the queue shard of
+     * its delivery job (REDIS_QUEUE_SHARDS) is that rule's.
+     */
+    async insertMany(
+      rows: readonly NewEvent[],
+      db: Pick<pg.Pool, 'query'> = pool,
+    ): Promise<Map<string, string | null>> {
+      if (rows.length === 0) return new Map();
       // Only a batch with ordering keys pays for their rows: the plain statement is unchanged.
       const ordered = rows.some((r) => r.orderingKey !== undefined);
-      await db.query(ordered ? INSERT_ORDERED_EVENTS : INSERT_EVENTS, [
-        rows.map((r) => r.id),
-        rows.map((r) => r.organizationId),
-        rows.map((r) => r.source),
-        rows.map((r) => r.targetOverride),
-        rows.map((r) => Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)),
-        rows.map((r) => JSON.stringify(r.headers)),
-        rows.map((r) => r.nextAttemptAt),
-        options.defaultTargetUrl ?? null,
-        rows.map((r) => r.ruleId ?? null),
-        rows.map((r) => r.path ?? ''),
-        rows.map((r) => JSON.stringify(r.query ?? {})),
-        ...(ordered ? [rows.map((r) => r.orderingKey ?? null)] : []),
-      ]);
+      const stored = await db.query<{ id: string; provider_id: string | null }>(
+        ordered ? INSERT_ORDERED_EVENTS : INSERT_EVENTS,
+        [
+          rows.map((r) => r.id),
+          rows.map((r) => r.organizationId),
+          rows.map((r) => r.source),
+          rows.map((r) => r.targetOverride),
+          rows.map((r) => Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)),
+          rows.map((r) => JSON.stringify(r.headers)),
+          rows.map((r) => r.nextAttemptAt),
+          options.defaultTargetUrl ?? null,
+          rows.map((r) => r.ruleId ?? null),
+          rows.map((r) => r.path ?? ''),
+          rows.map((r) => JSON.stringify(r.query ?? {})),
+          ...(ordered ? [rows.map((r) => r.orderingKey ?? null)] : []),
+        ],
+      );
+      return new Map(stored.rows.map((row) => [row.id, row.provider_id]));
     },
 
     async findById(orgId: OrgId, id: string): Promise<StoredEvent | null> {

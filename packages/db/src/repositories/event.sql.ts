@@ -46,8 +46,11 @@ WITH stored AS (
   ${ACTIVE_RULE_JOIN}
   RETURNING id, organization_id, provider_id
 )`;
-const MARK_FOR_SEARCH = `
-INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored`;
+// The statement answers each stored event's rule, chosen here (not by the caller): its delivery job goes to that
+// rule's queue shard, the one the sweeper and every later enqueue pick for the event.
+const MARK_FOR_SEARCH = `,
+marked AS (INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored)
+SELECT id, provider_id FROM stored`;
 export const INSERT_EVENTS = `${STORE_EVENTS}${MARK_FOR_SEARCH}`;
 /** A batch with ordering keys ($12) also writes their event_ordering rows, in the same statement. */
 export const INSERT_ORDERED_EVENTS = `${STORE_EVENTS},${INSERT_ORDERING_ROWS}${MARK_FOR_SEARCH}`;

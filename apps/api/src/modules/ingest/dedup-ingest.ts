@@ -21,7 +21,12 @@ export type DedupAnswer =
 export interface DedupIngestDeps {
   dedup: Pick<EventDedupRepository, 'storeOnce'> | undefined;
   /** The ingest service's post-commit steps: enqueue and live feed, as for a group-committed event. */
-  published: (rows: NewEvent[], at: Date, traces?: readonly (TraceSpan | undefined)[]) => void;
+  published: (
+    rows: NewEvent[],
+    rules: ReadonlyMap<string, string | null>,
+    at: Date,
+    traces?: readonly (TraceSpan | undefined)[],
+  ) => void;
   /** The ordinary, group-committed path (no key applies any more). */
   accept: (webhook: IncomingWebhook) => Promise<string>;
 }
@@ -70,7 +75,7 @@ export async function storeOnce(
   }
   switch (result.outcome) {
     case 'stored':
-      deps.published([row], row.nextAttemptAt, [webhook.trace]);
+      deps.published([row], new Map([[row.id, result.ruleId]]), row.nextAttemptAt, [webhook.trace]);
       return { id: row.id, duplicate: false };
     case 'duplicate':
       return { id: result.eventId, status: result.status, duplicate: true };

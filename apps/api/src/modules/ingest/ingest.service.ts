@@ -41,7 +41,13 @@ export function createIngestService(deps: IngestServiceDeps) {
   const tracer = deps.tracer ?? NOOP_TRACER;
 
   // Traced, each job's data carries its enqueue span's traceparent (the delivery's parent, across the queue).
-  function enqueueInBackground(rows: NewEvent[], traces?: readonly (TraceSpan | undefined)[]): void {
+  // `rules`: each stored event's rule as the insert chose it (the job's queue shard is the rule's: an event queued on
+  // another shard than the sweeper's would get a second job there, and be delivered twice).
+  function enqueueInBackground(
+    rows: NewEvent[],
+    rules: ReadonlyMap<string, string | null>,
+    traces?: readonly (TraceSpan | undefined)[],
+  ): void {
     const spans = tracer.enabled && traces ? rows.map((row, i) => startEnqueueSpan(tracer, traces[i], row.id)) : [];
     const run = deps.queue
       .enqueue(
@@ -50,7 +56,7 @@ export function createIngestService(deps: IngestServiceDeps) {
           return {
             orgId: row.organizationId,
             eventId: row.id,
-            ruleId: row.ruleId ?? null,
+            ruleId: rules.get(row.id) ?? row.ruleId ?? null,
             ...(trace ? { trace } : {}),
           };
         }),
@@ -91,8 +97,9 @@ export function createIngestService(deps: IngestServiceDeps) {
   async function flush(items: IncomingWebhook[]): Promise<string[]> {
     const at = now();
     const rows: NewEvent[] = items.map((item) => rowOf(item, at));
+    let rules: Map<string, string | null>;
     try {
-      await deps.events.insertMany(rows);
+      rules = await deps.events.insertMany(rows);
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw new AppError('database_unavailable');
       // The organization was deleted while the webhook (or /api/send) was on its way: nothing to store it for.
@@ -103,6 +110,7 @@ export function createIngestService(deps: IngestServiceDeps) {
     deps.onBatch?.(rows.length);
     published(
       rows,
+      rules,
       at,
       items.map((item) => item.trace),
     );
@@ -110,8 +118,13 @@ export function createIngestService(deps: IngestServiceDeps) {
   }
 
   // After the commit: the delivery is enqueued and the live feed told, as for every stored event.
-  function published(rows: NewEvent[], at: Date, traces?: readonly (TraceSpan | undefined)[]): void {
-    enqueueInBackground(rows, traces);
+  function published(
+    rows: NewEvent[],
+    rules: ReadonlyMap<string, string | null>,
+    at: Date,
+    traces?: readonly (TraceSpan | undefined)[],
+  ): void {
+    enqueueInBackground(rows, rules, traces);
     if (deps.feed) {
       const createdAt = at.toISOString();
       void publishGrouped(

@@ -1,7 +1,7 @@
-// Runs every test runner — vitest (the dashboard's and the CLI's component tests), jest, then the docker compose suite
-// (`pnpm test:compose`) — and ends with the one "N passed, N failed" line CI reads, counting them all. Any failing
-// runner fails the run.
-// Arguments are passed to jest (e.g. a path filter); a run given some skips the compose suite, and says so.
+// Runs every test runner — vitest (the dashboard's and the CLI's component tests), jest, the pipeline suite again on a
+// Redis Cluster (`pnpm test:cluster`), then the docker compose suite (`pnpm test:compose`) — and ends with the one
+// "N passed, N failed" line CI reads, counting them all. Any failing runner fails the run.
+// Arguments are passed to jest (e.g. a path filter); a run given some skips the cluster and compose suites, and says so.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,13 +29,21 @@ const jestTotals = path.join(dir, 'jest.json');
 const jest = compose
   ? run(['exec', 'jest', '--json', `--outputFile=${jestTotals}`], root, { ...process.env, TOTALS_LINE: 'off' })
   : run(['exec', 'jest', ...jestArgs], root, { ...process.env, EXTRA_TOTALS_FILES: vitestTotals.join(path.delimiter) });
-if (!compose) console.log('the docker compose suite is skipped: jest was given arguments (run it: pnpm test:compose)');
+if (!compose)
+  console.log(
+    'the cluster and docker compose suites are skipped: jest was given arguments (run them: pnpm test:cluster, ' +
+      'pnpm test:compose)',
+  );
+const clusterTotals = path.join(dir, 'jest-cluster.json');
+const cluster = compose
+  ? run(['test:cluster', '--json', `--outputFile=${clusterTotals}`], root, { ...process.env, TOTALS_LINE: 'off' })
+  : 0;
 const composeSuite = compose
   ? run(['test:compose'], root, {
       ...process.env,
-      EXTRA_TOTALS_FILES: [...vitestTotals, jestTotals].join(path.delimiter),
+      EXTRA_TOTALS_FILES: [...vitestTotals, jestTotals, clusterTotals].join(path.delimiter),
     })
   : 0;
 
 rmSync(dir, { recursive: true, force: true });
-process.exit([...vitest, jest, composeSuite].find((code) => code !== 0) ?? 0);
+process.exit([...vitest, jest, cluster, composeSuite].find((code) => code !== 0) ?? 0);

@@ -8,7 +8,7 @@ import base from '../../jest.config';
 // that does not go through the cluster settings fails here. `pnpm test` runs it after the main jest run and counts
 // it in its totals line; alone: `pnpm test:cluster`. The files are the suite's tests that reach Redis only through
 // the relay itself (the others open connections of their own to the single Redis to look at or break the queue).
-export const CLUSTER_SUITE = [
+const CLUSTER_SUITE = [
   'delivery',
   'delivery-actions',
   'delivery-policy',

@@ -11,9 +11,10 @@ export const FAILOVER_WORKER_ENV = {
   DELIVERY_FAIR_RESERVE_PERCENT: '25',
   DELIVERY_MAX_ATTEMPTS: '10',
   SWEEP_INTERVAL_MS: '500',
-  // Short, yet past a loaded backlog's wait: with 1 s, the sweeper gave events that were being delivered a second
-  // run even with no fault (3 duplicates of 300 with no failover, 0 with the grace out of reach).
-  SWEEP_GRACE_MS: '5000',
+  // Short: the sweeper re-enqueues what a lost primary took with it a second after it is due. (With 1 s, these tests
+  // once saw duplicates with no fault at all: ingest put each job on shard 0 and the sweeper a second one on the
+  // rule's shard, fixed since; tests/e2e/queue-shards-ingest.test.ts.)
+  SWEEP_GRACE_MS: '1000',
   // A production-like lock: with the harness's 1 s one, a job whose run the switch or a loaded machine held up past
   // a second was taken again while it still ran (22 duplicates of 300 in one run).
   WORKER_LOCK_DURATION_MS: '10000',
@@ -22,16 +23,16 @@ export const FAILOVER_WORKER_ENV = {
 
 /**
  * The most jobs the worker holds at once over `shards` queue shards: each shard's BullMQ worker takes its part of
- * the pool and its fairness reserve (fair-gate.ts). A duplicate is a job taken again while its first run still went
+ * the pool and a reserve of its own (fair-gate.ts). A duplicate is a job taken again while its first run still went
  * on (its state lost with the primary or its lock expired during the switch), so at most this many.
  */
 export function jobsInFlight(shards: number): number {
   const { jobs } = fairShareLimits({
-    poolSize: Number(FAILOVER_WORKER_ENV.DELIVERY_CONCURRENCY),
+    poolSize: Math.ceil(Number(FAILOVER_WORKER_ENV.DELIVERY_CONCURRENCY) / shards),
     sharePercent: 100,
     reservePercent: Number(FAILOVER_WORKER_ENV.DELIVERY_FAIR_RESERVE_PERCENT),
   });
-  return Math.ceil(jobs / shards) * shards;
+  return jobs * shards;
 }
 
 export interface LoadResult {

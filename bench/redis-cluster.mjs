@@ -2,9 +2,12 @@
 // and on a private 3-primary Redis Cluster, in one invocation. Per run: the delivered rate (enqueue in bulks as
 // ingest does, one BullMQ worker per shard as the worker runtime does, a no-op delivery), and from INFO commandstats
 // and INFO cpu on every node before and after: Redis commands and Redis CPU per event, per shard's primary.
-// What it does not measure: HTTP ingest, Postgres and the target (the full relay on a cluster needs the connection
-// settings of issue 33 item 1); two shared cores cannot show throughput growing with shards, so the growth with
-// shards is an estimate from the per-shard costs, printed as one.
+// Then the whole relay (production build: HTTP ingest, Postgres, two workers, a target) runs the main bench's relay run
+// (bench/lib/relay-run.mjs) once on the private single Redis and once on the cluster with 6 queue shards, in the same
+// invocation, with Redis commands and CPU per event per node over the whole run. Its webhooks all go to one source
+// without a rule, so on the cluster they use one shard (hence one primary): it measures what an event costs on a
+// cluster against single Redis, and what one shard sustained here; the spread over shards is the queue runs' above. Two shared cores cannot show
+// throughput growing with shards, so the growth with shards is an estimate from the per-shard costs, printed as one.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +17,9 @@ import { Worker } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import { createRequire } from 'node:module';
 import { register } from 'tsx/cjs/api';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { relayRun } from './lib/relay-run.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The workspace packages are CommonJS TypeScript: required through tsx's CommonJS hook (tsImport's namespace does
@@ -23,6 +29,18 @@ const require = createRequire(import.meta.url);
 const load = async (file) => require(path.join(root, file));
 
 const HOST = '127.0.0.1';
+// The whole relay's run on the cluster: two shards per primary, so the rules' shards spread over the three.
+const RELAY_SHARDS = 6;
+const summaryOf = (run) => ({
+  ingestPerSecond: run.ingestPerSecond,
+  deliveredPerSecond: run.deliveredPerSecond,
+  sustainableE2eP99: run.sustainableE2eP99,
+  accepted: run.accepted,
+  lost: run.lost,
+  duplicates: run.duplicates,
+  rssApiMb: run.rssApiMb,
+  rssWorkerMb: run.rssWorkerMb,
+});
 
 /** A private single Redis on a spare port (never the shared one: its counters would hold other users' commands). */
 async function startSingleRedis(freePorts) {
@@ -122,6 +140,38 @@ async function runOnce({ label, nodes, cluster, shards, events, queueModule }) {
   return { label, shards, events, rate: events / seconds, perNode, busyNodes: busy.length };
 }
 
+/** The whole relay on `redis` (its settings and nodes), with Redis commands and CPU per accepted event per node. */
+async function relayOn({ label, redis, smoke, log }) {
+  const here = path.join(root, 'bench');
+  const before = await nodeCounters(redis.nodes);
+  const run = await relayRun({
+    root,
+    here,
+    run: 1,
+    label: label
+      .replace(/[^a-z0-9]/gi, '')
+      .toLowerCase()
+      .slice(0, 12),
+    body: readFileSync(path.join(here, 'github-push.json'), 'utf8'),
+    workers: 2,
+    durationS: smoke ? 1 : 10,
+    backlog: smoke ? 500 : 10_000,
+    connections: 64,
+    log,
+    redis,
+  });
+  const after = await nodeCounters(redis.nodes);
+  const perNode = [...after].map(([port, a]) => ({
+    port,
+    commandsPerEvent: (a.calls - before.get(port).calls) / run.accepted,
+    cpuMsPerEvent: ((a.cpu - before.get(port).cpu) * 1000) / run.accepted,
+  }));
+  log(
+    `redis-cluster: relay on ${label}: ingest ${Math.round(run.ingestPerSecond)}/s, delivered ${Math.round(run.deliveredPerSecond)}/s`,
+  );
+  return { label, run, perNode };
+}
+
 export async function runRedisCluster({ smoke, log }) {
   const { startRedisCluster } = await load('packages/test-support/src/redis-cluster.ts');
   const { freePorts } = await load('packages/test-support/src/redis-deployment.ts');
@@ -131,6 +181,7 @@ export async function runRedisCluster({ smoke, log }) {
   const single = await startSingleRedis(freePorts);
   const cluster = await startRedisCluster({ primaries: 3, replicasPerPrimary: 0 });
   const results = [];
+  const relays = [];
   try {
     results.push(
       await runOnce({
@@ -153,6 +204,27 @@ export async function runRedisCluster({ smoke, log }) {
           queueModule,
         }),
       );
+    execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
+    const clusterEnv = {
+      REDIS_URL: 'redis://127.0.0.1:1',
+      REDIS_CLUSTER_NODES: cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(','),
+      REDIS_QUEUE_SHARDS: String(RELAY_SHARDS),
+    };
+    const singleUrl = `redis://${single.nodes[0].host}:${single.nodes[0].port}`;
+    relays.push(
+      await relayOn({
+        label: 'single Redis',
+        redis: { env: { REDIS_URL: singleUrl }, nodes: single.nodes },
+        smoke,
+        log,
+      }),
+      await relayOn({
+        label: `cluster, ${RELAY_SHARDS} shards`,
+        redis: { env: clusterEnv, nodes: cluster.nodes },
+        smoke,
+        log,
+      }),
+    );
   } finally {
     await cluster.close();
     await single.close();
@@ -187,6 +259,27 @@ export async function runRedisCluster({ smoke, log }) {
       'events/s (bounded by its busiest primary); with many shards per primary, so the rules spread evenly, ' +
       `about P × ${Math.round(1000 / Math.max(perEventCpu, 1e-6))} events/s on P primaries.`,
   );
+  const fig = (v, digits = 0) => (v === null || v === undefined ? '–' : Number(v).toFixed(digits));
+  lines.push(
+    '',
+    "## The whole relay on each (production build, 2 workers, the main bench's relay run)",
+    '',
+    '| Redis | ingest/s | delivered/s | e2e p99 at half sustainable (ms) | lost | duplicates | Redis commands per event, ' +
+      'per node | Redis CPU ms per event, per node |',
+    '|---|---|---|---|---|---|---|---|',
+    ...relays.map(
+      ({ label, run, perNode }) =>
+        `| ${label} | ${fig(run.ingestPerSecond)} | ${fig(run.deliveredPerSecond)} | ${fig(run.sustainableE2eP99)} | ` +
+        `${run.lost} | ${run.duplicates} | ${perNode.map((n) => n.commandsPerEvent.toFixed(1)).join(' / ')} | ` +
+        `${perNode.map((n) => n.cpuMsPerEvent.toFixed(3)).join(' / ')} |`,
+    ),
+  );
   console.log(lines.join('\n'));
-  return results;
+  const output = {
+    queue: results,
+    relay: relays.map(({ label, run, perNode }) => ({ label, perNode, ...summaryOf(run) })),
+  };
+  if (!smoke)
+    writeFileSync(path.join(root, 'bench/results/redis-cluster.json'), `${JSON.stringify(output, null, 2)}\n`);
+  return output;
 }

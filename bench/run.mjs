@@ -9,24 +9,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { admin, dbUrl, deleteKeys, query, REDIS_URL, useDatabaseServer } from './lib/database.mjs';
+import { deleteKeys, REDIS_URL, useDatabaseServer } from './lib/database.mjs';
 import { summarizeProfile } from './lib/cpu-profile.mjs';
 import { startProfileCluster } from './lib/pg-cluster.mjs';
-import { eventTimeline } from './lib/timeline.mjs';
-import { startPhase } from './lib/usage.mjs';
-import { openLoop, saturate } from './lib/load.mjs';
-import {
-  ask,
-  forkReady,
-  freePort,
-  peakRssMb,
-  startNode,
-  stop,
-  waitForHttp,
-  waitForReceipts,
-} from './lib/processes.mjs';
-import { buildDeliveryFloor, deliveryFloor, ingestFloor, latencyFloor, SIGNING_SECRET } from './lib/floors.mjs';
-import { percentile, round, summarize } from './lib/stats.mjs';
+import { saturate } from './lib/load.mjs';
+import { forkReady, stop } from './lib/processes.mjs';
+import { relayRun } from './lib/relay-run.mjs';
+import { buildDeliveryFloor, deliveryFloor, ingestFloor, latencyFloor } from './lib/floors.mjs';
+import { round, summarize } from './lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -87,195 +77,6 @@ async function bullmqBaseline(prefix, concurrency) {
   return { jobs: BACKLOG, seconds: ms / 1000, perSecond: BACKLOG / (ms / 1000) };
 }
 
-async function relayRun(run) {
-  const dbName = `relay_bench_${process.pid}_${run}`;
-  const prefix = `bench${process.pid}r${run}`;
-  await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-  await admin(`CREATE DATABASE "${dbName}"`);
-  const url = dbUrl(dbName);
-  execFileSync(process.execPath, [path.join(root, 'scripts/db.mjs'), 'migrate'], {
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: 'ignore',
-  });
-  if (profile) await query(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  const { child: target, msg: targetReady } = await forkReady(path.join(here, 'target-server.mjs'));
-  const port = await freePort();
-  const env = {
-    DATABASE_URL: url,
-    REDIS_URL,
-    QUEUE_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
-    DEFAULT_TARGET_URL: `http://127.0.0.1:${targetReady.port}/hook`,
-    TARGET_ALLOW_PRIVATE: 'true',
-    // Deliveries are signed, as the delivery floor's are.
-    DEFAULT_SIGNING_SECRET: SIGNING_SECRET,
-    PORT: String(port),
-    WORKER_HEALTH_PORT: '0',
-    // Limits off: the bench measures the relay, not a refusal (the ingest limit is off unless set anyway).
-    INGEST_RATE_LIMIT: '0',
-    API_RATE_LIMIT: '0',
-    // Experiments: BENCH_RELAY_ENV='{"SEARCH_INDEX_INTERVAL_MS":"600000"}' overrides the relay's settings.
-    ...JSON.parse(process.env.BENCH_RELAY_ENV ?? '{}'),
-  };
-  const cpuProf = (name) =>
-    profile
-      ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-run${run}-${Date.now()}.cpuprofile`]
-      : [];
-  // Experiments: BENCH_API_FLAGS / BENCH_WORKER_FLAGS add V8 flags to the relay's processes.
-  const extraFlags = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
-  const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env, [
-    ...cpuProf('api'),
-    ...extraFlags('BENCH_API_FLAGS'),
-  ]);
-  const workers = [];
-  const startWorkers = () => {
-    for (let i = 0; i < WORKERS; i++)
-      workers.push(
-        startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env, [
-          ...cpuProf(`worker${i + 1}`),
-          ...extraFlags('BENCH_WORKER_FLAGS'),
-        ]),
-      );
-  };
-  const usage = {};
-  let accepted = 0;
-  try {
-    await waitForHttp(`http://127.0.0.1:${port}/ready`);
-    // Workers run before traffic arrives, as in a deployment (their first sweep meets an empty
-    // queue); then they are stopped so ingest is measured alone and leaves a backlog.
-    const firstWorker = startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), {
-      ...env,
-      WORKER_HEALTH_PORT: String(await freePort()),
-    });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    await stop(firstWorker);
-    const ingestUrl = `http://127.0.0.1:${port}/github`;
-    // (b) ingest at saturation, no worker running: the events become the backlog of (c).
-    const warm = await saturate({ url: ingestUrl, body, connections: CONNECTIONS, durationS: 1 });
-    const ingestPhase = await startPhase({ pids: { api: api.pid }, databaseUrl: url, pgStats: profile });
-    const ingest = await saturate({ url: ingestUrl, body, connections: CONNECTIONS, durationS: DURATION_S });
-    usage.ingest = await ingestPhase.end(ingest.ok);
-    accepted += warm.ok + ingest.ok;
-    if (accepted < BACKLOG)
-      accepted += (await saturate({ url: ingestUrl, body, connections: CONNECTIONS, amount: BACKLOG - accepted })).ok;
-    const [{ n: stored }] = await query(url, 'SELECT count(*)::int AS n FROM events');
-    log(`run ${run}: ingest ${Math.round(ingest.rps)}/s, backlog ${stored}`);
-
-    // (c) drain the backlog with the workers.
-    const drainStart = performance.now();
-    startWorkers();
-    const drainPhase = await startPhase({
-      pids: { api: api.pid, ...Object.fromEntries(workers.map((w, i) => [`worker${i + 1}`, w.pid])) },
-      databaseUrl: url,
-      pgStats: profile,
-    });
-    const drained = await waitForReceipts(target, stored);
-    usage.drain = await drainPhase.end(drained.unique);
-    const drainSeconds = (performance.now() - drainStart) / 1000;
-    log(`run ${run}: drained ${drained.unique} in ${drainSeconds.toFixed(1)} s`);
-
-    // (d) open-loop at half the measured ingest rate, workers running (more than the pipeline sustains
-    // on two cores: the backlog and the latency grow); then at half the sustainable rate (the target's).
-    const rate = Math.max(10, Math.round(ingest.rps / 2));
-    const loop = await openLoop({ port, path: '/github', body, rate, durationS: DURATION_S });
-    accepted += loop.samples.length;
-    let expected = stored + loop.samples.length;
-    await waitForReceipts(target, expected);
-    // The relay's sustainable rate: ingest and delivery at once, sharing this machine's cores, so each
-    // event costs an ingest and a delivery (1 / (1/ingest + 1/delivery)); measured at half of it.
-    const sustainable = 1 / (1 / ingest.rps + drainSeconds / stored);
-    const sustainableRate = Math.max(10, Math.round(sustainable / 2));
-    const calm = await openLoop({ port, path: '/github', body, rate: sustainableRate, durationS: DURATION_S });
-    accepted += calm.samples.length;
-    expected += calm.samples.length;
-    await waitForReceipts(target, expected);
-    // (e) a trickle: 10 events/s, the latency of a quiet relay.
-    const trickle = await openLoop({ port, path: '/github', body, rate: 10, durationS: DURATION_S });
-    accepted += trickle.samples.length;
-    expected += trickle.samples.length;
-    await waitForReceipts(target, expected);
-    // Requests autocannon abandoned when its clock stopped still commit afterwards, so the final
-    // wait is against the database's count, re-read until it no longer grows.
-    for (;;) {
-      const [{ n }] = await query(url, 'SELECT count(*)::int AS n FROM events');
-      await waitForReceipts(target, n);
-      const [{ n: again }] = await query(url, 'SELECT count(*)::int AS n FROM events');
-      if (again === n) break;
-    }
-    const receipts = new Map((await ask(target, 'receipts')).receipts.map(([id, t, n]) => [id, { t, n }]));
-    const e2eOf = (samples) => samples.map((s) => receipts.get(s.id)?.t - s.t0).filter((v) => Number.isFinite(v));
-    const e2e = e2eOf(loop.samples);
-    const ingestLatency = loop.samples.map((s) => s.t1 - s.t0);
-    const calmE2e = e2eOf(calm.samples);
-    const calmIngest = calm.samples.map((s) => s.t1 - s.t0);
-    const trickleE2e = e2eOf(trickle.samples);
-    // Where the time of the calm phase's events went (attributes the latency tail).
-    const sustainableTimeline = await eventTimeline(query, url, calm.samples, receipts);
-    const trickleTimeline = await eventTimeline(query, url, trickle.samples, receipts);
-    log(`run ${run}: half-sustainable timeline ${JSON.stringify(sustainableTimeline)}`);
-
-    // (e) peak RSS, (f) the ledger: every accepted event reached the target, once.
-    const rss = { api: peakRssMb(api.pid), worker: Math.max(...workers.map((w) => peakRssMb(w.pid) ?? 0)) };
-    const ids = (await query(url, 'SELECT id FROM events')).map((r) => r.id);
-    const lostIds = ids.filter((id) => !receipts.has(id));
-    const lost = lostIds.length;
-    const lostSample = lost
-      ? await query(
-          url,
-          `SELECT id, status, attempt_count, last_error, failure_reason, created_at, next_attempt_at
-           FROM events WHERE id IN (${lostIds
-             .slice(0, 5)
-             .map((id) => `'${id}'`)
-             .join(',')})`,
-        )
-      : [];
-    if (lost) log(`run ${run}: not delivered: ${JSON.stringify(lostSample)}`);
-    const duplicates = [...receipts.values()].reduce((sum, r) => sum + (r.n - 1), 0);
-    return {
-      ingestPerSecond: ingest.rps,
-      ingestNon2xx: ingest.non2xx + ingest.errors,
-      backlog: stored,
-      deliveredPerSecond: stored / drainSeconds,
-      offeredRate: rate,
-      openLoopFailures: loop.failures.length + calm.failures.length + trickle.failures.length,
-      e2eP50: percentile(e2e, 50),
-      e2eP99: percentile(e2e, 99),
-      ingestP50: percentile(ingestLatency, 50),
-      ingestP99: percentile(ingestLatency, 99),
-      sustainableRate,
-      sustainableE2eP50: percentile(calmE2e, 50),
-      sustainableE2eP99: percentile(calmE2e, 99),
-      sustainableIngestP99: percentile(calmIngest, 99),
-      trickleE2eP50: percentile(trickleE2e, 50),
-      trickleE2eP99: percentile(trickleE2e, 99),
-      sustainableTimeline,
-      trickleTimeline,
-      rssApiMb: rss.api,
-      rssWorkerMb: rss.worker,
-      accepted,
-      stored: ids.length,
-      lost,
-      duplicates,
-      // Per event: CPU milliseconds of each side and the commands it sent (deliverable of scale-out).
-      ingestApiCpuMs: usage.ingest.cpu.api.msPerEvent,
-      ingestPostgresCpuMs: usage.ingest.cpu.postgres.msPerEvent,
-      ingestRedisCommands: usage.ingest.redisCommandsPerEvent,
-      drainWorkerCpuMs: Object.entries(usage.drain.cpu)
-        .filter(([k]) => k.startsWith('worker'))
-        .reduce((sum, [, c]) => sum + c.msPerEvent, 0),
-      drainPostgresCpuMs: usage.drain.cpu.postgres.msPerEvent,
-      drainRedisCpuMs: usage.drain.cpu.redis.msPerEvent,
-      drainRedisCommands: usage.drain.redisCommandsPerEvent,
-      usage,
-    };
-  } finally {
-    await Promise.all([stop(api), ...workers.map((w) => stop(w))]);
-    await stop(target);
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-    await deleteKeys(prefix);
-  }
-}
-
 function versionOf(pkg, from = 'apps/api') {
   try {
     return JSON.parse(readFileSync(path.join(root, from, 'node_modules', pkg, 'package.json'), 'utf8')).version;
@@ -330,7 +131,19 @@ async function measure() {
     log(
       `run ${run}: floors: ingest ${Math.round(ingestFloorRun.rps)}/s, delivery ${Math.round(deliveryFloorRun.perSecond)}/s`,
     );
-    const relay = await relayRun(run);
+    const relay = await relayRun({
+      root,
+      here,
+      run,
+      body,
+      workers: WORKERS,
+      durationS: DURATION_S,
+      backlog: BACKLOG,
+      connections: CONNECTIONS,
+      profile,
+      profileDir,
+      log,
+    });
     // The floors chained, at the rate the relay's latency was judged at: what this machine allows.
     const latency = await latencyFloor({
       root,

@@ -54,8 +54,7 @@ export function cpuMsByName(name) {
   return procs.reduce((sum, p) => sum + (p.own + (pids.has(p.ppid) ? 0 : p.children)) * TICK_MS, 0);
 }
 
-async function redisCommandStats() {
-  const redis = new Redis(REDIS_URL);
+async function nodeCommandStats(redis) {
   try {
     const info = await redis.info('commandstats');
     const stats = {};
@@ -67,12 +66,32 @@ async function redisCommandStats() {
   }
 }
 
-/** Starts measuring a phase; `end(events)` returns its costs per event. */
-export async function startPhase({ pids, databaseUrl, pgStats }) {
+/** Commands run so far (INFO commandstats), summed over `nodes` (each `{host, port}`), else the shared Redis. */
+async function redisCommandStats(nodes) {
+  const each = await Promise.all(
+    nodes
+      ? nodes.map(({ host, port }) => nodeCommandStats(new Redis({ host, port })))
+      : [nodeCommandStats(new Redis(REDIS_URL))],
+  );
+  const stats = {};
+  for (const node of each)
+    for (const [cmd, s] of Object.entries(node)) {
+      const sum = (stats[cmd] ??= { calls: 0, usec: 0 });
+      sum.calls += s.calls;
+      sum.usec += s.usec;
+    }
+  return stats;
+}
+
+/**
+ * Starts measuring a phase; `end(events)` returns its costs per event. `redisNodes`: the Redis servers whose commands
+ * count (a private single Redis, a cluster's nodes), default the shared REDIS_URL.
+ */
+export async function startPhase({ pids, databaseUrl, pgStats, redisNodes }) {
   const cpu0 = { ...Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMsOf(p)])) };
   const pg0 = cpuMsByName('postgres');
   const redisCpu0 = cpuMsByName('redis-server');
-  const redis0 = await redisCommandStats();
+  const redis0 = await redisCommandStats(redisNodes);
   if (pgStats) await query(databaseUrl, 'SELECT pg_stat_statements_reset()');
   const t0 = performance.now();
   return {
@@ -90,7 +109,7 @@ export async function startPhase({ pids, databaseUrl, pgStats }) {
         msPerEvent: per(cpuMsByName('redis-server') - redisCpu0),
         busy: (cpuMsByName('redis-server') - redisCpu0) / wallMs,
       };
-      const redis1 = await redisCommandStats();
+      const redis1 = await redisCommandStats(redisNodes);
       const redisCommands = Object.entries(redis1)
         .map(([cmd, s]) => ({
           cmd,

@@ -56,6 +56,7 @@ import { createSearchIndexer } from './search-indexer';
 import { startMaintenanceWorker } from './maintenance-worker';
 import { startRetention } from './retention/start-retention';
 import { startNotifications } from './notifications/start-notifications';
+import { moveUntaggedAtStart } from './untagged-move';
 import type { Notifier } from './notifications/notifier';
 import type { DigestTotals } from './notifications/failure-digest';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics';
@@ -345,6 +346,13 @@ export function createWorkerRuntime(
     logger,
     metrics: metrics.retention,
   });
+  // Hook jobs and notices an older release left under untagged keys run again (untagged-move.ts).
+  const movingUntagged = moveUntaggedAtStart({
+    connection: producerRedis,
+    prefix: config.QUEUE_PREFIX,
+    hookQueue,
+    logger,
+  });
   // The maintenance queue's one worker: each job name to its handler (maintenance-worker.ts).
   const maintenanceRedis = createRedisConnection(config.REDIS.queue, 'worker');
   const maintenance = startMaintenanceWorker({
@@ -374,6 +382,7 @@ export function createWorkerRuntime(
     await handoff.drain();
     await deliveryHandoff.drain();
     await sweeping;
+    await movingUntagged;
     await stopIndexer();
     // Retention's run stops first, so the maintenance worker's close does not wait it out.
     await retention.close();

@@ -10,3 +10,4 @@ export * from './pacing-types';
 export * from './pacing-holds';
 export * from './pacing-limiter';
 export * from './node-redis-connection';
+export * from './untagged-queues';

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { seedUser } from '../e2e/harness';
+import { readFile } from 'node:fs/promises';
+import { seedUser, userCredential } from '../e2e/harness';
 import { screenshotter } from './browser-harness';
 import { nav, newContext, signIn, startRelaySession, type RelaySession } from './relay-session';
 
@@ -113,6 +114,33 @@ describe('an admin', () => {
     await txt.getByText('_relay-verification.hooks.acme.example', { exact: true }).waitFor();
     await txt.getByText(domain.verificationToken).waitFor();
     await shots.take(page, 'admin-06-domains');
+  });
+
+  it('downloads the configuration from Settings as the file relay apply takes, and sees the last apply', async () => {
+    await nav(page, 'Settings');
+    await page.getByText('No configuration applied yet.').waitFor();
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export configuration' }).click();
+    const file = await downloading;
+    expect(file.suggestedFilename()).toBe('relay.json');
+    const exported = JSON.parse(await readFile(await file.path(), 'utf8'));
+    const billing = exported.rules.find((rule: { source: string }) => rule.source === 'billing');
+    expect(billing).toMatchObject({ target_url: 'https://billing.example.com/webhooks' });
+
+    // The downloaded file applied as it is plans nothing; with one change, the card shows that apply.
+    const admin = (await userCredential(relay.pipeline, 'admin')).authorization;
+    const changed = {
+      ...exported,
+      rules: exported.rules.map((rule: { source: string }) =>
+        rule.source === 'billing' ? { ...rule, description: 'Invoices, from git' } : rule,
+      ),
+    };
+    const same = await relay.pipeline.http.post('/api/config/apply').set('authorization', admin).send(exported);
+    expect(same.body).toMatchObject({ applied: false, changes: [] });
+    await relay.pipeline.http.post('/api/config/apply').set('authorization', admin).send(changed).expect(200);
+    await page.reload();
+    await page.getByLabel('last apply').getByText('0 created, 1 changed, 0 deleted', { exact: false }).waitFor();
+    await shots.take(page, 'settings-configuration-as-code');
   });
 });
 

@@ -4,6 +4,7 @@ import { dataOf, type AnswerOf } from '@relay/client';
 import { useState } from 'react';
 import { client } from '../../app/api-client';
 import { ProblemAlert } from '../../components/problem-alert';
+import { RelativeTime } from '../../components/relative-time';
 
 type AuditPage = AnswerOf<'/api/audit', 'get'>;
 
@@ -54,7 +55,7 @@ export function ConfigExportCard() {
         <ProblemAlert error={error ?? last.error} />
         {entry ? (
           <Text size="sm" aria-label="last apply">
-            Last apply: {entry.created_at} by {entry.actor_email}: {summaryText(entry.metadata)}
+            Last apply: <RelativeTime iso={entry.created_at} /> by {entry.actor_email}: {summaryText(entry.metadata)}
           </Text>
         ) : last.data ? (
           <Text size="sm" c="dimmed">

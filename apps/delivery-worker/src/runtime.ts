@@ -54,6 +54,7 @@ import { parseProxyUrl } from './outbound-proxy';
 import { createSearchIndexer } from './search-indexer';
 import { startMaintenanceWorker } from './maintenance-worker';
 import { startRetention } from './retention/start-retention';
+import { startPartitions, type PartitionsJobData } from './partitions/start-partitions';
 import { startNotifications } from './notifications/start-notifications';
 import type { Notifier } from './notifications/notifier';
 import type { DigestTotals } from './notifications/failure-digest';
@@ -341,6 +342,16 @@ export function createWorkerRuntime(
     logger,
     metrics: metrics.retention,
   });
+  const partitions = startPartitions(config, {
+    db,
+    producer: producerRedis,
+    logger,
+    metrics: metrics.partitions,
+  });
+  // Once at start, so partitions exist (and the metric has a value) without waiting for the first schedule slot.
+  const partitionsAtStart = partitions.job
+    .run()
+    .catch((err: unknown) => logger.warn({ err }, 'partitions not ensured at start; the hourly job tries again'));
   // The maintenance queue's one worker: each job name to its handler (maintenance-worker.ts).
   const maintenanceRedis = createRedisConnection(config.REDIS.queue, 'worker');
   const maintenance = startMaintenanceWorker({
@@ -350,6 +361,7 @@ export function createWorkerRuntime(
       [JOBS.retention]: () => retention.runNow(),
       [JOBS.notice]: (job) => notifications.sendNotice(job as Job<NoticeJobData>),
       [JOBS.failureDigest]: () => notifications.digestNow(),
+      [JOBS.partitions]: (job) => partitions.job.run({ analyze: (job.data as PartitionsJobData).analyze === true }),
     },
     logger,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
@@ -373,6 +385,8 @@ export function createWorkerRuntime(
     await stopIndexer();
     // Retention's run stops first, so the maintenance worker's close does not wait it out.
     await retention.close();
+    await partitionsAtStart;
+    await partitions.close();
     await maintenance.close();
     maintenanceRedis.disconnect();
     await notifications.close();

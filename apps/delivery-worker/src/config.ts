@@ -100,6 +100,9 @@ const fields = z.object({
     message: 'must be a cron pattern of 5 (or 6, with seconds) fields',
   }),
   RETENTION_MAX_RUN_SECONDS: integer(600, 1, 86_400),
+  // A partition past retention holding at most this many kept events has them moved out and is dropped; more,
+  // and it stays (its due rows are deleted one by one).
+  RETENTION_MOVE_MAX_ROWS: integer(10_000, 0, 10_000_000),
   // Notices to organizations' notification URLs (notifications/): tries per notice and the first retry's
   // delay (doubling), and how often the digest of newly failed events is built.
   NOTIFICATION_MAX_ATTEMPTS: integer(5, 1, 50),

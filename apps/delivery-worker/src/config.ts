@@ -96,6 +96,10 @@ const fields = z.object({
   PARTITION_SCHEDULE: text('7 * * * *').refine((value) => CRON.test(value), {
     message: 'must be a cron pattern of 5 (or 6, with seconds) fields',
   }),
+  // The upgrade's background copy out of the legacy partitions: events per statement, and the longest one run
+  // of the partitions job copies before leaving the rest to the next.
+  PARTITION_COPY_BATCH_SIZE: integer(5_000, 1, 100_000),
+  PARTITION_COPY_MAX_RUN_SECONDS: integer(3_000, 1, 86_400),
   PARTITION_ANALYZE_SCHEDULE: text('43 3 * * *').refine((value) => CRON.test(value), {
     message: 'must be a cron pattern of 5 (or 6, with seconds) fields',
   }),

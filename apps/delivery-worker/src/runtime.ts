@@ -351,6 +351,7 @@ export function createWorkerRuntime(
   // Once at start, so partitions exist (and the metric has a value) without waiting for the first schedule slot.
   const partitionsAtStart = partitions.job
     .run()
+    .then(() => partitions.copy.run())
     .catch((err: unknown) => logger.warn({ err }, 'partitions not ensured at start; the hourly job tries again'));
   // The maintenance queue's one worker: each job name to its handler (maintenance-worker.ts).
   const maintenanceRedis = createRedisConnection(config.REDIS.queue, 'worker');
@@ -361,7 +362,11 @@ export function createWorkerRuntime(
       [JOBS.retention]: () => retention.runNow(),
       [JOBS.notice]: (job) => notifications.sendNotice(job as Job<NoticeJobData>),
       [JOBS.failureDigest]: () => notifications.digestNow(),
-      [JOBS.partitions]: (job) => partitions.job.run({ analyze: (job.data as PartitionsJobData).analyze === true }),
+      // Partitions ahead first, then (an upgraded install) the next stretch of the copy out of the legacy partitions.
+      [JOBS.partitions]: async (job) => ({
+        partitions: await partitions.job.run({ analyze: (job.data as PartitionsJobData).analyze === true }),
+        copy: await partitions.copy.run(),
+      }),
     },
     logger,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,

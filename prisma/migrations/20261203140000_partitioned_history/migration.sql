@@ -62,6 +62,10 @@ ALTER TABLE event_search VALIDATE CONSTRAINT event_search_legacy_range;
 -- legacy tables' matching ones (built above or already there) instead of building them.
 BEGIN;
 SET LOCAL lock_timeout = '5s';
+-- Every lock at once, events first as ingest takes them (events, then its pending-search row): taken one by one
+-- by the statements below, a writer holding one table while waiting for the next could deadlock with this.
+LOCK TABLE events, event_search_pending, event_ordering, deliveries, delivery_attempts, event_search
+  IN ACCESS EXCLUSIVE MODE;
 
 ALTER TABLE deliveries DROP CONSTRAINT deliveries_event_id_fkey;
 ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_event_id_fkey;
@@ -176,12 +180,9 @@ ALTER TABLE event_search_pending ADD CONSTRAINT event_search_pending_event_id_pa
 ALTER TABLE event_ordering ADD CONSTRAINT event_ordering_event_id_partition_at_fkey
   FOREIGN KEY (event_id, partition_at) REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE
   NOT VALID;
-COMMIT;
 
-ALTER TABLE event_search_pending VALIDATE CONSTRAINT event_search_pending_event_id_partition_at_fkey;
-ALTER TABLE event_ordering VALIDATE CONSTRAINT event_ordering_event_id_partition_at_fkey;
-
--- 5. The partitions of today (UTC) and the next 7 days, so a fresh install ingests at once, and the maintenance
+-- The partitions of today (UTC) and the next 7 days, in the same transaction so that no insert ever meets the
+-- new parents without a partition for it, and a fresh install ingests at once. The maintenance
 -- worker keeps them ahead in its own PARTITION_PERIOD from then on. Created, then attached: ATTACH takes only
 -- SHARE UPDATE EXCLUSIVE on the parent (CREATE TABLE ... PARTITION OF would block ingest).
 DO $$
@@ -201,5 +202,9 @@ BEGIN
     END LOOP;
   END LOOP;
 END $$;
+COMMIT;
+
+ALTER TABLE event_search_pending VALIDATE CONSTRAINT event_search_pending_event_id_partition_at_fkey;
+ALTER TABLE event_ordering VALIDATE CONSTRAINT event_ordering_event_id_partition_at_fkey;
 
 ANALYZE events, deliveries, delivery_attempts, event_search;

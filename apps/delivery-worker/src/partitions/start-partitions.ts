@@ -1,8 +1,9 @@
-import { createPartitionRepository, type Database } from '@relay/db';
+import { createPartitionCopyRepository, createPartitionRepository, type Database } from '@relay/db';
 import { JOBS, maintenanceQueuePrefix, QUEUES, type RedisConnection } from '@relay/queue';
 import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
+import { createLegacyCopy, type LegacyCopy, type LegacyCopyMetrics } from './legacy-copy';
 import { createPartitionJob, type PartitionJob, type PartitionJobMetrics } from './partition-job';
 
 /** The job schedulers' ids: every worker upserts the same ones, so Redis holds one schedule of each. */
@@ -16,6 +17,8 @@ export interface PartitionsJobData {
 
 export interface PartitionsHandle {
   job: PartitionJob;
+  /** The upgrade's background copy out of the legacy partitions (a no-op once they are gone). */
+  copy: LegacyCopy;
   /** Resolves once the schedules' registration attempt settled. */
   registered(): Promise<void>;
   close(): Promise<void>;
@@ -27,14 +30,35 @@ export interface PartitionsHandle {
 export function startPartitions(
   config: Pick<
     WorkerConfig,
-    'PARTITION_PERIOD' | 'PARTITION_AHEAD_DAYS' | 'PARTITION_SCHEDULE' | 'PARTITION_ANALYZE_SCHEDULE' | 'QUEUE_PREFIX'
+    | 'PARTITION_PERIOD'
+    | 'PARTITION_AHEAD_DAYS'
+    | 'PARTITION_SCHEDULE'
+    | 'PARTITION_ANALYZE_SCHEDULE'
+    | 'PARTITION_COPY_BATCH_SIZE'
+    | 'PARTITION_COPY_MAX_RUN_SECONDS'
+    | 'QUEUE_PREFIX'
   >,
-  deps: { db: Database; producer: RedisConnection; logger: Logger; metrics?: PartitionJobMetrics },
+  deps: {
+    db: Database;
+    producer: RedisConnection;
+    logger: Logger;
+    metrics?: PartitionJobMetrics & LegacyCopyMetrics;
+  },
 ): PartitionsHandle {
   const job = createPartitionJob({
     repository: createPartitionRepository(deps.db.pool),
     period: config.PARTITION_PERIOD,
     aheadDays: config.PARTITION_AHEAD_DAYS,
+    logger: deps.logger,
+    metrics: deps.metrics,
+  });
+  const copy = createLegacyCopy({
+    repository: createPartitionCopyRepository(deps.db.pool),
+    partitions: createPartitionRepository(deps.db.pool),
+    period: config.PARTITION_PERIOD,
+    batchSize: config.PARTITION_COPY_BATCH_SIZE,
+    maxRunMs: config.PARTITION_COPY_MAX_RUN_SECONDS * 1_000,
+    pauseMs: 20,
     logger: deps.logger,
     metrics: deps.metrics,
   });
@@ -66,9 +90,11 @@ export function startPartitions(
   deps.producer.on('ready', onReady);
   return {
     job,
+    copy,
     registered: () => upserting,
     async close() {
       deps.producer.off('ready', onReady);
+      copy.stop();
       await queue.close().catch(() => {});
     },
   };

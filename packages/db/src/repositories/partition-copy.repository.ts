@@ -89,8 +89,8 @@ export function createPartitionCopyRepository(pool: pg.Pool) {
         if (!rows[0]!.present) return 'absent';
         await client.query('BEGIN');
         await client.query("SET LOCAL lock_timeout = '2s'");
-        for (const table of [...PARTITIONED_TABLES].reverse())
-          await client.query(`LOCK TABLE ${legacyName(table)} IN EXCLUSIVE MODE`);
+        // Every parent at once, events first as writers take them (see partition-retention.repository.ts).
+        await client.query(`LOCK TABLE ${PARTITIONED_TABLES.join(', ')} IN ACCESS EXCLUSIVE MODE`);
         for (const table of PARTITIONED_TABLES) {
           const { rows: any } = await client.query(`SELECT 1 FROM ${legacyName(table)} LIMIT 1`);
           if (any.length > 0) {

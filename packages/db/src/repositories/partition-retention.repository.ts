@@ -64,14 +64,14 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
     },
 
     /**
-     * Drops the partition of every family table for `partition`'s range, in one transaction: the events partition
-     * is locked against writes (reads go on), its kept rows are counted again under that lock (a retry that made
-     * one queued since the first count keeps the partition), the pending-search and ordering rows of its events
-     * are deleted, then the children's partitions are detached and dropped before the events one (Postgres
-     * refuses to detach an events partition still referenced). DETACH without CONCURRENTLY takes ACCESS EXCLUSIVE
-     * on each parent for the transaction's few milliseconds: lock_timeout bounds how long writers can queue
-     * behind it, and a busy table makes the drop wait for the next run. All or nothing: a failure leaves the
-     * partitions attached.
+     * Drops the partition of every family table for `partition`'s range, in one transaction: the parents are
+     * locked (DETACH without CONCURRENTLY needs ACCESS EXCLUSIVE on each), the partition's kept rows are counted
+     * again under that lock (a retry that made one queued since the first count keeps the partition), the
+     * pending-search and ordering rows of its events are deleted, then the children's partitions are detached and
+     * dropped before the events one (Postgres refuses to detach an events partition still referenced). The family
+     * waits for the transaction's milliseconds (plus the recount of one old partition); lock_timeout bounds how
+     * long writers can queue behind it, and a busy table makes the drop wait for the next run. All or nothing: a
+     * failure leaves the partitions attached.
      */
     async dropPartition(
       cutoffs: readonly OrganizationCutoffs[],
@@ -89,7 +89,10 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
           await client.query('ROLLBACK');
           return 'busy';
         }
-        await client.query(`LOCK TABLE "${partition.name}" IN EXCLUSIVE MODE`);
+        // The detaches need ACCESS EXCLUSIVE on each parent: taken at once, events first as writers take them (one
+        // by one, a writer holding one parent and waiting for another could deadlock with this). From here until
+        // the commit (milliseconds) the family's reads and writes wait; nothing can make a row kept meanwhile.
+        await client.query(`LOCK TABLE ${PARTITIONED_TABLES.join(', ')} IN ACCESS EXCLUSIVE MODE`);
         const { rows } = await client.query<{ n: number }>(
           `SELECT count(*)::int AS n ${KEPT}`,
           params(cutoffs, partition),

@@ -182,7 +182,10 @@ beforeAll(async () => {
     data: {
       organizationId: orgB,
       eventId: bb.event,
-      ...(await pipeline.store.prisma.event.findFirstOrThrow({ where: { id: bb.event }, select: { partitionAt: true } })),
+      ...(await pipeline.store.prisma.event.findFirstOrThrow({
+        where: { id: bb.event },
+        select: { partitionAt: true },
+      })),
       destinationId: destination.id,
       status: 'failed',
       attemptCount: 1,

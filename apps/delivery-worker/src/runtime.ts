@@ -390,6 +390,8 @@ export function createWorkerRuntime(
     await stopIndexer();
     // Retention's run stops first, so the maintenance worker's close does not wait it out.
     await retention.close();
+    // The copy stops after its current batch (the start's run and a scheduled one alike), then the schedules go.
+    partitions.copy.stop();
     await partitionsAtStart;
     await partitions.close();
     await maintenance.close();

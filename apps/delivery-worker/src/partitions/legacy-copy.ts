@@ -56,7 +56,9 @@ export function createLegacyCopy(deps: LegacyCopyDeps) {
     let cursor: string | null = null;
     let passMoved = 0;
     while (remaining > 0) {
-      if (stopping || performance.now() - started >= deps.maxRunMs) return result('copying', moved, remaining);
+      // The budget is checked once a batch has run: a run always makes progress, however slow its start.
+      const outOfTime = moved > 0 && performance.now() - started >= deps.maxRunMs;
+      if (stopping || outOfTime) return result('copying', moved, remaining);
       const batch = await deps.repository.moveBatch(cursor, deps.batchSize);
       moved += batch.moved;
       passMoved += batch.moved;

@@ -3,11 +3,11 @@
 -- `<table>_legacy`, in place: no row is copied here. The maintenance worker moves the legacy rows into their
 -- periods' partitions in the background and then drops the legacy partitions.
 --
--- Written for a running relay: every step that reads a whole table (index builds, CHECK validation) runs
--- beforehand without blocking writes (CONCURRENTLY, NOT VALID then VALIDATE), and the one transaction that swaps
--- the tables only changes the catalog, except the composite foreign keys' validation (measured in
--- docs/operations.md "Partitions"). Statements are run one by one on one connection (scripts/db.mjs), outside a
--- transaction unless written here.
+-- Written for a running relay: every step that reads a whole table (index builds, CHECK and foreign key
+-- validation) runs without blocking writes (CONCURRENTLY, NOT VALID then VALIDATE), and the two short transactions
+-- that swap the tables (events, then its children) only change the catalog (measured in docs/operations.md
+-- "Partitions"). Statements are run one by one on one connection (scripts/db.mjs), outside a transaction unless
+-- written here.
 
 DO $$
 BEGIN
@@ -56,10 +56,11 @@ ALTER TABLE event_search ADD CONSTRAINT event_search_legacy_range
   CHECK (partition_at < '2000-01-02 00:00:00') NOT VALID;
 ALTER TABLE event_search VALIDATE CONSTRAINT event_search_legacy_range;
 
--- 4. The swap, in one short transaction: the old tables are renamed to <table>_legacy with their indexes and
--- constraints, partitioned parents take the old names, and each legacy table is attached as the partition
--- FROM (MINVALUE) TO ('2000-01-02'). The parents' indexes are created before the ATTACH, which adopts the
--- legacy tables' matching ones (built above or already there) instead of building them.
+-- 4. The events swap, in one short transaction: events is renamed to events_legacy with its indexes and
+-- constraints, a partitioned events takes its name, and events_legacy is attached as its partition
+-- FROM (MINVALUE) TO ('2000-01-02'). The parent's indexes are created before the ATTACH, which adopts the legacy
+-- table's matching ones (built above or already there) instead of building them. Only catalog changes: no row is
+-- read while the locks are held.
 BEGIN;
 SET LOCAL lock_timeout = '5s';
 -- Every lock at once, events first as ingest takes them (events, then its pending-search row): taken one by one
@@ -98,6 +99,65 @@ ALTER TABLE events ADD CONSTRAINT events_organization_id_fkey FOREIGN KEY (organ
   REFERENCES organizations(id) ON DELETE CASCADE ON UPDATE CASCADE;
 ALTER TABLE events ATTACH PARTITION events_legacy FOR VALUES FROM (MINVALUE) TO ('2000-01-02 00:00:00');
 ALTER TABLE events_legacy DROP CONSTRAINT events_legacy_range;
+
+ALTER TABLE event_search_pending ALTER COLUMN partition_at SET DEFAULT CURRENT_TIMESTAMP;
+ALTER TABLE event_ordering ALTER COLUMN partition_at SET DEFAULT CURRENT_TIMESTAMP;
+
+
+-- The composite foreign keys into events, added NOT VALID on the still plain child tables (enforced for new rows
+-- at once) and validated after this transaction without blocking writes. ON UPDATE CASCADE: an event moved to
+-- another partition (the legacy copy, retention's move) takes its rows along in the same statement. The names are
+-- the partitioned parents' (step 6 adopts these instead of validating again).
+ALTER TABLE deliveries ADD CONSTRAINT deliveries_event_id_partition_at_fkey FOREIGN KEY (event_id, partition_at)
+  REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE NOT VALID;
+ALTER TABLE delivery_attempts ADD CONSTRAINT delivery_attempts_event_id_partition_at_fkey
+  FOREIGN KEY (event_id, partition_at) REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE
+  NOT VALID;
+ALTER TABLE event_search ADD CONSTRAINT event_search_event_id_partition_at_fkey FOREIGN KEY (event_id, partition_at)
+  REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE NOT VALID;
+ALTER TABLE event_search_pending ADD CONSTRAINT event_search_pending_event_id_partition_at_fkey
+  FOREIGN KEY (event_id, partition_at) REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE
+  NOT VALID;
+ALTER TABLE event_ordering ADD CONSTRAINT event_ordering_event_id_partition_at_fkey
+  FOREIGN KEY (event_id, partition_at) REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE
+  NOT VALID;
+
+-- Today's (UTC) and the next 7 days' partitions, in the same transaction so that no insert ever meets the new
+-- parent without a partition for it. The maintenance worker keeps them ahead in its own PARTITION_PERIOD from then
+-- on. Created, then attached: ATTACH takes only SHARE UPDATE EXCLUSIVE on the parent.
+DO $$
+DECLARE
+  day date;
+  t text;
+  name text;
+BEGIN
+  FOR day IN SELECT generate_series((now() AT TIME ZONE 'UTC')::date, (now() AT TIME ZONE 'UTC')::date + 7, '1 day')
+  LOOP
+    FOREACH t IN ARRAY ARRAY['events'] LOOP
+      name := t || '_p' || to_char(day, 'YYYYMMDD');
+      IF to_regclass(name) IS NULL THEN
+        EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS)', name, t);
+        EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', t, name, day, day + 1);
+      END IF;
+    END LOOP;
+  END LOOP;
+END $$;
+COMMIT;
+
+-- 5. The composite foreign keys validated: a scan of each child table, holding SHARE UPDATE EXCLUSIVE on it and ROW
+-- SHARE on events, so ingest and deliveries go on meanwhile.
+ALTER TABLE deliveries VALIDATE CONSTRAINT deliveries_event_id_partition_at_fkey;
+ALTER TABLE delivery_attempts VALIDATE CONSTRAINT delivery_attempts_event_id_partition_at_fkey;
+ALTER TABLE event_search VALIDATE CONSTRAINT event_search_event_id_partition_at_fkey;
+ALTER TABLE event_search_pending VALIDATE CONSTRAINT event_search_pending_event_id_partition_at_fkey;
+ALTER TABLE event_ordering VALIDATE CONSTRAINT event_ordering_event_id_partition_at_fkey;
+
+-- 6. The children's swap, as events' in step 4: catalog changes only. events is locked first (SHARE ROW
+-- EXCLUSIVE, which the foreign keys' creation takes), as writers take it.
+BEGIN;
+SET LOCAL lock_timeout = '5s';
+LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE;
+LOCK TABLE deliveries, delivery_attempts, event_search IN ACCESS EXCLUSIVE MODE;
 
 ALTER TABLE deliveries RENAME TO deliveries_legacy;
 ALTER TABLE deliveries_legacy RENAME CONSTRAINT deliveries_pkey TO deliveries_legacy_pkey;
@@ -163,28 +223,17 @@ CREATE INDEX event_search_search_text_trgm_idx ON event_search USING gin (search
 ALTER TABLE event_search ATTACH PARTITION event_search_legacy FOR VALUES FROM (MINVALUE) TO ('2000-01-02 00:00:00');
 ALTER TABLE event_search_legacy DROP CONSTRAINT event_search_legacy_range;
 
-ALTER TABLE event_search_pending ALTER COLUMN partition_at SET DEFAULT CURRENT_TIMESTAMP;
-ALTER TABLE event_ordering ALTER COLUMN partition_at SET DEFAULT CURRENT_TIMESTAMP;
 
--- The composite foreign keys into events. ON UPDATE CASCADE: an event moved to another partition (the legacy
--- copy, retention's move) takes its rows along in the same statement.
+-- The parents' foreign keys into events: each legacy partition already has the same validated one, which Postgres
+-- adopts instead of scanning the table again (checked on Postgres 15).
 ALTER TABLE deliveries ADD CONSTRAINT deliveries_event_id_partition_at_fkey FOREIGN KEY (event_id, partition_at)
   REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE;
 ALTER TABLE delivery_attempts ADD CONSTRAINT delivery_attempts_event_id_partition_at_fkey
   FOREIGN KEY (event_id, partition_at) REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE;
 ALTER TABLE event_search ADD CONSTRAINT event_search_event_id_partition_at_fkey FOREIGN KEY (event_id, partition_at)
   REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE;
-ALTER TABLE event_search_pending ADD CONSTRAINT event_search_pending_event_id_partition_at_fkey
-  FOREIGN KEY (event_id, partition_at) REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE
-  NOT VALID;
-ALTER TABLE event_ordering ADD CONSTRAINT event_ordering_event_id_partition_at_fkey
-  FOREIGN KEY (event_id, partition_at) REFERENCES events(id, partition_at) ON DELETE CASCADE ON UPDATE CASCADE
-  NOT VALID;
 
--- The partitions of today (UTC) and the next 7 days, in the same transaction so that no insert ever meets the
--- new parents without a partition for it, and a fresh install ingests at once. The maintenance
--- worker keeps them ahead in its own PARTITION_PERIOD from then on. Created, then attached: ATTACH takes only
--- SHARE UPDATE EXCLUSIVE on the parent (CREATE TABLE ... PARTITION OF would block ingest).
+-- Their partitions of today and the next 7 days, as events' in step 4.
 DO $$
 DECLARE
   day date;
@@ -193,7 +242,7 @@ DECLARE
 BEGIN
   FOR day IN SELECT generate_series((now() AT TIME ZONE 'UTC')::date, (now() AT TIME ZONE 'UTC')::date + 7, '1 day')
   LOOP
-    FOREACH t IN ARRAY ARRAY['events', 'deliveries', 'delivery_attempts', 'event_search'] LOOP
+    FOREACH t IN ARRAY ARRAY['deliveries', 'delivery_attempts', 'event_search'] LOOP
       name := t || '_p' || to_char(day, 'YYYYMMDD');
       IF to_regclass(name) IS NULL THEN
         EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS)', name, t);
@@ -203,8 +252,5 @@ BEGIN
   END LOOP;
 END $$;
 COMMIT;
-
-ALTER TABLE event_search_pending VALIDATE CONSTRAINT event_search_pending_event_id_partition_at_fkey;
-ALTER TABLE event_ordering VALIDATE CONSTRAINT event_ordering_event_id_partition_at_fkey;
 
 ANALYZE events, deliveries, delivery_attempts, event_search;

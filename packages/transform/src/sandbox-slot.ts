@@ -2,10 +2,6 @@
 // wait in the thread's own port behind the one it runs (the pool bounds how many), so the thread goes from call to
 // call without waiting for the host's event loop to hand it the next (docs/transformations.md, "Cost"). Each call's
 // time limit starts when the thread reaches it: when the call before it was answered, or when it was posted.
-// Calls made in one turn of the host's event loop go to the thread in one message, when the thread said it takes
-// them so (`batches` in its ready message): one wake-up of the thread for several calls, as waking a thread is the
-// dearest part of handing it one (docs/performance.md, "Sixth round"). Answers still come back one by one, each as
-// soon as it is made: an answer held back would be lost with a thread stopped under the next call.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { SandboxOutput } from './validate-output';
 
@@ -59,11 +55,6 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
   let worker: Worker | undefined;
   let answers: MessagePort | undefined;
   let ready = false;
-  // Whether the current thread takes several calls in one message (an array).
-  let batches = false;
-  // Calls to post at the end of this turn of the event loop (batches), and whether that post is scheduled.
-  let outgoing: Call[] = [];
-  let flushing = false;
   // Events of a thread the slot has moved on from (terminated, replaced, failed to start) are ignored.
   let generation = 0;
   let lastDoneAt = 0;
@@ -73,8 +64,6 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
   function spawn(): void {
     const gen = ++generation;
     ready = false;
-    batches = false;
-    outgoing = [];
     const channel = new MessageChannel();
     const thread = new Worker(options.threadFile, {
       workerData: { ...options.workerData, answers: channel.port2 },
@@ -100,9 +89,8 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
     // A thread that hangs while starting would hold its calls forever: past the bound it is given up.
     const bound = setTimeout(() => startFailed(gen, `it did not start within ${startTimeoutMs} ms`), startTimeoutMs);
     bound.unref();
-    thread.once('message', (m: { ready: boolean; batches?: boolean; message?: string }) => {
+    thread.once('message', (m: { ready: boolean; message?: string }) => {
       clearTimeout(bound);
-      if (m.ready && gen === generation) batches = m.batches === true;
       if (m.ready) started(gen);
       else startFailed(gen, m.message ?? 'no reason given');
     });
@@ -136,32 +124,9 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
     options.onFree();
   }
 
-  const messageOf = (call: Call) => ({ ...call.message, id: call.id, timeoutMs });
-
   function post(call: Call): void {
-    if (!batches) {
-      call.postedAt = Date.now();
-      worker!.postMessage(messageOf(call));
-      return;
-    }
-    outgoing.push(call);
-    if (!flushing) {
-      flushing = true;
-      setImmediate(flush);
-    }
-  }
-
-  // The calls of this turn, in one message. Those settled meanwhile (a closed slot) are left out; a thread replaced
-  // meanwhile has emptied `outgoing`, and its calls are posted again once the fresh thread is ready.
-  function flush(): void {
-    flushing = false;
-    const batch = outgoing.filter((call) => calls.includes(call));
-    outgoing = [];
-    if (batch.length === 0 || !ready || closed) return;
-    const now = Date.now();
-    for (const call of batch) call.postedAt = now;
-    worker!.postMessage(batch.map(messageOf));
-    arm();
+    call.postedAt = Date.now();
+    worker!.postMessage({ ...call.message, id: call.id, timeoutMs });
   }
 
   function take(answer: Answer): void {
@@ -189,17 +154,12 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
   // The head call's deadline: it started when the call before it was answered, or when it was posted.
   const deadlineOf = (head: Call) => Math.max(head.postedAt!, lastDoneAt) + timeoutMs + HARD_STOP_GRACE_MS;
 
-  // The watchdog's timer, set for the head call's deadline. A timer already set is left as it is: the next head's
-  // deadline is never earlier (calls are reached in order), and watch() sets it again for the time still left, so
-  // an answer costs no timer of its own. With no call left it is cleared: it keeps the process alive.
   function arm(): void {
+    clearTimeout(timer);
+    timer = undefined;
     const head = calls[0];
-    if (!ready || head?.postedAt === undefined) {
-      clearTimeout(timer);
-      timer = undefined;
-      return;
-    }
-    if (timer === undefined) timer = setTimeout(watch, Math.max(0, deadlineOf(head) - Date.now()));
+    if (!ready || head?.postedAt === undefined) return;
+    timer = setTimeout(watch, Math.max(0, deadlineOf(head) - Date.now()));
   }
 
   function watch(): void {
@@ -262,7 +222,7 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
       if (!worker) spawn();
       else if (ready) {
         post(call);
-        arm();
+        if (calls.length === 1) arm();
       }
     });
   }

@@ -321,13 +321,8 @@ async function start() {
   const wasmMemory = new WebAssembly.Memory({ initial: Math.min(256, maximum), maximum });
   QuickJS = await newQuickJSWASMModuleFromVariant(newVariant(releaseSync, { wasmMemory }));
   newRuntime();
-  // The host posts the calls of one turn of its event loop together (sandbox-slot.ts): run one after another, each
-  // answered as soon as it is made.
-  parentPort.on('message', (message) => {
-    if (!Array.isArray(message)) return call(message);
-    for (const one of message) call(one);
-  });
-  parentPort.postMessage({ ready: true, batches: true });
+  parentPort.on('message', call);
+  parentPort.postMessage({ ready: true });
 }
 
 start().catch((error) => {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { admin, deleteKeys, freshDatabase, query, REDIS_URL } from './lib/database.mjs';
 import { saturate } from './lib/load.mjs';
 import { forkReady, freePort, peakRssMb, startNode, stop, waitForHttp, waitForReceipts } from './lib/processes.mjs';
-import { cpuMsByThread, cpuMsOf } from './lib/usage.mjs';
+import { cpuMsByThread, cpuMsOf, sleepsByThread } from './lib/usage.mjs';
 import { round } from './lib/stats.mjs';
 import { describeUndelivered } from './lib/undelivered.mjs';
 
@@ -66,11 +66,13 @@ export async function phase({ root, name, transform, backlog, log, profileDir, s
     await waitForReceipts(target, 1);
     const cpu0 = cpuMsOf(worker.pid);
     const threads0 = cpuMsByThread(worker.pid);
+    const sleeps0 = sleepsByThread(worker.pid);
     const started = performance.now();
     const drained = await waitForReceipts(target, ingested.ok);
     const seconds = (performance.now() - started) / 1000;
     const cpuMs = cpuMsOf(worker.pid) - cpu0;
     const threads1 = cpuMsByThread(worker.pid);
+    const sleeps1 = sleepsByThread(worker.pid);
     const rssMb = peakRssMb(worker.pid);
     const [stored] = await query(
       url,
@@ -93,10 +95,14 @@ export async function phase({ root, name, transform, backlog, log, profileDir, s
     const byThread = Object.fromEntries(
       Object.keys(threads1).map((kind) => [kind, round((threads1[kind] - threads0[kind]) / delivered, 3)]),
     );
+    // How often each kind of thread slept (and was woken), per delivery.
+    const sleeps = Object.fromEntries(
+      Object.keys(sleeps1).map((kind) => [kind, round((sleeps1[kind] - sleeps0[kind]) / delivered, 2)]),
+    );
     log(
       `${name}: ${drained.unique} delivered in ${seconds.toFixed(2)} s, ${(cpuMs / delivered).toFixed(3)} ms CPU each ` +
         `(idle ${idleMsPerSecond.toFixed(1)} ms/s, load ${os.loadavg()[0].toFixed(1)}; ` +
-        `by thread ${JSON.stringify(byThread)})`,
+        `by thread ${JSON.stringify(byThread)}; sleeps ${JSON.stringify(sleeps)})`,
     );
     return {
       backlog: ingested.ok,
@@ -104,6 +110,7 @@ export async function phase({ root, name, transform, backlog, log, profileDir, s
       workerCpuMsPerDelivery: round(cpuMs / delivered, 3),
       workerIdleCpuMsPerSecond: round(idleMsPerSecond, 1),
       workerCpuMsPerDeliveryByThread: byThread,
+      workerSleepsPerDeliveryByThread: sleeps,
       workerCpuMsPerDeliveryNetOfIdle: round((cpuMs - idleMsPerSecond * seconds) / delivered, 3),
       loadAverage: round(os.loadavg()[0], 1),
       workerPeakRssMb: rssMb,

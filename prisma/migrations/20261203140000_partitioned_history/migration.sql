@@ -253,4 +253,24 @@ BEGIN
 END $$;
 COMMIT;
 
+-- 7. A fresh install (or one without a single event) has nothing to copy: its empty legacy partitions go at once,
+-- children first, so its workers never lock the parents to drop them. An install with history keeps them until the
+-- worker's background copy has moved every row (docs/operations.md "Upgrading to partitioned history").
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM events_legacy) AND NOT EXISTS (SELECT 1 FROM deliveries_legacy)
+    AND NOT EXISTS (SELECT 1 FROM delivery_attempts_legacy) AND NOT EXISTS (SELECT 1 FROM event_search_legacy) THEN
+    SET LOCAL lock_timeout = '5s';
+    LOCK TABLE events, deliveries, delivery_attempts, event_search IN ACCESS EXCLUSIVE MODE;
+    ALTER TABLE event_search DETACH PARTITION event_search_legacy;
+    DROP TABLE event_search_legacy;
+    ALTER TABLE delivery_attempts DETACH PARTITION delivery_attempts_legacy;
+    DROP TABLE delivery_attempts_legacy;
+    ALTER TABLE deliveries DETACH PARTITION deliveries_legacy;
+    DROP TABLE deliveries_legacy;
+    ALTER TABLE events DETACH PARTITION events_legacy;
+    DROP TABLE events_legacy;
+  END IF;
+END $$;
+
 ANALYZE events, deliveries, delivery_attempts, event_search;

@@ -6,8 +6,8 @@ import { createLegacyCopy } from './legacy-copy';
 
 const ORG = '00000000-0000-7000-8000-000000000001'; // the default organization
 
-// The upgrade's copy out of the legacy partition, on the migrated schema whose (empty) legacy partitions stand in
-// for an upgraded install's: rows written into the legacy range are moved, in batches, to the partitions of their
+// The upgrade's copy out of the legacy partition, on the migrated schema with legacy partitions attached as an
+// upgraded install has them: rows written into the legacy range are moved, in batches, to the partitions of their
 // created_at with their rows; a run stopped by its budget is resumed by the next; the lock retention's drops take
 // keeps it out; once empty, the legacy partitions are dropped and the metric reads 0.
 describe('the legacy partition copy', () => {
@@ -28,6 +28,13 @@ describe('the legacy partition copy', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    // An upgraded install's legacy partitions (a fresh one's migration drops them, being empty).
+    for (const table of ['events', 'deliveries', 'delivery_attempts', 'event_search']) {
+      await pool.query(`CREATE TABLE ${table}_legacy (LIKE ${table} INCLUDING DEFAULTS)`);
+      await pool.query(
+        `ALTER TABLE ${table} ATTACH PARTITION ${table}_legacy FOR VALUES FROM (MINVALUE) TO ('2000-01-02 00:00:00')`,
+      );
+    }
   });
   afterAll(async () => {
     await pool?.end();

@@ -128,6 +128,8 @@ describe('retention by partition drop', () => {
     const totals = await run.runOnce();
 
     expect(totals).toMatchObject({ partitionsDropped: 2, eventsMoved: kept50.length + 2, complete: true });
+    // Deleted: the dropped partitions' events (counted as the row deletes count theirs) and the edge's due rows.
+    expect(totals.events).toBe(dueOnly.length + due50.length + due40.length);
     const names = await partitionNames();
     for (const table of ['events', 'deliveries', 'delivery_attempts', 'event_search']) {
       expect(names).not.toContain(`${table}_p${suffix(60)}`);

@@ -21,6 +21,8 @@ export interface PartitionRetirementDeps {
 export interface PartitionRetirement {
   /** Partitions dropped (their events' names). */
   dropped: string[];
+  /** Events those partitions held: deleted with them. */
+  droppedEvents: number;
   /** Kept events moved out of partitions before those were dropped. */
   moved: number;
   /** Droppable by time, but holding more kept rows than RETENTION_MOVE_MAX_ROWS: left to the row deletes. */
@@ -41,7 +43,7 @@ export function createPartitionRetirement(deps: PartitionRetirementDeps) {
       organizations: readonly RetentionOrganization[],
       plans: readonly OrganizationPlan[],
     ): Promise<PartitionRetirement> {
-      const result: PartitionRetirement = { dropped: [], moved: 0, kept: [], busy: [] };
+      const result: PartitionRetirement = { dropped: [], droppedEvents: 0, moved: 0, kept: [], busy: [] };
       if (plans.length === 0) return result;
       const byOrg = new Map(plans.map((p) => [p.organization.id, p.cutoffs]));
       const cutoffs: OrganizationCutoffs[] = plans.map((p) => ({ orgId: p.organization.id, ...p.cutoffs }));
@@ -65,9 +67,11 @@ export function createPartitionRetirement(deps: PartitionRetirementDeps) {
           result.moved += moved;
           kept -= moved;
         }
-        const outcome = await deps.repository.dropPartition(cutoffs, partition, family);
-        if (outcome === 'dropped') result.dropped.push(partition.name);
-        else if (outcome === 'busy') result.busy.push(partition.name);
+        const drop = await deps.repository.dropPartition(cutoffs, partition, family);
+        if (drop.outcome === 'dropped') {
+          result.dropped.push(partition.name);
+          result.droppedEvents += drop.events;
+        } else if (drop.outcome === 'busy') result.busy.push(partition.name);
         else result.kept.push(partition.name);
       }
       if (result.dropped.length || result.busy.length || result.kept.length)

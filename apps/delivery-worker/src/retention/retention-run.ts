@@ -98,6 +98,10 @@ export function createRetentionRun(deps: RetentionDeps) {
       const retired = await deps.partitions.retire(organizations, plans);
       totals.partitionsDropped = retired.dropped.length;
       totals.eventsMoved = retired.moved;
+      // A dropped partition's events are deleted as surely as a batch's: counted the same (their children are not
+      // counted one by one: the drop does not read them).
+      totals.events += retired.droppedEvents;
+      count('events', retired.droppedEvents);
     }
     let active: Cursor[] = plans.map((p) => ({ orgId: p.organization.id, cutoffs: p.cutoffs }));
     while (active.length > 0) {

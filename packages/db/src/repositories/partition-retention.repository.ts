@@ -9,7 +9,8 @@ export interface OrganizationCutoffs extends EventCutoffs {
 }
 
 /** What dropping a partition came to. `kept`: a row of it is kept after all; `busy`: a lock was not had in time. */
-export type PartitionDropOutcome = 'dropped' | 'kept' | 'busy';
+/** `dropped` with the number of events the partition held (retention counts them as deleted), else why not. */
+export type PartitionDropOutcome = { outcome: 'dropped'; events: number } | { outcome: 'kept' | 'busy' };
 
 /** Taken by retention's drops and the upgrade's copy out of the legacy partition: never both at once. */
 export const PARTITION_MAINTENANCE_LOCK = 0x72_70_61_72; // 'rpar'
@@ -87,7 +88,7 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
         ]);
         if (!lock[0]!.ok) {
           await client.query('ROLLBACK');
-          return 'busy';
+          return { outcome: 'busy' };
         }
         // The detaches need ACCESS EXCLUSIVE on each parent: taken at once, events first as writers take them (one
         // by one, a writer holding one parent and waiting for another could deadlock with this). From here until
@@ -99,8 +100,11 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
         );
         if (rows[0]!.n > 0) {
           await client.query('ROLLBACK');
-          return 'kept';
+          return { outcome: 'kept' };
         }
+        // What the drop deletes, for retention's totals and relay_retention_deleted_total (a scan of one old
+        // partition's index, under the lock that keeps it as it is).
+        const { rows: held } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${partition.name}"`);
         for (const table of ['event_search_pending', 'event_ordering'])
           await client.query(
             `DELETE FROM ${table} t USING "${partition.name}" e WHERE t.event_id = e.id AND t.partition_at = e.partition_at`,
@@ -118,10 +122,10 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
           }
         }
         await client.query('COMMIT');
-        return 'dropped';
+        return { outcome: 'dropped', events: held[0]!.n };
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
-        if (isLockTimeout(err)) return 'busy';
+        if (isLockTimeout(err)) return { outcome: 'busy' };
         throw err;
       } finally {
         client.release();

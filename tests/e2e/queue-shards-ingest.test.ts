@@ -47,7 +47,7 @@ it("enqueues a webhook's delivery on the shard of the rule the insert chose", as
   const source = (await pipeline.http.get(`/rules/${rule.id}`).set('authorization', admin).expect(200)).body.source;
   const { id } = (await pipeline.http.post(`/${source}`).set('content-type', 'application/json').send('{}').expect(202))
     .body;
-  await waitFor(async () => ((await jobShardsOf(id)).length > 0 ? true : undefined), 10_000, 'the job');
+  await waitFor(async () => ((await jobShardsOf(id)).length > 0 ? true : undefined), 60_000, 'the job');
   expect(await jobShardsOf(id)).toEqual([rule.shard]);
 });
 
@@ -61,6 +61,6 @@ it('does so for a webhook stored through its rule’s deduplication key too', as
       .send('{}')
       .expect(202)
   ).body;
-  await waitFor(async () => ((await jobShardsOf(id)).length > 0 ? true : undefined), 10_000, 'the job');
+  await waitFor(async () => ((await jobShardsOf(id)).length > 0 ? true : undefined), 60_000, 'the job');
   expect(await jobShardsOf(id)).toEqual([rule.shard]);
 });

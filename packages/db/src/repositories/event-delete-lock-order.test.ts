@@ -33,7 +33,8 @@ async function pendingEvents(count: number): Promise<string[]> {
     changedAt: new Date(),
   });
   await db.pool.query(
-    'INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM events WHERE id = ANY($1)',
+    `INSERT INTO event_search_pending (event_id, organization_id, partition_at)
+     SELECT id, organization_id, partition_at FROM events WHERE id = ANY($1)`,
     [ids],
   );
   return ids;

@@ -11,15 +11,15 @@ WITH batch AS (
     SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1 FOR UPDATE SKIP LOCKED)
   RETURNING event_id
 )
-INSERT INTO event_search (event_id, organization_id, search_text)
-SELECT e.id, e.organization_id, ${SEARCH_TEXT('e', '$2')} FROM events e JOIN batch b ON b.event_id = e.id
-ON CONFLICT (event_id) DO NOTHING`;
+INSERT INTO event_search (event_id, organization_id, search_text, partition_at)
+SELECT e.id, e.organization_id, ${SEARCH_TEXT('e', '$2')}, e.partition_at FROM events e JOIN batch b ON b.event_id = e.id
+ON CONFLICT (event_id, partition_at) DO NOTHING`;
 
 const indexOne = (text: string) => `
 WITH one AS (DELETE FROM event_search_pending WHERE event_id = $1 RETURNING event_id)
-INSERT INTO event_search (event_id, organization_id, search_text)
-SELECT e.id, e.organization_id, ${text} FROM events e JOIN one ON one.event_id = e.id
-ON CONFLICT (event_id) DO NOTHING`;
+INSERT INTO event_search (event_id, organization_id, search_text, partition_at)
+SELECT e.id, e.organization_id, ${text}, e.partition_at FROM events e JOIN one ON one.event_id = e.id
+ON CONFLICT (event_id, partition_at) DO NOTHING`;
 
 // A body Postgres cannot read as UTF-8 (stored around the api, which refuses such bodies) is indexed by its
 // escaped bytes: searchable by its ASCII parts, and never holding back the events after it.

@@ -5,6 +5,12 @@ import { INSERT_ORDERING_ROWS } from './event-ordering.sql';
 // and are converted AT TIME ZONE 'UTC', so the session's time zone never matters.
 // Column lists follow prisma/schema.prisma; the migrations test and the e2e suite exercise every
 // statement here against the migrated schema.
+/**
+ * The partition_at of the event `eventId` (a SQL expression), which a row of another table of the event carries
+ * (its composite foreign key). A missing event gives NULL, refused by the column as the foreign key refused it.
+ */
+export const EVENT_PARTITION = (eventId: string) => `(SELECT partition_at FROM events WHERE id = ${eventId})`;
+
 export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, path, query,
   status, attempt_count,
   next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt,
@@ -30,26 +36,31 @@ export const CLEAR_TRANSFORMED = `transformed_body = NULL, transformed_headers =
   transform_logs = NULL`;
 
 // An X-Target-Url override wins; otherwise the target is selected in the same statement. Each event is
-// marked for the search indexer in the same statement (one round trip, one transaction).
+// marked for the search indexer in the same statement (one round trip, one transaction). Its partition_at is its
+// created_at (docs/partitioning.md), and its rows in other tables carry the same.
 const STORE_EVENTS = `
 WITH stored AS (
   INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, path, query,
-    next_attempt_at, status, attempt_count, created_at, updated_at)
+    next_attempt_at, status, attempt_count, created_at, updated_at, partition_at)
   SELECT u.id, u.organization_id, u.source,
     coalesce(u.provider_id, CASE WHEN u.target_override IS NULL THEN p.id END),
     coalesce(u.target_override, p.target_url, org.default_target_url, $8),
     u.body, u.headers, u.path, u.query,
-    u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+    u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC',
+    now() AT TIME ZONE 'UTC'
   FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[],
     $10::text[], $11::jsonb[])
     AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id, path, query)
   ${ACTIVE_RULE_JOIN}
-  RETURNING id, organization_id, provider_id
+  RETURNING id, organization_id, provider_id, partition_at
 )`;
 // The statement answers each stored event's rule, chosen here (not by the caller): its delivery job goes to that
 // rule's queue shard, the one the sweeper and every later enqueue pick for the event.
 const MARK_FOR_SEARCH = `,
-marked AS (INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored)
+marked AS (
+  INSERT INTO event_search_pending (event_id, organization_id, partition_at)
+  SELECT id, organization_id, partition_at FROM stored
+)
 SELECT id, provider_id FROM stored`;
 export const INSERT_EVENTS = `${STORE_EVENTS}${MARK_FOR_SEARCH}`;
 /** A batch with ordering keys ($12) also writes their event_ordering rows, in the same statement. */
@@ -81,10 +92,10 @@ WHERE (id, organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
 export const RECORD_OUTCOMES = `
 WITH attempts AS (
   INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
-    response_status, response_body, error, duration_ms, started_at, finished_at)
+    response_status, response_body, error, duration_ms, started_at, finished_at, partition_at)
   SELECT a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url,
     a.response_status, a.response_body, a.error, a.duration_ms,
-    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC'
+    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC', ${EVENT_PARTITION('a.event_id')}
   FROM unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[], $6::int[],
     $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
     AS a(id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body,

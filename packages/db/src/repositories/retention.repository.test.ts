@@ -119,8 +119,10 @@ describe('retention repository', () => {
     ];
     for (const [i, [status, acknowledged, changed]] of states.entries())
       await db.pool.query(
-        `INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, acknowledged_at, updated_at)
-         VALUES (gen_random_uuid(), $1, $2, $3, $4::"DeliveryStatus", $5::timestamptz, $6::timestamptz)`,
+        `INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, acknowledged_at, updated_at,
+           partition_at)
+         SELECT gen_random_uuid(), $1, $2, $3, $4::"DeliveryStatus", $5::timestamptz, $6::timestamptz, partition_at
+         FROM events WHERE id = $2`,
         [ORG, events[i], destinationId, status, acknowledged, changed.toISOString()],
       );
 

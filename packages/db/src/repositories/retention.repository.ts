@@ -38,10 +38,13 @@ const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 // Queued events (and any status added later, such as paused) are never deleted by retention, however old.
 // Its destination deliveries (routing) go with an event (the foreign key cascades), so an event is kept as long as
 // one of them is unfinished (queued, paused) or failed unacknowledged within the hard maximum, as events are.
-const DELETABLE = `((e.status IN ('delivered', 'ignored')
-  OR (e.status = 'failed' AND (e.acknowledged_at IS NOT NULL OR e.updated_at < ${at(4)})))
-  AND NOT EXISTS (SELECT 1 FROM deliveries v WHERE v.event_id = e.id AND (v.status IN ('queued', 'paused')
-    OR (v.status = 'failed' AND v.acknowledged_at IS NULL AND v.updated_at >= ${at(4)}))))`;
+// `unacknowledgedBefore`: the SQL of that cutoff (a parameter, or a column of the partition retention's cutoffs).
+export const DELETABLE_EVENT = (unacknowledgedBefore: string) => `((e.status IN ('delivered', 'ignored')
+  OR (e.status = 'failed' AND (e.acknowledged_at IS NOT NULL OR e.updated_at < ${unacknowledgedBefore})))
+  AND NOT EXISTS (SELECT 1 FROM deliveries v WHERE v.event_id = e.id AND v.partition_at = e.partition_at
+    AND (v.status IN ('queued', 'paused')
+    OR (v.status = 'failed' AND v.acknowledged_at IS NULL AND v.updated_at >= ${unacknowledgedBefore}))))`;
+const DELETABLE = DELETABLE_EVENT(at(4));
 
 // One organization's due events, oldest change first, walking the (organization_id, updated_at) index
 // from where the previous batch stopped ($2), so kept rows (queued, unacknowledged failures) are read

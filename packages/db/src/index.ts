@@ -2,6 +2,7 @@ export * from './database';
 export * from './replica-route';
 export * from './read-repositories';
 export * from './repositories/event.repository';
+export { OutcomesPartlyRecorded } from './repositories/partition-pruning';
 export type { NewTransform, StoredEvent, StoredTransform } from './repositories/stored-event';
 export * from './repositories/event-dedup.repository';
 export * from './repositories/event-sweep.repository';

@@ -1,0 +1,56 @@
+// An interleaved A/B of the whole relay run (bench/lib/relay-run.mjs: ingest into a backlog, its drain, the open-loop
+// phases, the ledger), each variant a built checkout, the order alternating round by round so that the machine's
+// mood of the minute falls on both alike. Prints each run and the medians; writes bench/results/relay-ab.json.
+//
+//   VARIANTS='[{"name":"before","root":"/work/before"},{"name":"after","root":"."}]' ROUNDS=3 \
+//     BACKLOG=5000 node bench/relay-ab.mjs
+//
+// A variant's root must have run `node scripts/build.mjs` (a `git worktree` of another commit works).
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { relayRun } from './lib/relay-run.mjs';
+import { median } from './lib/stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
+const variants = JSON.parse(process.env.VARIANTS ?? '[{"name":"this checkout","root":"."}]');
+const rounds = Number(process.env.ROUNDS ?? 3);
+const backlog = Number(process.env.BACKLOG ?? 5000);
+const log = (line) => console.log(`[relay-ab] ${line}`);
+const KEYS = ['ingestPerSecond', 'deliveredPerSecond', 'drainWorkerCpuMs', 'drainPostgresCpuMs', 'ingestPostgresCpuMs'];
+const runs = Object.fromEntries(variants.map((v) => [v.name, []]));
+
+for (let round = 1; round <= rounds; round++) {
+  const order = round % 2 === 1 ? variants : [...variants].reverse();
+  for (const variant of order) {
+    const load = os.loadavg()[0].toFixed(1);
+    const result = await relayRun({
+      root: path.resolve(variant.root),
+      here,
+      run: round,
+      label: variant.name.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12),
+      body,
+      workers: 2,
+      durationS: 5,
+      backlog,
+      connections: 64,
+      log,
+    });
+    const row = { round, load: Number(load), ...Object.fromEntries(KEYS.map((k) => [k, result[k]])) };
+    row.lost = result.lost;
+    row.duplicates = result.duplicates;
+    runs[variant.name].push(row);
+    log(`${variant.name} round ${round}: ${JSON.stringify(row)}`);
+  }
+}
+
+const medians = Object.fromEntries(
+  variants.map((v) => [v.name, Object.fromEntries(KEYS.map((k) => [k, median(runs[v.name].map((r) => r[k]))]))]),
+);
+log(`medians: ${JSON.stringify(medians)}`);
+writeFileSync(
+  path.join(here, 'results/relay-ab.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), rounds, backlog, variants, runs, medians }, null, 2)}\n`,
+);

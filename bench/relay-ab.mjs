@@ -30,7 +30,10 @@ for (let round = 1; round <= rounds; round++) {
       root: path.resolve(variant.root),
       here,
       run: round,
-      label: variant.name.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12),
+      label: variant.name
+        .replace(/[^a-z0-9]/gi, '')
+        .toLowerCase()
+        .slice(0, 12),
       body,
       workers: 2,
       durationS: 5,

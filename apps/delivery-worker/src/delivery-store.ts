@@ -41,11 +41,13 @@ async function settleEach<T, R>(
     if (items.length === 1) return [{ ok: false, error }];
     const failed = failedOf(error) ?? (() => true);
     return Promise.all(
-      items.map((item) =>
-        !failed(item) ? ({ ok: true, value: undefined as R } as Settled<R>) : all([item]).then(
-          ([value]): Settled<R> => ({ ok: true, value: value as R }),
-          (err: unknown): Settled<R> => ({ ok: false, error: err }),
-        ),
+      items.map(async (item): Promise<Settled<R>> =>
+        !failed(item)
+          ? { ok: true, value: undefined as R }
+          : all([item]).then(
+              ([value]): Settled<R> => ({ ok: true, value: value as R }),
+              (err: unknown): Settled<R> => ({ ok: false, error: err }),
+            ),
       ),
     );
   }

@@ -150,7 +150,9 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
      * Stores the primaries' transformed requests before their run's first attempt is sent, in one statement; answers
      * for each what is stored (another worker's, if it stored first), or null when the event is no longer queued.
      */
-    async storeTransformed(items: readonly (EventRef & { output: NewTransform })[]): Promise<(StoredTransform | null)[]> {
+    async storeTransformed(
+      items: readonly (EventRef & { output: NewTransform })[],
+    ): Promise<(StoredTransform | null)[]> {
       if (items.length === 0) return [];
       const values = (batch: readonly (EventRef & { output: NewTransform })[]) => [
         batch.map((i) => i.orgId),
@@ -161,14 +163,18 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
         batch.map((i) => toStorableText(i.output.logs)),
       ];
       const stored = new Map<string, StoredTransform | null>();
-      const keep = (rows: (TransformRow & { id: string })[]) => rows.forEach((row) => stored.set(row.id, transformOf(row)));
+      const keep = (rows: (TransformRow & { id: string })[]) =>
+        rows.forEach((row) => stored.set(row.id, transformOf(row)));
       const hinted = items.filter((i) => i.partitionAt !== undefined);
       if (hinted.length > 0) {
         const keys = hinted.map((i) => partitionKey(i.partitionAt!));
-        keep((await pool.query<TransformRow & { id: string }>(STORE_TRANSFORMED_PRUNED, [...values(hinted), keys])).rows);
+        keep(
+          (await pool.query<TransformRow & { id: string }>(STORE_TRANSFORMED_PRUNED, [...values(hinted), keys])).rows,
+        );
       }
       const rest = items.filter((i) => !stored.has(i.id.toLowerCase()));
-      if (rest.length > 0) keep((await pool.query<TransformRow & { id: string }>(STORE_TRANSFORMED, values(rest))).rows);
+      if (rest.length > 0)
+        keep((await pool.query<TransformRow & { id: string }>(STORE_TRANSFORMED, values(rest))).rows);
       return items.map((i) => stored.get(i.id.toLowerCase()) ?? null);
     },
 

@@ -26,7 +26,9 @@ afterAll(async () => {
 
 const events = (now = Date.now) => createEventRepository(db.pool, { defaultTargetUrl: undefined, now });
 const seedOne = async (partitionAt?: Date) =>
-  (await seedEvents(db.pool, { organizationId: orgId, status: 'queued', count: 1, changedAt: new Date(), partitionAt }))[0]!;
+  (
+    await seedEvents(db.pool, { organizationId: orgId, status: 'queued', count: 1, changedAt: new Date(), partitionAt })
+  )[0]!;
 const partitionAtOf = async (id: string) =>
   (await db.pool.query<{ p: Date }>('SELECT partition_at AS p FROM events WHERE id = $1', [id])).rows[0]!.p;
 const state = async (id: string) =>
@@ -79,7 +81,7 @@ describe('the load range', () => {
 });
 
 describe('plan-time pruning', () => {
-  it("a load by id plans only the partitions of its range, not the 7 days created ahead", async () => {
+  it('a load by id plans only the partitions of its range, not the 7 days created ahead', async () => {
     const now = new Date();
     const { from, to } = loadRange([{}], now.getTime());
     const planned = await partitionsPlanned(LOAD_EVENTS_IN_RANGE, [
@@ -154,12 +156,15 @@ describe('loads and writes by partition key, with the fallback by id', () => {
       });
   });
 
-  it("a fallback that fails fails only its own outcomes: the pruned ones stay written, once", async () => {
+  it('a fallback that fails fails only its own outcomes: the pruned ones stay written, once', async () => {
     const [kept, gone] = [await seedOne(), await seedOne()];
     const keyOfGone = await partitionAtOf(gone);
     await db.pool.query('DELETE FROM events WHERE id = $1', [gone]);
     const written = events().recordOutcomes([delivered(kept, await partitionAtOf(kept)), delivered(gone, keyOfGone)]);
-    const error = await written.then(() => null, (err: unknown) => err);
+    const error = await written.then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).toBeInstanceOf(OutcomesPartlyRecorded);
     expect([...(error as OutcomesPartlyRecorded).failed]).toEqual([gone]);
     expect(await state(kept)).toMatchObject({ status: 'delivered', attempt_count: 1, attempts: 1 });

@@ -108,23 +108,17 @@ WHERE (id, organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
 export const LOAD_EVENTS_IN_RANGE = `${LOAD_EVENTS}
   AND partition_at >= $3::timestamp AND partition_at < $4::timestamp`;
 
-// The attempt is always recorded and counted. The event's state is the worker's only while the event is still
-// queued (the worker took it queued): an operator's acknowledge of a retrying ordered head, or a rule's pause, that
-// committed during the attempt stands, and the worker's retry does not undo it. A delivery wins whatever happened
-// meanwhile: the target has the webhook.
-export const RECORD_OUTCOMES = `
-WITH attempts AS (
-  INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
-    response_status, response_body, error, duration_ms, started_at, finished_at, partition_at)
-  SELECT a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url,
+// What the outcome statements write: the attempts ($1-$11, $20: one each) and the events' new states ($12-$19).
+const INSERT_ATTEMPTS = `INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind,
+    target_url, response_status, response_body, error, duration_ms, started_at, finished_at, partition_at)`;
+const ATTEMPT_VALUES = `a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url,
     a.response_status, a.response_body, a.error, a.duration_ms,
-    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC', ${EVENT_PARTITION('a.event_id')}
-  FROM unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[], $6::int[],
-    $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
+    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC'`;
+const ATTEMPT_ROWS = `unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[],
+    $6::int[], $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
     AS a(id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body,
-      error, duration_ms, started_at, finished_at)
-)
-UPDATE events e SET
+      error, duration_ms, started_at, finished_at)`;
+const OUTCOME_SET = `
   status = CASE WHEN ${WORKERS} THEN u.status ELSE e.status END,
   attempt_count = e.attempt_count + u.counted,
   next_attempt_at = CASE WHEN ${WORKERS} THEN u.next_attempt_at AT TIME ZONE 'UTC' ELSE e.next_attempt_at END,
@@ -132,10 +126,23 @@ UPDATE events e SET
     WHEN u.status IN ('delivered', 'ignored') THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
   last_error = u.last_error,
   delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
-  updated_at = now() AT TIME ZONE 'UTC'
-FROM unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[], $16::timestamptz[], $17::text[],
-  $18::text[], $19::timestamptz[])
-  AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at)
+  updated_at = now() AT TIME ZONE 'UTC'`;
+const OUTCOME_ROWS = (partition: string) => `unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[],
+    $16::timestamptz[], $17::text[], $18::text[], $19::timestamptz[]${partition})
+    AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at`;
+
+// The attempt is always recorded and counted. The event's state is the worker's only while the event is still
+// queued (the worker took it queued): an operator's acknowledge of a retrying ordered head, or a rule's pause, that
+// committed during the attempt stands, and the worker's retry does not undo it. A delivery wins whatever happened
+// meanwhile: the target has the webhook.
+export const RECORD_OUTCOMES = `
+WITH attempts AS (
+  ${INSERT_ATTEMPTS}
+  SELECT ${ATTEMPT_VALUES}, ${EVENT_PARTITION('a.event_id')}
+  FROM ${ATTEMPT_ROWS}
+)
+UPDATE events e SET ${OUTCOME_SET}
+FROM ${OUTCOME_ROWS('')})
 WHERE e.id = u.id AND e.organization_id = u.organization_id`;
 
 /**
@@ -146,31 +153,15 @@ WHERE e.id = u.id AND e.organization_id = u.organization_id`;
  */
 export const RECORD_OUTCOMES_PRUNED = `
 WITH updated AS (
-  UPDATE events e SET
-    status = CASE WHEN ${WORKERS} THEN u.status ELSE e.status END,
-    attempt_count = e.attempt_count + u.counted,
-    next_attempt_at = CASE WHEN ${WORKERS} THEN u.next_attempt_at AT TIME ZONE 'UTC' ELSE e.next_attempt_at END,
-    failure_reason = CASE WHEN NOT (${WORKERS}) THEN e.failure_reason
-      WHEN u.status IN ('delivered', 'ignored') THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
-    last_error = u.last_error,
-    delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
-    updated_at = now() AT TIME ZONE 'UTC'
-  FROM unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[], $16::timestamptz[], $17::text[],
-    $18::text[], $19::timestamptz[], $21::timestamp[])
-    AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at, partition_at)
+  UPDATE events e SET ${OUTCOME_SET}
+  FROM ${OUTCOME_ROWS(', $21::timestamp[]')}, partition_at)
   WHERE e.id = u.id AND e.organization_id = u.organization_id AND e.partition_at = u.partition_at
     AND e.partition_at = ANY($21::timestamp[])
   RETURNING e.id, e.partition_at
 ), attempts AS (
-  INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
-    response_status, response_body, error, duration_ms, started_at, finished_at, partition_at)
-  SELECT a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url,
-    a.response_status, a.response_body, a.error, a.duration_ms,
-    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC', up.partition_at
-  FROM unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[], $6::int[],
-    $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
-    AS a(id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body,
-      error, duration_ms, started_at, finished_at)
+  ${INSERT_ATTEMPTS}
+  SELECT ${ATTEMPT_VALUES}, up.partition_at
+  FROM ${ATTEMPT_ROWS}
   JOIN updated up ON up.id = a.event_id
 )
 SELECT id FROM updated`;

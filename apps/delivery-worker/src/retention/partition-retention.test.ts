@@ -8,7 +8,8 @@ import {
 } from '@relay/db';
 import { createTestDatabase, seedEvents, type TestDatabase } from '@relay/test-support';
 import { pino } from 'pino';
-import { createPartitionRetirement } from './partition-retention';
+import { createPartitionRetirement, partitionRetirementOf } from './partition-retention';
+import { formatDryRun, retentionDryRun } from './retention-dry-run';
 import { createRetentionRun } from './retention-run';
 
 const DAY = 86_400_000;
@@ -151,5 +152,59 @@ describe('retention by partition drop', () => {
       [moved, dayStart(0)],
     );
     expect(rows[0]!.old).toBe(0);
+  });
+});
+
+// The dry run's partition section (`pnpm relay-worker retention dry-run`): what the partition step would do with
+// each partition past the cutoffs, with nothing moved or dropped.
+describe('retention by partition, planned (the dry run)', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = createDatabase({ url: testDb.url, poolSize: 3 });
+    const partitions = createPartitionRepository(db.pool);
+    for (const daysAgo of [60, 50, 40])
+      await partitions.ensure(partitionsCovering('day', inDay(daysAgo), inDay(daysAgo)));
+  });
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it('says which partitions would be dropped whole, after moving kept events, or stay', async () => {
+    const seed = (daysAgo: number, status: 'delivered' | 'queued', count: number) =>
+      seedEvents(db.pool, {
+        organizationId: ORG,
+        count,
+        status,
+        changedAt: new Date(NOW.getTime() - daysAgo * DAY),
+        partitionAt: inDay(daysAgo),
+      });
+    await seed(60, 'delivered', 3);
+    await seed(50, 'delivered', 2);
+    await seed(50, 'queued', 1);
+    await seed(40, 'queued', 3);
+    const settings = { retentionDays: 30, failedMaxDays: 90, auditRetentionDays: 0 };
+    const retirement = partitionRetirementOf(
+      db.pool,
+      { RETENTION_MOVE_MAX_ROWS: 2, RETENTION_BATCH_SIZE: 100 },
+      pino({ level: 'silent' }),
+    );
+    const report = await retentionDryRun(createRetentionRepository(db.pool), settings, NOW, retirement);
+    expect(report.partitions.map((p) => [p.name, p.kept, p.action])).toEqual([
+      [`events_p${suffix(60)}`, 0, 'drop'],
+      [`events_p${suffix(50)}`, 1, 'move_then_drop'],
+      [`events_p${suffix(40)}`, 3, 'stays'],
+    ]);
+    expect(report.rows).toContainEqual(expect.objectContaining({ organization: 'default', events: 5 }));
+    expect(formatDryRun(report, settings)).toContain(
+      `events_p${suffix(50)} (${dayStart(50).toISOString()} to ${dayStart(49).toISOString()}): dropped whole after ` +
+        'moving 1 kept events out',
+    );
+    // Nothing moved or dropped.
+    const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+    expect(rows[0]!.n).toBe(9);
+    expect((await createPartitionRepository(db.pool).list()).map((p) => p.name)).toContain(`events_p${suffix(60)}`);
   });
 });

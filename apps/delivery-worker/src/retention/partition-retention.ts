@@ -1,11 +1,15 @@
 import { classifyPartitions } from '@relay/core';
-import type {
-  OrganizationCutoffs,
-  PartitionRepository,
-  PartitionRetentionRepository,
-  RetentionOrganization,
+import {
+  createPartitionRepository,
+  createPartitionRetentionRepository,
+  type OrganizationCutoffs,
+  type PartitionRepository,
+  type PartitionRetentionRepository,
+  type RetentionOrganization,
 } from '@relay/db';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { WorkerConfig } from '../config';
 import type { OrganizationPlan } from './retention-plan';
 
 export interface PartitionRetirementDeps {
@@ -37,25 +41,58 @@ export interface PartitionRetirement {
  * ordering-blocked, unacknowledged failures, changed since) are moved to the current partition first, never lost.
  * Partitions at the edges, and those keeping many rows, are left to the row-by-row deletes that follow.
  */
+/** What retention's partition step would do with a partition past every cutoff (the dry run's report). */
+export interface PlannedDrop {
+  name: string;
+  from: Date;
+  to: Date;
+  /** Its events that retention keeps: moved out first, or (past RETENTION_MOVE_MAX_ROWS) the reason it stays. */
+  kept: number;
+  action: 'drop' | 'move_then_drop' | 'stays';
+}
+
 export function createPartitionRetirement(deps: PartitionRetirementDeps) {
+  /** The events partitions whose whole range is past every organization's cutoff, with the family's partitions. */
+  async function droppable(organizations: readonly RetentionOrganization[], plans: readonly OrganizationPlan[]) {
+    const byOrg = new Map(plans.map((p) => [p.organization.id, p.cutoffs]));
+    const cutoffs: OrganizationCutoffs[] = plans.map((p) => ({ orgId: p.organization.id, ...p.cutoffs }));
+    const family = await deps.partitions.list();
+    const events = family.filter((p) => p.table === 'events' && p.from !== null);
+    const classified = classifyPartitions(
+      events.map((p) => ({ suffix: p.name, from: p.from!, to: p.to })),
+      organizations.map((o) => byOrg.get(o.id)?.before ?? null),
+    );
+    const partitions = classified
+      .filter((range) => range.retention === 'droppable')
+      .map((range) => events.find((p) => p.name === range.suffix)!);
+    return { cutoffs, family, partitions };
+  }
+
   return {
+    /** What `retire` would do now, without moving or dropping anything. */
+    async plan(
+      organizations: readonly RetentionOrganization[],
+      plans: readonly OrganizationPlan[],
+    ): Promise<PlannedDrop[]> {
+      if (plans.length === 0) return [];
+      const { cutoffs, partitions } = await droppable(organizations, plans);
+      const planned: PlannedDrop[] = [];
+      for (const partition of partitions) {
+        const kept = await deps.repository.countKept(cutoffs, partition);
+        const action = kept > deps.moveMaxRows ? 'stays' : kept > 0 ? 'move_then_drop' : 'drop';
+        planned.push({ name: partition.name, from: partition.from!, to: partition.to, kept, action });
+      }
+      return planned;
+    },
+
     async retire(
       organizations: readonly RetentionOrganization[],
       plans: readonly OrganizationPlan[],
     ): Promise<PartitionRetirement> {
       const result: PartitionRetirement = { dropped: [], droppedEvents: 0, moved: 0, kept: [], busy: [] };
       if (plans.length === 0) return result;
-      const byOrg = new Map(plans.map((p) => [p.organization.id, p.cutoffs]));
-      const cutoffs: OrganizationCutoffs[] = plans.map((p) => ({ orgId: p.organization.id, ...p.cutoffs }));
-      const family = await deps.partitions.list();
-      const events = family.filter((p) => p.table === 'events' && p.from !== null);
-      const classified = classifyPartitions(
-        events.map((p) => ({ suffix: p.name, from: p.from!, to: p.to })),
-        organizations.map((o) => byOrg.get(o.id)?.before ?? null),
-      );
-      for (const range of classified) {
-        if (range.retention !== 'droppable') continue;
-        const partition = events.find((p) => p.name === range.suffix)!;
+      const { cutoffs, family, partitions } = await droppable(organizations, plans);
+      for (const partition of partitions) {
         let kept = await deps.repository.countKept(cutoffs, partition);
         if (kept > deps.moveMaxRows) {
           result.kept.push(partition.name);
@@ -79,6 +116,21 @@ export function createPartitionRetirement(deps: PartitionRetirementDeps) {
       return result;
     },
   };
+}
+
+/** The partition step over a pool, with the worker's settings (the scheduled run and the dry run alike). */
+export function partitionRetirementOf(
+  pool: pg.Pool,
+  config: Pick<WorkerConfig, 'RETENTION_MOVE_MAX_ROWS' | 'RETENTION_BATCH_SIZE'>,
+  logger: Logger,
+) {
+  return createPartitionRetirement({
+    partitions: createPartitionRepository(pool),
+    repository: createPartitionRetentionRepository(pool),
+    logger,
+    moveMaxRows: config.RETENTION_MOVE_MAX_ROWS,
+    batchSize: config.RETENTION_BATCH_SIZE,
+  });
 }
 
 export type PartitionRetirer = ReturnType<typeof createPartitionRetirement>;

@@ -1,13 +1,8 @@
-import {
-  createPartitionRepository,
-  createPartitionRetentionRepository,
-  createRetentionRepository,
-  type Database,
-} from '@relay/db';
+import { createRetentionRepository, type Database } from '@relay/db';
 import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
-import { createPartitionRetirement } from './partition-retention';
+import { partitionRetirementOf } from './partition-retention';
 import { retentionSettings } from './retention-plan';
 import { createRetentionRun, type RetentionMetrics, type RetentionTotals } from './retention-run';
 import { startRetentionScheduler } from './retention-scheduler';
@@ -40,13 +35,7 @@ export function startRetention(
     batchSize: config.RETENTION_BATCH_SIZE,
     maxRunMs: config.RETENTION_MAX_RUN_SECONDS * 1_000,
     metrics: deps.metrics,
-    partitions: createPartitionRetirement({
-      partitions: createPartitionRepository(deps.db.pool),
-      repository: createPartitionRetentionRepository(deps.db.pool),
-      logger: deps.logger,
-      moveMaxRows: config.RETENTION_MOVE_MAX_ROWS,
-      batchSize: config.RETENTION_BATCH_SIZE,
-    }),
+    partitions: partitionRetirementOf(deps.db.pool, config, deps.logger),
   });
   const scheduler = startRetentionScheduler({
     producer: deps.producer,

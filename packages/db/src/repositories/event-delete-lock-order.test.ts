@@ -66,3 +66,28 @@ describe('deleting events while they are being indexed', () => {
     }
   }, 60_000);
 });
+
+// Retention's batches lock the events they delete first, then their pending rows: an indexer that locked a pending
+// row and then waited for its event would close a circle (seen as "deadlock detected" in the retention e2e test).
+describe('indexing beside a transaction holding an event, as retention does', () => {
+  it('skips the locked event (its pending row stays) and never waits for it', async () => {
+    const [held, free] = (await pendingEvents(2)) as [string, string];
+    const search = createEventSearchRepository(db.pool);
+    const retention = await db.pool.connect();
+    try {
+      await retention.query('BEGIN');
+      await retention.query('SELECT 1 FROM events WHERE id = $1 FOR UPDATE', [held]);
+      expect(await search.indexPending(10)).toBe(1);
+      await retention.query('DELETE FROM event_search_pending WHERE event_id = $1', [held]);
+      await retention.query('DELETE FROM events WHERE id = $1', [held]);
+      await retention.query('COMMIT');
+    } finally {
+      retention.release();
+    }
+    const indexed = await db.pool.query<{ event_id: string }>(
+      'SELECT event_id FROM event_search WHERE event_id = ANY($1)',
+      [[held, free]],
+    );
+    expect(indexed.rows.map((r) => r.event_id)).toEqual([free]);
+  }, 60_000);
+});

@@ -9,10 +9,20 @@ import { partitionKey } from './partition-pruning';
 // of the two tables. Two statements, so that the second names the batch's partition_at range as constants
 // (the pending rows carry their events' key): Postgres prunes the events partitions when it plans the read of
 // their text instead of joining every partition (docs/partitioning.md "Pruning").
+//
+// Locks: the pending row, then its event, as every delete of events takes them (event-delete-lock-order.test.ts).
+// The events are locked with SKIP LOCKED, so the indexer never waits for one: retention's batches lock the events
+// they delete before their pending rows, and a wait here would close the circle. An event locked elsewhere (being
+// deleted, or moved to another partition) keeps its pending row for the next batch.
 const TAKE_PENDING = `
-DELETE FROM event_search_pending WHERE event_id IN (
-  SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1 FOR UPDATE SKIP LOCKED)
-RETURNING event_id, partition_at`;
+WITH candidates AS (
+  SELECT event_id, partition_at FROM event_search_pending ORDER BY event_id LIMIT $1 FOR UPDATE SKIP LOCKED
+), lockable AS (
+  SELECT e.id FROM events e JOIN candidates c ON c.event_id = e.id AND c.partition_at = e.partition_at
+  FOR KEY SHARE OF e SKIP LOCKED
+)
+DELETE FROM event_search_pending p USING lockable l WHERE p.event_id = l.id
+RETURNING p.event_id, p.partition_at`;
 
 export const INDEX_TAKEN = `
 INSERT INTO event_search (event_id, organization_id, search_text, partition_at)

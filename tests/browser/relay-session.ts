@@ -14,12 +14,21 @@ export interface RelaySession {
 }
 
 export async function startRelaySession(api: Env = {}): Promise<RelaySession> {
-  const dashboardDir = buildDashboard();
-  const pipeline = await startPipeline({
-    api: { ...FAST_HASH_ENV, SESSION_SECRET: 'browser-test', DASHBOARD_DIR: dashboardDir, ...api },
-  });
-  const served = await listen(pipeline.api.app);
+  // The browser first: a machine without chromium fails here with nothing started, instead of leaving a relay's
+  // background work running into the next test files of the same jest worker.
   const browser = await launchBrowser();
+  let started: { dashboardDir: string; pipeline: Pipeline; served: Awaited<ReturnType<typeof listen>> };
+  try {
+    const dashboardDir = buildDashboard();
+    const pipeline = await startPipeline({
+      api: { ...FAST_HASH_ENV, SESSION_SECRET: 'browser-test', DASHBOARD_DIR: dashboardDir, ...api },
+    });
+    started = { dashboardDir, pipeline, served: await listen(pipeline.api.app) };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  const { dashboardDir, pipeline, served } = started;
   return {
     pipeline,
     browser,

@@ -3,8 +3,10 @@
 // mood of the minute falls on both alike. Prints each run and the medians; writes bench/results/relay-ab.json.
 //
 //   VARIANTS='[{"name":"before","root":"/work/before"},{"name":"after","root":"."}]' ROUNDS=3 \
-//     BACKLOG=5000 node bench/relay-ab.mjs
+//     DURATION_S=5 node bench/relay-ab.mjs
 //
+// DURATION_S (default 5): seconds of ingest at saturation, which make the backlog the workers drain (5 s: ~10,000
+// events here, 10 s: ~20,000), and of each open-loop phase.
 // A variant's root must have run `node scripts/build.mjs` (a `git worktree` of another commit works).
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,6 +19,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
 const variants = JSON.parse(process.env.VARIANTS ?? '[{"name":"this checkout","root":"."}]');
 const rounds = Number(process.env.ROUNDS ?? 3);
+// BACKLOG (default 5000): the least backlog; ingest tops it up when the saturation phase stored fewer.
 const backlog = Number(process.env.BACKLOG ?? 5000);
 const log = (line) => console.log(`[relay-ab] ${line}`);
 const KEYS = ['ingestPerSecond', 'deliveredPerSecond', 'drainWorkerCpuMs', 'drainPostgresCpuMs', 'ingestPostgresCpuMs'];
@@ -36,7 +39,7 @@ for (let round = 1; round <= rounds; round++) {
         .slice(0, 12),
       body,
       workers: 2,
-      durationS: 5,
+      durationS: Number(process.env.DURATION_S ?? 5),
       backlog,
       connections: 64,
       log,

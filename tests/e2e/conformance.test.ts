@@ -94,9 +94,9 @@ describe('spec conformance', () => {
       (await ingest('attention')).body.id as string,
       (await ingest('attention')).body.id as string,
     ];
-    await pipeline.store.prisma.event.updateMany({ where: { id: failed }, data: { status: 'failed' } });
-    await pipeline.store.prisma.event.updateMany({ where: { id: delivered }, data: { status: 'delivered' } });
-    await pipeline.store.prisma.event.updateMany({
+    await pipeline.store.prisma.event.update({ where: { id: failed }, data: { status: 'failed' } });
+    await pipeline.store.prisma.event.update({ where: { id: delivered }, data: { status: 'delivered' } });
+    await pipeline.store.prisma.event.update({
       where: { id: acknowledged },
       data: { status: 'failed', acknowledgedAt: new Date() },
     });
@@ -139,7 +139,7 @@ describe('spec conformance', () => {
 
   it('needs an explicit "all": true to retry or delete with an empty filter', async () => {
     const id = (await ingest('everything')).body.id as string;
-    await pipeline.store.prisma.event.updateMany({ where: { id }, data: { status: 'failed' } });
+    await pipeline.store.prisma.event.update({ where: { id }, data: { status: 'failed' } });
     for (const path of ['/events/bulk/retry', '/events/bulk/delete']) {
       const refused = await pipeline.http
         .post(path)

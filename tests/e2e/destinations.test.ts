@@ -46,7 +46,7 @@ const ingest = async (source: string, body: object = { n: 1 }) =>
   ).body.id as string;
 const deliveriesOf = (eventId: string) => prisma().delivery.findMany({ where: { eventId } });
 const deliveryTo = async (eventId: string, destinationId: string) =>
-  prisma().delivery.findFirst({ where: { eventId, destinationId } });
+  prisma().delivery.findUnique({ where: { eventId_destinationId: { eventId, destinationId } } });
 const waitForDelivery = (eventId: string, destinationId: string, status: string) =>
   waitFor(
     async () => {
@@ -253,7 +253,7 @@ describe('a resumed delivery', () => {
       where: { id: flaky.id },
       data: { health: 'unhealthy', unhealthyReason: 'failing', unhealthySince: new Date() },
     });
-    await prisma().delivery.updateMany({ where: { id: spent.id }, data: { status: 'paused' } });
+    await prisma().delivery.update({ where: { id: spent.id }, data: { status: 'paused' } });
 
     await pipeline.http
       .post(`/rules/${ruleId}/destinations/${flaky.id}/resume`)

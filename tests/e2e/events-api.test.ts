@@ -133,11 +133,9 @@ describe('event history API', () => {
     });
     await pipeline.store.pool.query(
       `INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
-         response_status, duration_ms, started_at, finished_at, partition_at)
-       SELECT a.*, e.partition_at FROM (VALUES
-         ($1::uuid, $2::uuid, $3::uuid, 1, 'main'::"AttemptKind", 'http://t/', 500, 12, now(), now()),
-         ($4, $2, $3, 2, 'main', 'http://t/', 502, 9, now() + interval '1 s', now() + interval '1 s')) AS a
-       JOIN events e ON e.id = a.column2`,
+         response_status, duration_ms, started_at, finished_at)
+       VALUES ($1, $2, $3, 1, 'main', 'http://t/', 500, 12, now(), now()),
+         ($4, $2, $3, 2, 'main', 'http://t/', 502, 9, now() + interval '1 s', now() + interval '1 s')`,
       [uuidv7(), ids[2], DEFAULT_ORGANIZATION_ID, uuidv7()],
     );
     const attempts = await pipeline.http.get(`/events/${ids[2]}/attempts`).set('authorization', viewer).expect(200);

@@ -124,13 +124,13 @@ export async function startPipeline(
       pipeline.worker ??= worker;
       return worker;
     },
-    eventById: (id) => store.prisma.event.findFirst({ where: { id } }),
+    eventById: (id) => store.prisma.event.findUnique({ where: { id } }),
     attemptsOf: (id) =>
       store.prisma.deliveryAttempt.findMany({ where: { eventId: id }, orderBy: { attemptNumber: 'asc' } }),
     waitForStatus: (id, status, timeoutMs = 10_000) =>
       waitFor(
         async () => {
-          const event = await store.prisma.event.findFirst({ where: { id } });
+          const event = await store.prisma.event.findUnique({ where: { id } });
           return event?.status === status ? event : undefined;
         },
         timeoutMs,

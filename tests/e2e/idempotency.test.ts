@@ -118,7 +118,7 @@ describe('Idempotency-Key', () => {
     const sent = await post('/api/send', manual(4), undefined).expect(202);
     const refused = await post(`/events/${sent.body.id}/retry`, {}, 'retry-1').expect(409);
     expect(refused.body.code).toBe('event_not_retryable');
-    await pipeline.store.prisma.event.updateMany({ where: { id: sent.body.id }, data: { status: 'failed' } });
+    await pipeline.store.prisma.event.update({ where: { id: sent.body.id }, data: { status: 'failed' } });
     // No body is the same request as `{}` (both act on the primary target).
     const replayed = await pipeline.http
       .post(`/events/${sent.body.id}/retry`)
@@ -127,7 +127,7 @@ describe('Idempotency-Key', () => {
       .expect(409);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     await post(`/events/${sent.body.id}/retry`, {}, 'retry-2').expect(202);
-    await pipeline.store.prisma.event.updateMany({ where: { id: sent.body.id }, data: { status: 'failed' } });
+    await pipeline.store.prisma.event.update({ where: { id: sent.body.id }, data: { status: 'failed' } });
     expect((await post(`/events/${sent.body.id}/retry`, {}, 'retry-2').expect(202)).headers).toMatchObject({
       'idempotent-replayed': 'true',
     });
@@ -142,10 +142,10 @@ describe('Idempotency-Key', () => {
 
   it('bulk actions replay their result and act once', async () => {
     const sent = await post('/api/send', manual(5), undefined).expect(202);
-    await pipeline.store.prisma.event.updateMany({ where: { id: sent.body.id }, data: { status: 'delivered' } });
+    await pipeline.store.prisma.event.update({ where: { id: sent.body.id }, data: { status: 'delivered' } });
     const first = await post('/events/bulk/retry', { ids: [sent.body.id] }, 'bulk-1').expect(200);
     expect(first.body).toMatchObject({ affected: 1, ids: [sent.body.id] });
-    await pipeline.store.prisma.event.updateMany({ where: { id: sent.body.id }, data: { status: 'delivered' } });
+    await pipeline.store.prisma.event.update({ where: { id: sent.body.id }, data: { status: 'delivered' } });
     const again = await post('/events/bulk/retry', { ids: [sent.body.id] }, 'bulk-1').expect(200);
     expect(again.body).toEqual(first.body);
     expect(again.headers['idempotent-replayed']).toBe('true');

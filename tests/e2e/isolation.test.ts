@@ -182,17 +182,13 @@ beforeAll(async () => {
     data: {
       organizationId: orgB,
       eventId: bb.event,
-      ...(await pipeline.store.prisma.event.findFirstOrThrow({
-        where: { id: bb.event },
-        select: { partitionAt: true },
-      })),
       destinationId: destination.id,
       status: 'failed',
       attemptCount: 1,
       transformedBody: Buffer.from('{"bravo":"bravo-payload"}'),
     },
   });
-  await pipeline.store.prisma.event.updateMany({
+  await pipeline.store.prisma.event.update({
     where: { id: bb.event },
     data: { transformedBody: Buffer.from('{"bravo":"bravo-payload"}') },
   });

@@ -126,13 +126,11 @@ beforeAll(async () => {
     ],
   );
   const odd = rows[0]!.id;
-  const { partitionAt: oddPartition } = await pipeline.store.prisma.event.findFirstOrThrow({ where: { id: odd } });
   eventsOfA.push(odd);
   const attempt = (n: number, kind: 'main' | 'hook', status: number) =>
     pipeline.store.prisma.deliveryAttempt.create({
       data: {
         eventId: odd,
-        partitionAt: oddPartition,
         organizationId: orgA,
         attemptNumber: n,
         kind,
@@ -148,8 +146,7 @@ beforeAll(async () => {
   await attempt(2, 'main', 503);
   await attempt(3, 'hook', 200);
   await pipeline.store.pool.query(
-    `INSERT INTO event_search_pending (event_id, organization_id, partition_at)
-     SELECT id, organization_id, partition_at FROM events`,
+    `INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM events`,
   );
 });
 afterAll(async () => {

@@ -47,7 +47,6 @@ export async function seedBlockedKey(
     await prisma.deliveryAttempt.create({
       data: {
         eventId: headId!,
-        ...(await prisma.event.findFirstOrThrow({ where: { id: headId! }, select: { partitionAt: true } })),
         organizationId: orgId,
         attemptNumber,
         targetUrl,

@@ -36,7 +36,7 @@ beforeAll(async () => {
     stored.push(answer.body.id as string);
     // Distinct creation times, so "newest" is well defined; ingest takes JSON only, so a text body (stored by an
     // earlier version, or a body that is not JSON) is written here.
-    await pipeline.store.prisma.event.updateMany({
+    await pipeline.store.prisma.event.update({
       where: { id: answer.body.id as string },
       data: { createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)), ...(text ? { body: Buffer.from(`plain ${i}`) } : {}) },
     });

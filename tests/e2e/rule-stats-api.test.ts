@@ -103,7 +103,7 @@ describe('GET /stats/rules and the events list by rule', () => {
         ],
       },
     ]);
-    await pipeline.store.prisma.event.deleteMany({ where: { id: recent.id } });
+    await pipeline.store.prisma.event.delete({ where: { id: recent.id } });
   });
 
   it('refuses a bad rule_id or bucket with the field named, and needs events:read', async () => {

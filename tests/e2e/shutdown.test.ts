@@ -48,7 +48,7 @@ describe('graceful shutdown', () => {
       await slowBatch.api.close();
       const res = await answered;
       expect(res.status).toBe(202);
-      expect(await slowBatch.store.prisma.event.findFirst({ where: { id: res.body.id } })).not.toBeNull();
+      expect(await slowBatch.store.prisma.event.findUnique({ where: { id: res.body.id } })).not.toBeNull();
     } finally {
       await slowBatch.store.close().catch(() => {});
       await slowBatch.db.drop();

@@ -58,7 +58,7 @@ const ingest = async (path: string, body: object = { n: 1 }) =>
   (await pipeline.http.post(`/${path}`).set('content-type', 'application/json').send(JSON.stringify(body)).expect(202))
     .body.id as string;
 const deliveryOf = (eventId: string, destinationId: string) =>
-  prisma().delivery.findFirst({ where: { eventId, destinationId } });
+  prisma().delivery.findUnique({ where: { eventId_destinationId: { eventId, destinationId } } });
 const waitForDelivery = (eventId: string, destinationId: string, status: string) =>
   waitFor(
     async () => {

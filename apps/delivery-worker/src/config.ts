@@ -7,7 +7,6 @@ import {
   MAX_QUEUE_SHARDS,
   parseQueueShardList,
   parseSettings,
-  PARTITION_PERIODS,
   redisSettingFields,
   redisTargetsOf,
   secretKeysSetting,
@@ -89,24 +88,7 @@ const fields = z.object({
     message: 'must be a cron pattern of 5 (or 6, with seconds) fields',
   }),
   RETENTION_BATCH_SIZE: integer(1_000, 1, 100_000),
-  // Partitioned history (partitions/, docs/partitioning.md): one partition per UTC day, ISO week or month; the
-  // hourly job keeps the partitions through now + PARTITION_AHEAD_DAYS, the daily one analyses the parents.
-  PARTITION_PERIOD: z.enum(PARTITION_PERIODS).default('day'),
-  PARTITION_AHEAD_DAYS: integer(7, 1, 366),
-  PARTITION_SCHEDULE: text('7 * * * *').refine((value) => CRON.test(value), {
-    message: 'must be a cron pattern of 5 (or 6, with seconds) fields',
-  }),
-  // The upgrade's background copy out of the legacy partitions: events per statement, and the longest one run
-  // of the partitions job copies before leaving the rest to the next.
-  PARTITION_COPY_BATCH_SIZE: integer(5_000, 1, 100_000),
-  PARTITION_COPY_MAX_RUN_SECONDS: integer(3_000, 1, 86_400),
-  PARTITION_ANALYZE_SCHEDULE: text('43 3 * * *').refine((value) => CRON.test(value), {
-    message: 'must be a cron pattern of 5 (or 6, with seconds) fields',
-  }),
   RETENTION_MAX_RUN_SECONDS: integer(600, 1, 86_400),
-  // A partition past retention holding at most this many kept events has them moved out and is dropped; more,
-  // and it stays (its due rows are deleted one by one).
-  RETENTION_MOVE_MAX_ROWS: integer(10_000, 0, 10_000_000),
   // Notices to organizations' notification URLs (notifications/): tries per notice and the first retry's
   // delay (doubling), and how often the digest of newly failed events is built.
   NOTIFICATION_MAX_ATTEMPTS: integer(5, 1, 50),

@@ -1,13 +1,12 @@
 import { createGroupCommit } from '@relay/core';
-import {
-  OutcomesPartlyRecorded,
-  type EventRef,
-  type EventRepository,
-  type NewTransform,
-  type OrderingHead,
-  type Outcome,
-  type StoredEvent,
-  type StoredTransform,
+import type {
+  EventRef,
+  EventRepository,
+  NewTransform,
+  OrderingHead,
+  Outcome,
+  StoredEvent,
+  StoredTransform,
 } from '@relay/db';
 import { publishGrouped, type FeedPublisher } from '@relay/queue';
 import { outcomeMessages } from './feed-messages';
@@ -29,25 +28,17 @@ type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 // A batch that fails is retried one item at a time, so an item that cannot be written (or loaded)
 // fails alone: before, one unstorable outcome failed its whole batch and every healthy event in it
 // was delivered again.
-// A batch written in part (OutcomesPartlyRecorded: the others are committed) retries only its failed items.
-async function settleEach<T, R>(
-  items: T[],
-  all: (items: T[]) => Promise<R[]>,
-  failedOf: (error: unknown) => ((item: T) => boolean) | undefined = () => undefined,
-): Promise<Settled<R>[]> {
+async function settleEach<T, R>(items: T[], all: (items: T[]) => Promise<R[]>): Promise<Settled<R>[]> {
   try {
     return (await all(items)).map((value): Settled<R> => ({ ok: true, value }));
   } catch (error) {
     if (items.length === 1) return [{ ok: false, error }];
-    const failed = failedOf(error) ?? (() => true);
     return Promise.all(
-      items.map(async (item): Promise<Settled<R>> =>
-        !failed(item)
-          ? { ok: true, value: undefined as R }
-          : all([item]).then(
-              ([value]): Settled<R> => ({ ok: true, value: value as R }),
-              (err: unknown): Settled<R> => ({ ok: false, error: err }),
-            ),
+      items.map((item) =>
+        all([item]).then(
+          ([value]): Settled<R> => ({ ok: true, value: value as R }),
+          (err: unknown): Settled<R> => ({ ok: false, error: err }),
+        ),
       ),
     );
   }
@@ -71,17 +62,12 @@ export function createDeliveryStore(
   /** Hears the next events of ordering keys released by committed outcomes (ordered-delivery.ts). */
   onReleased?: (heads: OrderingHead[]) => void,
 ): DeliveryStore {
-  const hints = createPartitionHints();
   const loads = createGroupCommit<EventRef, Settled<StoredEvent | null>>({
     ...options,
     flush: (refs) =>
       settleEach(refs, async (batch) => {
         const found = new Map((await events.findMany(batch)).map((event) => [event.id, event]));
-        return batch.map((ref) => {
-          const event = found.get(ref.id) ?? null;
-          if (event?.partitionAt) hints.set(event.id, event.partitionAt);
-          return event;
-        });
+        return batch.map((ref) => found.get(ref.id) ?? null);
       }),
   });
   // Transform outputs come out of the sandbox pool a few at a time (TRANSFORM_CONCURRENCY), each alone while two
@@ -96,14 +82,10 @@ export function createDeliveryStore(
     ...options,
     flush: async (outcomes) => {
       const heads: OrderingHead[] = [];
-      const settled = await settleEach(
-        outcomes,
-        async (batch) => {
-          heads.push(...(await events.recordOutcomes(batch)));
-          return batch.map(() => undefined);
-        },
-        (error) => (error instanceof OutcomesPartlyRecorded ? (o) => error.failed.has(o.id.toLowerCase()) : undefined),
-      );
+      const settled = await settleEach(outcomes, async (batch) => {
+        heads.push(...(await events.recordOutcomes(batch)));
+        return batch.map(() => undefined);
+      });
       if (heads.length > 0) onReleased?.(heads);
       const committed = outcomes.filter((_, i) => settled[i]!.ok);
       if (feed && committed.length > 0)
@@ -115,41 +97,13 @@ export function createDeliveryStore(
     },
   });
   return {
-    load: async (ref) => unwrap(await loads.submit(hints.on(ref))),
-    storeTransformed: async (ref, output) => unwrap(await transforms.submit({ ...hints.on(ref), output })),
-    record: async (outcome) => {
-      const settled = await writes.submit(hints.on(outcome));
-      if (settled.ok && outcome.update.status !== 'queued') hints.delete(outcome.id);
-      return unwrap(settled);
-    },
+    load: async (ref) => unwrap(await loads.submit(ref)),
+    storeTransformed: async (ref, output) => unwrap(await transforms.submit({ ...ref, output })),
+    record: async (outcome) => unwrap(await writes.submit(outcome)),
     drain: async () => {
       await loads.drain();
       await transforms.drain();
       await writes.drain();
-    },
-  };
-}
-
-/** How many events' partition keys a process remembers between their load and their writes (a few MB at most). */
-const HINTS_MAX = 20_000;
-
-/**
- * The partition keys of the events this process loaded, handed to their later statements so that Postgres prunes
- * to their partitions (docs/partitioning.md "Pruning"). Only a hint: a statement that finds no row by it finds the
- * event by id, so a forgotten or stale key (the event moved) costs a second statement, never a lost write.
- */
-function createPartitionHints(max = HINTS_MAX) {
-  const keys = new Map<string, Date>();
-  return {
-    set(id: string, at: Date) {
-      keys.delete(id);
-      keys.set(id, at);
-      if (keys.size > max) keys.delete(keys.keys().next().value!);
-    },
-    delete: (id: string) => keys.delete(id),
-    on<T extends EventRef>(ref: T): T {
-      const at = ref.partitionAt ?? keys.get(ref.id.toLowerCase());
-      return at === undefined ? ref : { ...ref, partitionAt: at };
     },
   };
 }

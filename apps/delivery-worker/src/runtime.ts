@@ -55,7 +55,6 @@ import { parseProxyUrl } from './outbound-proxy';
 import { createSearchIndexer } from './search-indexer';
 import { startMaintenanceWorker } from './maintenance-worker';
 import { startRetention } from './retention/start-retention';
-import { startPartitions, type PartitionsJobData } from './partitions/start-partitions';
 import { startNotifications } from './notifications/start-notifications';
 import { moveUntaggedAtStart } from './untagged-move';
 import type { Notifier } from './notifications/notifier';
@@ -354,17 +353,6 @@ export function createWorkerRuntime(
     hookQueue,
     logger,
   });
-  const partitions = startPartitions(config, {
-    db,
-    producer: producerRedis,
-    logger,
-    metrics: metrics.partitions,
-  });
-  // Once at start, so partitions exist (and the metric has a value) without waiting for the first schedule slot.
-  const partitionsAtStart = partitions.job
-    .run()
-    .then(() => partitions.copy.run())
-    .catch((err: unknown) => logger.warn({ err }, 'partitions not ensured at start; the hourly job tries again'));
   // The maintenance queue's one worker: each job name to its handler (maintenance-worker.ts).
   const maintenanceRedis = createRedisConnection(config.REDIS.queue, 'worker');
   const maintenance = startMaintenanceWorker({
@@ -374,11 +362,6 @@ export function createWorkerRuntime(
       [JOBS.retention]: () => retention.runNow(),
       [JOBS.notice]: (job) => notifications.sendNotice(job as Job<NoticeJobData>),
       [JOBS.failureDigest]: () => notifications.digestNow(),
-      // Partitions ahead first, then (an upgraded install) the next stretch of the copy out of the legacy partitions.
-      [JOBS.partitions]: async (job) => ({
-        partitions: await partitions.job.run({ analyze: (job.data as PartitionsJobData).analyze === true }),
-        copy: await partitions.copy.run(),
-      }),
     },
     logger,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
@@ -403,10 +386,6 @@ export function createWorkerRuntime(
     await stopIndexer();
     // Retention's run stops first, so the maintenance worker's close does not wait it out.
     await retention.close();
-    // The copy stops after its current batch (the start's run and a scheduled one alike), then the schedules go.
-    partitions.copy.stop();
-    await partitionsAtStart;
-    await partitions.close();
     await maintenance.close();
     maintenanceRedis.disconnect();
     await notifications.close();

@@ -15,12 +15,10 @@ export const JOBS = {
   retention: 'retention',
   notice: 'notice',
   failureDigest: 'failure_digest',
-  /** Partitions created ahead, and the daily ANALYZE of the partitioned parents (docs/partitioning.md). */
-  partitions: 'partitions',
 } as const;
 
 /** The jobs of the `maintenance` queue: its one worker holds one handler for each (maintenance-worker.ts). */
-export const MAINTENANCE_JOBS = [JOBS.retention, JOBS.notice, JOBS.failureDigest, JOBS.partitions] as const;
+export const MAINTENANCE_JOBS = [JOBS.retention, JOBS.notice, JOBS.failureDigest] as const;
 export type MaintenanceJobName = (typeof MAINTENANCE_JOBS)[number];
 
 export interface DeliverJobData {

@@ -12,8 +12,6 @@ export interface EventSeed {
   /** Where the event's search text is: indexed (event_search), pending (event_search_pending) or neither. */
   search?: 'indexed' | 'pending' | 'none';
   body?: string;
-  /** The events' partition_at (docs/partitioning.md); by default the column's (now), the current partition. */
-  partitionAt?: Date;
 }
 
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
@@ -26,12 +24,11 @@ export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Prom
   const changed = seed.changedAt.toISOString();
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO events (id, organization_id, source, target_url, body, headers, status, attempt_count,
-       created_at, updated_at, delivered_at, acknowledged_at, failure_reason, partition_at)
+       created_at, updated_at, delivered_at, acknowledged_at, failure_reason)
      SELECT gen_random_uuid(), $1, 'seed', 'http://target.example/hook', convert_to($2, 'UTF8'),
        '{"content-type":"application/json"}', $3::"EventStatus", $4, ${at(5)} - interval '1 hour', ${at(5)},
        CASE WHEN $3 = 'delivered' THEN ${at(5)} END, CASE WHEN $6 THEN ${at(5)} END,
-       CASE WHEN $3 = 'failed' THEN 'http_status' END,
-       coalesce($8::timestamptz AT TIME ZONE 'UTC', CURRENT_TIMESTAMP)
+       CASE WHEN $3 = 'failed' THEN 'http_status' END
      FROM generate_series(1, $7) RETURNING id`,
     [
       seed.organizationId,
@@ -41,30 +38,27 @@ export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Prom
       changed,
       seed.acknowledged ?? false,
       seed.count,
-      seed.partitionAt?.toISOString() ?? null,
     ],
   );
   const ids = rows.map((r) => r.id);
   if ((seed.attempts ?? 0) > 0)
     await db.query(
       `INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, target_url, response_status,
-         duration_ms, started_at, finished_at, partition_at)
-       SELECT gen_random_uuid(), e.id, $2, n, 'http://target.example/hook', 200, 12, ${at(3)}, ${at(3)}, e.partition_at
-       FROM events e CROSS JOIN generate_series(1, $4) n WHERE e.id = ANY($1::uuid[])`,
+         duration_ms, started_at, finished_at)
+       SELECT gen_random_uuid(), e, $2, n, 'http://target.example/hook', 200, 12, ${at(3)}, ${at(3)}
+       FROM unnest($1::uuid[]) e CROSS JOIN generate_series(1, $4) n`,
       [ids, seed.organizationId, changed, seed.attempts],
     );
   if (seed.search === 'indexed')
     await db.query(
-      `INSERT INTO event_search (event_id, organization_id, search_text, partition_at)
-       SELECT id, organization_id, source || ' ' || convert_from(body, 'UTF8'), partition_at
-       FROM events WHERE id = ANY($1::uuid[])`,
+      `INSERT INTO event_search (event_id, organization_id, search_text)
+       SELECT id, organization_id, source || ' ' || convert_from(body, 'UTF8') FROM events WHERE id = ANY($1::uuid[])`,
       [ids],
     );
   if (seed.search === 'pending')
-    await db.query(
-      `INSERT INTO event_search_pending (event_id, organization_id, partition_at)
-       SELECT id, organization_id, partition_at FROM events WHERE id = ANY($1::uuid[])`,
-      [ids],
-    );
+    await db.query(`INSERT INTO event_search_pending (event_id, organization_id) SELECT unnest($1::uuid[]), $2`, [
+      ids,
+      seed.organizationId,
+    ]);
   return ids;
 }

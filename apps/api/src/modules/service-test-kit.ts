@@ -41,7 +41,7 @@ export function useServiceDatabase(): ServiceDatabase {
       const event = { id, organizationId: DEFAULT_ORGANIZATION_ID, source, targetOverride: null, headers: {} };
       const repositories = createRepositories(opened(), { defaultTargetUrl: undefined });
       await repositories.events.insertMany([{ ...event, body: Buffer.from('{"a":1}'), nextAttemptAt: createdAt }]);
-      await opened().prisma.event.updateMany({ where: { id }, data: { status, createdAt } });
+      await opened().prisma.event.update({ where: { id }, data: { status, createdAt } });
       return id;
     },
     auditOf: (resourceId) =>

@@ -1,8 +1,6 @@
 import type { AttemptOutcome } from '@relay/core';
 import type { Job } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { LegacyCopyMetrics } from '../partitions/legacy-copy';
-import type { PartitionJobMetrics } from '../partitions/partition-job';
 
 /** What the retention job reports: the shape retention/retention-run.ts accepts. */
 interface RetentionMetrics {
@@ -134,20 +132,6 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
     labelNames: ['outcome'],
     registers,
   });
-  const partitionsAhead = new Gauge({
-    name: 'relay_partitions_ahead_seconds',
-    help:
-      'How far the newest partition of the partitioned history reaches past now, as of the last partitions job ' +
-      '(under one PARTITION_PERIOD: the job is behind; at 0, ingest refuses events with a 503).',
-    registers,
-  });
-  const copyRemaining = new Gauge({
-    name: 'relay_partition_copy_remaining',
-    help:
-      "Events of an upgraded install's legacy partition not yet moved to their periods' partitions (0: the " +
-      'upgrade is complete), as of the last partitions job.',
-    registers,
-  });
   new Gauge({
     name: 'relay_db_pool_connections',
     help: "Connections of this process's Postgres pool: total, idle, and queries waiting for one (waiting).",
@@ -252,15 +236,10 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
       retentionRuns.inc({ outcome });
     },
   };
-  const partitions: PartitionJobMetrics & LegacyCopyMetrics = {
-    setAheadSeconds: (seconds) => partitionsAhead.set(seconds),
-    setRemaining: (count) => copyRemaining.set(count),
-  };
   return {
     registry,
     delivery,
     retention,
-    partitions,
     /** One hook job done (hook.processor.ts). */
     hookRun(result: 'delivered' | 'retry_scheduled' | 'failed' | 'skipped' | 'deferred'): void {
       const outcome: HookOutcome = result === 'retry_scheduled' ? 'retry' : result;

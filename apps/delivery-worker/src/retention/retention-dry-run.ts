@@ -1,5 +1,4 @@
 import type { RetentionRepository } from '@relay/db';
-import type { PartitionRetirer, PlannedDrop } from './partition-retention';
 import { auditCutoff, planEventRetention, type RetentionSettings } from './retention-plan';
 
 export interface DryRunRow {
@@ -16,12 +15,6 @@ export interface DryRunReport {
   at: Date;
   rows: DryRunRow[];
   total: { events: number; attempts: number; auditEntries: number };
-  /**
-   * The history partitions past every organization's cutoff (docs/partitioning.md): dropped whole, after their kept
-   * events are moved out, or left to the row-by-row deletes when they keep more than RETENTION_MOVE_MAX_ROWS.
-   * Their due events are counted in `rows` as well.
-   */
-  partitions: PlannedDrop[];
 }
 
 /**
@@ -32,11 +25,9 @@ export async function retentionDryRun(
   repository: RetentionRepository,
   settings: RetentionSettings,
   at: Date,
-  partitions?: Pick<PartitionRetirer, 'plan'>,
 ): Promise<DryRunReport> {
   const organizations = await repository.listOrganizations();
-  const planned = planEventRetention(organizations, settings, at);
-  const plans = new Map(planned.map((p) => [p.organization.id, p]));
+  const plans = new Map(planEventRetention(organizations, settings, at).map((p) => [p.organization.id, p]));
   const auditBefore = auditCutoff(settings, at);
   const audit = auditBefore ? await repository.countDueAudit(auditBefore) : new Map<string | null, number>();
   const rows: DryRunRow[] = [];
@@ -66,14 +57,8 @@ export async function retentionDryRun(
     }),
     { events: 0, attempts: 0, auditEntries: 0 },
   );
-  return { at, rows, total, partitions: partitions ? await partitions.plan(organizations, planned) : [] };
+  return { at, rows, total };
 }
-
-const ACTIONS: Record<PlannedDrop['action'], (kept: number) => string> = {
-  drop: () => 'dropped whole',
-  move_then_drop: (kept) => `dropped whole after moving ${kept} kept events out`,
-  stays: (kept) => `stays: ${kept} kept events (over RETENTION_MOVE_MAX_ROWS); its due rows deleted one by one`,
-};
 
 /** The report as a text table for the terminal. */
 export function formatDryRun(report: DryRunReport, settings: RetentionSettings): string {
@@ -98,13 +83,5 @@ export function formatDryRun(report: DryRunReport, settings: RetentionSettings):
       `AUDIT_RETENTION_DAYS=${audit}`,
     format(header),
     ...lines.map(format),
-    ...(report.partitions.length === 0
-      ? []
-      : [
-          'history partitions past every cutoff:',
-          ...report.partitions.map(
-            (p) => `  ${p.name} (${p.from.toISOString()} to ${p.to.toISOString()}): ${ACTIONS[p.action](p.kept)}`,
-          ),
-        ]),
   ].join('\n');
 }

@@ -2,7 +2,6 @@ import type { OrgId } from '@relay/core';
 import type { EventCutoffs, RetentionRepository } from '@relay/db';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { PartitionRetirer } from './partition-retention';
 import { auditCutoff, planEventRetention, type RetentionSettings } from './retention-plan';
 
 /** Counters for the metrics endpoint (the worker's metrics implement it; optional). */
@@ -24,8 +23,6 @@ export interface RetentionDeps {
   now?: () => Date;
   /** Pause between batches, so retention never holds the database for long stretches. */
   pauseMs?: number;
-  /** Whole partitions past retention dropped first (partition-retention.ts); absent: rows only. */
-  partitions?: PartitionRetirer;
 }
 
 export interface RetentionTotals {
@@ -38,9 +35,6 @@ export interface RetentionTotals {
   dedupKeys: number;
   /** Organizations whose events were due for retention in this run. */
   organizations: number;
-  /** Partitions dropped whole (with their children's), and kept events moved out of them first. */
-  partitionsDropped: number;
-  eventsMoved: number;
   batches: number;
   /** False when the time budget ran out (or the worker stopped) with rows still due. */
   complete: boolean;
@@ -80,8 +74,6 @@ export function createRetentionRun(deps: RetentionDeps) {
       auditEntries: 0,
       dedupKeys: 0,
       organizations: 0,
-      partitionsDropped: 0,
-      eventsMoved: 0,
       batches: 0,
       complete: false,
       durationMs: 0,
@@ -91,18 +83,8 @@ export function createRetentionRun(deps: RetentionDeps) {
       await sleep(pauseMs);
     };
 
-    const organizations = await deps.repository.listOrganizations();
-    const plans = planEventRetention(organizations, deps.settings, at);
+    const plans = planEventRetention(await deps.repository.listOrganizations(), deps.settings, at);
     totals.organizations = plans.length;
-    if (deps.partitions) {
-      const retired = await deps.partitions.retire(organizations, plans);
-      totals.partitionsDropped = retired.dropped.length;
-      totals.eventsMoved = retired.moved;
-      // A dropped partition's events are deleted as surely as a batch's: counted the same (their children are not
-      // counted one by one: the drop does not read them).
-      totals.events += retired.droppedEvents;
-      count('events', retired.droppedEvents);
-    }
     let active: Cursor[] = plans.map((p) => ({ orgId: p.organization.id, cutoffs: p.cutoffs }));
     while (active.length > 0) {
       const next: Cursor[] = [];

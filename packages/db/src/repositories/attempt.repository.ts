@@ -18,14 +18,7 @@ export function createAttemptRepository(prisma: DbClient) {
     async recordHook(orgId: OrgId, attempt: NewHookAttempt): Promise<void> {
       // The hook target's text may hold bytes Postgres text cannot (NUL): stored as U+FFFD.
       const text = { responseBody: toStorableText(attempt.responseBody), error: toStorableText(attempt.error) };
-      // Stored in its event's partition (docs/partitioning.md): the composite foreign key names both.
-      const { partitionAt } = await prisma.event.findFirstOrThrow({
-        where: { id: attempt.eventId, organizationId: orgId },
-        select: { partitionAt: true },
-      });
-      await prisma.deliveryAttempt.create({
-        data: { ...attempt, ...text, organizationId: orgId, kind: 'hook', partitionAt },
-      });
+      await prisma.deliveryAttempt.create({ data: { ...attempt, ...text, organizationId: orgId, kind: 'hook' } });
     },
   };
 }

@@ -9,7 +9,6 @@ import { createDeliverySweepReads, type QueuedDeliveryRef } from './delivery-swe
 import type { OrderingHead } from './event-ordering.repository';
 import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
 import type { NewAttempt } from './event.repository';
-import { EVENT_PARTITION } from './event.sql';
 import { transformOf, type NewTransform, type StoredTransform, type TransformRow } from './stored-event';
 
 // Destination deliveries (routing, docs/routing.md "Destinations"): one row per event and destination,
@@ -73,12 +72,12 @@ WITH ${FAN_OUT_ORDERING}, dest AS (
   WHERE d.organization_id = $1 AND d.active AND d.id = ANY($3::uuid[]) FOR SHARE
 ), added AS (
   INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, ordering_key, next_attempt_at,
-    created_at, updated_at, partition_at)
+    created_at, updated_at)
   SELECT n.id, $1, $2, dest.id,
     (CASE WHEN dest.health = 'unhealthy' THEN 'paused' ELSE 'queued' END)::"DeliveryStatus",
-    (SELECT ordering_key FROM ord), ${UTC_NOW}, ${UTC_NOW}, ${UTC_NOW}, ${EVENT_PARTITION('$2')}
+    (SELECT ordering_key FROM ord), ${UTC_NOW}, ${UTC_NOW}, ${UTC_NOW}
   FROM unnest($3::uuid[], $4::uuid[]) AS n(destination_id, id) JOIN dest ON dest.id = n.destination_id
-  ON CONFLICT (event_id, partition_at, destination_id) DO NOTHING
+  ON CONFLICT (event_id, destination_id) DO NOTHING
   RETURNING id, destination_id, status, next_attempt_at
 )
 SELECT id, destination_id, status::text AS status, next_attempt_at, 'added' AS what FROM added
@@ -101,9 +100,8 @@ WHERE v.organization_id = $1 AND v.id = $2`;
 const RECORD = `
 WITH attempt AS (
   INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, destination_id, target_url,
-    response_status, response_body, error, duration_ms, started_at, finished_at, partition_at)
-  SELECT $3, v.event_id, v.organization_id, $4, 'destination', v.destination_id, $5, $6, $7, $8, $9, ${at(10)}, ${at(11)},
-    v.partition_at
+    response_status, response_body, error, duration_ms, started_at, finished_at)
+  SELECT $3, v.event_id, v.organization_id, $4, 'destination', v.destination_id, $5, $6, $7, $8, $9, ${at(10)}, ${at(11)}
   FROM deliveries v WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
   RETURNING 1
 ), updated AS (

@@ -27,11 +27,11 @@ export interface BlockedKey {
 // released key is never left without its rows. Used only for batches with finished ordered events.
 export async function recordAndRelease(
   pool: pg.Pool,
-  record: (client: pg.PoolClient) => Promise<void>,
+  record: { text: string; values: unknown[] },
   released: readonly { id: string; orgId: OrgId }[],
 ): Promise<OrderingHead[]> {
   return withTransaction(pool, async (client) => {
-    await record(client);
+    await client.query(record.text, record.values);
     const { rows } = await client.query<{ id: string; organization_id: string; provider_id: string }>(
       RELEASE_ORDERING,
       [released.map((r) => r.id), released.map((r) => r.orgId)],

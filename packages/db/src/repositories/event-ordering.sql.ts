@@ -20,8 +20,8 @@ export const NOT_BLOCKED = (e: string) => `NOT EXISTS (
 /** Written with the events by the ingest statement (event.sql.ts), only when a row of the batch has a key. */
 export const INSERT_ORDERING_ROWS = `
 ordered AS (
-  INSERT INTO event_ordering (event_id, organization_id, provider_id, ordering_key, created_at, partition_at)
-  SELECT s.id, s.organization_id, s.provider_id, k.ordering_key, now() AT TIME ZONE 'UTC', s.partition_at
+  INSERT INTO event_ordering (event_id, organization_id, provider_id, ordering_key, created_at)
+  SELECT s.id, s.organization_id, s.provider_id, k.ordering_key, now() AT TIME ZONE 'UTC'
   FROM stored s JOIN unnest($1::uuid[], $12::text[]) AS k(id, ordering_key) ON k.id = s.id
   WHERE k.ordering_key IS NOT NULL AND s.provider_id IS NOT NULL
 )`;

@@ -2,17 +2,7 @@ import { toStorableText, type FailureReason, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { recordAndRelease, type OrderingHead } from './event-ordering.repository';
-import {
-  INSERT_EVENTS,
-  INSERT_ORDERED_EVENTS,
-  LOAD_EVENTS,
-  LOAD_EVENTS_IN_RANGE,
-  RECORD_OUTCOMES,
-  RECORD_OUTCOMES_PRUNED,
-  STORE_TRANSFORMED,
-  STORE_TRANSFORMED_PRUNED,
-} from './event.sql';
-import { loadRange, OutcomesPartlyRecorded, partitionKey, type Queryable } from './partition-pruning';
+import { INSERT_EVENTS, INSERT_ORDERED_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES, STORE_TRANSFORMED } from './event.sql';
 import {
   toStoredEvent,
   transformOf,
@@ -45,15 +35,11 @@ export interface NewEvent {
 export interface EventRepositoryOptions {
   /** The install-wide default target (DEFAULT_TARGET_URL). */
   defaultTargetUrl: string | undefined;
-  /** The clock the loads' partition range is taken from (tests inject one). */
-  now?: () => number;
 }
 
 export interface EventRef {
   orgId: OrgId;
   id: string;
-  /** The event's partition key when the caller has it (StoredEvent.partitionAt): its statements are pruned by it. */
-  partitionAt?: Date;
 }
 
 export interface NewAttempt {
@@ -85,7 +71,6 @@ export interface Outcome extends EventRef {
 // The ingest and delivery hot paths, written in SQL over the shared pool: each statement handles a
 // whole batch in one round trip.
 export function createEventRepository(pool: pg.Pool, options: EventRepositoryOptions) {
-  const now = options.now ?? Date.now;
   return {
     /**
      * One insert for a whole ingest batch (rows may belong to different organizations); `db` is a
@@ -130,20 +115,8 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
     /** Loads many events by (organization, id) in one query; missing ones are simply absent. */
     async findMany(refs: readonly EventRef[]): Promise<StoredEvent[]> {
       if (refs.length === 0) return [];
-      // Most loads are of events stored moments ago (a delivery's first attempt): the recent partitions first, then
-      // every partition for the ones not found there (an old event's retry, or an event that is gone).
-      const { from, to } = loadRange(refs, now());
-      const recent = await pool.query<EventRow>(LOAD_EVENTS_IN_RANGE, [
-        refs.map((r) => r.id),
-        refs.map((r) => r.orgId),
-        partitionKey(from),
-        partitionKey(to),
-      ]);
-      const found = new Set(recent.rows.map((row) => row.id));
-      const rest = refs.filter((r) => !found.has(r.id.toLowerCase()));
-      if (rest.length === 0) return recent.rows.map(toStoredEvent);
-      const { rows } = await pool.query<EventRow>(LOAD_EVENTS, [rest.map((r) => r.id), rest.map((r) => r.orgId)]);
-      return [...recent.rows, ...rows].map(toStoredEvent);
+      const { rows } = await pool.query<EventRow>(LOAD_EVENTS, [refs.map((r) => r.id), refs.map((r) => r.orgId)]);
+      return rows.map(toStoredEvent);
     },
 
     /**
@@ -151,30 +124,18 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
      * for each what is stored (another worker's, if it stored first), or null when the event is no longer queued.
      */
     async storeTransformed(
-      items: readonly (EventRef & { output: NewTransform })[],
+      items: readonly { orgId: OrgId; id: string; output: NewTransform }[],
     ): Promise<(StoredTransform | null)[]> {
       if (items.length === 0) return [];
-      const values = (batch: readonly (EventRef & { output: NewTransform })[]) => [
-        batch.map((i) => i.orgId),
-        batch.map((i) => i.id),
-        batch.map((i) => i.output.body),
-        batch.map((i) => JSON.stringify(i.output.headers)),
-        batch.map((i) => i.output.path),
-        batch.map((i) => toStorableText(i.output.logs)),
-      ];
-      const stored = new Map<string, StoredTransform | null>();
-      const keep = (rows: (TransformRow & { id: string })[]) =>
-        rows.forEach((row) => stored.set(row.id, transformOf(row)));
-      const hinted = items.filter((i) => i.partitionAt !== undefined);
-      if (hinted.length > 0) {
-        const keys = hinted.map((i) => partitionKey(i.partitionAt!));
-        keep(
-          (await pool.query<TransformRow & { id: string }>(STORE_TRANSFORMED_PRUNED, [...values(hinted), keys])).rows,
-        );
-      }
-      const rest = items.filter((i) => !stored.has(i.id.toLowerCase()));
-      if (rest.length > 0)
-        keep((await pool.query<TransformRow & { id: string }>(STORE_TRANSFORMED, values(rest))).rows);
+      const { rows } = await pool.query<TransformRow & { id: string }>(STORE_TRANSFORMED, [
+        items.map((i) => i.orgId),
+        items.map((i) => i.id),
+        items.map((i) => i.output.body),
+        items.map((i) => JSON.stringify(i.output.headers)),
+        items.map((i) => i.output.path),
+        items.map((i) => toStorableText(i.output.logs)),
+      ]);
+      const stored = new Map(rows.map((row) => [row.id, transformOf(row)]));
       return items.map((i) => stored.get(i.id.toLowerCase()) ?? null);
     },
 
@@ -186,67 +147,39 @@ export function createEventRepository(pool: pg.Pool, options: EventRepositoryOpt
      */
     async recordOutcomes(outcomes: readonly Outcome[]): Promise<OrderingHead[]> {
       if (outcomes.length === 0) return [];
+      const withAttempt = outcomes.filter((o): o is Outcome & { attempt: NewAttempt } => o.attempt !== null);
+      const a = (pick: (o: Outcome & { attempt: NewAttempt }) => unknown) => withAttempt.map(pick);
+      const u = (pick: (o: Outcome) => unknown) => outcomes.map(pick);
+      const values = [
+        a((o) => o.id),
+        a((o) => o.orgId),
+        a((o) => o.attempt.attemptNumber),
+        a((o) => o.attempt.kind),
+        a((o) => o.attempt.targetUrl),
+        a((o) => o.attempt.responseStatus),
+        a((o) => toStorableText(o.attempt.responseBody)),
+        a((o) => toStorableText(o.attempt.error)),
+        a((o) => o.attempt.durationMs),
+        a((o) => o.attempt.startedAt),
+        a((o) => o.attempt.finishedAt),
+        u((o) => o.id),
+        u((o) => o.orgId),
+        u((o) => o.update.status),
+        u((o) => (o.attempt?.kind === 'main' ? 1 : 0)),
+        u((o) => (o.update.status === 'queued' ? o.update.nextAttemptAt : null)),
+        u((o) => (o.update.status === 'failed' ? o.update.reason : null)),
+        u((o) => ('error' in o.update ? toStorableText(o.update.error) : null)),
+        u((o) => (o.update.status === 'delivered' ? o.update.at : null)),
+        a(() => uuidv7()),
+      ];
       const released = outcomes.filter(
         (o) => o.ordered === true && ['delivered', 'failed', 'ignored'].includes(o.update.status),
       );
-      // In the ordering transaction the whole batch rolls back together; alone, a pruned write is committed
-      // before the fallback's, so a fallback that throws fails only its own outcomes (OutcomesPartlyRecorded).
-      if (released.length > 0) return recordAndRelease(pool, (client) => writeOutcomes(client, outcomes), released);
-      await writeOutcomes(pool, outcomes, true);
+      if (released.length > 0) return recordAndRelease(pool, { text: RECORD_OUTCOMES, values }, released);
+      await pool.query(RECORD_OUTCOMES, values);
       return [];
     },
   };
-}
-
-/**
- * Outcomes with their event's partition key are written by the pruned statement first; the ones it did not write
- * (no key, or the event moved meanwhile) by the statement that finds the event by id in any partition.
- */
-async function writeOutcomes(db: Queryable, outcomes: readonly Outcome[], autocommit = false): Promise<void> {
-  const hinted = outcomes.filter((o) => o.partitionAt !== undefined);
-  if (hinted.length === 0) {
-    await db.query(RECORD_OUTCOMES, outcomeValues(outcomes));
-    return;
-  }
-  const keys = hinted.map((o) => partitionKey(o.partitionAt!));
-  const { rows } = await db.query<{ id: string }>(RECORD_OUTCOMES_PRUNED, [...outcomeValues(hinted), keys]);
-  const written = new Set(rows.map((row) => row.id));
-  const rest = outcomes.filter((o) => !written.has(o.id.toLowerCase()));
-  if (rest.length === 0) return;
-  try {
-    await db.query(RECORD_OUTCOMES, outcomeValues(rest));
-  } catch (error) {
-    if (!autocommit || written.size === 0) throw error;
-    throw new OutcomesPartlyRecorded(new Set(rest.map((o) => o.id.toLowerCase())), error);
-  }
-}
-
-function outcomeValues(outcomes: readonly Outcome[]): unknown[] {
-  const withAttempt = outcomes.filter((o): o is Outcome & { attempt: NewAttempt } => o.attempt !== null);
-  const a = (pick: (o: Outcome & { attempt: NewAttempt }) => unknown) => withAttempt.map(pick);
-  const u = (pick: (o: Outcome) => unknown) => outcomes.map(pick);
-  return [
-    a((o) => o.id),
-    a((o) => o.orgId),
-    a((o) => o.attempt.attemptNumber),
-    a((o) => o.attempt.kind),
-    a((o) => o.attempt.targetUrl),
-    a((o) => o.attempt.responseStatus),
-    a((o) => toStorableText(o.attempt.responseBody)),
-    a((o) => toStorableText(o.attempt.error)),
-    a((o) => o.attempt.durationMs),
-    a((o) => o.attempt.startedAt),
-    a((o) => o.attempt.finishedAt),
-    u((o) => o.id),
-    u((o) => o.orgId),
-    u((o) => o.update.status),
-    u((o) => (o.attempt?.kind === 'main' ? 1 : 0)),
-    u((o) => (o.update.status === 'queued' ? o.update.nextAttemptAt : null)),
-    u((o) => (o.update.status === 'failed' ? o.update.reason : null)),
-    u((o) => ('error' in o.update ? toStorableText(o.update.error) : null)),
-    u((o) => (o.update.status === 'delivered' ? o.update.at : null)),
-    a(() => uuidv7()),
-  ];
 }
 
 export type EventRepository = ReturnType<typeof createEventRepository>;

@@ -5,16 +5,10 @@ import { INSERT_ORDERING_ROWS } from './event-ordering.sql';
 // and are converted AT TIME ZONE 'UTC', so the session's time zone never matters.
 // Column lists follow prisma/schema.prisma; the migrations test and the e2e suite exercise every
 // statement here against the migrated schema.
-/**
- * The partition_at of the event `eventId` (a SQL expression), which a row of another table of the event carries
- * (its composite foreign key). A missing event gives NULL, refused by the column as the foreign key refused it.
- */
-export const EVENT_PARTITION = (eventId: string) => `(SELECT partition_at FROM events WHERE id = ${eventId})`;
-
 export const EVENT_COLUMNS = `id, organization_id, source, provider_id, target_url, body, headers, path, query,
   status, attempt_count,
   next_attempt_at, failure_reason, last_error, created_at, delivered_at, run_start_attempt,
-  transformed_body, transformed_headers, transformed_path, partition_at`;
+  transformed_body, transformed_headers, transformed_path`;
 
 /**
  * Stores transforms' outputs once per run, a batch of events in one statement (the worker's group commit): a
@@ -31,52 +25,31 @@ FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::jsonb[], $5::text[], $6::te
 WHERE e.organization_id = u.organization_id AND e.id = u.id AND e.status = 'queued'
 RETURNING e.id, e.transformed_body, e.transformed_headers, e.transformed_path`;
 
-/**
- * STORE_TRANSFORMED for events whose partition_at the caller knows ($7, one each): the constant array lets Postgres
- * prune to their partitions at plan time (docs/partitioning.md "Pruning"). An event not returned is no longer queued
- * or was moved meanwhile: the caller asks STORE_TRANSFORMED for it.
- */
-export const STORE_TRANSFORMED_PRUNED = `
-UPDATE events e SET transformed_body = coalesce(e.transformed_body, u.body), transformed_headers =
-  CASE WHEN e.transformed_body IS NULL THEN u.headers ELSE e.transformed_headers END,
-  transformed_path = CASE WHEN e.transformed_body IS NULL THEN u.path ELSE e.transformed_path END,
-  transform_logs = CASE WHEN e.transformed_body IS NULL THEN u.logs ELSE e.transform_logs END
-FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::jsonb[], $5::text[], $6::text[], $7::timestamp[])
-  AS u(organization_id, id, body, headers, path, logs, partition_at)
-WHERE e.organization_id = u.organization_id AND e.id = u.id AND e.status = 'queued'
-  AND e.partition_at = u.partition_at AND e.partition_at = ANY($7::timestamp[])
-RETURNING e.id, e.transformed_body, e.transformed_headers, e.transformed_path`;
-
 /** What a manual retry or a resume clears, so the transform in force runs again at the new run's first attempt. */
 export const CLEAR_TRANSFORMED = `transformed_body = NULL, transformed_headers = NULL, transformed_path = NULL,
   transform_logs = NULL`;
 
 // An X-Target-Url override wins; otherwise the target is selected in the same statement. Each event is
-// marked for the search indexer in the same statement (one round trip, one transaction). Its partition_at is its
-// created_at (docs/partitioning.md), and its rows in other tables carry the same.
+// marked for the search indexer in the same statement (one round trip, one transaction).
 const STORE_EVENTS = `
 WITH stored AS (
   INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, path, query,
-    next_attempt_at, status, attempt_count, created_at, updated_at, partition_at)
+    next_attempt_at, status, attempt_count, created_at, updated_at)
   SELECT u.id, u.organization_id, u.source,
     coalesce(u.provider_id, CASE WHEN u.target_override IS NULL THEN p.id END),
     coalesce(u.target_override, p.target_url, org.default_target_url, $8),
     u.body, u.headers, u.path, u.query,
-    u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC',
-    now() AT TIME ZONE 'UTC'
+    u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
   FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[],
     $10::text[], $11::jsonb[])
     AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id, path, query)
   ${ACTIVE_RULE_JOIN}
-  RETURNING id, organization_id, provider_id, partition_at
+  RETURNING id, organization_id, provider_id
 )`;
 // The statement answers each stored event's rule, chosen here (not by the caller): its delivery job goes to that
 // rule's queue shard, the one the sweeper and every later enqueue pick for the event.
 const MARK_FOR_SEARCH = `,
-marked AS (
-  INSERT INTO event_search_pending (event_id, organization_id, partition_at)
-  SELECT id, organization_id, partition_at FROM stored
-)
+marked AS (INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored)
 SELECT id, provider_id FROM stored`;
 export const INSERT_EVENTS = `${STORE_EVENTS}${MARK_FOR_SEARCH}`;
 /** A batch with ordering keys ($12) also writes their event_ordering rows, in the same statement. */
@@ -101,24 +74,23 @@ export const LOAD_EVENTS = `
 SELECT ${EVENT_COLUMNS} FROM events
 WHERE (id, organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
 
-/**
- * LOAD_EVENTS within a range of partition_at ($3 inclusive, $4 exclusive, UTC timestamps): constants Postgres
- * prunes the partitions by at plan time, instead of probing every partition's key (docs/partitioning.md "Pruning").
- */
-export const LOAD_EVENTS_IN_RANGE = `${LOAD_EVENTS}
-  AND partition_at >= $3::timestamp AND partition_at < $4::timestamp`;
-
-// What the outcome statements write: the attempts ($1-$11, $20: one each) and the events' new states ($12-$19).
-const INSERT_ATTEMPTS = `INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind,
-    target_url, response_status, response_body, error, duration_ms, started_at, finished_at, partition_at)`;
-const ATTEMPT_VALUES = `a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url,
+// The attempt is always recorded and counted. The event's state is the worker's only while the event is still
+// queued (the worker took it queued): an operator's acknowledge of a retrying ordered head, or a rule's pause, that
+// committed during the attempt stands, and the worker's retry does not undo it. A delivery wins whatever happened
+// meanwhile: the target has the webhook.
+export const RECORD_OUTCOMES = `
+WITH attempts AS (
+  INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
+    response_status, response_body, error, duration_ms, started_at, finished_at)
+  SELECT a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url,
     a.response_status, a.response_body, a.error, a.duration_ms,
-    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC'`;
-const ATTEMPT_ROWS = `unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[],
-    $6::int[], $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
+    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC'
+  FROM unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[], $6::int[],
+    $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
     AS a(id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body,
-      error, duration_ms, started_at, finished_at)`;
-const OUTCOME_SET = `
+      error, duration_ms, started_at, finished_at)
+)
+UPDATE events e SET
   status = CASE WHEN ${WORKERS} THEN u.status ELSE e.status END,
   attempt_count = e.attempt_count + u.counted,
   next_attempt_at = CASE WHEN ${WORKERS} THEN u.next_attempt_at AT TIME ZONE 'UTC' ELSE e.next_attempt_at END,
@@ -126,42 +98,8 @@ const OUTCOME_SET = `
     WHEN u.status IN ('delivered', 'ignored') THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
   last_error = u.last_error,
   delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
-  updated_at = now() AT TIME ZONE 'UTC'`;
-const OUTCOME_ROWS = (partition: string) => `unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[],
-    $16::timestamptz[], $17::text[], $18::text[], $19::timestamptz[]${partition})
-    AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at`;
-
-// The attempt is always recorded and counted. The event's state is the worker's only while the event is still
-// queued (the worker took it queued): an operator's acknowledge of a retrying ordered head, or a rule's pause, that
-// committed during the attempt stands, and the worker's retry does not undo it. A delivery wins whatever happened
-// meanwhile: the target has the webhook.
-export const RECORD_OUTCOMES = `
-WITH attempts AS (
-  ${INSERT_ATTEMPTS}
-  SELECT ${ATTEMPT_VALUES}, ${EVENT_PARTITION('a.event_id')}
-  FROM ${ATTEMPT_ROWS}
-)
-UPDATE events e SET ${OUTCOME_SET}
-FROM ${OUTCOME_ROWS('')})
+  updated_at = now() AT TIME ZONE 'UTC'
+FROM unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[], $16::timestamptz[], $17::text[],
+  $18::text[], $19::timestamptz[])
+  AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at)
 WHERE e.id = u.id AND e.organization_id = u.organization_id`;
-
-/**
- * RECORD_OUTCOMES for events whose partition_at the caller knows ($21, one per outcome): pruned to their partitions
- * at plan time. Only the events updated get their attempts (the attempt takes the updated row's partition_at), and
- * the statement answers their ids: an outcome not answered wrote nothing (its event moved to another partition
- * meanwhile, or is gone), and the caller writes it with RECORD_OUTCOMES.
- */
-export const RECORD_OUTCOMES_PRUNED = `
-WITH updated AS (
-  UPDATE events e SET ${OUTCOME_SET}
-  FROM ${OUTCOME_ROWS(', $21::timestamp[]')}, partition_at)
-  WHERE e.id = u.id AND e.organization_id = u.organization_id AND e.partition_at = u.partition_at
-    AND e.partition_at = ANY($21::timestamp[])
-  RETURNING e.id, e.partition_at
-), attempts AS (
-  ${INSERT_ATTEMPTS}
-  SELECT ${ATTEMPT_VALUES}, up.partition_at
-  FROM ${ATTEMPT_ROWS}
-  JOIN updated up ON up.id = a.event_id
-)
-SELECT id FROM updated`;

@@ -119,10 +119,8 @@ describe('retention repository', () => {
     ];
     for (const [i, [status, acknowledged, changed]] of states.entries())
       await db.pool.query(
-        `INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, acknowledged_at, updated_at,
-           partition_at)
-         SELECT gen_random_uuid(), $1, $2, $3, $4::"DeliveryStatus", $5::timestamptz, $6::timestamptz, partition_at
-         FROM events WHERE id = $2`,
+        `INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, acknowledged_at, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4::"DeliveryStatus", $5::timestamptz, $6::timestamptz)`,
         [ORG, events[i], destinationId, status, acknowledged, changed.toISOString()],
       );
 
@@ -225,45 +223,5 @@ describe('retention repository', () => {
       { id: ORG, slug: 'default', retentionDays: null },
       { id: other, slug: 'other', retentionDays: 7 },
     ]);
-  });
-});
-
-// A batch and another transaction that locks the same tables in the opposite order (the worker's partitions job
-// attaching a partition locks the tables referencing events): Postgres aborts one of them, and when it is the
-// batch, the batch runs again once the other is through.
-describe('a retention batch chosen as a deadlock victim', () => {
-  it('runs again and deletes its events', async () => {
-    const ids = await seedEvents(db.pool, {
-      organizationId: ORG,
-      count: 3,
-      status: 'delivered',
-      changedAt: daysAgo(40),
-    });
-    const other = await db.pool.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query('LOCK TABLE event_search IN SHARE ROW EXCLUSIVE MODE');
-      const batch = createRetentionRepository(db.pool).deleteEventBatch(ORG, CUTOFFS, 100);
-      // The batch holds delivery_attempts and waits for event_search: once it waits, the other asks for
-      // delivery_attempts, which closes the circle.
-      for (;;) {
-        const { rows } = await db.pool.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH batch AS%'",
-        );
-        if (rows[0]!.n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const closing = other.query('LOCK TABLE delivery_attempts IN SHARE ROW EXCLUSIVE MODE').then(
-        () => 'locked',
-        (err: { code?: string }) => err.code,
-      );
-      const outcome = await closing;
-      await other.query(outcome === 'locked' ? 'COMMIT' : 'ROLLBACK');
-      // Whichever side Postgres aborted, the batch ends with its events deleted.
-      expect((await batch).events).toBe(3);
-      expect(await remaining(ids)).toBe(0);
-    } finally {
-      other.release();
-    }
   });
 });

@@ -38,13 +38,10 @@ const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 // Queued events (and any status added later, such as paused) are never deleted by retention, however old.
 // Its destination deliveries (routing) go with an event (the foreign key cascades), so an event is kept as long as
 // one of them is unfinished (queued, paused) or failed unacknowledged within the hard maximum, as events are.
-// `unacknowledgedBefore`: the SQL of that cutoff (a parameter, or a column of the partition retention's cutoffs).
-const DELETABLE_EVENT = (unacknowledgedBefore: string) => `((e.status IN ('delivered', 'ignored')
-  OR (e.status = 'failed' AND (e.acknowledged_at IS NOT NULL OR e.updated_at < ${unacknowledgedBefore})))
-  AND NOT EXISTS (SELECT 1 FROM deliveries v WHERE v.event_id = e.id AND v.partition_at = e.partition_at
-    AND (v.status IN ('queued', 'paused')
-    OR (v.status = 'failed' AND v.acknowledged_at IS NULL AND v.updated_at >= ${unacknowledgedBefore}))))`;
-const DELETABLE = DELETABLE_EVENT(at(4));
+const DELETABLE = `((e.status IN ('delivered', 'ignored')
+  OR (e.status = 'failed' AND (e.acknowledged_at IS NOT NULL OR e.updated_at < ${at(4)})))
+  AND NOT EXISTS (SELECT 1 FROM deliveries v WHERE v.event_id = e.id AND (v.status IN ('queued', 'paused')
+    OR (v.status = 'failed' AND v.acknowledged_at IS NULL AND v.updated_at >= ${at(4)}))))`;
 
 // One organization's due events, oldest change first, walking the (organization_id, updated_at) index
 // from where the previous batch stopped ($2), so kept rows (queued, unacknowledged failures) are read
@@ -65,21 +62,6 @@ gone AS (DELETE FROM events WHERE id IN (SELECT id FROM batch) RETURNING updated
 SELECT (SELECT count(*) FROM gone)::int AS events, (SELECT count(*) FROM attempts)::int AS attempts,
   (SELECT count(*) FROM search)::int AS search, (SELECT count(*) FROM pending)::int AS search_pending,
   (SELECT max(updated_at) FROM gone) AS reached`;
-
-/**
- * Runs a statement that is its own transaction again when Postgres chose it as a deadlock's victim (40P01): the
- * batch takes its tables' locks in its own order, and the worker's partitions job attaches partitions, which locks
- * the tables referencing events, in another (seen at a worker's start, both running at once). Nothing was written.
- */
-async function retryDeadlock<T>(statement: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await statement();
-    } catch (err) {
-      if ((err as { code?: string }).code !== '40P01' || attempt >= attempts) throw err;
-    }
-  }
-}
 
 // Audit entries of every organization (platform entries and those of deleted organizations too),
 // oldest first over audit_entries_created_at_idx.
@@ -114,18 +96,19 @@ export function createRetentionRepository(pool: pg.Pool) {
       limit: number,
       from: Date = EPOCH,
     ): Promise<EventBatchResult> {
-      const values = [
+      const { rows } = await pool.query<{
+        events: number;
+        attempts: number;
+        search: number;
+        search_pending: number;
+        reached: Date | null;
+      }>(DELETE_EVENT_BATCH, [
         orgId,
         from.toISOString(),
         cutoffs.before.toISOString(),
         cutoffs.unacknowledgedBefore.toISOString(),
-      ];
-      const { rows } = await retryDeadlock(() =>
-        pool.query<{ events: number; attempts: number; search: number; search_pending: number; reached: Date | null }>(
-          DELETE_EVENT_BATCH,
-          [...values, limit],
-        ),
-      );
+        limit,
+      ]);
       const row = rows[0]!;
       return {
         events: row.events,

@@ -24,11 +24,6 @@ export interface StoredEvent {
   runStartAttempt: number;
   /** The primary's transformed request, stored at its run's first attempt (issue 30); absent or null: none. */
   transformed?: StoredTransform | null;
-  /**
-   * Internal, never in the API: the event's partition key (docs/partitioning.md) as loaded, so that the worker's
-   * writes name it and Postgres prunes to its partition. A hint: a write that finds no row by it falls back to the id.
-   */
-  partitionAt?: Date;
 }
 
 /** A transform's output as stored with the event (the primary) or the delivery (a destination). */
@@ -73,7 +68,6 @@ export interface EventRow extends TransformRow {
   created_at: Date;
   delivered_at: Date | null;
   run_start_attempt: number;
-  partition_at: Date;
 }
 
 export function toStoredEvent(row: EventRow): StoredEvent {
@@ -96,6 +90,5 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     deliveredAt: row.delivered_at,
     runStartAttempt: row.run_start_attempt,
     transformed: transformOf(row),
-    partitionAt: row.partition_at,
   };
 }

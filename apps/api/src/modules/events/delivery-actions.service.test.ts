@@ -69,7 +69,7 @@ async function eventWith(
 ) {
   // A second apart, so the list's order (newest first) and a filter's (oldest first) are certain.
   const id = await store.event(eventStatus, { source, createdAt: new Date(T0 + ++created * 1000) });
-  await prisma().event.updateMany({ where: { id }, data: { ruleId, attemptCount: 1 } });
+  await prisma().event.update({ where: { id }, data: { ruleId, attemptCount: 1 } });
   const ids: string[] = [];
   for (const [destinationId, status] of deliveries) {
     const finished = status === 'failed' || status === 'delivered';
@@ -77,7 +77,6 @@ async function eventWith(
       data: {
         organizationId: DEFAULT_ORGANIZATION_ID,
         eventId: id,
-        ...(await prisma().event.findFirstOrThrow({ where: { id: id }, select: { partitionAt: true } })),
         destinationId,
         status,
         attemptCount: finished ? 3 : 0,
@@ -92,7 +91,7 @@ async function eventWith(
   return { id, deliveryIds: ids };
 }
 
-const deliveryRow = (id: string) => prisma().delivery.findFirstOrThrow({ where: { id } });
+const deliveryRow = (id: string) => prisma().delivery.findUniqueOrThrow({ where: { id } });
 
 describe('per-delivery retry', () => {
   it('starts a new run of that delivery alone, audited, its job enqueued', async () => {
@@ -102,7 +101,7 @@ describe('per-delivery retry', () => {
       [failing.id, 'failed'],
       [other.id, 'failed'],
     ]);
-    const primaryBefore = await prisma().event.findFirstOrThrow({ where: { id: event.id } });
+    const primaryBefore = await prisma().event.findUniqueOrThrow({ where: { id: event.id } });
 
     expect(await service().retry(admin, event.id, failing.id)).toEqual({
       id: event.id,
@@ -120,7 +119,7 @@ describe('per-delivery retry', () => {
     });
     // The other delivery and the primary are untouched; no event job was asked for.
     expect(await deliveryRow(event.deliveryIds[1]!)).toMatchObject({ status: 'failed', runStartAttempt: 0 });
-    expect(await prisma().event.findFirstOrThrow({ where: { id: event.id } })).toEqual(primaryBefore);
+    expect(await prisma().event.findUniqueOrThrow({ where: { id: event.id } })).toEqual(primaryBefore);
     expect(enqueuedDeliveries).toEqual([event.deliveryIds[0]]);
     expect(enqueued).toEqual([]);
     // The live feed hears of it, as it does of the worker's changes.
@@ -149,7 +148,7 @@ describe('per-delivery retry', () => {
   it('a retried delivery of an ordered rule goes on its own: its ordering key is cleared', async () => {
     const { rule, destinations, source } = await ruleWithDestinations(1);
     const event = await eventWith(source, rule.id, [[destinations[0]!.id, 'failed']]);
-    await prisma().delivery.updateMany({ where: { id: event.deliveryIds[0]! }, data: { orderingKey: 'order-1' } });
+    await prisma().delivery.update({ where: { id: event.deliveryIds[0]! }, data: { orderingKey: 'order-1' } });
     await service().retry(admin, event.id, destinations[0]!.id);
     expect(await deliveryRow(event.deliveryIds[0]!)).toMatchObject({ status: 'queued', orderingKey: null });
   });
@@ -237,7 +236,7 @@ describe('per-delivery acknowledge', () => {
       delivery_counts: { total: 2, queued: 0, delivered: 1, failed: 1, paused: 0 },
     });
     expect((await deliveryRow(event.deliveryIds[0]!)).acknowledgedAt).toEqual(expect.any(Date));
-    expect((await prisma().event.findFirstOrThrow({ where: { id: event.id } })).acknowledgedAt).toBeNull();
+    expect((await prisma().event.findUniqueOrThrow({ where: { id: event.id } })).acknowledgedAt).toBeNull();
     const detail = await service().find(admin, event.id);
     expect(detail.deliveries.find((d) => d.destination_id === failing.id)).toMatchObject({
       status: 'failed',
@@ -365,7 +364,7 @@ describe('destination resume', () => {
   it('starts a new run of each paused delivery, as a retry does', async () => {
     const { rule, destinations, source } = await ruleWithDestinations(1);
     const event = await eventWith(source, rule.id, [[destinations[0]!.id, 'paused']]);
-    await prisma().delivery.updateMany({ where: { id: event.deliveryIds[0]! }, data: { attemptCount: 2 } });
+    await prisma().delivery.update({ where: { id: event.deliveryIds[0]! }, data: { attemptCount: 2 } });
     await store.repositories().destinations.resume(DEFAULT_ORGANIZATION_ID, rule.id, destinations[0]!.id);
     expect(await deliveryRow(event.deliveryIds[0]!)).toMatchObject({ status: 'queued', runStartAttempt: 2 });
   });

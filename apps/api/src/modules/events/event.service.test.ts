@@ -28,7 +28,7 @@ const service = (bulkCap = 1000) =>
   });
 
 const event = (status: EventStatus, source = 'svc') => store.event(status, { source });
-const statusOf = async (id: string) => (await store.db.prisma.event.findFirst({ where: { id } }))?.status;
+const statusOf = async (id: string) => (await store.db.prisma.event.findUnique({ where: { id } }))?.status;
 
 beforeEach(() => {
   enqueued = [];
@@ -56,7 +56,7 @@ describe('event service', () => {
     const [mine, theirs] = [await rule('svc-mine'), await rule('svc-theirs')];
     const ofRule = async (ruleId: string, status: EventStatus) => {
       const id = await event(status, 'svc-shared');
-      await prisma.event.updateMany({ where: { id }, data: { ruleId } });
+      await prisma.event.update({ where: { id }, data: { ruleId } });
       return id;
     };
     const failed = await ofRule(mine.id, 'failed');
@@ -112,7 +112,7 @@ describe('event service', () => {
     await expect(service().acknowledge(broken, failed)).rejects.toThrow();
     await expect(service().delete(broken, failed)).rejects.toThrow();
     await expect(service().bulkDelete(broken, { ids: [failed] })).rejects.toThrow();
-    const row = await store.db.prisma.event.findFirst({ where: { id: failed } });
+    const row = await store.db.prisma.event.findUnique({ where: { id: failed } });
     expect(row).toMatchObject({ status: 'failed', acknowledgedAt: null });
     expect(await store.auditOf(failed)).toEqual([]);
     expect(enqueued).toEqual([]);

@@ -56,13 +56,13 @@ describe('webhook service', () => {
   it('stores the body byte for byte with the source from the path, the header, or the default', async () => {
     const byPath = await receive('/github/org/repo', '{ "a" : 1 }');
     expect(byPath.status).toBe('queued');
-    const stored = await store.db.prisma.event.findFirstOrThrow({ where: { id: byPath.id } });
+    const stored = await store.db.prisma.event.findUniqueOrThrow({ where: { id: byPath.id } });
     expect(stored).toMatchObject({ source: 'github', organizationId: DEFAULT_ORGANIZATION_ID });
     expect(Buffer.from(stored.body).toString()).toBe('{ "a" : 1 }');
     const byHeader = await receive('/github', '{}', { 'x-webhook-source': ' stripe ' });
-    expect((await store.db.prisma.event.findFirstOrThrow({ where: { id: byHeader.id } })).source).toBe('stripe');
+    expect((await store.db.prisma.event.findUniqueOrThrow({ where: { id: byHeader.id } })).source).toBe('stripe');
     const byDefault = await receive('/');
-    expect((await store.db.prisma.event.findFirstOrThrow({ where: { id: byDefault.id } })).source).toBe('default');
+    expect((await store.db.prisma.event.findUniqueOrThrow({ where: { id: byDefault.id } })).source).toBe('default');
   });
 
   it('refuses reserved paths, bad sources, unknown hosts and disabled overrides, storing nothing', async () => {

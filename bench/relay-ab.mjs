@@ -1,12 +1,14 @@
 // An interleaved A/B of the whole relay run (bench/lib/relay-run.mjs: ingest into a backlog, its drain, the open-loop
 // phases, the ledger), each variant a built checkout, the order alternating round by round so that the machine's
-// mood of the minute falls on both alike. Prints each run and the medians; writes bench/results/relay-ab.json.
+// mood of the minute falls on both alike. Prints each run and the medians; writes bench/results/$RESULTS
+// (default relay-ab.json).
 //
 //   VARIANTS='[{"name":"before","root":"/work/before"},{"name":"after","root":"."}]' ROUNDS=3 \
 //     DURATION_S=5 node bench/relay-ab.mjs
 //
 // DURATION_S (default 5): seconds of ingest at saturation, which make the backlog the workers drain (5 s: ~10,000
-// events here, 10 s: ~20,000), and of each open-loop phase.
+// events here, 10 s: ~20,000), and of each open-loop phase. relay-ab-20k.json: DURATION_S=10 ROUNDS=2
+// RESULTS=relay-ab-20k.json.
 // A variant's root must have run `node scripts/build.mjs` (a `git worktree` of another commit works).
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +23,8 @@ const variants = JSON.parse(process.env.VARIANTS ?? '[{"name":"this checkout","r
 const rounds = Number(process.env.ROUNDS ?? 3);
 // BACKLOG (default 5000): the least backlog; ingest tops it up when the saturation phase stored fewer.
 const backlog = Number(process.env.BACKLOG ?? 5000);
+const durationS = Number(process.env.DURATION_S ?? 5);
+const results = process.env.RESULTS ?? 'relay-ab.json';
 const log = (line) => console.log(`[relay-ab] ${line}`);
 const KEYS = ['ingestPerSecond', 'deliveredPerSecond', 'drainWorkerCpuMs', 'drainPostgresCpuMs', 'ingestPostgresCpuMs'];
 const runs = Object.fromEntries(variants.map((v) => [v.name, []]));
@@ -39,14 +43,13 @@ for (let round = 1; round <= rounds; round++) {
         .slice(0, 12),
       body,
       workers: 2,
-      durationS: Number(process.env.DURATION_S ?? 5),
+      durationS,
       backlog,
       connections: 64,
       log,
     });
-    const row = { round, load: Number(load), ...Object.fromEntries(KEYS.map((k) => [k, result[k]])) };
-    row.lost = result.lost;
-    row.duplicates = result.duplicates;
+    const measured = Object.fromEntries(KEYS.map((k) => [k, result[k]]));
+    const row = { round, load: Number(load), ...measured, lost: result.lost, duplicates: result.duplicates };
     runs[variant.name].push(row);
     log(`${variant.name} round ${round}: ${JSON.stringify(row)}`);
   }
@@ -57,6 +60,6 @@ const medians = Object.fromEntries(
 );
 log(`medians: ${JSON.stringify(medians)}`);
 writeFileSync(
-  path.join(here, 'results/relay-ab.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), rounds, backlog, variants, runs, medians }, null, 2)}\n`,
+  path.join(here, 'results', results),
+  `${JSON.stringify({ date: new Date().toISOString(), rounds, durationS, backlog, variants, runs, medians }, null, 2)}\n`,
 );

@@ -17,29 +17,27 @@ export async function startRelaySession(api: Env = {}): Promise<RelaySession> {
   // The browser first: a machine without chromium fails here with nothing started, instead of leaving a relay's
   // background work running into the next test files of the same jest worker.
   const browser = await launchBrowser();
-  let started: { dashboardDir: string; pipeline: Pipeline; served: Awaited<ReturnType<typeof listen>> };
   try {
     const dashboardDir = buildDashboard();
     const pipeline = await startPipeline({
       api: { ...FAST_HASH_ENV, SESSION_SECRET: 'browser-test', DASHBOARD_DIR: dashboardDir, ...api },
     });
-    started = { dashboardDir, pipeline, served: await listen(pipeline.api.app) };
+    const served = await listen(pipeline.api.app);
+    return {
+      pipeline,
+      browser,
+      url: served.url,
+      async close() {
+        await browser.close();
+        await served.close();
+        await pipeline.close();
+        rmSync(dashboardDir, { recursive: true, force: true });
+      },
+    };
   } catch (error) {
     await browser.close();
     throw error;
   }
-  const { dashboardDir, pipeline, served } = started;
-  return {
-    pipeline,
-    browser,
-    url: served.url,
-    async close() {
-      await browser.close();
-      await served.close();
-      await pipeline.close();
-      rmSync(dashboardDir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** A new 1280x800 browser context (the size the screenshots are taken at). */

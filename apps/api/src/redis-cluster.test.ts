@@ -2,6 +2,7 @@ import { DEFAULT_ORGANIZATION_ID, type RedisTarget } from '@relay/core';
 import {
   createFeedPublisher,
   createFeedSubscriber,
+  feedChannel,
   createNodeRedisClient,
   createRedisConnection,
   createRuleChangePublisher,
@@ -11,6 +12,7 @@ import {
 } from '@relay/queue';
 import { startRedisCluster, uniqueQueuePrefix, waitFor, type RedisCluster } from '@relay/test-support';
 import { RedisStore } from 'connect-redis';
+import { Redis } from 'ioredis';
 import type { SessionData } from 'express-session';
 import { pino } from 'pino';
 import { createLoginLimiter } from './auth/login-limiter';
@@ -147,5 +149,71 @@ it('carries the live feed and rule changes over cluster pub/sub', async () => {
   });
   await waitFor(async () => heard.length === 1 && changes.length === 1, 10_000, 'feed and rule change heard');
   expect(heard).toEqual([message]);
+  await subscriber.close();
+});
+
+// A channel's slot owner: CLUSTER SLOTS lists each range with its primary first.
+const slotOwner = async (redis: RedisConnection, channel: string) => {
+  const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', channel));
+  const ranges = (await redis.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+  const range = ranges.find(([from, to]) => slot >= from && slot <= to)!;
+  return { host: range[2][0], port: range[2][1] };
+};
+
+it("publishes the live feed on its channel's shard, heard in publish order across publishers", async () => {
+  const prefix = uniqueQueuePrefix();
+  const message = (n: number) => ({ type: 'event.status', data: { id: `evt_${n}` } }) as never;
+  const subscriber = createFeedSubscriber({ redis: await connect('subscriber'), prefix });
+  const heard: unknown[] = [];
+  await subscriber.subscribe(DEFAULT_ORGANIZATION_ID, (m) => heard.push(m));
+  // A sharded subscriber on the slot's primary hears it: classic PUBLISH reaches SUBSCRIBE clients only.
+  const producers = [await connect('producer'), await connect('producer')];
+  const channel = feedChannel(prefix, DEFAULT_ORGANIZATION_ID);
+  const owner = new Redis(await slotOwner(producers[0]!, channel));
+  const onShard: string[] = [];
+  owner.on('smessage', (_channel: string, raw: string) => onShard.push(raw));
+  await owner.ssubscribe(channel);
+  // Two processes' publishers, each publish awaited before the next (the api's `queued` before the enqueue whose
+  // delivery the worker then reports): the subscriber hears them in that order.
+  const publishers = producers.map((redis) => createFeedPublisher({ redis, prefix }));
+  for (let n = 0; n < 60; n++) await publishers[n % 2]!.publish(DEFAULT_ORGANIZATION_ID, [message(n)]);
+  await waitFor(async () => heard.length === 60 && onShard.length === 60, 10_000, 'every message heard');
+  expect(heard).toEqual(Array.from({ length: 60 }, (_, n) => message(n)));
+  expect(JSON.parse(onShard[0]!)).toEqual([message(0)]);
+  owner.disconnect();
+  await subscriber.close();
+});
+
+// Last: it kills a primary of the shared cluster.
+it("keeps the live feed's sharded subscriber when its channel's primary fails over", async () => {
+  const prefix = uniqueQueuePrefix();
+  const subscriber = createFeedSubscriber({ redis: await connect('subscriber'), prefix });
+  const heard: unknown[] = [];
+  await subscriber.subscribe(DEFAULT_ORGANIZATION_ID, (m) => heard.push(m));
+  const producer = await connect('producer');
+  const publisher = createFeedPublisher({ redis: producer, prefix });
+  const before = { type: 'event.status', data: { id: 'evt_before' } } as never;
+  await publisher.publish(DEFAULT_ORGANIZATION_ID, [before]);
+  await waitFor(async () => heard.length === 1, 10_000, 'heard before the failover');
+
+  const owner = await slotOwner(producer, feedChannel(prefix, DEFAULT_ORGANIZATION_ID));
+  await cluster.kill(owner.port);
+  await waitFor(
+    async () => !(await cluster.primaries()).some((node) => node.port === owner.port),
+    60_000,
+    'a replica promoted',
+  );
+  // Best effort, as on one Redis: what is published while the subscriber moves may be lost, so publish until heard.
+  const after = { type: 'event.status', data: { id: 'evt_after' } } as never;
+  await waitFor(
+    async () => {
+      await publisher.publish(DEFAULT_ORGANIZATION_ID, [after]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return heard.length > 1;
+    },
+    60_000,
+    'heard on the promoted primary',
+  );
+  expect(heard.slice(1).every((m) => JSON.stringify(m) === JSON.stringify(after))).toBe(true);
   await subscriber.close();
 });

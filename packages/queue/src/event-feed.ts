@@ -4,6 +4,11 @@ import type { RedisConnection } from './redis-connection';
 // The live feed: what happened to an organization's events, fanned out over Redis pub/sub so that
 // every api process sees what any api or worker process did. It is best effort: a message lost
 // while Redis is away is still in the database, where a client resuming with Last-Event-ID finds it.
+//
+// On a Redis Cluster it is sharded pub/sub (SPUBLISH, SSUBSCRIBE): an organization's channel lives on its slot's
+// primary, which hears every publisher in the order their commands arrive. Classic PUBLISH goes to any node and
+// crosses the cluster bus from there, so a worker's `delivered` could overtake the api's `queued` published before
+// the job was even enqueued (the cluster suite's delivery-stream test saw it). One server or Sentinel: classic.
 
 export const feedChannel = (prefix: string, orgId: OrgId) => `${prefix}:feed:${orgId}`;
 
@@ -22,7 +27,11 @@ export function createFeedPublisher(options: {
       if (messages.length === 0) return;
       // A batch is one PUBLISH (a JSON array): an ingest or outcome batch costs Redis one command.
       try {
-        await options.redis.publish(feedChannel(options.prefix, orgId), JSON.stringify(messages));
+        const channel = feedChannel(options.prefix, orgId);
+        const payload = JSON.stringify(messages);
+        await (options.redis.isCluster
+          ? options.redis.spublish(channel, payload)
+          : options.redis.publish(channel, payload));
       } catch (err) {
         options.onError?.(err);
       }
@@ -64,7 +73,8 @@ export function createFeedSubscriber(options: { redis: RedisConnection; prefix: 
   let down = false;
   options.redis.on('ready', () => (down = false));
   options.redis.on('close', () => (down = true));
-  options.redis.on('message', (channel: string, raw: string) => {
+  const sharded = options.redis.isCluster;
+  options.redis.on(sharded ? 'smessage' : 'message', (channel: string, raw: string) => {
     const set = listeners.get(channel);
     if (!set) return;
     let messages: FeedMessage[];
@@ -88,7 +98,7 @@ export function createFeedSubscriber(options: { redis: RedisConnection; prefix: 
       set.add(listener);
       let pending = ready.get(channel);
       if (!pending) {
-        pending = options.redis.subscribe(channel);
+        pending = sharded ? options.redis.ssubscribe(channel) : options.redis.subscribe(channel);
         ready.set(channel, pending);
         pending.catch(() => ready.delete(channel));
       }
@@ -104,7 +114,7 @@ export function createFeedSubscriber(options: { redis: RedisConnection; prefix: 
         if (!current?.delete(listener) || current.size > 0) return;
         listeners.delete(channel);
         ready.delete(channel);
-        void options.redis.unsubscribe(channel).catch(() => {});
+        void (sharded ? options.redis.sunsubscribe(channel) : options.redis.unsubscribe(channel)).catch(() => {});
       };
     },
     async close() {

@@ -51,6 +51,9 @@ function connect(target: RedisTarget, role: RedisRole): RedisConnection {
         // A node's failover takes the cluster node timeout: commands wait for the new slot owner meanwhile.
         retryDelayOnFailover: 200,
         retryDelayOnClusterDown: 200,
+        // The live feed is sharded pub/sub on a cluster (event-feed.ts): one subscriber per primary, each moved
+        // with its slots on a failover.
+        shardedSubscribers: role === 'subscriber',
       });
   }
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
+import { createEventSearchRepository } from '@relay/db';
 import { randomUUID as uuidv7 } from 'node:crypto';
 import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
@@ -19,8 +20,7 @@ async function seed(
          VALUES ($1, $2, $3, convert_to($4, 'UTF8'), $5::jsonb, $6::"EventStatus",
            now() AT TIME ZONE 'UTC' - make_interval(mins => $7), now() AT TIME ZONE 'UTC')
          RETURNING id, organization_id)
-       INSERT INTO event_search (event_id, organization_id, search_text)
-       SELECT id, organization_id, $3 || ' ' || $4 || ' ' || $5 FROM e`,
+       INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM e`,
       [id, orgId, row.source, body, headers, row.status ?? 'delivered', row.minutesAgo],
     );
     ids.push(id);
@@ -49,6 +49,8 @@ describe('event history API', () => {
     otherOrgEvent = (
       await seed(pipeline, orgB, [{ source: 'github', minutesAgo: 5, body: { repo: 'octo/needle-repo' } }])
     )[0]!;
+    // Searched through the index: each organization's events in a chunk of their own.
+    expect(await createEventSearchRepository(pipeline.store.pool).indexPending(1_000)).toBe(6);
   });
   afterAll(() => pipeline.close());
 

@@ -1,20 +1,21 @@
+import { termSearchKeys } from '@relay/core';
 import { createEventSearchRepository } from '@relay/db';
 import { pino } from 'pino';
 import { createSearchIndexer } from '../../apps/delivery-worker/src/search-indexer';
 import { startPipeline, userCredential, type Pipeline } from './harness';
 
-// Ingest only marks new events pending; the workers' indexer moves them into event_search in batches.
+// Ingest only marks new events pending; the workers' indexer moves them into index chunks in batches.
 // Search must find an event in either state, once, and nothing may be indexed twice or left behind.
 describe('background search indexing', () => {
   let pipeline: Pipeline;
   let admin: string;
+  const query = async (sql: string, params: unknown[] = []) =>
+    (await pipeline.store.pool.query<{ n: number }>(sql, params)).rows[0]!.n;
   const count = async (table: 'event_search' | 'event_search_pending', id?: string) =>
-    (
-      await pipeline.store.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM ${table}${id ? ' WHERE event_id = $1' : ''}`,
-        id ? [id] : [],
-      )
-    ).rows[0]!.n;
+    table === 'event_search'
+      ? // Index chunks holding the event.
+        query('SELECT count(*)::int AS n FROM event_search_chunks WHERE event_ids @> ARRAY[$1]::uuid[]', [id])
+      : query(`SELECT count(*)::int AS n FROM ${table}${id ? ' WHERE event_id = $1' : ''}`, id ? [id] : []);
   const ingest = async (term: string) =>
     (await pipeline.http.post('/github').set('content-type', 'application/json').send({ note: term }).expect(202)).body
       .id as string;
@@ -58,11 +59,11 @@ describe('background search indexing', () => {
     const [a, b, c] = await Promise.all([drain(), drain(), drain()]);
     expect(a + b + c).toBe(60);
     expect(await count('event_search_pending')).toBe(0);
-    const { rows } = await pipeline.store.pool.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM event_search WHERE event_id = ANY($1::uuid[])',
+    const indexed = await query(
+      'SELECT count(*)::int AS n FROM event_search_chunks, unnest(event_ids) AS x(id) WHERE x.id = ANY($1::uuid[])',
       [ids],
     );
-    expect(rows[0]!.n).toBe(60);
+    expect(indexed).toBe(60);
     expect((await search('shared-backlog')).total).toBe(60);
   });
 
@@ -77,6 +78,40 @@ describe('background search indexing', () => {
       expect(await count('event_search', id)).toBe(0);
       expect(await count('event_search_pending', id)).toBe(0);
     }
+  });
+
+  it('takes a deleted event out of its chunk, and the next run drops its keys', async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    await repo.indexPending(10_000);
+    const kept = await ingest('chunk-mate-kept');
+    const gone = await ingest('chunk-mate-qzxjv');
+    await repo.indexPending(10_000);
+    const chunk = async () =>
+      (
+        await pipeline.store.pool.query<{
+          event_ids: string[];
+          stale: boolean;
+          gone_keys: boolean;
+          kept_keys: boolean;
+        }>(
+          `SELECT event_ids, stale, keys @> $2::int[] AS gone_keys, keys @> $3::int[] AS kept_keys
+           FROM event_search_chunks WHERE event_ids @> ARRAY[$1]::uuid[]`,
+          [kept, termSearchKeys('chunk-mate-qzxjv'), termSearchKeys('chunk-mate-kept')],
+        )
+      ).rows;
+    expect(await chunk()).toEqual([{ event_ids: [kept, gone], stale: false, gone_keys: true, kept_keys: true }]);
+    await pipeline.http.delete(`/events/${gone}`).set('authorization', admin).expect(204);
+    expect(await chunk()).toEqual([{ event_ids: [kept], stale: true, gone_keys: true, kept_keys: true }]);
+    const indexer = createSearchIndexer({ search: repo, logger: pino({ level: 'silent' }), batchSize: 100 });
+    await indexer.runOnce();
+    expect(await chunk()).toEqual([{ event_ids: [kept], stale: false, gone_keys: false, kept_keys: true }]);
+    expect((await search('chunk-mate')).events.map((e: { id: string }) => e.id)).toEqual([kept]);
+    // The chunk's last event takes the chunk with it.
+    const chunkId = await query('SELECT id::int AS n FROM event_search_chunks WHERE event_ids @> ARRAY[$1]::uuid[]', [
+      kept,
+    ]);
+    await pipeline.http.delete(`/events/${kept}`).set('authorization', admin).expect(204);
+    expect(await query('SELECT count(*)::int AS n FROM event_search_chunks WHERE id = $1', [chunkId])).toBe(0);
   });
 
   it('yields to busy deliveries until the pending events reach the bound, then indexes a batch per round', async () => {
@@ -141,7 +176,8 @@ describe('background search indexing', () => {
     const { rows } = await pipeline.store.pool.query<{ id: string }>(
       `WITH e AS (
          INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
-         SELECT gen_random_uuid(), organization_id, 'raw', '\\x7b2261223a22ff227d'::bytea, '{}'::jsonb, 'delivered',
+         SELECT gen_random_uuid(), organization_id, 'raw', '\\x7b2261223a227a7a657363617065647a7aff227d'::bytea,
+           '{}'::jsonb, 'delivered',
            now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM events WHERE id = $1
          RETURNING id, organization_id)
        INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM e RETURNING event_id AS id`,
@@ -151,7 +187,13 @@ describe('background search indexing', () => {
     expect(await repo.indexPending(10)).toBe(3);
     expect(await count('event_search_pending')).toBe(0);
     for (const id of [before, rows[0]!.id, after]) expect(await count('event_search', id)).toBe(1);
+    expect(await query('SELECT count(*)::int AS n FROM event_search_escaped WHERE event_id = $1', [rows[0]!.id])).toBe(
+      1,
+    );
     expect((await search('around-the-bad-one')).total).toBe(2);
+    // Found by its ASCII part ({"a":"zzescapedzz\377"}).
+    const escaped = await search('ZZESCAPEDZZ');
+    expect(escaped.events.map((e: { id: string }) => e.id)).toEqual([rows[0]!.id]);
   });
 
   it('a running worker indexes new events by itself', async () => {

@@ -15,15 +15,31 @@ export interface SearchIndexerDeps {
   maxPendingWhileBusy?: number;
 }
 
-// Ingest leaves the trigram index alone (it records pending event ids); the indexer moves pending
-// events into event_search, a batch per statement, until none are left. Searches match pending events
-// directly, so the index only has to catch up, not keep up. Indexing costs Postgres about as much as
-// storing and delivering the event (the trigrams of the whole payload, docs/performance.md), so it
-// yields to deliveries: while they are busy it waits, up to a bound on the pending events.
+// Ingest leaves the search index alone (it records pending event ids); the indexer moves pending
+// events into event_search_chunks, a batch per transaction, until none are left. Searches match pending events
+// directly, so the index only has to catch up, not keep up. Indexing reads every payload once (the worker
+// hashes its trigrams, docs/search.md), so it yields to deliveries: while they are busy it waits, up to a
+// bound on the pending events.
+
+/** Stale chunks rebuilt per statement (each up to SEARCH_CHUNK_EVENTS events' texts). */
+const STALE_CHUNKS_PER_ROUND = 5;
+
 export function createSearchIndexer(deps: SearchIndexerDeps) {
   let running: Promise<number> | undefined;
 
+  // Chunks that lost events to a deletion still hold the deleted payloads' keys (harmless to a search, which
+  // rechecks every event, but a deleted payload should leave no trace): a few per run, all of them when idle.
+  async function rebuildStale(): Promise<void> {
+    while ((await deps.search.rebuildStale(STALE_CHUNKS_PER_ROUND)) === STALE_CHUNKS_PER_ROUND && !deps.busy?.());
+  }
+
   async function drainPending(): Promise<number> {
+    const indexed = await indexPending();
+    await rebuildStale();
+    return indexed;
+  }
+
+  async function indexPending(): Promise<number> {
     if (deps.busy?.()) {
       const bound = deps.maxPendingWhileBusy ?? 0;
       if ((await deps.search.countPending(bound)) < bound) return 0;

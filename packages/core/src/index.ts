@@ -21,6 +21,7 @@ export * from './access';
 export * from './tokens';
 export * from './feed';
 export * from './storable-text';
+export * from './search-trigrams';
 export * from './fair-share';
 export * from './secret-box';
 export * from './secret-hash';

@@ -1,3 +1,4 @@
+import { addSearchKeys } from '@relay/core';
 import type pg from 'pg';
 
 export interface EventSeed {
@@ -9,7 +10,7 @@ export interface EventSeed {
   acknowledged?: boolean;
   /** Attempt rows per event (kind main). */
   attempts?: number;
-  /** Where the event's search text is: indexed (event_search), pending (event_search_pending) or neither. */
+  /** Where the event's search text is: indexed (one event_search_chunks row), pending (event_search_pending) or neither. */
   search?: 'indexed' | 'pending' | 'none';
   body?: string;
 }
@@ -49,12 +50,21 @@ export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Prom
        FROM unnest($1::uuid[]) e CROSS JOIN generate_series(1, $4) n`,
       [ids, seed.organizationId, changed, seed.attempts],
     );
-  if (seed.search === 'indexed')
-    await db.query(
-      `INSERT INTO event_search (event_id, organization_id, search_text)
-       SELECT id, organization_id, source || ' ' || convert_from(body, 'UTF8') FROM events WHERE id = ANY($1::uuid[])`,
+  if (seed.search === 'indexed') {
+    // One chunk of the index, keyed as the workers' indexer keys it (their text is the search's text).
+    const texts = await db.query<{ text: string }>(
+      `SELECT source || ' ' || convert_from(body, 'UTF8') || ' ' || headers::text AS text
+       FROM events WHERE id = ANY($1::uuid[])`,
       [ids],
     );
+    const keys = new Set<number>();
+    for (const { text } of texts.rows) addSearchKeys(text, keys);
+    await db.query(`INSERT INTO event_search_chunks (organization_id, event_ids, keys) VALUES ($1, $2, $3)`, [
+      seed.organizationId,
+      ids,
+      [...keys],
+    ]);
+  }
   if (seed.search === 'pending')
     await db.query(`INSERT INTO event_search_pending (event_id, organization_id) SELECT unnest($1::uuid[]), $2`, [
       ids,

@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.pool.query(
-    'TRUNCATE events, deliveries, event_ordering, delivery_attempts, event_search, event_search_pending, audit_entries',
+    'TRUNCATE events, deliveries, event_ordering, delivery_attempts, event_search_chunks, event_search_escaped, event_search_pending, audit_entries',
   );
   await db.pool.query('UPDATE organizations SET retention_days = NULL');
 });
@@ -161,12 +161,14 @@ describe('retention run', () => {
       { ...OFF, retentionDays: 30, auditRetentionDays: 365 },
       { repository: spy, metrics, batchSize: 2 },
     ).runOnce();
-    expect(totals).toMatchObject({ events: 8, attempts: 10, search: 5, auditEntries: 3, complete: true });
+    expect(totals).toMatchObject({ events: 8, attempts: 10, auditEntries: 3, complete: true });
     // 2 + 2 + 1 and 2 + 1 events, one for expired deduplication keys (none), then 2 + 1 audit entries:
     // one statement each.
     expect(totals.batches).toBe(8);
     expect(seen).toEqual(['default', 'hosted', 'default', 'hosted', 'default']);
-    expect(deleted).toEqual({ events: 8, delivery_attempts: 10, event_search: 5, audit_entries: 3 });
+    expect(deleted).toEqual({ events: 8, delivery_attempts: 10, audit_entries: 3 });
+    // The index chunk of the deleted events went with them (the trigger on events).
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM event_search_chunks')).rows[0].n).toBe(0);
     expect(runs).toEqual(['ok']);
   });
 

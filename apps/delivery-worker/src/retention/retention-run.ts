@@ -28,7 +28,6 @@ export interface RetentionDeps {
 export interface RetentionTotals {
   events: number;
   attempts: number;
-  search: number;
   searchPending: number;
   auditEntries: number;
   /** Deduplication keys whose window had passed (deleted whatever the retention settings say). */
@@ -69,7 +68,6 @@ export function createRetentionRun(deps: RetentionDeps) {
     const totals: RetentionTotals = {
       events: 0,
       attempts: 0,
-      search: 0,
       searchPending: 0,
       auditEntries: 0,
       dedupKeys: 0,
@@ -97,11 +95,9 @@ export function createRetentionRun(deps: RetentionDeps) {
         const batch = await deps.repository.deleteEventBatch(cursor.orgId, cursor.cutoffs, deps.batchSize, cursor.from);
         totals.events += batch.events;
         totals.attempts += batch.attempts;
-        totals.search += batch.search;
         totals.searchPending += batch.searchPending;
         count('events', batch.events);
         count('delivery_attempts', batch.attempts);
-        count('event_search', batch.search);
         count('event_search_pending', batch.searchPending);
         if (batch.events >= deps.batchSize && batch.reached) next.push({ ...cursor, from: batch.reached });
         await between();

@@ -1,4 +1,4 @@
-import type { EventStatus, OrgId } from '@relay/core';
+import { termSearchKeys, type EventStatus, type OrgId } from '@relay/core';
 import type { DeliveryStatus } from './delivery.repository';
 import { SEARCH_TEXT } from './event.sql';
 
@@ -27,8 +27,8 @@ export function searchPattern(term: string, params: unknown[]): string {
 }
 
 // Builds the WHERE clause for one organization. `search` is a case-insensitive substring of
-// source, payload and headers (event_search.search_text, served by a trigram index, so a term of three
-// or more characters stays fast at millions of rows, plus the events still pending indexing).
+// source, payload and headers (SEARCH_TEXT; event_search_chunks' hashed trigram keys narrow the candidates,
+// so a term of three or more characters stays fast at millions of rows).
 // `hidden`: the sensitive header names, left out of the text a search matches (SEARCH_TEXT).
 export function eventWhere(
   orgId: OrgId,
@@ -46,13 +46,16 @@ export function eventWhere(
   if (filter.to) clauses.push(`created_at < (${add(filter.to)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.search) {
     const pattern = searchPattern(filter.search, params);
-    // Indexed events through the trigram index; events the indexer has not reached yet (seconds old,
-    // few) by their text directly, so a search finds an event as soon as it is stored.
+    // Candidates: the events of the index chunks holding every key of the term, and the events the indexer
+    // has not reached yet (seconds old, few); each is then checked by its own text (docs/search.md).
     clauses.push(
-      `id IN (SELECT event_id FROM event_search WHERE organization_id = ${org} AND search_text ILIKE ${pattern}
-        UNION ALL
-        SELECT p.event_id FROM event_search_pending p JOIN events pe ON pe.id = p.event_id
-        WHERE p.organization_id = ${org} AND ${SEARCH_TEXT('pe', add(hidden))} ILIKE ${pattern})`,
+      `id IN (SELECT se.id FROM (
+          SELECT x.id FROM event_search_chunks c CROSS JOIN LATERAL unnest(c.event_ids) AS x(id)
+          WHERE c.organization_id = ${org} AND c.keys @> ${add(termSearchKeys(filter.search))}::int[]
+          UNION ALL
+          SELECT p.event_id FROM event_search_pending p WHERE p.organization_id = ${org}) candidate
+        JOIN events se ON se.id = candidate.id
+        WHERE se.organization_id = ${org} AND ${SEARCH_TEXT('se', add(hidden))} ILIKE ${pattern})`,
     );
   }
   if (filter.needsAttention === true) clauses.push(`status = 'failed' AND acknowledged_at IS NULL`);

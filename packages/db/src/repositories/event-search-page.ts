@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { eventWhere, searchPattern, type EventFilter } from './event-filter.sql';
 import { SEARCH_TEXT } from './event.sql';
 
-/** Newest events (under the other filters) a search looks through before it asks the trigram index. */
+/** Newest events (under the other filters) a search looks through before it asks the search index. */
 export const SEARCH_WALK = 500;
 
 export interface SearchWalk {
@@ -14,10 +14,10 @@ export interface SearchWalk {
 }
 
 // A term found in many events is answered fastest by looking through the newest events one by one and
-// stopping at a page; the trigram index answers a rare term in a millisecond but, for a term in every
-// payload, must fetch and recheck every row (seconds at a million events). So a search first looks
+// stopping at a page; the chunk index answers a rare term quickly but, for a term in every payload, makes
+// every event a candidate to recheck (seconds at a million events). So a search first looks
 // through the newest SEARCH_WALK events (about 20 µs each), and only asks the index when they do not
-// hold the page. Pending events (not indexed yet) are matched by their text.
+// hold the page. Each event is checked by its own text, indexed or not.
 export async function walkNewest(
   pool: pg.Pool,
   orgId: OrgId,
@@ -27,7 +27,7 @@ export async function walkNewest(
   const { where, params } = eventWhere(orgId, { ...filter, search: undefined }, hidden);
   const hiddenParam = `$${params.push(hidden)}`;
   const pattern = searchPattern(filter.search ?? '', params);
-  // LATERAL … LIMIT 1: one primary-key lookup per event (a plain EXISTS may be planned as a hash join
+  // LATERAL: one primary-key lookup per event (a plain EXISTS may be planned as a hash join
   // over every index match, which is the slow case this walk avoids).
   const { rows } = await pool.query<{ ids: string[]; examined: number }>(
     `WITH recent AS MATERIALIZED (
@@ -35,11 +35,8 @@ export async function walkNewest(
      SELECT (SELECT count(*)::int FROM recent) AS examined,
        coalesce((SELECT array_agg(r.id ORDER BY r.created_at DESC, r.id DESC) FROM recent r
          CROSS JOIN LATERAL (
-           SELECT 1 FROM event_search s WHERE s.event_id = r.id AND s.search_text ILIKE ${pattern}
-           UNION ALL
-           SELECT 1 FROM event_search_pending q JOIN events pe ON pe.id = q.event_id
-           WHERE q.event_id = r.id AND ${SEARCH_TEXT('pe', hiddenParam)} ILIKE ${pattern}
-           LIMIT 1) hit), '{}') AS ids`,
+           SELECT 1 FROM events se WHERE se.id = r.id AND ${SEARCH_TEXT('se', hiddenParam)} ILIKE ${pattern}) hit),
+         '{}') AS ids`,
     params,
   );
   return { ids: rows[0]!.ids, examined: rows[0]!.examined };

@@ -1,35 +1,49 @@
-import { DEFAULT_SENSITIVE_HEADERS } from '@relay/core';
+import { addSearchKeys, DEFAULT_SENSITIVE_HEADERS, SEARCH_CHUNK_EVENTS } from '@relay/core';
 import type pg from 'pg';
-import { SEARCH_HEADERS, SEARCH_TEXT } from './event.sql';
+import { SEARCH_HEADERS } from './event.sql';
 
-// Moves up to `limit` pending events into event_search in one statement. SKIP LOCKED lets every
-// worker run the indexer at once without waiting for, or duplicating, another's batch, and a search
-// sees each event in exactly one of the two tables (the move is one transaction).
-const INDEX_PENDING = `
-WITH batch AS (
-  DELETE FROM event_search_pending WHERE event_id IN (
-    SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1 FOR UPDATE SKIP LOCKED)
-  RETURNING event_id
-)
-INSERT INTO event_search (event_id, organization_id, search_text)
-SELECT e.id, e.organization_id, ${SEARCH_TEXT('e', '$2')} FROM events e JOIN batch b ON b.event_id = e.id
-ON CONFLICT (event_id) DO NOTHING`;
+// The pending events of one batch: SKIP LOCKED lets every worker index at once without waiting for, or
+// duplicating, another's batch. A deletion takes the pending row before the event (the cascade), so it waits
+// for this transaction, and its trigger then sees the chunk written here.
+const TAKE_PENDING = `
+SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
-const indexOne = (text: string) => `
-WITH one AS (DELETE FROM event_search_pending WHERE event_id = $1 RETURNING event_id)
-INSERT INTO event_search (event_id, organization_id, search_text)
-SELECT e.id, e.organization_id, ${text} FROM events e JOIN one ON one.event_id = e.id
-ON CONFLICT (event_id) DO NOTHING`;
+// What the search matches (SEARCH_TEXT in event.sql), with the body as bytes: the worker decodes it, so a body
+// that is not UTF-8 (a row written around the api) is found here instead of failing the batch.
+const LOAD_TEXTS = `
+SELECT e.id, e.organization_id, e.source, e.body, ${SEARCH_HEADERS('e', '$2')} AS headers
+FROM events e WHERE e.id = ANY($1::uuid[]) ORDER BY e.id`;
 
-// A body Postgres cannot read as UTF-8 (stored around the api, which refuses such bodies) is indexed by its
-// escaped bytes: searchable by its ASCII parts, and never holding back the events after it.
-const ESCAPED_TEXT = `e.source || ' ' || encode(e.body, 'escape') || ' ' || ${SEARCH_HEADERS('e', '$2')}`;
+const ESCAPED_BODIES = `SELECT id, encode(body, 'escape') AS body FROM events WHERE id = ANY($1::uuid[])`;
 
-// SQLSTATE class 22: data exceptions (22021: bytes that are not valid UTF-8).
-const isDataError = (err: unknown) => {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('22');
-};
+// One row per chunk, its arrays as parameters (a batch of one organization's events is one or a few chunks).
+const insertChunks = (count: number) =>
+  `INSERT INTO event_search_chunks (organization_id, event_ids, keys) VALUES ${Array.from(
+    { length: count },
+    (_, i) => `($${3 * i + 1}::uuid, $${3 * i + 2}::uuid[], $${3 * i + 3}::int[])`,
+  ).join(', ')}`;
+
+const TAKE_STALE = `SELECT id, event_ids FROM event_search_chunks WHERE stale ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
+
+interface TextRow {
+  id: string;
+  organization_id: string;
+  source: string;
+  body: Buffer;
+  headers: string;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body as Postgres' convert_from reads it, or undefined where it cannot (invalid UTF-8, or a NUL). */
+function bodyText(body: Buffer): string | undefined {
+  try {
+    const text = utf8.decode(body);
+    return text.includes('\0') ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
 
 /** `sensitiveHeaders`: header names left out of the search text (SENSITIVE_HEADERS). */
 export function createEventSearchRepository(
@@ -37,32 +51,99 @@ export function createEventSearchRepository(
   sensitiveHeaders: readonly string[] = DEFAULT_SENSITIVE_HEADERS,
 ) {
   const hidden = [...sensitiveHeaders];
-  async function indexOneByOne(limit: number): Promise<number> {
-    const { rows } = await pool.query<{ event_id: string }>(
-      'SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1',
-      [limit],
-    );
-    let indexed = 0;
-    for (const { event_id: id } of rows) {
-      const result = await pool.query(indexOne(SEARCH_TEXT('e', '$2')), [id, hidden]).catch((err: unknown) => {
-        if (!isDataError(err)) throw err;
-        return pool.query(indexOne(ESCAPED_TEXT), [id, hidden]);
-      });
-      indexed += result.rowCount ?? 0;
+
+  /** Each event's search text; the ids of those whose body is searched by its escaped bytes. */
+  async function texts(client: pg.PoolClient, ids: string[]) {
+    const { rows } = await client.query<TextRow>(LOAD_TEXTS, [ids, hidden]);
+    const escaped: string[] = [];
+    const bodies = new Map<string, string>();
+    for (const row of rows) {
+      const body = bodyText(row.body);
+      if (body === undefined) escaped.push(row.id);
+      else bodies.set(row.id, body);
     }
-    return indexed;
+    if (escaped.length > 0) {
+      const result = await client.query<{ id: string; body: string }>(ESCAPED_BODIES, [escaped]);
+      for (const row of result.rows) bodies.set(row.id, row.body);
+    }
+    const text = (row: TextRow) => `${row.source} ${bodies.get(row.id)} ${row.headers}`;
+    return { rows, text, escaped };
+  }
+
+  async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   return {
-    /** Indexes up to `limit` pending events; returns how many were indexed. */
-    async indexPending(limit: number): Promise<number> {
-      try {
-        return (await pool.query(INDEX_PENDING, [limit, hidden])).rowCount ?? 0;
-      } catch (err) {
-        // One event of the batch cannot be read as text: the batch goes one event at a time.
-        if (!isDataError(err)) throw err;
-        return indexOneByOne(limit);
-      }
+    /**
+     * Indexes up to `limit` pending events in chunks of up to SEARCH_CHUNK_EVENTS per organization; returns how
+     * many pending events were taken (those whose event was deleted meanwhile included).
+     */
+    indexPending(limit: number): Promise<number> {
+      return inTransaction(async (client) => {
+        const taken = (await client.query<{ event_id: string }>(TAKE_PENDING, [limit])).rows.map((r) => r.event_id);
+        if (taken.length === 0) return 0;
+        const { rows, text, escaped } = await texts(client, taken);
+        const chunks: { org: string; ids: string[]; keys: Set<number> }[] = [];
+        const open = new Map<string, (typeof chunks)[number]>();
+        for (const row of rows) {
+          let chunk = open.get(row.organization_id);
+          if (!chunk || chunk.ids.length >= SEARCH_CHUNK_EVENTS) {
+            chunk = { org: row.organization_id, ids: [], keys: new Set() };
+            open.set(row.organization_id, chunk);
+            chunks.push(chunk);
+          }
+          chunk.ids.push(row.id);
+          addSearchKeys(text(row), chunk.keys);
+        }
+        const params = chunks.flatMap((c) => [c.org, c.ids, [...c.keys]]);
+        if (chunks.length > 0) await client.query(insertChunks(chunks.length), params);
+        if (escaped.length > 0)
+          await client.query(
+            'INSERT INTO event_search_escaped (event_id) SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING',
+            [escaped],
+          );
+        await client.query('DELETE FROM event_search_pending WHERE event_id = ANY($1::uuid[])', [taken]);
+        return taken.length;
+      });
+    },
+    /**
+     * Recomputes the keys of up to `limit` chunks that lost events to a deletion (marked stale by the trigger
+     * on events), so no key of a deleted payload stays; returns how many chunks were rebuilt.
+     */
+    rebuildStale(limit: number): Promise<number> {
+      return inTransaction(async (client) => {
+        const { rows: stale } = await client.query<{ id: string; event_ids: string[] }>(TAKE_STALE, [limit]);
+        if (stale.length === 0) return 0;
+        const { rows, text } = await texts(
+          client,
+          stale.flatMap((c) => c.event_ids),
+        );
+        const textOf = new Map(rows.map((row) => [row.id, text(row)]));
+        for (const chunk of stale) {
+          const keys = new Set<number>();
+          for (const id of chunk.event_ids) {
+            const eventText = textOf.get(id);
+            if (eventText !== undefined) addSearchKeys(eventText, keys);
+          }
+          await client.query('UPDATE event_search_chunks SET keys = $2::int[], stale = false WHERE id = $1', [
+            chunk.id,
+            [...keys],
+          ]);
+        }
+        return stale.length;
+      });
     },
     /** Pending events, counted up to `cap` (the indexer only needs to know whether the bound is reached). */
     async countPending(cap: number): Promise<number> {

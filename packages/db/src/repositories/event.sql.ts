@@ -56,12 +56,15 @@ export const INSERT_EVENTS = `${STORE_EVENTS}${MARK_FOR_SEARCH}`;
 export const INSERT_ORDERED_EVENTS = `${STORE_EVENTS},${INSERT_ORDERING_ROWS}${MARK_FOR_SEARCH}`;
 
 /**
- * An event's searchable text: source, payload and headers (written by the search indexer). `hidden` is the
- * placeholder of a text[] parameter, the sensitive header names: they are left out (name and value), so a
- * search can never find an event by a credential its readers see masked.
+ * An event's searchable text: source, payload and headers (the search indexer hashes the same text, and a
+ * search checks candidates by it). `hidden` is the placeholder of a text[] parameter, the sensitive header
+ * names: they are left out (name and value), so a search can never find an event by a credential its readers
+ * see masked. A body that is not UTF-8 text (a row written around the api, found by the indexer) is searched
+ * by its escaped bytes.
  */
 export const SEARCH_TEXT = (e: string, hidden: string) =>
-  `${e}.source || ' ' || convert_from(${e}.body, 'UTF8') || ' ' || ${SEARCH_HEADERS(e, hidden)}`;
+  `${e}.source || ' ' || (CASE WHEN EXISTS (SELECT 1 FROM event_search_escaped x WHERE x.event_id = ${e}.id)
+    THEN encode(${e}.body, 'escape') ELSE convert_from(${e}.body, 'UTF8') END) || ' ' || ${SEARCH_HEADERS(e, hidden)}`;
 
 // Headers that are not an object (a row written by hand) cannot be deleted from; they hold no named header.
 export const SEARCH_HEADERS = (e: string, hidden: string) =>

@@ -20,7 +20,6 @@ export interface EventCutoffs {
 export interface EventBatchResult {
   events: number;
   attempts: number;
-  search: number;
   searchPending: number;
   /** The last change time of the batch's newest event: the next batch starts there (null: none deleted). */
   reached: Date | null;
@@ -56,11 +55,10 @@ WITH batch AS (
   SELECT e.id, e.updated_at FROM events e WHERE ${DUE} ORDER BY e.updated_at LIMIT $5 FOR UPDATE SKIP LOCKED
 ),
 attempts AS (DELETE FROM delivery_attempts WHERE event_id IN (SELECT id FROM batch) RETURNING 1),
-search AS (DELETE FROM event_search WHERE event_id IN (SELECT id FROM batch) RETURNING 1),
 pending AS (DELETE FROM event_search_pending WHERE event_id IN (SELECT id FROM batch) RETURNING 1),
 gone AS (DELETE FROM events WHERE id IN (SELECT id FROM batch) RETURNING updated_at)
 SELECT (SELECT count(*) FROM gone)::int AS events, (SELECT count(*) FROM attempts)::int AS attempts,
-  (SELECT count(*) FROM search)::int AS search, (SELECT count(*) FROM pending)::int AS search_pending,
+  (SELECT count(*) FROM pending)::int AS search_pending,
   (SELECT max(updated_at) FROM gone) AS reached`;
 
 // Audit entries of every organization (platform entries and those of deleted organizations too),
@@ -99,7 +97,6 @@ export function createRetentionRepository(pool: pg.Pool) {
       const { rows } = await pool.query<{
         events: number;
         attempts: number;
-        search: number;
         search_pending: number;
         reached: Date | null;
       }>(DELETE_EVENT_BATCH, [
@@ -113,7 +110,6 @@ export function createRetentionRepository(pool: pg.Pool) {
       return {
         events: row.events,
         attempts: row.attempts,
-        search: row.search,
         searchPending: row.search_pending,
         reached: row.reached,
       };

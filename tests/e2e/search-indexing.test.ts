@@ -80,6 +80,33 @@ describe('background search indexing', () => {
     }
   });
 
+  it('finds an event by an id in its payload through its own keys, and by words through its chunk', async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    const sha = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
+    const withSha = await ingest(`commit ${sha} by octo-hexer`);
+    const other = await ingest('commit 6113728f27ae82c7000000000000000000000000 by octo-hexer');
+    await repo.indexPending(10_000);
+    const ownKeys = async (id: string, term: string) =>
+      query('SELECT count(*)::int AS n FROM event_search_keys WHERE event_id = $1 AND keys @> $2::int[]', [
+        id,
+        termSearchKeys(term).event,
+      ]);
+    expect(termSearchKeys('B1A177C8D03F').chunk).toEqual([]);
+    expect(await ownKeys(withSha, 'B1A177C8D03F')).toBe(1);
+    expect(await ownKeys(other, 'B1A177C8D03F')).toBe(0);
+    const ids = async (term: string) =>
+      (await pipeline.http.get('/events').query({ search: term }).set('authorization', admin).expect(200)).body.events
+        .map((e: { id: string }) => e.id as string)
+        .sort() as string[];
+    expect(await ids('B1A177C8D03F')).toEqual([withSha]);
+    expect(await ids('6113728F27AE82C7')).toEqual([withSha, other].sort());
+    // Both kinds of key: "by " per chunk, "f24"… per event.
+    expect(await ids('adf246 by octo-hexer')).toEqual([withSha]);
+    await pipeline.http.delete(`/events/${withSha}`).set('authorization', admin).expect(204);
+    expect(await query('SELECT count(*)::int AS n FROM event_search_keys WHERE event_id = $1', [withSha])).toBe(0);
+    expect(await ids('B1A177C8D03F')).toEqual([]);
+  });
+
   it('takes a deleted event out of its chunk, and the next run drops its keys', async () => {
     const repo = createEventSearchRepository(pipeline.store.pool);
     await repo.indexPending(10_000);
@@ -96,7 +123,7 @@ describe('background search indexing', () => {
         }>(
           `SELECT event_ids, stale, keys @> $2::int[] AS gone_keys, keys @> $3::int[] AS kept_keys
            FROM event_search_chunks WHERE event_ids @> ARRAY[$1]::uuid[]`,
-          [kept, termSearchKeys('chunk-mate-qzxjv'), termSearchKeys('chunk-mate-kept')],
+          [kept, termSearchKeys('chunk-mate-qzxjv').chunk, termSearchKeys('chunk-mate-kept').chunk],
         )
       ).rows;
     expect(await chunk()).toEqual([{ event_ids: [kept, gone], stale: false, gone_keys: true, kept_keys: true }]);

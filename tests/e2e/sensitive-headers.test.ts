@@ -51,7 +51,7 @@ describe('sensitive headers', () => {
     (
       await pipeline.store.pool.query<{ holds: boolean }>(
         'SELECT keys @> $2::int[] AS holds FROM event_search_chunks WHERE event_ids @> ARRAY[$1]::uuid[]',
-        [id, termSearchKeys(term)],
+        [id, termSearchKeys(term).chunk],
       )
     ).rows[0]?.holds;
 

@@ -1,11 +1,24 @@
 // The search index keys: every window of three UTF-16 code units of a case-folded text, hashed to a 32-bit
-// integer (FNV-1a). The index is a candidate filter only: a chunk of events is a candidate for a term when its
-// key set holds every key of the term, and each candidate event is then checked by its own text with ILIKE.
-// So a hash collision or a folding difference that adds keys only costs a recheck; what must never happen is
-// a term key missing from the chunk of an event that matches, which the folding rules below guard against.
+// integer (FNV-1a). The index is a candidate filter only: an event is a candidate for a term when its keys hold
+// every key of the term, and each candidate is then checked by its own text with ILIKE. So a hash collision or a
+// folding difference that adds keys only costs a recheck; what must never happen is a term key missing from an
+// event that matches, which the folding rules below guard against.
+//
+// Two classes of window, stored apart (docs/search.md). Windows of hexadecimal digits (0-9, a-f: ids, hashes,
+// numbers, dates) are few per event but spread over only 4,096 values, so a set shared by many events would hold
+// nearly all of them: they are kept per event. Every other window (words, JSON structure) repeats across events,
+// so one set per chunk of up to SEARCH_CHUNK_EVENTS events holds them at a fraction of the cost.
 
 /** Events per index chunk: one key set (and one GIN entry per distinct key) for up to this many events. */
 export const SEARCH_CHUNK_EVENTS = 200;
+
+/** The keys of a text or a term, by where they are stored. */
+export interface SearchKeys {
+  /** Windows with a character that is not a hexadecimal digit: one set per chunk. */
+  chunk: number[];
+  /** Windows of three hexadecimal digits: one set per event. */
+  event: number[];
+}
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -31,6 +44,9 @@ function stableInTerm(code: number): boolean {
   return ch.toLowerCase() === ch && ch.toUpperCase() === ch;
 }
 
+// Folded, so "A"-"F" are already "a"-"f".
+const isHex = (code: number) => (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66);
+
 function key(a: number, b: number, c: number): number {
   let h = FNV_OFFSET;
   h = Math.imul(h ^ a, FNV_PRIME);
@@ -39,32 +55,32 @@ function key(a: number, b: number, c: number): number {
   return h | 0;
 }
 
-/** Adds the keys of `text` to `into` (a chunk's set: the keys of its events' texts). */
-export function addSearchKeys(text: string, into: Set<number>): Set<number> {
-  if (text.length < 3) return into;
+/** Adds the keys of `text` to a chunk's set and to the event's own set. */
+export function addSearchKeys(text: string, chunk: Set<number>, event: Set<number>): void {
+  if (text.length < 3) return;
   let a = fold(text.charCodeAt(0));
   let b = fold(text.charCodeAt(1));
   for (let i = 2; i < text.length; i++) {
     const c = fold(text.charCodeAt(i));
-    into.add(key(a, b, c));
+    (isHex(a) && isHex(b) && isHex(c) ? event : chunk).add(key(a, b, c));
     a = b;
     b = c;
   }
-  return into;
 }
 
 /**
- * The keys a chunk must hold for an event of it to contain `term` (case-insensitively): those of the windows
- * made only of characters that fold the same everywhere. Empty for a term shorter than three characters or
- * without such a window: every chunk is then a candidate.
+ * The keys an event (and its chunk) must hold to contain `term` (case-insensitively): those of the windows made
+ * only of characters that fold the same everywhere. Both empty for a term shorter than three characters or
+ * without such a window: every event is then a candidate.
  */
-export function termSearchKeys(term: string): number[] {
-  const keys = new Set<number>();
+export function termSearchKeys(term: string): SearchKeys {
+  const chunk = new Set<number>();
+  const event = new Set<number>();
   for (let i = 0; i + 3 <= term.length; i++) {
-    const a = term.charCodeAt(i);
-    const b = term.charCodeAt(i + 1);
-    const c = term.charCodeAt(i + 2);
-    if (stableInTerm(a) && stableInTerm(b) && stableInTerm(c)) keys.add(key(fold(a), fold(b), fold(c)));
+    const [a, b, c] = [term.charCodeAt(i), term.charCodeAt(i + 1), term.charCodeAt(i + 2)];
+    if (!stableInTerm(a) || !stableInTerm(b) || !stableInTerm(c)) continue;
+    const [fa, fb, fc] = [fold(a), fold(b), fold(c)];
+    (isHex(fa) && isHex(fb) && isHex(fc) ? event : chunk).add(key(fa, fb, fc));
   }
-  return [...keys];
+  return { chunk: [...chunk], event: [...event] };
 }

@@ -18,7 +18,9 @@ beforeAll(async () => {
   await db.pool.query(`
     DROP TRIGGER events_unindex_deleted ON events;
     DROP FUNCTION relay_unindex_deleted_events();
-    DROP TABLE event_search_chunks, event_search_escaped;
+    DROP FUNCTION relay_search_candidates(uuid, integer[], integer[]);
+    DROP FUNCTION relay_search_key_shares(name, integer[]);
+    DROP TABLE event_search_chunks, event_search_keys, event_search_escaped;
     CREATE TABLE event_search (
       event_id uuid PRIMARY KEY REFERENCES events(id) ON DELETE CASCADE,
       organization_id uuid NOT NULL,
@@ -66,8 +68,10 @@ describe('migration: search in chunks', () => {
     const { rows: chunks } = await db.pool.query<{ n: number; needle: boolean; secret: boolean }>(
       `SELECT cardinality(event_ids) AS n, keys @> $1::int[] AS needle, keys @> $2::int[] AS secret
        FROM event_search_chunks`,
-      [termSearchKeys('upgrade-needle'), termSearchKeys('secret123')],
+      [termSearchKeys('upgrade-needle').chunk, termSearchKeys('secret123').chunk],
     );
     expect(chunks).toEqual([{ n: 4, needle: true, secret: false }]);
+    const { rows: own } = await db.pool.query('SELECT count(*)::int AS n FROM event_search_keys');
+    expect(own).toEqual([{ n: 4 }]);
   });
 });

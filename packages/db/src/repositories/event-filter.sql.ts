@@ -26,6 +26,14 @@ export function searchPattern(term: string, params: unknown[]): string {
   return `'%' || $${params.push(escapeLike(term))} || '%'`;
 }
 
+// The indexed events that may contain `term`: its windows of hex digits are looked up per event
+// (event_search_keys), the others per chunk of events, whichever side Postgres' statistics expect to be smaller
+// (relay_search_candidates, in the search_chunks migration).
+function indexedCandidates(term: string, org: string, add: (value: unknown) => string): string {
+  const keys = termSearchKeys(term);
+  return `SELECT x.id FROM relay_search_candidates(${org}, ${add(keys.chunk)}::int[], ${add(keys.event)}::int[]) AS x(id)`;
+}
+
 // Builds the WHERE clause for one organization. `search` is a case-insensitive substring of
 // source, payload and headers (SEARCH_TEXT; event_search_chunks' hashed trigram keys narrow the candidates,
 // so a term of three or more characters stays fast at millions of rows).
@@ -46,14 +54,12 @@ export function eventWhere(
   if (filter.to) clauses.push(`created_at < (${add(filter.to)}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.search) {
     const pattern = searchPattern(filter.search, params);
-    // Candidates: the events of the index chunks holding every key of the term, and the events the indexer
-    // has not reached yet (seconds old, few); each is then checked by its own text (docs/search.md).
+    // Candidates: indexed events that hold the term's keys (indexedCandidates), and the events the indexer has
+    // not reached yet (seconds old, few); each is then checked by its own text (docs/search.md).
     clauses.push(
-      `id IN (SELECT se.id FROM (
-          SELECT x.id FROM event_search_chunks c CROSS JOIN LATERAL unnest(c.event_ids) AS x(id)
-          WHERE c.organization_id = ${org} AND c.keys @> ${add(termSearchKeys(filter.search))}::int[]
+      `id IN (SELECT se.id FROM (${indexedCandidates(filter.search, org, add)}
           UNION ALL
-          SELECT p.event_id FROM event_search_pending p WHERE p.organization_id = ${org}) candidate
+          SELECT p.event_id FROM event_search_pending p WHERE p.organization_id = ${org}) candidate(id)
         JOIN events se ON se.id = candidate.id
         WHERE se.organization_id = ${org} AND ${SEARCH_TEXT('se', add(hidden))} ILIKE ${pattern})`,
     );

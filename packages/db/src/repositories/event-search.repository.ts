@@ -23,6 +23,13 @@ const insertChunks = (count: number) =>
     (_, i) => `($${3 * i + 1}::uuid, $${3 * i + 2}::uuid[], $${3 * i + 3}::int[])`,
   ).join(', ')}`;
 
+// One row per event with its hex-digit keys (a statement per SEARCH_CHUNK_EVENTS rows keeps parameters few).
+const insertEventKeys = (count: number) =>
+  `INSERT INTO event_search_keys (event_id, organization_id, keys) VALUES ${Array.from(
+    { length: count },
+    (_, i) => `($${3 * i + 1}::uuid, $${3 * i + 2}::uuid, $${3 * i + 3}::int[])`,
+  ).join(', ')} ON CONFLICT (event_id) DO NOTHING`;
+
 const TAKE_STALE = `SELECT id, event_ids FROM event_search_chunks WHERE stale ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
 interface TextRow {
@@ -97,6 +104,7 @@ export function createEventSearchRepository(
         const { rows, text, escaped } = await texts(client, taken);
         const chunks: { org: string; ids: string[]; keys: Set<number> }[] = [];
         const open = new Map<string, (typeof chunks)[number]>();
+        const eventKeys: unknown[][] = [];
         for (const row of rows) {
           let chunk = open.get(row.organization_id);
           if (!chunk || chunk.ids.length >= SEARCH_CHUNK_EVENTS) {
@@ -105,10 +113,16 @@ export function createEventSearchRepository(
             chunks.push(chunk);
           }
           chunk.ids.push(row.id);
-          addSearchKeys(text(row), chunk.keys);
+          const own = new Set<number>();
+          addSearchKeys(text(row), chunk.keys, own);
+          eventKeys.push([row.id, row.organization_id, [...own]]);
         }
         const params = chunks.flatMap((c) => [c.org, c.ids, [...c.keys]]);
         if (chunks.length > 0) await client.query(insertChunks(chunks.length), params);
+        for (let i = 0; i < eventKeys.length; i += SEARCH_CHUNK_EVENTS) {
+          const slice = eventKeys.slice(i, i + SEARCH_CHUNK_EVENTS);
+          await client.query(insertEventKeys(slice.length), slice.flat());
+        }
         if (escaped.length > 0)
           await client.query(
             'INSERT INTO event_search_escaped (event_id) SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING',
@@ -135,7 +149,8 @@ export function createEventSearchRepository(
           const keys = new Set<number>();
           for (const id of chunk.event_ids) {
             const eventText = textOf.get(id);
-            if (eventText !== undefined) addSearchKeys(eventText, keys);
+            // The events' own keys are theirs alone (deleted with them): only the chunk's set is rebuilt.
+            if (eventText !== undefined) addSearchKeys(eventText, keys, new Set());
           }
           await client.query('UPDATE event_search_chunks SET keys = $2::int[], stale = false WHERE id = $1', [
             chunk.id,

@@ -96,7 +96,7 @@ describe('background search indexing', () => {
     expect(await ownKeys(other, 'B1A177C8D03F')).toBe(0);
     const ids = async (term: string) =>
       (await pipeline.http.get('/events').query({ search: term }).set('authorization', admin).expect(200)).body.events
-        .map((e: { id: string }) => e.id as string)
+        .map((e: { id: string }) => e.id)
         .sort() as string[];
     expect(await ids('B1A177C8D03F')).toEqual([withSha]);
     expect(await ids('6113728F27AE82C7')).toEqual([withSha, other].sort());
@@ -105,6 +105,31 @@ describe('background search indexing', () => {
     await pipeline.http.delete(`/events/${withSha}`).set('authorization', admin).expect(204);
     expect(await query('SELECT count(*)::int AS n FROM event_search_keys WHERE event_id = $1', [withSha])).toBe(0);
     expect(await ids('B1A177C8D03F')).toEqual([]);
+  });
+
+  it("narrows each side's candidates by the other: an event must hold the term's own keys and sit in a chunk", async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    await repo.indexPending(10_000);
+    const a = await ingest('abc12345 alpha');
+    await repo.indexPending(10_000);
+    // b and c share a chunk; a is in another.
+    const b = await ingest('abc12345 beta');
+    const c = await ingest('beta only');
+    await repo.indexPending(10_000);
+    const { rows: orgs } = await pipeline.store.pool.query<{ org: string }>(
+      'SELECT organization_id AS org FROM events WHERE id = $1',
+      [b],
+    );
+    // Whichever side leads (the statistics decide), only b holds both kinds of key.
+    for (const term of ['abc12345 beta', 'c12345 beta']) {
+      const keys = termSearchKeys(term);
+      const { rows } = await pipeline.store.pool.query<{ id: string }>(
+        'SELECT x.id FROM relay_search_candidates($1, $2::int[], $3::int[]) AS x(id)',
+        [orgs[0]!.org, keys.chunk, keys.event],
+      );
+      expect(rows.map((r) => r.id)).toEqual([b]);
+    }
+    expect([a, c]).not.toContain(b);
   });
 
   it('takes a deleted event out of its chunk, and the next run drops its keys', async () => {

@@ -10,7 +10,7 @@
 // so one set per chunk of up to SEARCH_CHUNK_EVENTS events holds them at a fraction of the cost.
 
 /** Events per index chunk: one key set (and one GIN entry per distinct key) for up to this many events. */
-export const SEARCH_CHUNK_EVENTS = 200;
+export const SEARCH_CHUNK_EVENTS = 100;
 
 /** The keys of a text or a term, by where they are stored. */
 export interface SearchKeys {

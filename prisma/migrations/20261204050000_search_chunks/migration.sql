@@ -2,7 +2,7 @@
 -- much Postgres time as storing and delivering the event: 62 % of the drain's statement time in the profile of
 -- 2026-12-03. The workers now hash each event's trigram windows themselves (core's search-trigrams): windows of
 -- hex digits (ids, hashes, numbers) per event in event_search_keys, every other window in one key set per chunk
--- of up to 200 events of an organization, so a GIN entry serves a whole chunk. A search asks both for the events
+-- of up to 100 events of an organization, so a GIN entry serves a whole chunk. A search asks both for the events
 -- holding every key of its term and checks those by their own text (docs/search.md). The old table goes: its
 -- events go back to pending, and the workers index them again in the background. Until they are done, a search
 -- reads the text of pending events directly, as it does for any new event.
@@ -22,6 +22,7 @@ CREATE INDEX "event_search_chunks_stale_idx" ON "event_search_chunks"("stale");
 CREATE TABLE "event_search_keys" (
     "event_id" UUID NOT NULL,
     "organization_id" UUID NOT NULL,
+    "chunk_id" BIGINT NOT NULL,
     "keys" INTEGER[],
     CONSTRAINT "event_search_keys_pkey" PRIMARY KEY ("event_id")
 );
@@ -89,11 +90,13 @@ CREATE FUNCTION "relay_search_key_shares"(tbl name, term_keys integer[])
   FROM unnest(term_keys) AS t(k)
 $$;
 
--- The indexed events of an organization that may contain a term: those whose own keys hold its windows of hex
--- digits (event_keys), or those of the chunks whose keys hold its other windows (chunk_keys), whichever side the
--- statistics expect to be smaller (an id is found by its own keys, a word by the chunks, a word beside a date by
--- the chunks too, as every event has the date's digits). Of the events' own keys only the four rarest are asked
--- for: each key's posting list is read whole, and four already leave few candidates. A function so that its
+-- The indexed events of an organization that may contain a term. Its windows of hex digits (event_keys) are looked
+-- up in the events' own keys, its other windows (chunk_keys) in the chunks' key sets. The side the statistics expect
+-- to be smaller leads (an id: the events' keys, a word: the chunks, a word beside a date: the chunks, as every event
+-- has the date's digits), and the other narrows it where that is cheap: the events' candidates must sit in a
+-- candidate chunk (a hash of the chunks' ids), the chunks' candidates must hold the event keys (a primary-key
+-- lookup each, cheaper than reading the payload). Of the events' own keys only the four rarest are asked for in the
+-- GIN index: each key's posting list is read whole, and four already leave few candidates. A function so that its
 -- queries can refuse a sequential scan: the planner sees a small chunk table (the key sets live in TOAST) and
 -- would read and decompress every chunk's keys (300 ms at a million events) instead of asking the GIN index.
 CREATE FUNCTION "relay_search_candidates"(org uuid, chunk_keys integer[], event_keys integer[]) RETURNS SETOF uuid
@@ -110,10 +113,14 @@ BEGIN
   FROM relay_search_key_shares('event_search_keys', event_keys) x;
   IF cardinality(event_keys) > 0 AND event_share <= chunk_share THEN
     RETURN QUERY SELECT k."event_id" FROM "event_search_keys" k
-      WHERE k."organization_id" = org AND k."keys" @> rarest;
+      WHERE k."organization_id" = org AND k."keys" @> rarest
+        AND (cardinality(chunk_keys) = 0 OR k."chunk_id" IN (
+          SELECT c."id" FROM "event_search_chunks" c WHERE c."organization_id" = org AND c."keys" @> chunk_keys));
   ELSE
     RETURN QUERY SELECT x.id FROM "event_search_chunks" c CROSS JOIN LATERAL unnest(c."event_ids") AS x(id)
-      WHERE c."organization_id" = org AND c."keys" @> chunk_keys;
+      WHERE c."organization_id" = org AND c."keys" @> chunk_keys
+        AND (cardinality(event_keys) = 0 OR EXISTS (
+          SELECT 1 FROM "event_search_keys" k WHERE k."event_id" = x.id AND k."keys" @> event_keys));
   END IF;
 END
 $$;

@@ -33,16 +33,20 @@ describe('search keys', () => {
     expect(termSearchKeys('second').chunk.every((k) => chunk.has(k))).toBe(true);
   });
 
-  it('keeps windows of hexadecimal digits per event, in any case, and everything else per chunk', () => {
+  it('keeps windows of hexadecimal digits or with a decimal digit per event, the rest per chunk', () => {
     const keys = keysOf('{"sha":"6113728F27ae","n":42}');
-    // "611", "113", … "7ae": ten hex windows; the rest of the text goes to the chunk.
-    expect(keys.event.size).toBe(10);
+    // ':"6', '"61', then "611" … "7ae" (ten): twelve; '":4', ":42", "42}": three more.
+    expect(keys.event.size).toBe(15);
+    expect(termSearchKeys('"n":42')).toEqual({
+      chunk: termSearchKeys('"n":').chunk,
+      event: termSearchKeys('":42').event,
+    });
     expect(holds('{"sha":"6113728F27ae","n":42}', '728f27')).toBe(true);
     expect(termSearchKeys('728f27')).toEqual({ chunk: [], event: termSearchKeys('728F27').event });
     expect(termSearchKeys('728f27').event).toHaveLength(4);
-    // A mixed term asks both: "sha" per chunk, "611" per event; '"' is no hex digit.
-    expect(termSearchKeys('sha":"611')).toMatchObject({ event: termSearchKeys('611').event });
-    expect(termSearchKeys('sha":"611').chunk).toHaveLength(6);
+    // A mixed term asks both: "sha" per chunk, ':"6', '"61', "611" per event.
+    expect(termSearchKeys('sha":"611').event).toEqual(termSearchKeys(':"611').event);
+    expect(termSearchKeys('sha":"611').chunk).toHaveLength(4);
     expect(holds('{"sha":"6113728F27ae"}', '6113728f27af')).toBe(false);
   });
 

@@ -4,19 +4,20 @@
 // folding difference that adds keys only costs a recheck; what must never happen is a term key missing from an
 // event that matches, which the folding rules below guard against.
 //
-// Two classes of window, stored apart (docs/search.md). Windows of hexadecimal digits (0-9, a-f: ids, hashes,
-// numbers, dates) are few per event but spread over only 4,096 values, so a set shared by many events would hold
-// nearly all of them: they are kept per event. Every other window (words, JSON structure) repeats across events,
-// so one set per chunk of up to SEARCH_CHUNK_EVENTS events holds them at a fraction of the cost.
+// Two classes of window, stored apart (docs/search.md). Windows made of hexadecimal digits (0-9, a-f: ids, hashes)
+// or holding a decimal digit (numbers, dates, "#42") are few per event but drawn from few values, so a set shared
+// by many events would hold nearly all of them: they are kept per event. Every other window (words, JSON
+// structure) repeats across events, so one set per chunk of up to SEARCH_CHUNK_EVENTS events holds them at a
+// fraction of the cost.
 
 /** Events per index chunk: one key set (and one GIN entry per distinct key) for up to this many events. */
 export const SEARCH_CHUNK_EVENTS = 100;
 
 /** The keys of a text or a term, by where they are stored. */
 export interface SearchKeys {
-  /** Windows with a character that is not a hexadecimal digit: one set per chunk. */
+  /** Windows of words and structure (no decimal digit, not all hexadecimal digits): one set per chunk. */
   chunk: number[];
-  /** Windows of three hexadecimal digits: one set per event. */
+  /** Windows of three hexadecimal digits or with a decimal digit: one set per event. */
   event: number[];
 }
 
@@ -46,6 +47,10 @@ function stableInTerm(code: number): boolean {
 
 // Folded, so "A"-"F" are already "a"-"f".
 const isHex = (code: number) => (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66);
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+/** Whether a window's key is the event's own: made of hex digits, or holding a decimal digit. */
+const own = (a: number, b: number, c: number) =>
+  (isHex(a) && isHex(b) && isHex(c)) || isDigit(a) || isDigit(b) || isDigit(c);
 
 function key(a: number, b: number, c: number): number {
   let h = FNV_OFFSET;
@@ -62,7 +67,7 @@ export function addSearchKeys(text: string, chunk: Set<number>, event: Set<numbe
   let b = fold(text.charCodeAt(1));
   for (let i = 2; i < text.length; i++) {
     const c = fold(text.charCodeAt(i));
-    (isHex(a) && isHex(b) && isHex(c) ? event : chunk).add(key(a, b, c));
+    (own(a, b, c) ? event : chunk).add(key(a, b, c));
     a = b;
     b = c;
   }
@@ -80,7 +85,7 @@ export function termSearchKeys(term: string): SearchKeys {
     const [a, b, c] = [term.charCodeAt(i), term.charCodeAt(i + 1), term.charCodeAt(i + 2)];
     if (!stableInTerm(a) || !stableInTerm(b) || !stableInTerm(c)) continue;
     const [fa, fb, fc] = [fold(a), fold(b), fold(c)];
-    (isHex(fa) && isHex(fb) && isHex(fc) ? event : chunk).add(key(fa, fb, fc));
+    (own(fa, fb, fc) ? event : chunk).add(key(fa, fb, fc));
   }
   return { chunk: [...chunk], event: [...event] };
 }

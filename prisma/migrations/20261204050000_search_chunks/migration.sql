@@ -1,8 +1,8 @@
 -- Search indexes events in chunks. A trigram GIN entry per event (event_search, gin_trgm_ops) cost about as
 -- much Postgres time as storing and delivering the event: 62 % of the drain's statement time in the profile of
 -- 2026-12-03. The workers now hash each event's trigram windows themselves (core's search-trigrams): windows of
--- hex digits (ids, hashes, numbers) per event in event_search_keys, every other window in one key set per chunk
--- of up to 100 events of an organization, so a GIN entry serves a whole chunk. A search asks both for the events
+-- hex digits or with a decimal digit (ids, hashes, numbers) per event in event_search_keys, every other window
+-- in one key set per chunk of up to 100 events of an organization, so a GIN entry serves a whole chunk. A search asks both for the events
 -- holding every key of its term and checks those by their own text (docs/search.md). The old table goes: its
 -- events go back to pending, and the workers index them again in the background. Until they are done, a search
 -- reads the text of pending events directly, as it does for any new event.
@@ -90,7 +90,7 @@ CREATE FUNCTION "relay_search_key_shares"(tbl name, term_keys integer[])
   FROM unnest(term_keys) AS t(k)
 $$;
 
--- The indexed events of an organization that may contain a term. Its windows of hex digits (event_keys) are looked
+-- The indexed events of an organization that may contain a term. Its windows of digits (event_keys) are looked
 -- up in the events' own keys, its other windows (chunk_keys) in the chunks' key sets. The side the statistics expect
 -- to be smaller leads (an id: the events' keys, a word: the chunks, a word beside a date: the chunks, as every event
 -- has the date's digits), and the other narrows it where that is cheap: the events' candidates must sit in a

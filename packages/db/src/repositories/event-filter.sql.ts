@@ -26,7 +26,7 @@ export function searchPattern(term: string, params: unknown[]): string {
   return `'%' || $${params.push(escapeLike(term))} || '%'`;
 }
 
-// The indexed events that may contain `term`: its windows of hex digits are looked up per event
+// The indexed events that may contain `term`: its windows of digits are looked up per event
 // (event_search_keys), the others per chunk of events, whichever side Postgres' statistics expect to be smaller
 // (relay_search_candidates, in the search_chunks migration).
 function indexedCandidates(term: string, org: string, add: (value: unknown) => string): string {

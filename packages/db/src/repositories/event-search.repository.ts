@@ -26,7 +26,7 @@ const insertChunks = (count: number) =>
     (_, i) => `($${4 * i + 1}::bigint, $${4 * i + 2}::uuid, $${4 * i + 3}::uuid[], $${4 * i + 4}::int[])`,
   ).join(', ')}`;
 
-// One row per event with its hex-digit keys and its chunk (a statement per SEARCH_CHUNK_EVENTS rows).
+// One row per event with its own keys (windows of digits) and its chunk (a statement per SEARCH_CHUNK_EVENTS rows).
 const insertEventKeys = (count: number) =>
   `INSERT INTO event_search_keys (event_id, organization_id, chunk_id, keys) VALUES ${Array.from(
     { length: count },

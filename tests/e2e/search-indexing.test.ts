@@ -110,7 +110,7 @@ describe('background search indexing', () => {
   it("narrows each side's candidates by the other: an event must hold the term's own keys and sit in a chunk", async () => {
     const repo = createEventSearchRepository(pipeline.store.pool);
     await repo.indexPending(10_000);
-    const a = await ingest('abc12345 alpha');
+    const a = await ingest('abc12345 bravo');
     await repo.indexPending(10_000);
     // b and c share a chunk; a is in another.
     const b = await ingest('abc12345 beta');

@@ -34,25 +34,41 @@ describe('search keys', () => {
   });
 
   it('keeps windows of hexadecimal digits or with a decimal digit per event, the rest per chunk', () => {
-    const keys = keysOf('{"sha":"6113728F27ae","n":42}');
-    // ':"6', '"61', then "611" … "7ae" (ten): twelve; '":4', ":42", "42}": three more.
-    expect(keys.event.size).toBe(15);
-    expect(termSearchKeys('"n":42')).toEqual({
-      chunk: termSearchKeys('"n":').chunk,
-      event: termSearchKeys('":42').event,
-    });
-    expect(holds('{"sha":"6113728F27ae","n":42}', '728f27')).toBe(true);
-    expect(termSearchKeys('728f27')).toEqual({ chunk: [], event: termSearchKeys('728F27').event });
-    expect(termSearchKeys('728f27').event).toHaveLength(4);
-    // A mixed term asks both: "sha" per chunk, ':"6', '"61', "611" per event.
-    expect(termSearchKeys('sha":"611').event).toEqual(termSearchKeys(':"611').event);
-    expect(termSearchKeys('sha":"611').chunk).toHaveLength(4);
-    expect(holds('{"sha":"6113728F27ae"}', '6113728f27af')).toBe(false);
+    const text = '{"sha":"6113728F27ae","n":42}';
+    // Own windows: ':"6' … '7ae' (twelve, one run) and '":4', ':42', '42}' (a run of three: too short to keep).
+    // Of each four consecutive windows of a run the smallest key is kept: at most nine of the twelve.
+    expect(keysOf(text).event.size).toBeGreaterThan(0);
+    expect(keysOf(text).event.size).toBeLessThanOrEqual(9);
+    expect(holds(text, '728f27')).toBe(true);
+    expect(holds(text, '6113728F27AE')).toBe(true);
+    expect(holds(text, 'deadbeef1234')).toBe(false);
+    expect(termSearchKeys('728F27')).toEqual({ chunk: [], event: termSearchKeys('728f27').event });
+    expect(termSearchKeys('728f27').event).toHaveLength(1);
+    // Runs of own windows shorter than four windows ask for nothing; the words around them go to the chunk.
+    expect(termSearchKeys('"n":42')).toEqual({ chunk: termSearchKeys('"n":').chunk, event: [] });
+    expect(termSearchKeys('sha":"611')).toEqual({ chunk: termSearchKeys('sha":"').chunk, event: [] });
+  });
+
+  it('finds every substring of six characters or more of ids and numbers (winnowing keeps what a term asks)', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const alphabet = '0123456789abcdefABCDEF-: "xyz';
+    for (let round = 0; round < 200; round++) {
+      const text = Array.from({ length: 60 }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      const keys = keysOf(text);
+      for (let from = 0; from < text.length; from += 3)
+        for (let length = 3; from + length <= text.length; length += 2) {
+          const wanted = termSearchKeys(text.slice(from, from + length));
+          expect(wanted.event.every((k) => keys.event.has(k))).toBe(true);
+          expect(wanted.chunk.every((k) => keys.chunk.has(k))).toBe(true);
+        }
+    }
   });
 
   it('a short term requires nothing (every chunk is a candidate)', () => {
     expect(termSearchKeys('ab')).toEqual({ chunk: [], event: [] });
-    expect(all('abc')).toHaveLength(1);
+    expect(all('xyz')).toHaveLength(1);
+    expect(all('abc')).toHaveLength(0);
   });
 
   it('folds the characters Postgres lowers to ASCII the way it does', () => {

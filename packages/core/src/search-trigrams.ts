@@ -60,32 +60,66 @@ function key(a: number, b: number, c: number): number {
   return h | 0;
 }
 
+/**
+ * An event keeps only some of its own keys: in every run of SEARCH_WINNOW consecutive own windows, the one with the
+ * smallest key (the leftmost on a tie; "winnowing"). A term's run of own windows is a stretch of the text's run (the
+ * class of a window depends on its characters only), so each run of SEARCH_WINNOW windows of the term is one of the
+ * text's and its smallest key was kept: requiring those keys never misses an event. Runs shorter than
+ * SEARCH_WINNOW windows (a number of three digits) keep nothing and are checked by text alone.
+ */
+export const SEARCH_WINNOW = 4;
+
+function winnow(run: number[], into: Set<number>): void {
+  for (let start = 0; start + SEARCH_WINNOW <= run.length; start++) {
+    let smallest = run[start]!;
+    for (let i = start + 1; i < start + SEARCH_WINNOW; i++) if (run[i]! < smallest) smallest = run[i]!;
+    into.add(smallest);
+  }
+}
+
 /** Adds the keys of `text` to a chunk's set and to the event's own set. */
 export function addSearchKeys(text: string, chunk: Set<number>, event: Set<number>): void {
   if (text.length < 3) return;
   let a = fold(text.charCodeAt(0));
   let b = fold(text.charCodeAt(1));
+  let run: number[] = [];
   for (let i = 2; i < text.length; i++) {
     const c = fold(text.charCodeAt(i));
-    (own(a, b, c) ? event : chunk).add(key(a, b, c));
+    if (own(a, b, c)) run.push(key(a, b, c));
+    else {
+      chunk.add(key(a, b, c));
+      if (run.length > 0) {
+        winnow(run, event);
+        run = [];
+      }
+    }
     a = b;
     b = c;
   }
+  winnow(run, event);
 }
 
 /**
- * The keys an event (and its chunk) must hold to contain `term` (case-insensitively): those of the windows made
- * only of characters that fold the same everywhere. Both empty for a term shorter than three characters or
- * without such a window: every event is then a candidate.
+ * The keys an event (and its chunk) must hold to contain `term` (case-insensitively), from the windows made only of
+ * characters that fold the same everywhere (a window with another character ends a run of own windows). Both empty
+ * for a term shorter than three characters or without such a window: every event is then a candidate.
  */
 export function termSearchKeys(term: string): SearchKeys {
   const chunk = new Set<number>();
   const event = new Set<number>();
+  let run: number[] = [];
   for (let i = 0; i + 3 <= term.length; i++) {
     const [a, b, c] = [term.charCodeAt(i), term.charCodeAt(i + 1), term.charCodeAt(i + 2)];
-    if (!stableInTerm(a) || !stableInTerm(b) || !stableInTerm(c)) continue;
     const [fa, fb, fc] = [fold(a), fold(b), fold(c)];
-    (own(fa, fb, fc) ? event : chunk).add(key(fa, fb, fc));
+    const stable = stableInTerm(a) && stableInTerm(b) && stableInTerm(c);
+    if (stable && own(fa, fb, fc)) {
+      run.push(key(fa, fb, fc));
+      continue;
+    }
+    if (stable) chunk.add(key(fa, fb, fc));
+    winnow(run, event);
+    run = [];
   }
+  winnow(run, event);
   return { chunk: [...chunk], event: [...event] };
 }

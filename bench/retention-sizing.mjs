@@ -4,14 +4,15 @@
 //
 // Starts a throw-away PostgreSQL cluster of its own (under the script's nice level, so it never loads the
 // machine's server), migrates a database, fills it with `--events` delivered events spread over `--days`
-// days (a ~1.3 KB GitHub push payload each, realistic headers, one attempt, indexed for search), then
-// reports the disk each table and index takes per event and per million events, the query plans of
-// retention's statements, and how fast retention deletes half of them. Results: bench/results/retention-sizing.json.
+// days (a ~1.3 KB GitHub push payload each, realistic headers, one attempt, indexed for search by the workers'
+// indexer), then reports the disk each table and index takes per event and per million events, the query plans
+// of retention's statements, and how fast retention deletes half of them. Results: bench/results/retention-sizing.json.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { createEventSearchRepository } from '../packages/db/src/repositories/event-search.repository.ts';
 import { createRetentionRepository } from '../packages/db/src/repositories/retention.repository.ts';
 import { freshDatabase, useDatabaseServer } from './lib/database.mjs';
 import { startProfileCluster } from './lib/pg-cluster.mjs';
@@ -28,7 +29,14 @@ const EVENTS = Number(values.events);
 const DAYS = Number(values.days);
 const BATCH = Number(values.batch);
 const ORG = '00000000-0000-7000-8000-000000000001';
-const TABLES = ['events', 'delivery_attempts', 'event_search', 'event_search_pending', 'audit_entries'];
+const TABLES = [
+  'events',
+  'delivery_attempts',
+  'event_search_chunks',
+  'event_search_keys',
+  'event_search_pending',
+  'audit_entries',
+];
 const log = (...args) => console.log(...args);
 
 // The push payload with per-event values where GitHub's vary (hashes, ids, message), so no two bodies are equal.
@@ -42,9 +50,12 @@ const headersSql = `jsonb_build_object('content-type', 'application/json', 'user
   'x-github-hook-id', (400000000 + n % 1000)::text,
   'x-hub-signature-256', 'sha256=' || md5(n::text) || md5(n::text || 's'))`;
 
-async function fill(db) {
-  // As a restore would: the trigram index is built once after the rows are in.
-  await db.query('DROP INDEX event_search_search_text_trgm_idx');
+// Event ids as ingest makes them (UUIDv7: the time first), so the search index groups events by time as in
+// production and retention's oldest-first batches meet whole chunks.
+const v7IdSql = `(lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || '7' || substr(md5(n::text), 1, 3)
+  || '8' || substr(md5(n::text), 4, 15))::uuid`;
+
+async function fill(db, pool) {
   const spanSeconds = DAYS * 86_400;
   for (let from = 1; from <= EVENTS; from += 50_000) {
     const to = Math.min(EVENTS, from + 49_999);
@@ -52,7 +63,7 @@ async function fill(db) {
       `WITH stored AS (
          INSERT INTO events (id, organization_id, source, target_url, body, headers, status, attempt_count,
            created_at, updated_at, delivered_at)
-         SELECT gen_random_uuid(), '${ORG}', 'github', 'https://ci.example.com/hooks/github', ${bodySql},
+         SELECT ${v7IdSql}, '${ORG}', 'github', 'https://ci.example.com/hooks/github', ${bodySql},
            ${headersSql}, 'delivered', 1, t, t + interval '40 milliseconds', t + interval '40 milliseconds'
          FROM generate_series(${from}, ${to}) AS n,
            LATERAL (SELECT now() AT TIME ZONE 'UTC' - make_interval(secs => ${spanSeconds} * (${EVENTS} - n)::float8
@@ -63,13 +74,14 @@ async function fill(db) {
            response_status, response_body, duration_ms, started_at, finished_at)
          SELECT gen_random_uuid(), id, organization_id, 1, 'main', 'https://ci.example.com/hooks/github', 200,
            '{"ok":true}', 38, updated_at - interval '38 milliseconds', updated_at FROM stored)
-       INSERT INTO event_search (event_id, organization_id, search_text)
-       SELECT id, organization_id, source || ' ' || convert_from(body, 'UTF8') || ' ' || headers::text FROM stored`,
+       INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored`,
       [template],
     );
     log(`  ${to} events`);
   }
-  await db.query(`CREATE INDEX event_search_search_text_trgm_idx ON event_search USING gin (search_text gin_trgm_ops)`);
+  // Indexed for search by the workers' indexer, in its default batches.
+  const search = createEventSearchRepository(pool);
+  while ((await search.indexPending(200)) > 0);
   // One audit entry per 100 events (settings changes, retries, logins are far rarer than webhooks).
   await db.query(
     `INSERT INTO audit_entries (id, organization_id, actor_user_id, actor_email, action, resource_type, resource_id,
@@ -130,7 +142,7 @@ try {
     const t0 = performance.now();
     const client = await pool.connect();
     try {
-      await fill(client);
+      await fill(client, pool);
     } finally {
       client.release();
     }

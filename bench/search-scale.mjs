@@ -1,13 +1,15 @@
 // pnpm bench --search [--search-events N]: event search over a large organization (default 1,000,000
 // events, filled with generate_series; minutes, never run in CI). Times GET /events?search= for a rare
 // term, a term in every payload and a term with no match, and the plain list, through the production
-// api. Budget: a page in ≤ 50 ms each. The result goes to bench/results/search.json.
+// api, once the production worker has indexed them (its time is recorded); an id and a number in one event too.
+// Budget: a page in ≤ 50 ms (p95) each. The result goes to bench/results/search.json.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { admin, deleteKeys, freshDatabase, REDIS_URL } from './lib/database.mjs';
 import { freePort, startNode, stop, waitForHttp } from './lib/processes.mjs';
 import { percentile } from './lib/stats.mjs';
+import { cpuMsOf } from './lib/usage.mjs';
 
 const DEFAULT_ORG = '00000000-0000-7000-8000-000000000001';
 // One payload shaped like a GitHub push (~1.3 KB): every event has "octo-common"; one in RARE_EVERY has
@@ -34,13 +36,12 @@ export async function runSearchScale({ root, events, log }) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let api;
+  let worker;
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
     log(`filling ${events} events`);
     const t0 = performance.now();
-    // The trigram index is built once after the rows are in (as a restore would), not row by row.
-    await db.query('DROP INDEX event_search_search_text_trgm_idx');
     for (let from = 1; from <= events; from += 250_000) {
       const to = Math.min(events, from + 249_999);
       await db.query(
@@ -52,22 +53,15 @@ export async function runSearchScale({ root, events, log }) {
              now() AT TIME ZONE 'UTC' - make_interval(secs => ${events} - n),
              now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
            FROM generate_series(${from}, ${to}) AS n
-           RETURNING id, organization_id, source, body, headers)
-         INSERT INTO event_search (event_id, organization_id, search_text)
-         SELECT id, organization_id, source || ' ' || convert_from(body, 'UTF8') || ' ' || headers::text FROM stored`,
+           RETURNING id, organization_id)
+         INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored`,
       );
       log(`  ${to} rows`);
     }
-    await db.query(`SET maintenance_work_mem = '512MB'`);
-    await db.query(
-      'CREATE INDEX event_search_search_text_trgm_idx ON event_search USING GIN (search_text gin_trgm_ops)',
-    );
-    await db.query('VACUUM ANALYZE events');
-    await db.query('VACUUM ANALYZE event_search');
     const fillSeconds = (performance.now() - t0) / 1000;
-    log(`filled and indexed in ${fillSeconds.toFixed(0)} s`);
-
-    api = startNode(path.join(root, 'apps/api/dist/main.mjs'), {
+    log(`filled in ${fillSeconds.toFixed(0)} s; the worker indexes them`);
+    // The production indexer (a worker with no deliveries to make), as after an upgrade or a restore.
+    const env = {
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: url,
@@ -78,7 +72,23 @@ export async function runSearchScale({ root, events, log }) {
       INITIAL_ADMIN_PASSWORD: 'bench-search-password',
       PASSWORD_HASH_MEMORY_KIB: '1024',
       PASSWORD_HASH_TIME_COST: '1',
-    });
+    };
+    const i0 = performance.now();
+    worker = startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env);
+    const pending = async () => (await db.query('SELECT count(*)::int AS n FROM event_search_pending')).rows[0].n;
+    while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 500));
+    const indexSeconds = (performance.now() - i0) / 1000;
+    const workerCpuSeconds = cpuMsOf(worker.pid) / 1000;
+    await stop(worker);
+    worker = undefined;
+    const sizes = (
+      await db.query(`SELECT pg_total_relation_size('event_search_chunks')::bigint AS chunks,
+        pg_total_relation_size('event_search_keys')::bigint AS keys`)
+    ).rows[0];
+    log(`indexed in ${indexSeconds.toFixed(0)} s (worker CPU ${workerCpuSeconds.toFixed(0)} s)`);
+    await db.query('VACUUM ANALYZE');
+
+    api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env);
     await waitForHttp(`${base}/ready`, 30_000);
     const authorization = `Basic ${Buffer.from('bench:bench-search-password').toString('base64')}`;
     const timeQuery = async (qs, repeat = 15) => {
@@ -105,6 +115,11 @@ export async function runSearchScale({ root, events, log }) {
       await timeQuery('search=quetzalcoatl&per_page=50'),
       await timeQuery('search=octo-common&per_page=50'),
       await timeQuery('search=zebra-quokka-nomatch&per_page=50'),
+      // An id (part of one event's commit hash) and a number (one event's message): found by the events' own keys.
+      await timeQuery(
+        `search=${(await db.query("SELECT substr(md5('424242c'), 1, 16) AS id")).rows[0].id}&per_page=50`,
+      ),
+      await timeQuery('search=update%20424242&per_page=50'),
     ];
     for (const s of scenarios)
       log(`  ${s.query}: p50 ${s.p50Ms.toFixed(1)} ms, p95 ${s.p95Ms.toFixed(1)} ms, total ${s.total}`);
@@ -112,9 +127,12 @@ export async function runSearchScale({ root, events, log }) {
       date: new Date().toISOString(),
       events,
       fillSeconds,
+      indexSeconds,
+      indexWorkerCpuSeconds: workerCpuSeconds,
+      indexBytes: { chunks: Number(sizes.chunks), keys: Number(sizes.keys) },
       budgetMs: 50,
       scenarios,
-      met: scenarios.every((s) => s.p50Ms <= 50),
+      met: scenarios.every((s) => s.p95Ms <= 50),
     };
     writeFileSync(
       path.join(root, 'bench/results', events >= 1_000_000 ? 'search.json' : 'search-smoke.json'),
@@ -134,6 +152,7 @@ export async function runSearchScale({ root, events, log }) {
     return result;
   } finally {
     await db.end();
+    await stop(worker);
     await stop(api);
     await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
     await deleteKeys(prefix);

@@ -163,7 +163,7 @@ export async function startPhase({ pids, databaseUrl, pgStats, redisNodes }) {
         );
         result.pgStatementsPerEvent = per(rows.reduce((s, r) => s + r.calls, 0));
         result.pgExecMsPerEvent = per(rows.reduce((s, r) => s + r.ms, 0));
-        result.pgTop = rows.slice(0, 8).map((r) => ({ ...r, msPerEvent: per(r.ms) }));
+        result.pgTop = rows.slice(0, 16).map((r) => ({ ...r, msPerEvent: per(r.ms) }));
       }
       return result;
     },

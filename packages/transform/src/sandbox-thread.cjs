@@ -12,6 +12,7 @@
 const { parentPort, workerData } = require('node:worker_threads');
 const { DefaultIntrinsics, newQuickJSWASMModuleFromVariant, newVariant } = require('quickjs-emscripten-core');
 const releaseSync = require('@jitl/quickjs-wasmfile-release-sync').default;
+const { randomFillSync } = require('node:crypto');
 
 const WASM_PAGE = 65536;
 // Calls come in on parentPort; answers go out on a port of their own (`answers`), which the host can read
@@ -210,6 +211,9 @@ function sandboxOf(vm, sandbox) {
   // Not enumerable, writable and configurable, as a built-in global: a transform may replace either.
   vm.defineProp(vm.global, 'addHandler', { value: addHandler, configurable: true });
   addHandler.dispose();
+  const random = vm.newFunction('random', () => vm.newNumber(randomDouble()));
+  vm.setProp(take(vm.global, 'Math'), 'random', random);
+  random.dispose();
   const setConsole = (value) => vm.defineProp(vm.global, 'console', { value, configurable: true });
   // `console` is built on its first use (most transforms never log), however it is reached.
   vm.defineProp(vm.global, 'console', {
@@ -234,6 +238,21 @@ function sandboxOf(vm, sandbox) {
       if (value !== undefined) setConsole(value);
     },
   });
+}
+
+// Math.random's numbers, from the host: QuickJS seeds its own from the clock when a context is made (to the
+// millisecond in this build), and every call has a fresh context, so calls in the same millisecond, one after the
+// other or on two threads, drew the same numbers. 53 random bits each, from a pool refilled 256 numbers at a time.
+const pool = new Uint32Array(512);
+let drawn = pool.length;
+function randomDouble() {
+  if (drawn === pool.length) {
+    randomFillSync(pool);
+    drawn = 0;
+  }
+  const high = pool[drawn++] >>> 5;
+  const low = pool[drawn++] >>> 6;
+  return (high * 67108864 + low) / 9007199254740992;
 }
 
 // A QuickJS exception met while running the handler (its handle).

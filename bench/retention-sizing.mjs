@@ -29,7 +29,14 @@ const EVENTS = Number(values.events);
 const DAYS = Number(values.days);
 const BATCH = Number(values.batch);
 const ORG = '00000000-0000-7000-8000-000000000001';
-const TABLES = ['events', 'delivery_attempts', 'event_search_chunks', 'event_search_pending', 'audit_entries'];
+const TABLES = [
+  'events',
+  'delivery_attempts',
+  'event_search_chunks',
+  'event_search_keys',
+  'event_search_pending',
+  'audit_entries',
+];
 const log = (...args) => console.log(...args);
 
 // The push payload with per-event values where GitHub's vary (hashes, ids, message), so no two bodies are equal.

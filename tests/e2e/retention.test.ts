@@ -125,12 +125,13 @@ describe('retention', () => {
     } while (!done);
     const totals = await running;
     expect(totals).toMatchObject({ events: 2_000, attempts: 2_000, complete: true });
-    // Their search chunks went with them (the trigger on events).
-    const { rows: index } = await pipeline.store.pool.query<{ chunks: number }>(
-      'SELECT count(*)::int AS chunks FROM event_search_chunks WHERE event_ids && $1::uuid[]',
+    // Their search keys and chunks went with them (the cascade and the trigger on events).
+    const { rows: index } = await pipeline.store.pool.query<{ keys: number; chunks: number }>(
+      `SELECT (SELECT count(*)::int FROM event_search_keys WHERE event_id = ANY($1::uuid[])) AS keys,
+         (SELECT count(*)::int FROM event_search_chunks WHERE event_ids && $1::uuid[]) AS chunks`,
       [old],
     );
-    expect(index).toEqual([{ chunks: 0 }]);
+    expect(index).toEqual([{ keys: 0, chunks: 0 }]);
     expect(totals.batches).toBeGreaterThanOrEqual(20);
     expect(await countEvents(pipeline, old)).toBe(0);
     expect(await countEvents(pipeline, kept)).toBe(kept.length);

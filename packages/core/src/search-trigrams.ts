@@ -1,31 +1,25 @@
-// The search index keys of a case-folded text, hashed to 32-bit integers (FNV-1a) and stored in one key set per
-// chunk of up to SEARCH_CHUNK_EVENTS events (docs/search.md). The index is a candidate filter only: the events of a
-// chunk are candidates for a term when the chunk's keys hold every key of the term, and each candidate is then
-// checked by its own text with ILIKE. So a hash collision or a folding difference that adds keys only costs a
-// recheck; what must never happen is a term key missing from a text that contains the term, which the folding and
-// winnowing rules below guard against.
+// The search index keys: every window of three UTF-16 code units of a case-folded text, hashed to a 32-bit
+// integer (FNV-1a). The index is a candidate filter only: an event is a candidate for a term when its keys hold
+// every key of the term, and each candidate is then checked by its own text with ILIKE. So a hash collision or a
+// folding difference that adds keys only costs a recheck; what must never happen is a term key missing from an
+// event that matches, which the folding rules below guard against.
 //
-// Two kinds of key. Words and JSON structure repeat across events: every window of three characters is a key, and a
-// chunk's set of them stays small. Ids, hashes and numbers do not repeat, and their three-character windows are
-// drawn from few values (4,096 of hex digits), so a chunk would hold nearly all of them and tell no id apart: where
-// three-character windows are made of hex digits or hold a decimal digit ("own" windows), the key is instead a
-// window of SEARCH_LONG_WINDOW characters all of whose three-character windows are own, of which only some are kept
-// (winnowing, below).
+// Two classes of window, stored apart (docs/search.md). Windows made of hexadecimal digits (0-9, a-f: ids, hashes)
+// or holding a decimal digit (numbers, dates, "#42") are few per event but drawn from few values, so a set shared
+// by many events would hold nearly all of them: they are kept per event. Every other window (words, JSON
+// structure) repeats across events, so one set per chunk of up to SEARCH_CHUNK_EVENTS events holds them at a
+// fraction of the cost.
 
 /** Events per index chunk: one key set (and one GIN entry per distinct key) for up to this many events. */
 export const SEARCH_CHUNK_EVENTS = 100;
 
-/** Characters in a key of ids and numbers: a million hex values, so a chunk's few thousand tell ids apart. */
-export const SEARCH_LONG_WINDOW = 5;
-
-/**
- * Of every SEARCH_WINNOW consecutive long windows of a run only the smallest key is kept ("winnowing", the leftmost
- * on a tie). A term's run of own windows is a stretch of the text's run (the kind of a window depends on its
- * characters only), so each SEARCH_WINNOW consecutive long windows of the term are the text's too, and their
- * smallest key was kept: requiring it never misses an event. A run of ids or digits shorter than
- * SEARCH_LONG_WINDOW + SEARCH_WINNOW - 1 characters (6: "42424" alone) asks for nothing and is checked by text.
- */
-export const SEARCH_WINNOW = 2;
+/** The keys of a text or a term, by where they are stored. */
+export interface SearchKeys {
+  /** Windows of words and structure (no decimal digit, not all hexadecimal digits): one set per chunk. */
+  chunk: number[];
+  /** Windows of three hexadecimal digits or with a decimal digit: one set per event. */
+  event: number[];
+}
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -54,15 +48,26 @@ function stableInTerm(code: number): boolean {
 // Folded, so "A"-"F" are already "a"-"f".
 const isHex = (code: number) => (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66);
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
-/** Whether a three-character window is own: made of hex digits, or holding a decimal digit. */
+/** Whether a window's key is the event's own: made of hex digits, or holding a decimal digit. */
 const own = (a: number, b: number, c: number) =>
   (isHex(a) && isHex(b) && isHex(c)) || isDigit(a) || isDigit(b) || isDigit(c);
 
-function hash(codes: Uint16Array, from: number, length: number): number {
+function key(a: number, b: number, c: number): number {
   let h = FNV_OFFSET;
-  for (let i = from; i < from + length; i++) h = Math.imul(h ^ codes[i]!, FNV_PRIME);
+  h = Math.imul(h ^ a, FNV_PRIME);
+  h = Math.imul(h ^ b, FNV_PRIME);
+  h = Math.imul(h ^ c, FNV_PRIME);
   return h | 0;
 }
+
+/**
+ * An event keeps only some of its own keys: in every run of SEARCH_WINNOW consecutive own windows, the one with the
+ * smallest key (the leftmost on a tie; "winnowing"). A term's run of own windows is a stretch of the text's run (the
+ * class of a window depends on its characters only), so each run of SEARCH_WINNOW windows of the term is one of the
+ * text's and its smallest key was kept: requiring those keys never misses an event. Runs shorter than
+ * SEARCH_WINNOW windows (a number of three digits) keep nothing and are checked by text alone.
+ */
+export const SEARCH_WINNOW = 4;
 
 function winnow(run: number[], into: Set<number>): void {
   for (let start = 0; start + SEARCH_WINNOW <= run.length; start++) {
@@ -72,49 +77,49 @@ function winnow(run: number[], into: Set<number>): void {
   }
 }
 
-/**
- * Adds the keys of folded codes to `into`. `usable[i]` says whether the window at i may give a key (a term's
- * windows around an unstable character may not); an unusable window ends a run like a window that is not own.
- */
-function addKeys(codes: Uint16Array, usable: (i: number) => boolean, into: Set<number>): void {
-  const long = SEARCH_LONG_WINDOW - 2; // consecutive own windows that make one long window
+/** Adds the keys of `text` to a chunk's set and to the event's own set. */
+export function addSearchKeys(text: string, chunk: Set<number>, event: Set<number>): void {
+  if (text.length < 3) return;
+  let a = fold(text.charCodeAt(0));
+  let b = fold(text.charCodeAt(1));
   let run: number[] = [];
-  let ownRun = 0;
-  for (let i = 0; i + 3 <= codes.length; i++) {
-    const isOwn = own(codes[i]!, codes[i + 1]!, codes[i + 2]!);
-    if (usable(i) && isOwn) {
-      ownRun++;
-      const start = i + 3 - SEARCH_LONG_WINDOW;
-      if (ownRun >= long) run.push(hash(codes, start, SEARCH_LONG_WINDOW));
+  for (let i = 2; i < text.length; i++) {
+    const c = fold(text.charCodeAt(i));
+    if (own(a, b, c)) run.push(key(a, b, c));
+    else {
+      chunk.add(key(a, b, c));
+      if (run.length > 0) {
+        winnow(run, event);
+        run = [];
+      }
+    }
+    a = b;
+    b = c;
+  }
+  winnow(run, event);
+}
+
+/**
+ * The keys an event (and its chunk) must hold to contain `term` (case-insensitively), from the windows made only of
+ * characters that fold the same everywhere (a window with another character ends a run of own windows). Both empty
+ * for a term shorter than three characters or without such a window: every event is then a candidate.
+ */
+export function termSearchKeys(term: string): SearchKeys {
+  const chunk = new Set<number>();
+  const event = new Set<number>();
+  let run: number[] = [];
+  for (let i = 0; i + 3 <= term.length; i++) {
+    const [a, b, c] = [term.charCodeAt(i), term.charCodeAt(i + 1), term.charCodeAt(i + 2)];
+    const [fa, fb, fc] = [fold(a), fold(b), fold(c)];
+    const stable = stableInTerm(a) && stableInTerm(b) && stableInTerm(c);
+    if (stable && own(fa, fb, fc)) {
+      run.push(key(fa, fb, fc));
       continue;
     }
-    if (usable(i)) into.add(hash(codes, i, 3));
-    ownRun = 0;
-    winnow(run, into);
+    if (stable) chunk.add(key(fa, fb, fc));
+    winnow(run, event);
     run = [];
   }
-  winnow(run, into);
-}
-
-function folded(text: string): Uint16Array {
-  const codes = new Uint16Array(text.length);
-  for (let i = 0; i < text.length; i++) codes[i] = fold(text.charCodeAt(i));
-  return codes;
-}
-
-/** Adds the keys of a text (an event's search text) to its chunk's key set. */
-export function addSearchKeys(text: string, into: Set<number>): void {
-  addKeys(folded(text), () => true, into);
-}
-
-/**
- * The keys a chunk must hold for one of its events to contain `term` (case-insensitively), from the windows made
- * only of characters that fold the same everywhere. Empty for a term shorter than three characters or without such
- * a window: every event is then a candidate.
- */
-export function termSearchKeys(term: string): number[] {
-  const stable = Array.from({ length: term.length }, (_, i) => stableInTerm(term.charCodeAt(i)));
-  const keys = new Set<number>();
-  addKeys(folded(term), (i) => stable[i]! && stable[i + 1]! && stable[i + 2]!, keys);
-  return [...keys];
+  winnow(run, event);
+  return { chunk: [...chunk], event: [...event] };
 }

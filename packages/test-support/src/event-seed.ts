@@ -58,12 +58,19 @@ export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Prom
       [ids],
     );
     const keys = new Set<number>();
-    for (const { text } of texts.rows) addSearchKeys(text, keys);
-    await db.query(`INSERT INTO event_search_chunks (organization_id, event_ids, keys) VALUES ($1, $2, $3)`, [
-      seed.organizationId,
-      ids,
-      [...keys],
-    ]);
+    for (const { text } of texts.rows) addSearchKeys(text, keys, new Set());
+    const chunk = await db.query<{ id: string }>(
+      `INSERT INTO event_search_chunks (organization_id, event_ids, keys) VALUES ($1, $2, $3) RETURNING id`,
+      [seed.organizationId, ids, [...keys]],
+    );
+    // The seed's texts are alike: one set of own keys serves every event.
+    const own = new Set<number>();
+    addSearchKeys(texts.rows[0]?.text ?? '', new Set(), own);
+    await db.query(
+      `INSERT INTO event_search_keys (event_id, organization_id, chunk_id, keys)
+       SELECT unnest($1::uuid[]), $2, $3, $4::int[]`,
+      [ids, seed.organizationId, chunk.rows[0]!.id, [...own]],
+    );
   }
   if (seed.search === 'pending')
     await db.query(`INSERT INTO event_search_pending (event_id, organization_id) SELECT unnest($1::uuid[]), $2`, [

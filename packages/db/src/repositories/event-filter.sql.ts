@@ -26,10 +26,12 @@ export function searchPattern(term: string, params: unknown[]): string {
   return `'%' || $${params.push(escapeLike(term))} || '%'`;
 }
 
-// The indexed events that may contain `term`: those of the chunks holding every key of the term
-// (relay_search_candidates, in the search_chunk_keys migration).
+// The indexed events that may contain `term`: its windows of digits are looked up per event
+// (event_search_keys), the others per chunk of events, whichever side Postgres' statistics expect to be smaller
+// (relay_search_candidates, in the search_chunks migration).
 function indexedCandidates(term: string, org: string, add: (value: unknown) => string): string {
-  return `SELECT x.id FROM relay_search_candidates(${org}, ${add(termSearchKeys(term))}::int[]) AS x(id)`;
+  const keys = termSearchKeys(term);
+  return `SELECT x.id FROM relay_search_candidates(${org}, ${add(keys.chunk)}::int[], ${add(keys.event)}::int[]) AS x(id)`;
 }
 
 // Builds the WHERE clause for one organization. `search` is a case-insensitive substring of

@@ -16,12 +16,22 @@ FROM events e WHERE e.id = ANY($1::uuid[]) ORDER BY e.id`;
 
 const ESCAPED_BODIES = `SELECT id, encode(body, 'escape') AS body FROM events WHERE id = ANY($1::uuid[])`;
 
+// The chunks' ids are taken first, so each event's own row can name its chunk.
+const CHUNK_IDS = `SELECT nextval(pg_get_serial_sequence('event_search_chunks', 'id'))::text AS id FROM generate_series(1, $1)`;
+
 // One row per chunk, its arrays as parameters (a batch of one organization's events is one or a few chunks).
 const insertChunks = (count: number) =>
-  `INSERT INTO event_search_chunks (organization_id, event_ids, keys) VALUES ${Array.from(
+  `INSERT INTO event_search_chunks (id, organization_id, event_ids, keys) VALUES ${Array.from(
     { length: count },
-    (_, i) => `($${3 * i + 1}::uuid, $${3 * i + 2}::uuid[], $${3 * i + 3}::int[])`,
+    (_, i) => `($${4 * i + 1}::bigint, $${4 * i + 2}::uuid, $${4 * i + 3}::uuid[], $${4 * i + 4}::int[])`,
   ).join(', ')}`;
+
+// One row per event with its own keys (windows of digits) and its chunk (a statement per SEARCH_CHUNK_EVENTS rows).
+const insertEventKeys = (count: number) =>
+  `INSERT INTO event_search_keys (event_id, organization_id, chunk_id, keys) VALUES ${Array.from(
+    { length: count },
+    (_, i) => `($${4 * i + 1}::uuid, $${4 * i + 2}::uuid, $${4 * i + 3}::bigint, $${4 * i + 4}::int[])`,
+  ).join(', ')} ON CONFLICT (event_id) DO NOTHING`;
 
 const TAKE_STALE = `SELECT id, event_ids FROM event_search_chunks WHERE stale ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
@@ -95,20 +105,31 @@ export function createEventSearchRepository(
         const taken = (await client.query<{ event_id: string }>(TAKE_PENDING, [limit])).rows.map((r) => r.event_id);
         if (taken.length === 0) return 0;
         const { rows, text, escaped } = await texts(client, taken);
-        const chunks: { org: string; ids: string[]; keys: Set<number> }[] = [];
+        // At most one chunk per organization and SEARCH_CHUNK_EVENTS events, plus one per organization.
+        const { rows: ids } = await client.query<{ id: string }>(CHUNK_IDS, [
+          Math.ceil(rows.length / SEARCH_CHUNK_EVENTS) + new Set(rows.map((r) => r.organization_id)).size,
+        ]);
+        const chunks: { id: string; org: string; ids: string[]; keys: Set<number> }[] = [];
         const open = new Map<string, (typeof chunks)[number]>();
+        const eventKeys: unknown[][] = [];
         for (const row of rows) {
           let chunk = open.get(row.organization_id);
           if (!chunk || chunk.ids.length >= SEARCH_CHUNK_EVENTS) {
-            chunk = { org: row.organization_id, ids: [], keys: new Set() };
+            chunk = { id: ids[chunks.length]!.id, org: row.organization_id, ids: [], keys: new Set() };
             open.set(row.organization_id, chunk);
             chunks.push(chunk);
           }
           chunk.ids.push(row.id);
-          addSearchKeys(text(row), chunk.keys);
+          const own = new Set<number>();
+          addSearchKeys(text(row), chunk.keys, own);
+          eventKeys.push([row.id, row.organization_id, chunk.id, [...own]]);
         }
-        const params = chunks.flatMap((c) => [c.org, c.ids, [...c.keys]]);
+        const params = chunks.flatMap((c) => [c.id, c.org, c.ids, [...c.keys]]);
         if (chunks.length > 0) await client.query(insertChunks(chunks.length), params);
+        for (let i = 0; i < eventKeys.length; i += SEARCH_CHUNK_EVENTS) {
+          const slice = eventKeys.slice(i, i + SEARCH_CHUNK_EVENTS);
+          await client.query(insertEventKeys(slice.length), slice.flat());
+        }
         if (escaped.length > 0)
           await client.query(
             'INSERT INTO event_search_escaped (event_id) SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING',
@@ -135,7 +156,8 @@ export function createEventSearchRepository(
           const keys = new Set<number>();
           for (const id of chunk.event_ids) {
             const eventText = textOf.get(id);
-            if (eventText !== undefined) addSearchKeys(eventText, keys);
+            // The events' own keys are theirs alone (deleted with them): only the chunk's set is rebuilt.
+            if (eventText !== undefined) addSearchKeys(eventText, keys, new Set());
           }
           await client.query('UPDATE event_search_chunks SET keys = $2::int[], stale = false WHERE id = $1', [
             chunk.id,

@@ -80,28 +80,52 @@ describe('background search indexing', () => {
     }
   });
 
-  it('finds an event by an id in its payload through its own keys, and by words through its chunk', async () => {
+  const candidates = async (term: string) => {
+    const keys = termSearchKeys(term);
+    const { rows } = await pipeline.store.pool.query<{ id: string }>(
+      `SELECT x.id FROM relay_search_candidates((SELECT organization_id FROM events LIMIT 1), $1::int[], $2::int[])
+         AS x(id)`,
+      [keys.chunk, keys.event],
+    );
+    return rows.map((r) => r.id).sort();
+  };
+
+  it("keeps an id in its event's own keys, and what most of a chunk's events hold in the chunk", async () => {
     const repo = createEventSearchRepository(pipeline.store.pool);
-    const sha = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
-    const withSha = await ingest(`commit ${sha} by octo-hexer`);
-    const other = await ingest('commit 6113728f27ae82c7000000000000000000000000 by octo-hexer');
     await repo.indexPending(10_000);
-    const ownKeys = async (id: string, term: string) =>
-      query('SELECT count(*)::int AS n FROM event_search_keys WHERE event_id = $1 AND keys @> $2::int[]', [
-        id,
-        termSearchKeys(term).event,
-      ]);
+    const sha = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
+    const withSha = await ingest(`commit ${sha} on 20261205`);
+    const other = await ingest('commit 6113728f27ae82c7000000000000000000000000 on 20261205');
+    const third = await ingest('commit 0123456789abcdef0123456789abcdef01234567 on 20261205');
+    const fourth = await ingest('commit fedcba9876543210fedcba9876543210fedcba98 on 20261205');
+    const all = [withSha, other, third, fourth].sort();
+    await repo.indexPending(10_000);
+    const holds = async (table: 'event_search_keys' | 'event_search_chunks', term: string) =>
+      query(
+        `SELECT count(*)::int AS n FROM ${table} WHERE keys @> $1::int[] AND ${
+          table === 'event_search_keys' ? 'event_id = ANY($2::uuid[])' : 'event_ids && $2::uuid[]'
+        }`,
+        [termSearchKeys(term).event, all],
+      );
+    // One event in four: its own; every event, or two in four: the chunk's.
     expect(termSearchKeys('B1A177C8D03F').chunk).toEqual([]);
-    expect(await ownKeys(withSha, 'B1A177C8D03F')).toBe(1);
-    expect(await ownKeys(other, 'B1A177C8D03F')).toBe(0);
+    expect(await holds('event_search_keys', 'B1A177C8D03F')).toBe(1);
+    expect(await holds('event_search_chunks', 'B1A177C8D03F')).toBe(0);
+    for (const term of ['20261205', '6113728F27AE82C7']) {
+      expect(await holds('event_search_keys', term)).toBe(0);
+      expect(await holds('event_search_chunks', term)).toBe(1);
+    }
+    // The id's own keys lead; the chunk's keys make its events candidates.
+    expect(await candidates('B1A177C8D03F')).toEqual([withSha]);
+    expect(await candidates('on 20261205')).toEqual(all);
     const ids = async (term: string) =>
       (await pipeline.http.get('/events').query({ search: term }).set('authorization', admin).expect(200)).body.events
         .map((e: { id: string }) => e.id)
         .sort() as string[];
     expect(await ids('B1A177C8D03F')).toEqual([withSha]);
     expect(await ids('6113728F27AE82C7')).toEqual([withSha, other].sort());
-    // Both kinds of key: "by " per chunk, "f24"… per event.
-    expect(await ids('adf246 by octo-hexer')).toEqual([withSha]);
+    // Both kinds of key: "on " per chunk, "f24"… per event, "202"… in the chunk's share.
+    expect(await ids('adf246 on 20261205')).toEqual([withSha]);
     await pipeline.http.delete(`/events/${withSha}`).set('authorization', admin).expect(204);
     expect(await query('SELECT count(*)::int AS n FROM event_search_keys WHERE event_id = $1', [withSha])).toBe(0);
     expect(await ids('B1A177C8D03F')).toEqual([]);
@@ -112,24 +136,38 @@ describe('background search indexing', () => {
     await repo.indexPending(10_000);
     const a = await ingest('abc12345 bravo');
     await repo.indexPending(10_000);
-    // b and c share a chunk; a is in another.
+    // b, c, d and e share a chunk; a is in another.
     const b = await ingest('abc12345 beta');
-    const c = await ingest('beta only');
+    const others = [await ingest('beta only'), await ingest('beta too'), await ingest('beta three')];
     await repo.indexPending(10_000);
-    const { rows: orgs } = await pipeline.store.pool.query<{ org: string }>(
-      'SELECT organization_id AS org FROM events WHERE id = $1',
-      [b],
-    );
-    // Whichever side leads (the statistics decide), only b holds both kinds of key.
-    for (const term of ['abc12345 beta', 'c12345 beta']) {
-      const keys = termSearchKeys(term);
-      const { rows } = await pipeline.store.pool.query<{ id: string }>(
-        'SELECT x.id FROM relay_search_candidates($1, $2::int[], $3::int[]) AS x(id)',
-        [orgs[0]!.org, keys.chunk, keys.event],
-      );
-      expect(rows.map((r) => r.id)).toEqual([b]);
-    }
-    expect([a, c]).not.toContain(b);
+    // Whichever side leads (the statistics decide), only b holds both kinds of key: a's chunk lacks "beta", and the
+    // id's keys are b's own, not its chunk's (one event in four).
+    for (const term of ['abc12345 beta', 'c12345 beta']) expect(await candidates(term)).toEqual([b]);
+    expect(await candidates('beta')).toEqual([b, ...others].sort());
+    expect(await candidates('abc12345')).toEqual([a, b].sort());
+  });
+
+  it("finds what a chunk's events share by the chunk, and keeps it there when one of them is deleted", async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    await repo.indexPending(10_000);
+    const shared = [await ingest('shared-run 777444111'), await ingest('shared-run 777444111')];
+    const lone = await ingest('lone-run 999888777666');
+    await repo.indexPending(10_000);
+    const chunkHolds = async (term: string) =>
+      query('SELECT count(*)::int AS n FROM event_search_chunks WHERE $1 = ANY(event_ids) AND keys @> $2::int[]', [
+        shared[1],
+        termSearchKeys(term).event,
+      ]);
+    expect(await chunkHolds('777444111')).toBe(1);
+    expect(await chunkHolds('999888777666')).toBe(0);
+    await pipeline.http.delete(`/events/${shared[0]}`).set('authorization', admin).expect(204);
+    expect(await repo.rebuildStale(10)).toBeGreaterThanOrEqual(1);
+    // The kept event's share stays in the rebuilt chunk (its own row never held it).
+    expect(await chunkHolds('777444111')).toBe(1);
+    // Both events of the chunk are candidates for what the chunk holds; the text check leaves one.
+    expect(await candidates('777444111')).toEqual([shared[1]!, lone].sort());
+    expect((await search('777444111')).events.map((e: { id: string }) => e.id)).toEqual([shared[1]]);
+    expect((await search('999888777666')).events.map((e: { id: string }) => e.id)).toEqual([lone]);
   });
 
   it('takes a deleted event out of its chunk, and the next run drops its keys', async () => {
@@ -170,23 +208,44 @@ describe('background search indexing', () => {
     const repo = createEventSearchRepository(pipeline.store.pool);
     await repo.indexPending(10_000);
     let busy = true;
+    let clock = 0;
+    let counts = 0;
     const indexer = createSearchIndexer({
-      search: repo,
+      search: {
+        ...repo,
+        countPending: (cap: number) => {
+          counts++;
+          return repo.countPending(cap);
+        },
+      },
       logger: pino({ level: 'silent' }),
       batchSize: 2,
       busy: () => busy,
       maxPendingWhileBusy: 5,
+      now: () => clock,
     });
     for (let i = 0; i < 3; i++) await ingest(`yield-${i}`);
     expect(await indexer.runOnce()).toBe(0);
     expect(await count('event_search_pending')).toBe(3);
     for (let i = 3; i < 8; i++) await ingest(`yield-${i}`);
+    // Under the bound at the last count: counted again a second later.
+    clock += 999;
+    expect(await indexer.runOnce()).toBe(0);
+    expect(counts).toBe(1);
+    clock += 1;
     expect(await indexer.runOnce()).toBe(2);
-    expect(await count('event_search_pending')).toBe(6);
+    expect(counts).toBe(2);
+    // Over the bound at the last count: a batch per run, counted again a second later (4 pending, under it).
+    expect(await indexer.runOnce()).toBe(2);
+    expect(counts).toBe(2);
+    clock += 1_000;
+    expect(await indexer.runOnce()).toBe(0);
+    expect(counts).toBe(3);
+    expect(await count('event_search_pending')).toBe(4);
     // Pending events are found all the same.
     expect((await search('yield-')).total).toBe(8);
     busy = false;
-    expect(await indexer.runOnce()).toBe(6);
+    expect(await indexer.runOnce()).toBe(4);
     expect(await count('event_search_pending')).toBe(0);
   });
 
@@ -258,6 +317,8 @@ describe('background search indexing', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(await count('event_search_pending', id)).toBe(0);
+      // The first call may join the run that indexed it, still going on (rebuilding stale chunks); after it, none.
+      await worker.indexSearchNow();
       expect(await worker.indexSearchNow()).toBe(0);
     } finally {
       await worker.close();

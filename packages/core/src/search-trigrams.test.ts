@@ -1,4 +1,4 @@
-import { addSearchKeys, termSearchKeys } from './search-trigrams';
+import { addSearchKeys, shareCommonKeys, termSearchKeys } from './search-trigrams';
 
 function keysOf(text: string) {
   const chunk = new Set<number>();
@@ -86,5 +86,18 @@ describe('search keys', () => {
     expect(all('東京都庁')).toHaveLength(2);
     expect(holds('東京都庁の住所', '東京都庁')).toBe(true);
     expect(holds('大阪府庁', '東京都庁')).toBe(false);
+  });
+
+  it("moves the own keys at least half a chunk's events hold into the chunk, and keeps the rest per event", () => {
+    const chunk = new Set([1]);
+    const own = shareCommonKeys(
+      [new Set([10, 20, 30]), new Set([10, 20, 40]), new Set([10, 50]), new Set([10])],
+      chunk,
+    );
+    // 10: four of four, 20: two of four (half); 30, 40, 50: one each.
+    expect([...chunk].sort((a, b) => a - b)).toEqual([1, 10, 20]);
+    expect(own).toEqual([[30], [40], [50], []]);
+    // Every event's own keys are still in its own set or the chunk's.
+    expect(shareCommonKeys([new Set([7, 8])], new Set())).toEqual([[]]);
   });
 });

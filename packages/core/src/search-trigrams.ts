@@ -123,3 +123,19 @@ export function termSearchKeys(term: string): SearchKeys {
   winnow(run, event);
   return { chunk: [...chunk], event: [...event] };
 }
+
+/**
+ * Moves the own keys held by at least half the events of a chunk into the chunk's set: a date, a repository's id or
+ * a payload sent again and again would otherwise be one GIN entry per event (most of what indexing cost while a
+ * backlog drained, docs/performance.md). A search asks for an own key in the event's set or its chunk's
+ * (relay_search_candidates), so either place finds the event; a key held by every other event is a weak filter in
+ * the chunk anyway. Returns each event's own keys that stay its own; adds the moved ones to `chunk`.
+ */
+export function shareCommonKeys(events: readonly Set<number>[], chunk: Set<number>): number[][] {
+  const held = new Map<number, number>();
+  for (const own of events) for (const key of own) held.set(key, (held.get(key) ?? 0) + 1);
+  const common = new Set<number>();
+  for (const [key, count] of held) if (count * 2 >= events.length) common.add(key);
+  for (const key of common) chunk.add(key);
+  return events.map((own) => [...own].filter((key) => !common.has(key)));
+}

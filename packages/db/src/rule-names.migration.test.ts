@@ -1,24 +1,19 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import { createTestDatabase, type TestDatabase } from '@relay/test-support';
+import { useTestDatabase } from '@relay/test-support';
 import { createDatabase, type Database } from './database';
 
 const MIGRATION = path.join(__dirname, '../../../prisma/migrations/20261126101114_rule_and_hook_names/migration.sql');
 const ORG = DEFAULT_ORGANIZATION_ID;
 
-let testDb: TestDatabase;
+const database = useTestDatabase((url) => createDatabase({ url, poolSize: 2 }));
 let db: Database;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDatabase({ url: testDb.url, poolSize: 2 });
+  db = database();
   // Back to the schema before the migration: rules and hooks without names.
   await db.pool.query('ALTER TABLE providers DROP COLUMN name; ALTER TABLE hooks DROP COLUMN name');
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
 });
 
 // Existing rows get the names new ones get by default, in creation order, unique where they must be.

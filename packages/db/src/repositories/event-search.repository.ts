@@ -1,4 +1,4 @@
-import { addSearchKeys, DEFAULT_SENSITIVE_HEADERS, SEARCH_CHUNK_EVENTS } from '@relay/core';
+import { addSearchKeys, DEFAULT_SENSITIVE_HEADERS, SEARCH_CHUNK_EVENTS, shareCommonKeys } from '@relay/core';
 import type pg from 'pg';
 import { SEARCH_HEADERS } from './event.sql';
 
@@ -32,6 +32,8 @@ const insertEventKeys = (count: number) =>
     { length: count },
     (_, i) => `($${4 * i + 1}::uuid, $${4 * i + 2}::uuid, $${4 * i + 3}::bigint, $${4 * i + 4}::int[])`,
   ).join(', ')} ON CONFLICT (event_id) DO NOTHING`;
+
+const STORED_OWN_KEYS = 'SELECT event_id, keys FROM event_search_keys WHERE event_id = ANY($1::uuid[])';
 
 const TAKE_STALE = `SELECT id, event_ids FROM event_search_chunks WHERE stale ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
@@ -109,21 +111,26 @@ export function createEventSearchRepository(
         const { rows: ids } = await client.query<{ id: string }>(CHUNK_IDS, [
           Math.ceil(rows.length / SEARCH_CHUNK_EVENTS) + new Set(rows.map((r) => r.organization_id)).size,
         ]);
-        const chunks: { id: string; org: string; ids: string[]; keys: Set<number> }[] = [];
+        const chunks: { id: string; org: string; ids: string[]; keys: Set<number>; own: Set<number>[] }[] = [];
         const open = new Map<string, (typeof chunks)[number]>();
-        const eventKeys: unknown[][] = [];
         for (const row of rows) {
           let chunk = open.get(row.organization_id);
           if (!chunk || chunk.ids.length >= SEARCH_CHUNK_EVENTS) {
-            chunk = { id: ids[chunks.length]!.id, org: row.organization_id, ids: [], keys: new Set() };
+            chunk = { id: ids[chunks.length]!.id, org: row.organization_id, ids: [], keys: new Set(), own: [] };
             open.set(row.organization_id, chunk);
             chunks.push(chunk);
           }
           chunk.ids.push(row.id);
           const own = new Set<number>();
           addSearchKeys(text(row), chunk.keys, own);
-          eventKeys.push([row.id, row.organization_id, chunk.id, [...own]]);
+          chunk.own.push(own);
         }
+        // An event left with no own keys gets no row: a search reads a missing row as an empty set.
+        const eventKeys = chunks.flatMap((chunk) =>
+          shareCommonKeys(chunk.own, chunk.keys).flatMap((own, i) =>
+            own.length > 0 ? [[chunk.ids[i], chunk.org, chunk.id, own]] : [],
+          ),
+        );
         const params = chunks.flatMap((c) => [c.id, c.org, c.ids, [...c.keys]]);
         if (chunks.length > 0) await client.query(insertChunks(chunks.length), params);
         for (let i = 0; i < eventKeys.length; i += SEARCH_CHUNK_EVENTS) {
@@ -152,12 +159,21 @@ export function createEventSearchRepository(
           stale.flatMap((c) => c.event_ids),
         );
         const textOf = new Map(rows.map((row) => [row.id, text(row)]));
+        const { rows: stored } = await client.query<{ event_id: string; keys: number[] }>(STORED_OWN_KEYS, [
+          stale.flatMap((c) => c.event_ids),
+        ]);
+        const storedOf = new Map(stored.map((row) => [row.event_id, new Set(row.keys)]));
         for (const chunk of stale) {
           const keys = new Set<number>();
           for (const id of chunk.event_ids) {
             const eventText = textOf.get(id);
-            // The events' own keys are theirs alone (deleted with them): only the chunk's set is rebuilt.
-            if (eventText !== undefined) addSearchKeys(eventText, keys, new Set());
+            if (eventText === undefined) continue;
+            // The own keys an event's row does not hold (or all, without a row) were moved to the chunk
+            // (shareCommonKeys) and stay there; those of the deleted events go.
+            const own = new Set<number>();
+            addSearchKeys(eventText, keys, own);
+            const kept = storedOf.get(id);
+            for (const key of own) if (!kept?.has(key)) keys.add(key);
           }
           await client.query('UPDATE event_search_chunks SET keys = $2::int[], stale = false WHERE id = $1', [
             chunk.id,

@@ -53,6 +53,14 @@ describe('event list totals', () => {
     expect(second.events).toHaveLength(50);
     expect(second.events[0].created_at < common.events[49].created_at).toBe(true);
 
+    // A page past the newest events' matches: found once through the index, so counted exactly at any size.
+    const far = await list('search=github&per_page=50&page=20');
+    expect(far).toMatchObject({ total: 10_045, total_exact: true });
+    expect(far.events).toHaveLength(50);
+    const farTimes = far.events.map((e: { created_at: string }) => e.created_at);
+    expect([...farTimes].sort().reverse()).toEqual(farTimes);
+    expect(farTimes[0] < second.events[49].created_at).toBe(true);
+
     const rare = await list('search=rare&per_page=50');
     expect(rare).toMatchObject({ total: 5, total_exact: true });
     expect(rare.events).toHaveLength(5);

@@ -153,6 +153,27 @@ export function createEventQueryRepository(
     return { events, total: Math.max(estimate, walk.ids.length), totalExact: false };
   }
 
+  // A search the newest events do not answer: its matches (the index's candidates, each checked by its text) are
+  // found once for both the page and the total, which a page and a count statement would each compute. So the total
+  // is exact at any size: counting what is already found costs little.
+  async function fromIndex(orgId: OrgId, filter: EventFilter, page: number, perPage: number) {
+    const { where, params } = eventWhere(orgId, filter, sensitiveHeaders);
+    const { rows } = await pool.query<{ total: number; ids: string[] }>(
+      `WITH hit AS MATERIALIZED (SELECT id, created_at FROM events WHERE ${where})
+       SELECT (SELECT count(*)::int FROM hit) AS total,
+         coalesce((SELECT array_agg(p.id ORDER BY p.created_at DESC, p.id DESC) FROM (
+           SELECT id, created_at FROM hit ORDER BY created_at DESC, id DESC
+           LIMIT ${perPage} OFFSET ${(page - 1) * perPage}) p), '{}') AS ids`,
+      params,
+    );
+    const { rows: events } = await pool.query<EventSummary>(
+      `SELECT ${SUMMARY} FROM events WHERE organization_id = $1 AND id = ANY($2::uuid[])
+       ORDER BY created_at DESC, id DESC`,
+      [orgId, rows[0]!.ids],
+    );
+    return { events, total: rows[0]!.total, totalExact: true };
+  }
+
   return {
     async page(
       orgId: OrgId,
@@ -160,10 +181,8 @@ export function createEventQueryRepository(
       page: number,
       perPage: number,
     ): Promise<{ events: EventSummary[]; total: number; totalExact: boolean }> {
-      if (filter.search) {
-        const found = await fromNewest(orgId, filter, page, perPage);
-        if (found) return found;
-      }
+      if (filter.search)
+        return (await fromNewest(orgId, filter, page, perPage)) ?? fromIndex(orgId, filter, page, perPage);
       const { where, params } = eventWhere(orgId, filter, sensitiveHeaders);
       const [rows, count] = await Promise.all([
         pool.query<EventSummary>(

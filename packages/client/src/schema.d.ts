@@ -4983,7 +4983,7 @@ export interface operations {
             page: number;
             per_page: number;
             pages: number;
-            /** @description false: more than 10,000 events match, and `total` (and `pages`) is the database planner's estimate rather than a count (counting millions of rows on every page would be slow). */
+            /** @description false: more than 10,000 events match, and `total` (and `pages`) is an estimate rather than a count (counting millions of rows on every page would be slow). A search may count exactly past 10,000. */
             total_exact: boolean;
           };
         };

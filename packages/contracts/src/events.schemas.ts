@@ -164,7 +164,7 @@ export const eventPageSchema = pageEnvelope('events', eventSummarySchema).extend
   total_exact: z
     .boolean()
     .describe(
-      "false: more than 10,000 events match, and `total` (and `pages`) is an estimate rather than a count " +
+      'false: more than 10,000 events match, and `total` (and `pages`) is an estimate rather than a count ' +
         '(counting millions of rows on every page would be slow). A search may count exactly past 10,000.',
     ),
 });

@@ -13,7 +13,7 @@ export interface SearchIndexerDeps {
    * searches scan pending events directly, so this bounds what a search costs during a backlog.
    */
   maxPendingWhileBusy?: number;
-  /** While busy and under the bound, the pending events are counted again after this long (default 1 s). */
+  /** While busy, a count of the pending events holds this long before the next (default 1 s). */
   countEveryMs?: number;
   /** The clock the count's schedule follows (milliseconds). */
   now?: () => number;

@@ -154,14 +154,10 @@ export function createEventSearchRepository(
       return inTransaction(async (client) => {
         const { rows: stale } = await client.query<{ id: string; event_ids: string[] }>(TAKE_STALE, [limit]);
         if (stale.length === 0) return 0;
-        const { rows, text } = await texts(
-          client,
-          stale.flatMap((c) => c.event_ids),
-        );
+        const eventIds = stale.flatMap((c) => c.event_ids);
+        const { rows, text } = await texts(client, eventIds);
         const textOf = new Map(rows.map((row) => [row.id, text(row)]));
-        const { rows: stored } = await client.query<{ event_id: string; keys: number[] }>(STORED_OWN_KEYS, [
-          stale.flatMap((c) => c.event_ids),
-        ]);
+        const { rows: stored } = await client.query<{ event_id: string; keys: number[] }>(STORED_OWN_KEYS, [eventIds]);
         const storedOf = new Map(stored.map((row) => [row.event_id, new Set(row.keys)]));
         for (const chunk of stale) {
           const keys = new Set<number>();

@@ -17,15 +17,6 @@ const LIVE_OLDER = (o: string) => `
 export const NOT_BLOCKED = (e: string) => `NOT EXISTS (
   SELECT 1 FROM event_ordering o WHERE o.event_id = ${e}.id AND EXISTS (${LIVE_OLDER('o')}))`;
 
-/** Written with the events by the ingest statement (event.sql.ts), only when a row of the batch has a key. */
-export const INSERT_ORDERING_ROWS = `
-ordered AS (
-  INSERT INTO event_ordering (event_id, organization_id, provider_id, ordering_key, created_at)
-  SELECT s.id, s.organization_id, s.provider_id, k.ordering_key, now() AT TIME ZONE 'UTC'
-  FROM stored s JOIN unnest($1::uuid[], $12::text[]) AS k(id, ordering_key) ON k.id = s.id
-  WHERE k.ordering_key IS NOT NULL AND s.provider_id IS NOT NULL
-)`;
-
 /** Whether an event must wait behind an older event of its key ($1 organization, $2 event). */
 export const IS_BLOCKED = `
 SELECT EXISTS (

@@ -2,7 +2,7 @@ import { toStorableText, type FailureReason, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { recordAndRelease, type OrderingHead } from './event-ordering.repository';
-import { INSERT_EVENTS, INSERT_ORDERED_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES, STORE_TRANSFORMED } from './event.sql';
+import { INSERT_EVENTS, LOAD_EVENTS, RECORD_OUTCOMES, STORE_TRANSFORMED } from './event.sql';
 import {
   toStoredEvent,
   transformOf,
@@ -73,37 +73,30 @@ export interface Outcome extends EventRef {
 export function createEventRepository(pool: pg.Pool, options: EventRepositoryOptions) {
   return {
     /**
-     * One insert for a whole ingest batch (rows may belong to different organizations); `db` is a
-     * transaction's client when the insert must commit with other writes (a deduplication key).
-     */
-    /**
-     * Stores a batch; answers each stored event's rule (null: none), which the statement chooses: the queue shard of
-     * its delivery job (REDIS_QUEUE_SHARDS) is that rule's.
+     * One insert for a whole ingest batch (rows may belong to different organizations); answers each stored event's
+     * rule (null: none), which the statement chooses: the queue shard of its delivery job (REDIS_QUEUE_SHARDS) is
+     * that rule's. `db` is a transaction's client when the insert must commit with other writes (a deduplication key).
      */
     async insertMany(
       rows: readonly NewEvent[],
       db: Pick<pg.Pool, 'query'> = pool,
     ): Promise<Map<string, string | null>> {
       if (rows.length === 0) return new Map();
-      // Only a batch with ordering keys pays for their rows: the plain statement is unchanged.
       const ordered = rows.some((r) => r.orderingKey !== undefined);
-      const stored = await db.query<{ id: string; provider_id: string | null }>(
-        ordered ? INSERT_ORDERED_EVENTS : INSERT_EVENTS,
-        [
-          rows.map((r) => r.id),
-          rows.map((r) => r.organizationId),
-          rows.map((r) => r.source),
-          rows.map((r) => r.targetOverride),
-          rows.map((r) => Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)),
-          rows.map((r) => JSON.stringify(r.headers)),
-          rows.map((r) => r.nextAttemptAt),
-          options.defaultTargetUrl ?? null,
-          rows.map((r) => r.ruleId ?? null),
-          rows.map((r) => r.path ?? ''),
-          rows.map((r) => JSON.stringify(r.query ?? {})),
-          ...(ordered ? [rows.map((r) => r.orderingKey ?? null)] : []),
-        ],
-      );
+      const stored = await db.query<{ id: string; provider_id: string | null }>(INSERT_EVENTS, [
+        rows.map((r) => r.id),
+        rows.map((r) => r.organizationId),
+        rows.map((r) => r.source),
+        rows.map((r) => r.targetOverride),
+        rows.map((r) => Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)),
+        rows.map((r) => JSON.stringify(r.headers)),
+        rows.map((r) => r.nextAttemptAt),
+        options.defaultTargetUrl ?? null,
+        rows.map((r) => r.ruleId ?? null),
+        rows.map((r) => r.path ?? ''),
+        rows.map((r) => JSON.stringify(r.query ?? {})),
+        ordered ? rows.map((r) => r.orderingKey ?? null) : null,
+      ]);
       return new Map(stored.rows.map((row) => [row.id, row.provider_id]));
     },
 

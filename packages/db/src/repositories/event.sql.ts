@@ -1,6 +1,3 @@
-import { ACTIVE_RULE_JOIN } from '../target.sql';
-import { INSERT_ORDERING_ROWS } from './event-ordering.sql';
-
 // Timestamps: Prisma stores DateTime as UTC in `timestamp` columns. Parameters go in as timestamptz
 // and are converted AT TIME ZONE 'UTC', so the session's time zone never matters.
 // Column lists follow prisma/schema.prisma; the migrations test and the e2e suite exercise every
@@ -29,31 +26,16 @@ RETURNING e.id, e.transformed_body, e.transformed_headers, e.transformed_path`;
 export const CLEAR_TRANSFORMED = `transformed_body = NULL, transformed_headers = NULL, transformed_path = NULL,
   transform_logs = NULL`;
 
-// An X-Target-Url override wins; otherwise the target is selected in the same statement. Each event is
-// marked for the search indexer in the same statement (one round trip, one transaction).
-const STORE_EVENTS = `
-WITH stored AS (
-  INSERT INTO events (id, organization_id, source, provider_id, target_url, body, headers, path, query,
-    next_attempt_at, status, attempt_count, created_at, updated_at)
-  SELECT u.id, u.organization_id, u.source,
-    coalesce(u.provider_id, CASE WHEN u.target_override IS NULL THEN p.id END),
-    coalesce(u.target_override, p.target_url, org.default_target_url, $8),
-    u.body, u.headers, u.path, u.query,
-    u.next_attempt_at AT TIME ZONE 'UTC', 'queued', 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[], $7::timestamptz[], $9::uuid[],
-    $10::text[], $11::jsonb[])
-    AS u(id, organization_id, source, target_override, body, headers, next_attempt_at, provider_id, path, query)
-  ${ACTIVE_RULE_JOIN}
-  RETURNING id, organization_id, provider_id
-)`;
-// The statement answers each stored event's rule, chosen here (not by the caller): its delivery job goes to that
-// rule's queue shard, the one the sweeper and every later enqueue pick for the event.
-const MARK_FOR_SEARCH = `,
-marked AS (INSERT INTO event_search_pending (event_id, organization_id) SELECT id, organization_id FROM stored)
-SELECT id, provider_id FROM stored`;
-export const INSERT_EVENTS = `${STORE_EVENTS}${MARK_FOR_SEARCH}`;
-/** A batch with ordering keys ($12) also writes their event_ordering rows, in the same statement. */
-export const INSERT_ORDERED_EVENTS = `${STORE_EVENTS},${INSERT_ORDERING_ROWS}${MARK_FOR_SEARCH}`;
+// The ingest statement, a function whose plan each connection keeps (see LOAD_EVENTS below): an X-Target-Url override
+// wins, otherwise the event's rule and target are selected in the same statement (ACTIVE_RULE_JOIN of target.sql.ts);
+// an event with an ordering key ($12, null when the batch has none) and a rule gets its event_ordering row; each event
+// is marked for the search indexer. One round trip, one transaction. It answers each stored event's rule, chosen
+// there (not by the caller): its delivery job goes to that rule's queue shard, the one the sweeper and every later
+// enqueue pick for the event. Parameters: ids ($1), organizations ($2), sources ($3), target overrides ($4), bodies
+// ($5), headers ($6), first attempts ($7), the install's default target ($8), rules chosen by the caller ($9), paths
+// ($10), queries ($11) and ordering keys ($12).
+export const INSERT_EVENTS = `SELECT id, provider_id
+FROM relay_insert_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
 
 /**
  * An event's searchable text: source, payload and headers (the search indexer hashes the same text, and a
@@ -70,39 +52,20 @@ export const SEARCH_TEXT = (e: string, hidden: string) =>
 export const SEARCH_HEADERS = (e: string, hidden: string) =>
   `(CASE WHEN jsonb_typeof(${e}.headers) = 'object' THEN ${e}.headers - ${hidden}::text[] ELSE ${e}.headers END)::text`;
 
-/** The event's state is still the worker's to write (see RECORD_OUTCOMES). */
-const WORKERS = `(e.status = 'queued' OR u.status = 'delivered')`;
+// The worker's two statements per batch run as functions (migration 20261205100000_delivery_statement_functions)
+// whose plans each connection keeps: planning them cost about what running them did. The functions plan with
+// sequential scans off, so a plan kept from a new install's small table still looks events up by primary key.
 
-export const LOAD_EVENTS = `
-SELECT ${EVENT_COLUMNS} FROM events
-WHERE (id, organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
+/** A batch's events by (id, organization); missing ones are simply absent. */
+export const LOAD_EVENTS = `SELECT ${EVENT_COLUMNS} FROM relay_load_events($1::uuid[], $2::uuid[])`;
 
 // The attempt is always recorded and counted. The event's state is the worker's only while the event is still
 // queued (the worker took it queued): an operator's acknowledge of a retrying ordered head, or a rule's pause, that
 // committed during the attempt stands, and the worker's retry does not undo it. A delivery wins whatever happened
 // meanwhile: the target has the webhook.
-export const RECORD_OUTCOMES = `
-WITH attempts AS (
-  INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, target_url,
-    response_status, response_body, error, duration_ms, started_at, finished_at)
-  SELECT a.id, a.event_id, a.organization_id, a.attempt_number, a.kind, a.target_url,
-    a.response_status, a.response_body, a.error, a.duration_ms,
-    a.started_at AT TIME ZONE 'UTC', a.finished_at AT TIME ZONE 'UTC'
-  FROM unnest($20::uuid[], $1::uuid[], $2::uuid[], $3::int[], $4::"AttemptKind"[], $5::text[], $6::int[],
-    $7::text[], $8::text[], $9::int[], $10::timestamptz[], $11::timestamptz[])
-    AS a(id, event_id, organization_id, attempt_number, kind, target_url, response_status, response_body,
-      error, duration_ms, started_at, finished_at)
-)
-UPDATE events e SET
-  status = CASE WHEN ${WORKERS} THEN u.status ELSE e.status END,
-  attempt_count = e.attempt_count + u.counted,
-  next_attempt_at = CASE WHEN ${WORKERS} THEN u.next_attempt_at AT TIME ZONE 'UTC' ELSE e.next_attempt_at END,
-  failure_reason = CASE WHEN NOT (${WORKERS}) THEN e.failure_reason
-    WHEN u.status IN ('delivered', 'ignored') THEN NULL ELSE coalesce(u.failure_reason, e.failure_reason) END,
-  last_error = u.last_error,
-  delivered_at = coalesce(u.delivered_at AT TIME ZONE 'UTC', e.delivered_at),
-  updated_at = now() AT TIME ZONE 'UTC'
-FROM unnest($12::uuid[], $13::uuid[], $14::"EventStatus"[], $15::int[], $16::timestamptz[], $17::text[],
-  $18::text[], $19::timestamptz[])
-  AS u(id, organization_id, status, counted, next_attempt_at, failure_reason, last_error, delivered_at)
-WHERE e.id = u.id AND e.organization_id = u.organization_id`;
+// Parameters: the attempts' event ids ($1), organizations ($2), numbers, kinds, targets, response statuses, response
+// excerpts, errors, durations, starts and ends ($3-$11), and ids ($20); the events' ids ($12), organizations ($13),
+// new statuses ($14), attempts counted (0 or 1, $15), next attempts ($16), failure reasons ($17), last errors ($18)
+// and delivery times ($19).
+export const RECORD_OUTCOMES = `SELECT relay_record_outcomes($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+  $15, $16, $17, $18, $19, $20)`;

@@ -1,0 +1,155 @@
+import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { seedEvents, useTestDatabase } from '@relay/test-support';
+import type pg from 'pg';
+import { createDatabase, type Database } from '../database';
+import { ACTIVE_RULE_JOIN } from '../target.sql';
+import { createEventRepository } from './event.repository';
+import { LOAD_EVENTS, RECORD_OUTCOMES } from './event.sql';
+
+// The worker's load and outcome statements keep their plans for the life of a connection. A plan kept while events
+// is small must still look events up by primary key, or every batch reads the whole table once it has grown.
+// plan_cache_mode = force_generic_plan makes Postgres keep a plan from the first call, as it does after five.
+const database = useTestDatabase((url) => createDatabase({ url, poolSize: 2 }));
+let db: Database;
+beforeAll(() => {
+  db = database();
+});
+
+const orgId = DEFAULT_ORGANIZATION_ID;
+const scans = async (client: pg.PoolClient, table: string) =>
+  (
+    await client.query<{ seq: number; idx: number }>(
+      `SELECT seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx FROM pg_stat_xact_user_tables
+       WHERE relname = $1`,
+      [table],
+    )
+  ).rows[0]!;
+
+// Runs `work` in a transaction whose kept plans are made at once; answers its scans of `table`. `check` runs after
+// they are counted, in the same transaction.
+async function scansOf(
+  work: (client: pg.PoolClient) => Promise<unknown>,
+  check: (client: pg.PoolClient) => Promise<unknown> = async () => {},
+  table = 'events',
+): Promise<{ seq: number; idx: number }> {
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    const before = await scans(client, table);
+    await work(client);
+    const after = await scans(client, table);
+    await check(client);
+    await client.query('ROLLBACK');
+    return { seq: after.seq - before.seq, idx: after.idx - before.idx };
+  } finally {
+    client.release();
+  }
+}
+
+describe('the kept plans of the worker statements on a small events table', () => {
+  let ids: string[];
+  beforeAll(async () => {
+    ids = await seedEvents(db.pool, { organizationId: orgId, status: 'queued', count: 3, changedAt: new Date() });
+    await db.pool.query('ANALYZE events');
+  });
+  const orgs = () => ids.map(() => orgId);
+
+  it('the same lookup kept as a plain prepared statement scans the whole table (what the functions avoid)', async () => {
+    const found = await scansOf((client) =>
+      client.query({
+        name: 'plain_load',
+        text: `SELECT id FROM events WHERE (id, organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
+        values: [ids, orgs()],
+      }),
+    );
+    expect(found.seq).toBeGreaterThan(0);
+  });
+
+  it('loading a batch looks its events up by index', async () => {
+    let loaded = 0;
+    const found = await scansOf(async (client) => {
+      loaded = (await client.query(LOAD_EVENTS, [ids, orgs()])).rowCount ?? 0;
+    });
+    expect(loaded).toBe(3);
+    expect(found).toEqual({ seq: 0, idx: expect.any(Number) });
+    expect(found.idx).toBeGreaterThan(0);
+  });
+
+  it("recording a batch's outcomes updates its events by index", async () => {
+    let statuses: string[] = [];
+    const none: unknown[] = [];
+    const n = ids.length;
+    const found = await scansOf(
+      (client) =>
+        client.query(RECORD_OUTCOMES, [
+          ...Array.from({ length: 11 }, () => none),
+          ids,
+          orgs(),
+          Array(n).fill('ignored'),
+          Array(n).fill(0),
+          Array(n).fill(null),
+          Array(n).fill(null),
+          Array(n).fill(null),
+          Array(n).fill(null),
+          none,
+        ]),
+      async (client) => {
+        const { rows } = await client.query<{ status: string }>('SELECT status FROM events WHERE id = ANY($1)', [ids]);
+        statuses = rows.map((r) => r.status);
+      },
+    );
+    expect(statuses).toEqual(['ignored', 'ignored', 'ignored']);
+    expect(found.seq).toBe(0);
+    expect(found.idx).toBeGreaterThan(0);
+  });
+
+  it("an ingest batch finds its events' rules by index, and writes their ordering rows", async () => {
+    await db.pool.query(
+      `INSERT INTO providers (id, organization_id, name, source, target_url, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'plans', 'plans', 'http://target.example/', now(), now())`,
+      [orgId],
+    );
+    await db.pool.query('ANALYZE providers');
+    const events = createEventRepository(db.pool, { defaultTargetUrl: undefined });
+    const event = (id: string, orderingKey?: string) => ({
+      id,
+      organizationId: orgId,
+      source: 'plans',
+      targetOverride: null,
+      body: Buffer.from('{}'),
+      headers: {},
+      nextAttemptAt: new Date(),
+      ...(orderingKey === undefined ? {} : { orderingKey }),
+    });
+    const plain = crypto.randomUUID();
+    const ordered = crypto.randomUUID();
+    let ordering: string[] = [];
+    const found = await scansOf(
+      async (client) => {
+        await events.insertMany([event(plain)], client);
+        await events.insertMany([event(ordered, 'k1')], client);
+      },
+      async (client) => {
+        const { rows } = await client.query<{ event_id: string }>('SELECT event_id FROM event_ordering');
+        ordering = rows.map((r) => r.event_id);
+      },
+      'providers',
+    );
+    expect(ordering).toEqual([ordered]);
+    expect(found.seq).toBe(0);
+    expect(found.idx).toBeGreaterThan(0);
+  });
+});
+
+describe('the ingest function', () => {
+  // The target rule of the spec is written in target.sql.ts and, for the ingest statement, in the function's body.
+  it('selects the rule as ACTIVE_RULE_JOIN does, word for word', async () => {
+    const { rows } = await db.pool.query<{ src: string }>(
+      `SELECT prosrc AS src FROM pg_proc WHERE proname = 'relay_insert_events'`,
+    );
+    const words = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+    expect(rows).toHaveLength(1);
+    expect(words(rows[0]!.src)).toContain(words(ACTIVE_RULE_JOIN));
+  });
+});

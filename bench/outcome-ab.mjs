@@ -1,0 +1,144 @@
+// An interleaved A/B of the worker's record-outcome statement alone, run by hand (never in `pnpm test`):
+//
+//   node --import tsx bench/outcome-ab.mjs [--events 12000] [--rounds 5] [--only inline,function]
+//
+// Each variant gets a fresh database copied from the migrated `test` database, `--events` queued events with the bench
+// payload (1.6 KB, stored in the row), then records one delivered outcome per event in batches of 12, as the worker
+// does, and reports the wall time per outcome. Variants, in alternating order round by round:
+// - inline: the statement sent as text and planned at every call (as before migration 20261205100000);
+// - function: relay_record_outcomes, whose plan the connection keeps (now);
+// - narrow: the same function updating a narrow table of the mutable state instead of events (issue 32 item 3's
+//   direction, measured here only: nothing reads such a table).
+// Results: bench/results/outcome-ab.json.
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { RECORD_OUTCOMES } from '../packages/db/src/repositories/event.sql.ts';
+import { median } from './lib/stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '12000' },
+    rounds: { type: 'string', default: '5' },
+    only: { type: 'string' },
+  },
+});
+const N = Number(values.events);
+const BATCH = 12;
+const ORG = '00000000-0000-7000-8000-000000000001';
+const body = readFileSync(path.join(here, 'github-push.json'));
+const headers = { 'content-type': 'application/json', 'x-github-event': 'push', 'user-agent': 'GitHub-Hookshot/1' };
+
+// The statement as it was sent before: the function's body, read from its migration.
+const migration = readFileSync(
+  path.join(here, '../prisma/migrations/20261205100000_delivery_statement_functions/migration.sql'),
+  'utf8',
+);
+const INLINE = /relay_record_outcomes[\s\S]*?AS \$\$\nBEGIN\n([\s\S]*?);\nEND \$\$/.exec(migration)[1];
+const NARROW_STATE = [
+  `CREATE TABLE event_state (id uuid PRIMARY KEY, organization_id uuid NOT NULL, status "EventStatus" NOT NULL,
+    attempt_count int NOT NULL DEFAULT 0, next_attempt_at timestamp(3), failure_reason text, last_error text,
+    created_at timestamp(3) NOT NULL, updated_at timestamp(3) NOT NULL, delivered_at timestamp(3))`,
+  'CREATE INDEX ON event_state (organization_id, status, created_at DESC)',
+  'CREATE INDEX ON event_state (organization_id, updated_at)',
+  'CREATE INDEX ON event_state (status, next_attempt_at)',
+  `CREATE OR REPLACE FUNCTION relay_record_outcomes(uuid[], uuid[], integer[], "AttemptKind"[], text[], integer[],
+    text[], text[], integer[], timestamptz[], timestamptz[], uuid[], uuid[], "EventStatus"[], integer[], timestamptz[],
+    text[], text[], timestamptz[], uuid[]) RETURNS void LANGUAGE plpgsql SET enable_seqscan = off SET jit = off
+    AS $fn$ BEGIN ${INLINE.replace('UPDATE events e SET', 'UPDATE event_state e SET')}; END $fn$`,
+];
+const variants = {
+  inline: { sql: INLINE },
+  function: { sql: RECORD_OUTCOMES },
+  narrow: {
+    sql: RECORD_OUTCOMES,
+    setup: NARROW_STATE,
+    filled: [
+      `INSERT INTO event_state SELECT id, organization_id, status, 0, next_attempt_at, NULL, NULL, created_at,
+      updated_at FROM events`,
+    ],
+  },
+};
+const names = values.only ? values.only.split(',') : Object.keys(variants);
+const admin = new pg.Client({ host: '127.0.0.1', database: 'postgres', user: 'root' });
+await admin.connect();
+
+async function measure(name) {
+  const variant = variants[name];
+  const database = `outcome_ab_${name}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+  await admin.query(`CREATE DATABASE ${database} TEMPLATE test`);
+  const c = new pg.Client({ host: '127.0.0.1', database, user: 'root' });
+  await c.connect();
+  try {
+    await c.query(
+      `INSERT INTO organizations (id, name, slug, updated_at) VALUES ($1, 'o', 'o', now())
+      ON CONFLICT DO NOTHING`,
+      [ORG],
+    );
+    for (const sql of variant.setup ?? []) await c.query(sql);
+    const ids = Array.from({ length: N }, () => randomUUID());
+    for (let i = 0; i < N; i += 1000) {
+      await c.query(
+        `INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
+         SELECT u, $2, 'github', $3, $4, 'queued', now(), now() FROM unnest($1::uuid[]) u`,
+        [ids.slice(i, i + 1000), ORG, body, headers],
+      );
+    }
+    for (const sql of variant.filled ?? []) await c.query(sql);
+    await c.query('VACUUM ANALYZE');
+    await c.query('SET synchronous_commit = off');
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < N; i += BATCH) {
+      const batch = ids.slice(i, i + BATCH);
+      const now = new Date();
+      const all = (x) => batch.map(() => x);
+      await c.query(variant.sql, [
+        batch,
+        all(ORG),
+        all(1),
+        all('main'),
+        all('http://target.example/'),
+        all(200),
+        all('ok'),
+        all(null),
+        all(12),
+        all(now),
+        all(now),
+        batch,
+        all(ORG),
+        all('delivered'),
+        all(1),
+        all(null),
+        all(null),
+        all(null),
+        all(now),
+        batch.map(() => randomUUID()),
+      ]);
+    }
+    return Number(process.hrtime.bigint() - started) / 1000 / N;
+  } finally {
+    await c.end();
+    await admin.query(`DROP DATABASE ${database}`);
+  }
+}
+
+const runs = Object.fromEntries(names.map((n) => [n, []]));
+for (let round = 1; round <= Number(values.rounds); round++) {
+  for (const name of round % 2 ? names : [...names].reverse()) {
+    const us = await measure(name);
+    runs[name].push(Math.round(us * 10) / 10);
+    console.log(`round ${round} ${name}: ${us.toFixed(1)} µs per outcome`);
+  }
+}
+await admin.end();
+const medians = Object.fromEntries(names.map((n) => [n, median(runs[n])]));
+console.log('medians (µs per outcome):', medians);
+writeFileSync(
+  path.join(here, 'results', 'outcome-ab.json'),
+  `${JSON.stringify({ at: new Date().toISOString(), events: N, batch: BATCH, runs, medians }, null, 2)}\n`,
+);

@@ -1,4 +1,4 @@
-import { addSearchKeys } from '@relay/core';
+import { addSearchKeys, SEARCH_CHUNK_EVENTS } from '@relay/core';
 import type pg from 'pg';
 
 export interface EventSeed {
@@ -10,7 +10,7 @@ export interface EventSeed {
   acknowledged?: boolean;
   /** Attempt rows per event (kind main). */
   attempts?: number;
-  /** Where the event's search text is: indexed (one event_search_chunks row), pending (event_search_pending) or neither. */
+  /** Where the event's search text is: indexed (chunks of SEARCH_CHUNK_EVENTS), pending (event_search_pending) or neither. */
   search?: 'indexed' | 'pending' | 'none';
   body?: string;
 }
@@ -51,26 +51,32 @@ export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Prom
       [ids, seed.organizationId, changed, seed.attempts],
     );
   if (seed.search === 'indexed') {
-    // One chunk of the index, keyed as the workers' indexer keys it (their text is the search's text).
-    const texts = await db.query<{ text: string }>(
-      `SELECT source || ' ' || convert_from(body, 'UTF8') || ' ' || headers::text AS text
+    // Chunks of SEARCH_CHUNK_EVENTS events, keyed as the workers' indexer keys them (their text is the search's
+    // text). One chunk of thousands would make every deletion's rebuild rehash thousands of texts, which the
+    // indexer never has to do.
+    const texts = await db.query<{ id: string; text: string }>(
+      `SELECT id, source || ' ' || convert_from(body, 'UTF8') || ' ' || headers::text AS text
        FROM events WHERE id = ANY($1::uuid[])`,
       [ids],
     );
-    const keys = new Set<number>();
-    for (const { text } of texts.rows) addSearchKeys(text, keys, new Set());
-    const chunk = await db.query<{ id: string }>(
-      `INSERT INTO event_search_chunks (organization_id, event_ids, keys) VALUES ($1, $2, $3) RETURNING id`,
-      [seed.organizationId, ids, [...keys]],
-    );
+    const textOf = new Map(texts.rows.map((row) => [row.id, row.text]));
     // The seed's texts are alike: one set of own keys serves every event.
     const own = new Set<number>();
     addSearchKeys(texts.rows[0]?.text ?? '', new Set(), own);
-    await db.query(
-      `INSERT INTO event_search_keys (event_id, organization_id, chunk_id, keys)
-       SELECT unnest($1::uuid[]), $2, $3, $4::int[]`,
-      [ids, seed.organizationId, chunk.rows[0]!.id, [...own]],
-    );
+    for (let i = 0; i < ids.length; i += SEARCH_CHUNK_EVENTS) {
+      const slice = ids.slice(i, i + SEARCH_CHUNK_EVENTS);
+      const keys = new Set<number>();
+      for (const id of slice) addSearchKeys(textOf.get(id) ?? '', keys, new Set());
+      const chunk = await db.query<{ id: string }>(
+        `INSERT INTO event_search_chunks (organization_id, event_ids, keys) VALUES ($1, $2, $3) RETURNING id`,
+        [seed.organizationId, slice, [...keys]],
+      );
+      await db.query(
+        `INSERT INTO event_search_keys (event_id, organization_id, chunk_id, keys)
+         SELECT unnest($1::uuid[]), $2, $3, $4::int[]`,
+        [slice, seed.organizationId, chunk.rows[0]!.id, [...own]],
+      );
+    }
   }
   if (seed.search === 'pending')
     await db.query(`INSERT INTO event_search_pending (event_id, organization_id) SELECT unnest($1::uuid[]), $2`, [

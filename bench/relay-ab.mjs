@@ -4,8 +4,10 @@
 // (default relay-ab.json).
 //
 //   VARIANTS='[{"name":"before","root":"/work/before"},{"name":"after","root":"."}]' ROUNDS=3 \
-//     DURATION_S=5 node bench/relay-ab.mjs
+//     DURATION_S=5 pnpm exec node bench/relay-ab.mjs
 //
+// `pnpm exec node`: the relay's processes run on the Node that runs this script (process.execPath), and pnpm's is the
+// project's Node 24. The machine's own Node (Debian's 20 here) measured half the throughput (2026-12-05).
 // DURATION_S (default 5): seconds of ingest at saturation, which make the backlog the workers drain (5 s: ~10,000
 // events here, 10 s: ~20,000), and of each open-loop phase. relay-ab-20k.json: DURATION_S=10 ROUNDS=2
 // RESULTS=relay-ab-20k.json.

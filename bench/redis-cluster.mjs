@@ -174,7 +174,7 @@ async function relayOn({ label, redis, smoke, log }) {
 
 export async function runRedisCluster({ smoke, log }) {
   const { startRedisCluster } = await load('packages/test-support/src/redis-cluster.ts');
-  const { freePorts } = await load('packages/test-support/src/redis-deployment.ts');
+  const { freePorts } = await load('packages/test-support/src/spare-port.ts');
   const queueModule = await load('packages/queue/src/index.ts');
   const events = smoke ? 500 : 5_000;
   log(`redis-cluster: ${events} events per run`);

@@ -1,17 +1,9 @@
-import net from 'node:net';
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { freePort } from '@relay/test-support';
 import { seedUser } from '../e2e/harness';
 import { PASSWORD, startCliRelay, type CliRelay } from './cli-harness';
 
-/** A loopback port nothing listens on (taken, then released). */
-const closedPort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 const configOf = (home: string) => path.join(home, '.config', 'webhook-relay', 'config.json');
 
 describe('relay login, whoami, logout', () => {
@@ -73,7 +65,7 @@ describe('relay login, whoami, logout', () => {
     const other = await relay.run(home, ['whoami', '--url', 'http://127.0.0.1:9']);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain('not logged in to http://127.0.0.1:9');
-    const closed = await closedPort();
+    const closed = await freePort(); // nothing listens there
     const unreachable = await relay.run(home, ['whoami'], {
       env: { RELAY_URL: `http://127.0.0.1:${closed}`, RELAY_TOKEN: 'ts_x' },
     });

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { DOCKER_PATH } from './docker-engine';
 
@@ -36,14 +35,7 @@ export function run(command: string, args: string[], options: { env: NodeJS.Proc
   });
 }
 
-/** A free TCP port on the loopback. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '@relay/test-support';
 
 /** One compose project of the test: its own name, settings and log; `.env` of the checkout is not read. */
 export class ComposeProject {

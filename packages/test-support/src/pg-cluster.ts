@@ -2,13 +2,13 @@
 // (pg_stat_statements needs shared_preload_libraries, which the machine's own server does not load and must not be
 // changed for a benchmark) and the read-replica tests (a primary and a streaming replica of it).
 //
-// Only Node's built-in modules are imported, and no relative ones: the bench (plain `node`, .mjs) imports this file
-// directly and Node strips its types, which works for a file without extension-less relative imports.
+// Only Node's built-in modules are imported, and spare-port.ts by its full name: the bench (plain `node`, .mjs)
+// imports this file directly and Node strips its types, which works for a file without extension-less imports.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './spare-port.ts';
 
 export interface PgServer {
   port: number;
@@ -48,18 +48,6 @@ function runAsOwner(tool: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0;
   const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', pgBin(tool), ...args]] : [pgBin(tool), args];
   execFileSync(cmd, argv, { stdio: 'ignore' });
-}
-
-/** A port nobody listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function server(dir: string, data: string, port: number, settings: string[]): PgServer {

@@ -4,7 +4,6 @@ import path from 'node:path';
 import {
   Deployment,
   field,
-  freePorts,
   HOST,
   poll,
   redisCli,
@@ -15,6 +14,7 @@ import {
   type RedisNode,
   type StartOptions,
 } from './redis-deployment';
+import { freePorts } from './spare-port';
 
 export interface RedisCluster {
   /** Every node the cluster was created with, primaries and replicas (a killed one stays listed). */

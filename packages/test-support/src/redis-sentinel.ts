@@ -6,7 +6,6 @@ import path from 'node:path';
 import {
   Deployment,
   field,
-  freePorts,
   HOST,
   poll,
   redisCli,
@@ -15,6 +14,7 @@ import {
   type RedisNode,
   type StartOptions,
 } from './redis-deployment';
+import { freePorts } from './spare-port';
 
 export interface RedisSentinel {
   /** The sentinels, to pass to a client's `sentinels` option. */

@@ -8,7 +8,8 @@
 //   VARIANTS='[{"name":"issue start","root":"/tmp/base"},{"name":"routing","root":"."}]' ROUNDS=5 \
 //     node bench/routing-cost-ab.mjs
 //
-// EVENTS (default 4,000), WORKERS (2), RATE and DURATION_S (open loop, default 100/s for 8 s), OUT (a file
+// DESTINATIONS (default 0: the primary target alone; N: N unfiltered destinations beside it, the fan-out's
+// per-delivery statements), EVENTS (default 4,000), WORKERS (2), RATE and DURATION_S (open loop, default 100/s for 8 s), OUT (a file
 // name in bench/results, default routing-cost-ab.json). A variant's root must have run `node scripts/build.mjs`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +22,7 @@ const variants = JSON.parse(process.env.VARIANTS ?? '[{"name":"this checkout","r
 const rounds = Number(process.env.ROUNDS ?? 3);
 const events = Number(process.env.EVENTS ?? 4_000);
 const workers = Number(process.env.WORKERS ?? 2);
+const destinations = Array.from({ length: Number(process.env.DESTINATIONS ?? 0) }, () => ({ filter: null }));
 const latency = { rate: Number(process.env.RATE ?? 100), durationS: Number(process.env.DURATION_S ?? 8) };
 const out = process.env.OUT ?? 'routing-cost-ab.json';
 const bodies = pushBodies(readFileSync(path.join(here, 'github-push.json'), 'utf8'));
@@ -43,6 +45,8 @@ for (let r = 1; r <= rounds; r++) {
     const phase = await deliveryPhase({
       root: path.resolve(variant.root),
       name: `v${variants.indexOf(variant)}r${r}`,
+      destinations,
+      expectedFor: (ids) => ids.flat(),
       events,
       workers,
       bodies,

@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { type AuditInput } from './audit.repository';
 import type { DeliveryChange } from './delivery-change';
 import { toDestinationRecord, type DestinationRecord } from './destination.repository';
-import { DELIVERY_BLOCKED, FAN_OUT_ORDERING, RELEASE_DELIVERY_KEY } from './delivery-ordering.sql';
+import { FAN_OUT, LOAD, RECORD, UTC_NOW } from './delivery-statement.sql';
 import { createDeliverySweepReads, type QueuedDeliveryRef } from './delivery-sweep.repository';
 import type { OrderingHead } from './event-ordering.repository';
 import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
@@ -14,9 +14,6 @@ import { transformOf, type NewTransform, type StoredTransform, type TransformRow
 // Destination deliveries (routing, docs/routing.md "Destinations"): one row per event and destination,
 // with its own attempts, retries and status, never the event's. Raw SQL over the shared pool: these
 // statements run once per delivery, on the worker's hot path.
-
-const UTC_NOW = `now() AT TIME ZONE 'UTC'`;
-const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 
 export type { DeliveryChange, DeliveryStatus, QueuedDeliveryRef };
 
@@ -56,68 +53,6 @@ export type DeliveryUpdate =
   | { status: 'delivered'; at: Date }
   | { status: 'queued'; nextAttemptAt: Date; error: string }
   | { status: 'failed'; reason: FailureReason; error: string };
-
-// One statement: the deliveries of an event's matched destinations, idempotent on (event_id, destination_id)
-// so a fan-out run again (a worker killed after the commit, before the enqueue) adds nothing. The destinations
-// are read FOR SHARE, so a resume either commits first (the delivery is queued) or waits for this statement
-// (and then releases the delivery it paused). Answers every queued delivery of the event, old and new (the
-// caller enqueues them all: a job id is the delivery id, so an existing job is not duplicated), and the ones this
-// statement added (`added`, queued or paused: the live feed hears of them). The second SELECT reads the snapshot
-// from before the INSERT, so no delivery is answered twice. An ordered event's deliveries carry its key, and its
-// fan-out is marked done, which may release the next delivery of its key at a destination it made none for
-// (`released`, delivery-ordering.sql.ts).
-const FAN_OUT = `
-WITH ${FAN_OUT_ORDERING}, dest AS (
-  SELECT d.id, d.health::text AS health FROM destinations d
-  WHERE d.organization_id = $1 AND d.active AND d.id = ANY($3::uuid[]) FOR SHARE
-), added AS (
-  INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, ordering_key, next_attempt_at,
-    created_at, updated_at)
-  SELECT n.id, $1, $2, dest.id,
-    (CASE WHEN dest.health = 'unhealthy' THEN 'paused' ELSE 'queued' END)::"DeliveryStatus",
-    (SELECT ordering_key FROM ord), ${UTC_NOW}, ${UTC_NOW}, ${UTC_NOW}
-  FROM unnest($3::uuid[], $4::uuid[]) AS n(destination_id, id) JOIN dest ON dest.id = n.destination_id
-  ON CONFLICT (event_id, destination_id) DO NOTHING
-  RETURNING id, destination_id, status, next_attempt_at
-)
-SELECT id, destination_id, status::text AS status, next_attempt_at, 'added' AS what FROM added
-UNION ALL
-SELECT id, destination_id, status::text, next_attempt_at, 'queued' FROM deliveries
-WHERE organization_id = $1 AND event_id = $2 AND status = 'queued'
-UNION ALL
-SELECT id, destination_id, status::text, next_attempt_at, 'released' FROM released WHERE status = 'queued'`;
-
-const LOAD = `
-SELECT v.id AS v_id, v.event_id, v.status::text AS v_status, v.attempt_count, v.run_start_attempt,
-  v.next_attempt_at AS v_next,
-  v.failure_reason AS v_reason, v.last_error AS v_error, v.delivered_at AS v_delivered,
-  v.transformed_body AS v_transformed_body, v.transformed_headers AS v_transformed_headers,
-  v.transformed_path AS v_transformed_path,
-  ${DELIVERY_BLOCKED('v')} AS v_blocked, d.*
-FROM deliveries v JOIN destinations d ON d.id = v.destination_id
-WHERE v.organization_id = $1 AND v.id = $2`;
-
-const RECORD = `
-WITH attempt AS (
-  INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, destination_id, target_url,
-    response_status, response_body, error, duration_ms, started_at, finished_at)
-  SELECT $3, v.event_id, v.organization_id, $4, 'destination', v.destination_id, $5, $6, $7, $8, $9, ${at(10)}, ${at(11)}
-  FROM deliveries v WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
-  RETURNING 1
-), updated AS (
-UPDATE deliveries v SET
-  status = $12::"DeliveryStatus",
-  attempt_count = v.attempt_count + (SELECT count(*) FROM attempt)::int,
-  next_attempt_at = ${at(13)},
-  failure_reason = CASE WHEN $12 = 'delivered' THEN NULL ELSE coalesce($14, v.failure_reason) END,
-  last_error = $15,
-  delivered_at = coalesce(${at(16)}, v.delivered_at),
-  updated_at = ${UTC_NOW}
-WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
-RETURNING v.id, v.destination_id, v.ordering_key, v.status
-), ${RELEASE_DELIVERY_KEY}
-SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHERE status = 'queued') AS head_id,
-  (SELECT destination_id FROM updated) AS destination_id`;
 
 // A destination's transform output, stored once per run as the event's (STORE_TRANSFORMED in event.sql.ts).
 const STORE_TRANSFORMED = `

@@ -1,0 +1,192 @@
+import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { seedEvents, useTestDatabase } from '@relay/test-support';
+import type pg from 'pg';
+import { createDatabase, type Database } from '../database';
+import { BLOCKED_BODY, FAN_OUT, FAN_OUT_BODY, LOAD, RECORD, RECORD_BODY } from './delivery-statement.sql';
+
+// A destination delivery's statements run inside functions whose plans each connection keeps
+// (delivery-statement.sql.ts). A plan kept while the tables are small must still look rows up by index, or each
+// delivery reads whole tables once they have grown. plan_cache_mode = force_generic_plan makes Postgres keep a plan
+// from the first call, as it does after five.
+const database = useTestDatabase((url) => createDatabase({ url, poolSize: 2 }));
+let db: Database;
+beforeAll(() => {
+  db = database();
+});
+
+const orgId = DEFAULT_ORGANIZATION_ID;
+const TABLES = ['deliveries', 'destinations', 'event_ordering', 'events', 'providers', 'delivery_attempts'];
+
+const scans = async (client: pg.PoolClient) => {
+  const { rows } = await client.query<{ relname: string; seq: number; idx: number }>(
+    `SELECT relname, seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx FROM pg_stat_xact_user_tables
+     WHERE relname = ANY($1)`,
+    [TABLES],
+  );
+  return new Map(rows.map((r) => [r.relname, r]));
+};
+
+// Runs `work` in a transaction whose kept plans are made at once (rolled back); answers its sequential scans per
+// table and its index scans in all, and what `work` answered. `check` runs after the scans are counted.
+async function scansOf<T>(
+  work: (client: pg.PoolClient) => Promise<T>,
+  check?: (client: pg.PoolClient) => Promise<void>,
+) {
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    const before = await scans(client);
+    const answer = await work(client);
+    const after = await scans(client);
+    await check?.(client);
+    await client.query('ROLLBACK');
+    const seq: Record<string, number> = {};
+    let idx = 0;
+    for (const [table, counts] of after) {
+      const was = before.get(table) ?? { seq: 0, idx: 0 };
+      if (counts.seq > was.seq) seq[table] = counts.seq - was.seq;
+      idx += counts.idx - was.idx;
+    }
+    return { seq, idx, answer };
+  } finally {
+    client.release();
+  }
+}
+
+describe('the kept plans of the destination statements on small tables', () => {
+  let ruleId: string;
+  let destinationId: string;
+  let events: string[];
+  let queuedDelivery: string;
+  beforeAll(async () => {
+    // In id order, as ingest makes them (the ordering check compares event ids).
+    events = (
+      await seedEvents(db.pool, { organizationId: orgId, status: 'queued', count: 3, changedAt: new Date() })
+    ).sort();
+    ruleId = crypto.randomUUID();
+    destinationId = crypto.randomUUID();
+    queuedDelivery = crypto.randomUUID();
+    // An ordered rule, so the load's ordering check goes past its first condition into both of its lookups.
+    await db.pool.query(
+      `INSERT INTO providers (id, organization_id, name, source, target_url, ordering, created_at, updated_at)
+       VALUES ($1, $2, 'plans', 'plans', 'http://target.example/', '{"key":"header:x-key"}', now(), now())`,
+      [ruleId, orgId],
+    );
+    await db.pool.query(
+      `INSERT INTO destinations (id, organization_id, provider_id, name, target_url, created_at, updated_at)
+       VALUES ($1, $2, $3, 'one', 'http://one.example/', now() - interval '1 day', now())`,
+      [destinationId, orgId, ruleId],
+    );
+    await db.pool.query(
+      `INSERT INTO event_ordering (event_id, organization_id, provider_id, ordering_key)
+       SELECT e, $2, $3, 'k' FROM unnest($1::uuid[]) e`,
+      [events, orgId, ruleId],
+    );
+    await db.pool.query(
+      `INSERT INTO deliveries (id, organization_id, event_id, destination_id, ordering_key, updated_at)
+       VALUES ($1, $2, $3, $4, 'k', now())`,
+      [queuedDelivery, orgId, events[1], destinationId],
+    );
+    for (const table of TABLES) await db.pool.query(`ANALYZE ${table}`);
+  });
+
+  it('a fan-out adds the delivery and finds the event by index', async () => {
+    const found = await scansOf(async (client) => {
+      const { rows } = await client.query<{ what: string; destination_id: string }>(FAN_OUT, [
+        orgId,
+        events[2],
+        [destinationId],
+        [crypto.randomUUID()],
+      ]);
+      return rows;
+    });
+    expect(found.answer).toEqual([{ ...found.answer[0], what: 'added', destination_id: destinationId }]);
+    expect(found.seq).toEqual({});
+    expect(found.idx).toBeGreaterThan(0);
+  });
+
+  it('loading a delivery answers it with its destination, and whether it waits for its key', async () => {
+    const { rows } = await db.pool.query<{ v_id: string; v_blocked: boolean; target_url: string }>(LOAD, [
+      orgId,
+      queuedDelivery,
+    ]);
+    // events[0] has the same key, is older, queued and not fanned out yet: it may still make an older delivery.
+    expect(rows).toEqual([
+      expect.objectContaining({ v_id: queuedDelivery, v_blocked: true, target_url: 'http://one.example/' }),
+    ]);
+  });
+
+  it("the load's ordering check (the function) looks up by index", async () => {
+    // The delivery's row is handed over as a value: the function's own lookups are the only scans counted (the
+    // load's join of two rows by primary key is planned at each call, and cheaply).
+    const { rows } = await db.pool.query<{ row: unknown }>(
+      'SELECT to_jsonb(v) AS row FROM deliveries v WHERE id = $1',
+      [queuedDelivery],
+    );
+    const found = await scansOf(async (client) => {
+      const blocked = await client.query<{ blocked: boolean }>(
+        'SELECT relay_delivery_blocked(jsonb_populate_record(NULL::deliveries, $1::jsonb)) AS blocked',
+        [rows[0]!.row],
+      );
+      return blocked.rows[0]?.blocked;
+    });
+    expect(found.answer).toBe(true);
+    expect(found.seq).toEqual({});
+    expect(found.idx).toBeGreaterThan(0);
+  });
+
+  it("recording a delivery's outcome updates it by index", async () => {
+    const now = new Date();
+    let attempts = 0;
+    const found = await scansOf(
+      async (client) => {
+        const { rows } = await client.query<{ recorded: number }>(RECORD, [
+          orgId,
+          queuedDelivery,
+          crypto.randomUUID(),
+          1,
+          'http://one.example/',
+          200,
+          'ok',
+          null,
+          5,
+          now,
+          now,
+          'delivered',
+          null,
+          null,
+          null,
+          now,
+        ]);
+        return rows[0]?.recorded;
+      },
+      async (client) => {
+        const { rowCount } = await client.query('SELECT 1 FROM delivery_attempts WHERE destination_id = $1', [
+          destinationId,
+        ]);
+        attempts = rowCount ?? 0;
+      },
+    );
+    expect(found.answer).toBe(1);
+    expect(attempts).toBe(1);
+    expect(found.seq).toEqual({});
+    expect(found.idx).toBeGreaterThan(0);
+  });
+});
+
+describe('the destination functions', () => {
+  const words = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+  // The statements are written in delivery-statement.sql.ts and, for Postgres, in the functions' bodies.
+  it.each([
+    ['relay_delivery_blocked', BLOCKED_BODY],
+    ['relay_fan_out', FAN_OUT_BODY],
+    ['relay_record_delivery', RECORD_BODY],
+  ])('%s runs the statement of delivery-statement.sql.ts, word for word', async (name, body) => {
+    const { rows } = await db.pool.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = $1`, [
+      name,
+    ]);
+    expect(rows).toHaveLength(1);
+    expect(words(rows[0]!.src)).toContain(words(body));
+  });
+});

@@ -9,7 +9,7 @@
 //     node bench/routing-cost-ab.mjs
 //
 // DESTINATIONS (default 0: the primary target alone; N: N unfiltered destinations beside it, the fan-out's
-// per-delivery statements), EVENTS (default 4,000), WORKERS (2), RATE and DURATION_S (open loop, default 100/s for 8 s), OUT (a file
+// per-delivery statements, and no open loop: its ledger counts the backlog's webhooks only), EVENTS (default 4,000), WORKERS (2), RATE and DURATION_S (open loop, default 100/s for 8 s), OUT (a file
 // name in bench/results, default routing-cost-ab.json). A variant's root must have run `node scripts/build.mjs`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,7 +50,7 @@ for (let r = 1; r <= rounds; r++) {
       events,
       workers,
       bodies,
-      latency,
+      latency: destinations.length ? undefined : latency,
       log,
     });
     const { perTarget, ...rest } = phase;
@@ -77,7 +77,13 @@ const result = {
   date: new Date().toISOString(),
   node: process.version,
   what: process.env.WHAT ?? 'bench/routing-cost-ab.mjs',
-  settings: { rounds, webhooksPerPhase: events, workers, openLoop: latency },
+  settings: {
+    rounds,
+    webhooksPerPhase: events,
+    workers,
+    destinations: destinations.length,
+    openLoop: destinations.length ? null : latency,
+  },
   variants,
   medians,
   sameRoundRatios: ratios && { of: `${variants[1].name} / ${variants[0].name}`, ...ratios },

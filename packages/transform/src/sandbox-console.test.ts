@@ -1,5 +1,8 @@
 // The sandbox's console is built on its first use (sandbox-thread.cjs, PRELUDE): however it is reached, it captures
 // the first 4 KB of output, with the built-ins taken before the transform ran, and a call that never logs has none.
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createTransformRunner } from './transform-runner';
 import type { TransformRequest } from './transform-types';
 
@@ -58,5 +61,44 @@ describe('the lazy console', () => {
   it('keeps the logs written before a throw', async () => {
     const result = await runner.run(handler("console.log('before'); throw new Error('boom');"), request, context);
     expect(result).toMatchObject({ ok: false, logs: 'before\n', error: { cause: 'error', message: 'boom' } });
+  });
+});
+
+// The sandbox thread with its clock stopped: QuickJS's own deadline never comes, so a runaway ends only when the host
+// terminates its thread, as it does when that deadline comes late on a loaded machine.
+const frozenClockThread = path.join(os.tmpdir(), `relay-frozen-clock-thread-${process.pid}.cjs`);
+writeFileSync(
+  frozenClockThread,
+  `Date.now = () => 0;\nrequire(${JSON.stringify(path.join(__dirname, 'sandbox-thread.cjs'))});\n`,
+);
+
+describe('the logs of a call whose thread the host terminates', () => {
+  const runner = createTransformRunner({ threadFile: frozenClockThread, concurrency: 1, timeoutMs: 200 });
+  afterAll(() => runner.close());
+
+  it('are the ones it wrote before it was stopped, up to the same limit', async () => {
+    const spinning = await runner.run(
+      handler("console.log('spinning', 1, 'é ✓ 😀'); while (true) {}"),
+      request,
+      context,
+    );
+    expect(spinning).toEqual({
+      ok: false,
+      error: { cause: 'timeout', message: 'the transform ran past its 200 ms time limit' },
+      logs: 'spinning 1 é ✓ 😀\n',
+    });
+    const flooding = await runner.run(
+      handler("for (let i = 0; i < 1000; i++) console.log('line ' + i); while (true) {}"),
+      request,
+      context,
+    );
+    expect(flooding.logs).toHaveLength(4096);
+    expect(flooding.logs.startsWith('line 0\nline 1\n')).toBe(true);
+  });
+
+  it('never carry over to the next call', async () => {
+    await runner.run(handler("console.log('before'); while (true) {}"), request, context);
+    const quiet = await runner.run(handler('while (true) {}'), request, context);
+    expect(quiet).toMatchObject({ ok: false, error: { cause: 'timeout' }, logs: '' });
   });
 });

@@ -17,8 +17,9 @@ export type Answer = { id: number; doneAt?: number; logs?: string; recycle?: boo
 );
 
 /** How a call ended: its answer, its time limit, its output outgrowing the thread's heap, or the sandbox failing on
- * its own (no verdict on the code). */
-export type Outcome = { answer: Answer } | { timeout: true } | { memory: string } | { unavailable: string };
+ * its own (no verdict on the code). A verdict of the host carries the logs the call wrote before it was stopped. */
+export type Outcome =
+  { answer: Answer } | { timeout: true; logs: string } | { memory: string; logs: string } | { unavailable: string };
 
 interface Call {
   id: number;
@@ -36,6 +37,8 @@ export interface SandboxSlotOptions {
   resourceLimits: { maxOldGenerationSizeMb: number; stackSizeMb: number };
   timeoutMs: number;
   startTimeoutMs: number;
+  /** The most console output a call keeps (characters): the size of the thread's shared log window. */
+  logChars: number;
   /** A call of this slot ended: the pool may post another. */
   onFree: () => void;
 }
@@ -49,11 +52,35 @@ export interface SandboxSlot {
 
 let nextId = 0;
 
+// A thread's log window, shared with the host: [the call's id, the characters written] and the characters (UTF-16).
+// The thread writes each call's console output there as it goes (sandbox-thread.cjs), so a call whose thread is
+// terminated (its time or heap ran out) keeps the logs it wrote before: often the only clue to what it was doing.
+interface LogWindow {
+  head: Int32Array;
+  chars: Uint16Array;
+}
+
+const logWindow = (share: SharedArrayBuffer): LogWindow => ({
+  head: new Int32Array(share, 0, 2),
+  chars: new Uint16Array(share, 8),
+});
+
+const utf16 = new TextDecoder('utf-16le');
+
+// The logs of call `id` in the window; none when the thread had not reached it.
+function logsIn(window: LogWindow | undefined, id: number): string {
+  if (!window || Atomics.load(window.head, 0) !== (id | 0)) return '';
+  const length = Math.min(Atomics.load(window.head, 1), window.chars.length);
+  // slice(): a copy out of the shared memory, which TextDecoder does not read.
+  return utf16.decode(window.chars.slice(0, length));
+}
+
 export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
   const { timeoutMs, startTimeoutMs } = options;
   const calls: Call[] = [];
   let worker: Worker | undefined;
   let answers: MessagePort | undefined;
+  let logs: LogWindow | undefined;
   let ready = false;
   // Events of a thread the slot has moved on from (terminated, replaced, failed to start) are ignored.
   let generation = 0;
@@ -65,8 +92,11 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
     const gen = ++generation;
     ready = false;
     const channel = new MessageChannel();
+    // A window of its own: a terminated thread may still be writing to the one before.
+    const logShare = new SharedArrayBuffer(8 + 2 * options.logChars);
+    logs = logWindow(logShare);
     const thread = new Worker(options.threadFile, {
-      workerData: { ...options.workerData, answers: channel.port2 },
+      workerData: { ...options.workerData, answers: channel.port2, logShare },
       transferList: [channel.port2],
       resourceLimits: options.resourceLimits,
       stdout: true,
@@ -169,7 +199,7 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
     if (!ready || head?.postedAt === undefined) return;
     if (Date.now() < deadlineOf(head)) return arm();
     calls.shift();
-    head.settle({ timeout: true });
+    head.settle({ timeout: true, logs: logsIn(logs, head.id) });
     replace();
     options.onFree();
   }
@@ -199,7 +229,7 @@ export function createSandboxSlot(options: SandboxSlotOptions): SandboxSlot {
       const reason = `the sandbox stopped: ${error?.message ?? `the sandbox thread stopped (exit code ${code})`}`;
       const outcome: Outcome | undefined =
         (error as { code?: unknown } | undefined)?.code === THREAD_OUT_OF_MEMORY
-          ? { memory: reason }
+          ? { memory: reason, logs: logsIn(logs, head.id) }
           : error || head.retried
             ? { unavailable: reason }
             : undefined;

@@ -17,7 +17,24 @@ const { randomFillSync } = require('node:crypto');
 const WASM_PAGE = 65536;
 // Calls come in on parentPort; answers go out on a port of their own (`answers`), which the host can read
 // synchronously when a call's time is up: an answer given in time is never taken for a timeout (transform-runner.ts).
-const { memoryMb, maxLogBytes, maxOutputBytes, answers } = workerData;
+const { memoryMb, maxLogBytes, maxOutputBytes, answers, logShare } = workerData;
+// The log window shared with the host (sandbox-slot.ts): the running call's id and console output, written as it
+// goes, so the host still has them when it terminates this thread under a runaway.
+const shared = logShare && { head: new Int32Array(logShare, 0, 2), chars: new Uint16Array(logShare, 8) };
+
+function openLogs(id) {
+  if (!shared) return;
+  Atomics.store(shared.head, 1, 0); // before the id: the host never reads the call before's length as this one's
+  Atomics.store(shared.head, 0, id | 0);
+}
+
+// The characters of `logs` from `from` on (what a console call added), then the new length.
+function shareLogs(from, logs) {
+  if (!shared) return;
+  const end = Math.min(logs.length, shared.chars.length);
+  for (let i = from; i < end; i++) shared.chars[i] = logs.charCodeAt(i);
+  Atomics.store(shared.head, 1, end);
+}
 
 // The sandbox's `console`, built on the transform's first use of it (most transforms never log): the getter of the
 // global `console` (a host function, see sandboxOf) compiles this factory and calls it with the host's log sink, and
@@ -122,6 +139,7 @@ function call({ id, code, input, body, context, timeoutMs, compileOnly }) {
     return;
   }
   const sandbox = { logs: '', handler: undefined, builtins: undefined, held: [] };
+  openLogs(id);
   try {
     sandboxOf(vm, sandbox);
     const step = vm.evalCode(code, 'transform.js', { type: 'global' });
@@ -222,8 +240,11 @@ function sandboxOf(vm, sandbox) {
       const factory = vm.evalCode(CONSOLE, 'relay-console.js');
       if (factory.error) return factory;
       const put = vm.newFunction('put', (text) => {
-        if (text !== undefined && vm.typeof(text) === 'string')
+        if (text !== undefined && vm.typeof(text) === 'string') {
+          const from = sandbox.logs.length;
           sandbox.logs = (sandbox.logs + vm.getString(text)).slice(0, maxLogBytes);
+          shareLogs(from, sandbox.logs);
+        }
       });
       const full = vm.newFunction('full', () => (sandbox.logs.length >= maxLogBytes ? vm.true : vm.false));
       const made = vm.callFunction(factory.value, vm.undefined, put, full, stringify, S);

@@ -55,6 +55,7 @@ export function createTransformRunner(
     resourceLimits: { maxOldGenerationSizeMb: 16 + Math.ceil((4 * maxOutputBytes) / MIB), stackSizeMb: 4 },
     timeoutMs,
     startTimeoutMs: options.startTimeoutMs ?? 10_000,
+    logChars: maxLogBytes,
     onFree: () => postWaiting(),
   };
 
@@ -117,7 +118,7 @@ export function createTransformRunner(
     const json = 'bodyJson' in request ? undefined : JSON.stringify(request.body);
     const input = json === undefined ? rest : `{"body":${json},${rest.slice(1)}`;
     const outcome = await dispatch({ code, input, body, context: JSON.stringify(context) });
-    if (!('answer' in outcome)) return { ok: false, error: verdictOf(outcome), logs: '' };
+    if (!('answer' in outcome)) return { ok: false, error: verdictOf(outcome), logs: outcome.logs };
     const { answer } = outcome;
     const logs = answer.logs ?? '';
     if (!answer.ok) return { ok: false, error: failureOf(answer.cause, answer.message, answer.line), logs };

@@ -1,6 +1,7 @@
 export * from './test-database';
 export * from './target-server';
 export * from './redis-server';
+export * from './spare-port';
 export * from './wait-for';
 export * from './dns-server';
 export * from './connect-proxy';

@@ -3,7 +3,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './redis-server';
+import { freePort } from './spare-port';
 import { waitFor } from './wait-for';
 
 const BIN = process.env.TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';

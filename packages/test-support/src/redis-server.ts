@@ -3,8 +3,6 @@ import net from 'node:net';
 import { freePort } from './spare-port';
 import { waitFor } from './wait-for';
 
-export { freePort };
-
 export interface OwnRedis {
   port: number;
   url: string;

@@ -9,14 +9,14 @@ import net from 'node:net';
 
 const LOWEST = 10_000;
 const SLICES = 9; // slice 0 for a process outside Jest, one each for up to 8 workers
-const fallbackLow = 32_768;
+const LINUX_DEFAULT_LOW = 32_768;
 
 function ephemeralLow(): number {
   try {
     const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
-    return Number(low) || fallbackLow;
+    return Number(low) || LINUX_DEFAULT_LOW;
   } catch {
-    return fallbackLow;
+    return LINUX_DEFAULT_LOW;
   }
 }
 

@@ -2,12 +2,12 @@ import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { seedEvents, useTestDatabase } from '@relay/test-support';
 import type pg from 'pg';
 import { createDatabase, type Database } from '../database';
+import { keptPlanScans } from './kept-plan-scans';
 import { BLOCKED_BODY, FAN_OUT, FAN_OUT_BODY, LOAD, RECORD, RECORD_BODY } from './delivery-statement.sql';
 
 // A destination delivery's statements run inside functions whose plans each connection keeps
 // (delivery-statement.sql.ts). A plan kept while the tables are small must still look rows up by index, or each
-// delivery reads whole tables once they have grown. plan_cache_mode = force_generic_plan makes Postgres keep a plan
-// from the first call, as it does after five.
+// delivery reads whole tables once they have grown.
 const database = useTestDatabase((url) => createDatabase({ url, poolSize: 2 }));
 let db: Database;
 beforeAll(() => {
@@ -17,42 +17,9 @@ beforeAll(() => {
 const orgId = DEFAULT_ORGANIZATION_ID;
 const TABLES = ['deliveries', 'destinations', 'event_ordering', 'events', 'providers', 'delivery_attempts'];
 
-const scans = async (client: pg.PoolClient) => {
-  const { rows } = await client.query<{ relname: string; seq: number; idx: number }>(
-    `SELECT relname, seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx FROM pg_stat_xact_user_tables
-     WHERE relname = ANY($1)`,
-    [TABLES],
-  );
-  return new Map(rows.map((r) => [r.relname, r]));
-};
-
-// Runs `work` in a transaction whose kept plans are made at once (rolled back); answers its sequential scans per
-// table and its index scans in all, and what `work` answered. `check` runs after the scans are counted.
-async function scansOf<T>(
-  work: (client: pg.PoolClient) => Promise<T>,
-  check?: (client: pg.PoolClient) => Promise<void>,
-) {
-  const client = await db.pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-    const before = await scans(client);
-    const answer = await work(client);
-    const after = await scans(client);
-    await check?.(client);
-    await client.query('ROLLBACK');
-    const seq: Record<string, number> = {};
-    let idx = 0;
-    for (const [table, counts] of after) {
-      const was = before.get(table) ?? { seq: 0, idx: 0 };
-      if (counts.seq > was.seq) seq[table] = counts.seq - was.seq;
-      idx += counts.idx - was.idx;
-    }
-    return { seq, idx, answer };
-  } finally {
-    client.release();
-  }
-}
+// Runs `work` with its kept plans made at once (kept-plan-scans.ts); answers its scans of the tables involved.
+const scansOf = <T>(work: (client: pg.PoolClient) => Promise<T>, check?: (client: pg.PoolClient) => Promise<void>) =>
+  keptPlanScans(db.pool, TABLES, work, check);
 
 describe('the kept plans of the destination statements on small tables', () => {
   let ruleId: string;

@@ -4,11 +4,11 @@ import type pg from 'pg';
 import { createDatabase, type Database } from '../database';
 import { ACTIVE_RULE_JOIN } from '../target.sql';
 import { createEventRepository } from './event.repository';
+import { keptPlanScans } from './kept-plan-scans';
 import { LOAD_EVENTS, RECORD_OUTCOMES } from './event.sql';
 
 // The worker's load and outcome statements keep their plans for the life of a connection. A plan kept while events
 // is small must still look events up by primary key, or every batch reads the whole table once it has grown.
-// plan_cache_mode = force_generic_plan makes Postgres keep a plan from the first call, as it does after five.
 const database = useTestDatabase((url) => createDatabase({ url, poolSize: 2 }));
 let db: Database;
 beforeAll(() => {
@@ -16,35 +16,14 @@ beforeAll(() => {
 });
 
 const orgId = DEFAULT_ORGANIZATION_ID;
-const scans = async (client: pg.PoolClient, table: string) =>
-  (
-    await client.query<{ seq: number; idx: number }>(
-      `SELECT seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx FROM pg_stat_xact_user_tables
-       WHERE relname = $1`,
-      [table],
-    )
-  ).rows[0]!;
-
-// Runs `work` in a transaction whose kept plans are made at once; answers its scans of `table`. `check` runs after
-// they are counted, in the same transaction.
+// Runs `work` with its kept plans made at once (kept-plan-scans.ts); answers its scans of `table`.
 async function scansOf(
   work: (client: pg.PoolClient) => Promise<unknown>,
-  check: (client: pg.PoolClient) => Promise<unknown> = async () => {},
+  check?: (client: pg.PoolClient) => Promise<unknown>,
   table = 'events',
 ): Promise<{ seq: number; idx: number }> {
-  const client = await db.pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-    const before = await scans(client, table);
-    await work(client);
-    const after = await scans(client, table);
-    await check(client);
-    await client.query('ROLLBACK');
-    return { seq: after.seq - before.seq, idx: after.idx - before.idx };
-  } finally {
-    client.release();
-  }
+  const { seq, idx } = await keptPlanScans(db.pool, [table], work, check);
+  return { seq: seq[table] ?? 0, idx };
 }
 
 describe('the kept plans of the worker statements on a small events table', () => {

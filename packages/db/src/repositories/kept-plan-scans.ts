@@ -1,0 +1,49 @@
+import type pg from 'pg';
+
+/** What `keptPlanScans` counted: sequential scans per table (only the tables that had any), index scans in all. */
+export interface KeptPlanScans<T> {
+  answer: T;
+  seq: Record<string, number>;
+  idx: number;
+}
+
+const counts = async (client: pg.PoolClient, tables: readonly string[]) => {
+  const { rows } = await client.query<{ relname: string; seq: number; idx: number }>(
+    `SELECT relname, seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx FROM pg_stat_xact_user_tables
+     WHERE relname = ANY($1)`,
+    [tables],
+  );
+  return new Map(rows.map((r) => [r.relname, r]));
+};
+
+// For the tests of the statements whose plans each connection keeps (event.sql.ts, delivery-statement.sql.ts): a plan
+// kept while the tables are small must still look rows up by index. Runs `work` in a transaction (rolled back) where
+// plan_cache_mode = force_generic_plan makes Postgres keep a plan from the first call, as it does after five, and
+// answers the scans of `tables` it made. `check` runs after they are counted, in the same transaction.
+export async function keptPlanScans<T>(
+  pool: pg.Pool,
+  tables: readonly string[],
+  work: (client: pg.PoolClient) => Promise<T>,
+  check?: (client: pg.PoolClient) => Promise<unknown>,
+): Promise<KeptPlanScans<T>> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    const before = await counts(client, tables);
+    const answer = await work(client);
+    const after = await counts(client, tables);
+    await check?.(client);
+    await client.query('ROLLBACK');
+    const seq: Record<string, number> = {};
+    let idx = 0;
+    for (const [table, now] of after) {
+      const was = before.get(table) ?? { seq: 0, idx: 0 };
+      if (now.seq > was.seq) seq[table] = now.seq - was.seq;
+      idx += now.idx - was.idx;
+    }
+    return { answer, seq, idx };
+  } finally {
+    client.release();
+  }
+}

@@ -10,6 +10,7 @@ import type {
 } from '@relay/db';
 import { publishGrouped, type FeedPublisher } from '@relay/queue';
 import { outcomeMessages } from './feed-messages';
+import { settleEach, unwrap, type Settled } from './settle-each';
 
 export interface DeliveryStore {
   load(ref: EventRef): Promise<StoredEvent | null>;
@@ -22,32 +23,6 @@ export interface DeliveryStore {
   record(outcome: Outcome): Promise<void>;
   drain(): Promise<void>;
 }
-
-type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
-
-// A batch that fails is retried one item at a time, so an item that cannot be written (or loaded)
-// fails alone: before, one unstorable outcome failed its whole batch and every healthy event in it
-// was delivered again.
-async function settleEach<T, R>(items: T[], all: (items: T[]) => Promise<R[]>): Promise<Settled<R>[]> {
-  try {
-    return (await all(items)).map((value): Settled<R> => ({ ok: true, value }));
-  } catch (error) {
-    if (items.length === 1) return [{ ok: false, error }];
-    return Promise.all(
-      items.map((item) =>
-        all([item]).then(
-          ([value]): Settled<R> => ({ ok: true, value: value as R }),
-          (err: unknown): Settled<R> => ({ ok: false, error: err }),
-        ),
-      ),
-    );
-  }
-}
-
-const unwrap = <R>(settled: Settled<R>): R => {
-  if (settled.ok) return settled.value;
-  throw settled.error;
-};
 
 // Deliveries in flight share their database round trips: loads made while the previous load runs become
 // one query, transform outputs one statement, and outcomes one statement. Each job still waits for its own write

@@ -43,6 +43,7 @@ import { createDeliveryPacing } from './delivery-pacing';
 import { createDeliveryTransform } from './delivery-transform';
 import { createFanOut } from './destination-fan-out';
 import { createDestinationProcessor } from './destination.processor';
+import { createDestinationStore } from './destination-store';
 import { createWorkerFairness } from './fair-gate';
 import { createHookDispatcher } from './hook-dispatch';
 import { createHookProcessor } from './hook.processor';
@@ -151,6 +152,8 @@ export function createWorkerRuntime(
   });
   // Routing's destinations: fanned out by prepare, each delivery a job of the delivery queue (`queue`, below).
   const deliveries = createDeliveryRepository(db.pool);
+  // Destination deliveries in flight load and record in batches (destination-store.ts).
+  const destinationStore = createDestinationStore(deliveries);
   const fanOut = createFanOut({
     destinations: createDestinationRepository(db.prisma),
     deliveries,
@@ -222,7 +225,7 @@ export function createWorkerRuntime(
     tracing,
   };
   const destinationDeps = {
-    deliveries,
+    deliveries: { ...deliveries, load: destinationStore.load, record: destinationStore.record },
     loadEvent: (orgId: OrgId, id: string) => store.load({ orgId, id }),
     sender,
     targetPolicy,
@@ -379,6 +382,7 @@ export function createWorkerRuntime(
     await pacingStarted;
     pacingRedis.disconnect();
     await store.drain();
+    await destinationStore.drain();
     await handoff.drain();
     await deliveryHandoff.drain();
     await sweeping;

@@ -3,7 +3,7 @@ import { seedEvents, useTestDatabase } from '@relay/test-support';
 import type pg from 'pg';
 import { createDatabase, type Database } from '../database';
 import { keptPlanScans } from './kept-plan-scans';
-import { BLOCKED_BODY, FAN_OUT, FAN_OUT_BODY, LOAD, RECORD, RECORD_BODY } from './delivery-statement.sql';
+import { BLOCKED_BODY, FAN_OUT, FAN_OUT_BODY, LOAD_MANY, RECORD_BODY, RECORD_MANY } from './delivery-statement.sql';
 
 // A destination delivery's statements run inside functions whose plans each connection keeps
 // (delivery-statement.sql.ts). A plan kept while the tables are small must still look rows up by index, or each
@@ -74,9 +74,9 @@ describe('the kept plans of the destination statements on small tables', () => {
   });
 
   it('loading a delivery answers it with its destination, and whether it waits for its key', async () => {
-    const { rows } = await db.pool.query<{ v_id: string; v_blocked: boolean; target_url: string }>(LOAD, [
-      orgId,
-      queuedDelivery,
+    const { rows } = await db.pool.query<{ v_id: string; v_blocked: boolean; target_url: string }>(LOAD_MANY, [
+      [queuedDelivery, crypto.randomUUID()],
+      [orgId, orgId],
     ]);
     // events[0] has the same key, is older, queued and not fanned out yet: it may still make an older delivery.
     expect(rows).toEqual([
@@ -103,30 +103,39 @@ describe('the kept plans of the destination statements on small tables', () => {
     expect(found.idx).toBeGreaterThan(0);
   });
 
-  it("recording a delivery's outcome updates it by index", async () => {
+  it('recording a batch of delivery outcomes updates them by index, one answer per delivery in order', async () => {
     const now = new Date();
     let attempts = 0;
+    const missing = crypto.randomUUID();
     const found = await scansOf(
       async (client) => {
-        const { rows } = await client.query<{ recorded: number }>(RECORD, [
-          orgId,
-          queuedDelivery,
-          crypto.randomUUID(),
-          1,
-          'http://one.example/',
-          200,
-          'ok',
-          null,
-          5,
-          now,
-          now,
-          'delivered',
-          null,
-          null,
-          null,
-          now,
-        ]);
-        return rows[0]?.recorded;
+        // Each parameter is an array with one element per delivery: a queued delivery, then one that is not there.
+        const { rows } = await client.query<{ delivery_id: string; recorded: number }>(
+          RECORD_MANY,
+          [
+            orgId,
+            null,
+            null,
+            1,
+            'http://one.example/',
+            200,
+            'ok',
+            null,
+            5,
+            now,
+            now,
+            'delivered',
+            null,
+            null,
+            null,
+            now,
+          ].map((value, i) => {
+            if (i === 1) return [queuedDelivery, missing];
+            if (i === 2) return [crypto.randomUUID(), crypto.randomUUID()];
+            return [value, value];
+          }),
+        );
+        return rows.map((r) => [r.delivery_id, r.recorded]);
       },
       async (client) => {
         const { rowCount } = await client.query('SELECT 1 FROM delivery_attempts WHERE destination_id = $1', [
@@ -135,7 +144,10 @@ describe('the kept plans of the destination statements on small tables', () => {
         attempts = rowCount ?? 0;
       },
     );
-    expect(found.answer).toBe(1);
+    expect(found.answer).toEqual([
+      [queuedDelivery, 1],
+      [missing, 0],
+    ]);
     expect(attempts).toBe(1);
     expect(found.seq).toEqual({});
     expect(found.idx).toBeGreaterThan(0);

@@ -1,14 +1,13 @@
-import { toStorableText, type DeliveryStatus, type FailureReason, type OrgId, type UnhealthyReason } from '@relay/core';
+import { toStorableText, type DeliveryStatus, type OrgId, type UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { type AuditInput } from './audit.repository';
 import type { DeliveryChange } from './delivery-change';
-import { toDestinationRecord, type DestinationRecord } from './destination.repository';
-import { FAN_OUT, LOAD, RECORD, UTC_NOW } from './delivery-statement.sql';
+import { createDeliveryBatches } from './delivery-batch.repository';
+import { FAN_OUT, UTC_NOW } from './delivery-statement.sql';
 import { createDeliverySweepReads, type QueuedDeliveryRef } from './delivery-sweep.repository';
 import type { OrderingHead } from './event-ordering.repository';
 import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
-import type { NewAttempt } from './event.repository';
 import { transformOf, type NewTransform, type StoredTransform, type TransformRow } from './stored-event';
 
 // Destination deliveries (routing, docs/routing.md "Destinations"): one row per event and destination,
@@ -16,25 +15,7 @@ import { transformOf, type NewTransform, type StoredTransform, type TransformRow
 // statements run once per delivery, on the worker's hot path.
 
 export type { DeliveryChange, DeliveryStatus, QueuedDeliveryRef };
-
-export interface DeliveryRecord {
-  id: string;
-  organizationId: OrgId;
-  eventId: string;
-  destinationId: string;
-  status: DeliveryStatus;
-  attemptCount: number;
-  /** attempt_count when its current run began (a retry or resume starts one): the retry policy counts from it. */
-  runStartAttempt: number;
-  nextAttemptAt: Date | null;
-  failureReason: string | null;
-  lastError: string | null;
-  deliveredAt: Date | null;
-  /** Held behind an older delivery of its ordering key at its destination (delivery-ordering.sql.ts). */
-  waitsForKey: boolean;
-  /** Its destination's transformed request, stored at its run's first attempt (issue 30); absent or null: none. */
-  transformed?: StoredTransform | null;
-}
+export type { DeliveryRecord, DeliveryUpdate, LoadedDelivery, Recorded, RecordItem } from './delivery-batch.repository';
 
 /** What a fan-out made: see `fanOut`. */
 export interface FannedOut {
@@ -42,17 +23,6 @@ export interface FannedOut {
   added: (DeliveryChange & { status: 'queued' | 'paused' })[];
   released: OrderingHead[];
 }
-
-/** What `record` stored: see there. */
-export interface Recorded {
-  recorded: boolean;
-  head: OrderingHead | null;
-}
-
-export type DeliveryUpdate =
-  | { status: 'delivered'; at: Date }
-  | { status: 'queued'; nextAttemptAt: Date; error: string }
-  | { status: 'failed'; reason: FailureReason; error: string };
 
 // A destination's transform output, stored once per run as the event's (STORE_TRANSFORMED in event.sql.ts).
 const STORE_TRANSFORMED = `
@@ -126,49 +96,6 @@ export interface EventDelivery {
   nextAttemptAt: Date | null;
 }
 
-interface LoadRow {
-  v_id: string;
-  event_id: string;
-  v_status: DeliveryStatus;
-  attempt_count: number;
-  run_start_attempt: number;
-  v_next: Date | null;
-  v_reason: string | null;
-  v_error: string | null;
-  v_delivered: Date | null;
-  v_blocked: boolean;
-  [column: string]: unknown;
-}
-
-// pg names the destination's columns in snake_case: the record wants Prisma's field names.
-function destinationOf(row: LoadRow): DestinationRecord {
-  return toDestinationRecord({
-    id: row.id as string,
-    organizationId: row.organization_id as string,
-    ruleId: row.provider_id as string,
-    name: row.name as string,
-    targetUrl: row.target_url as string,
-    filter: row.filter,
-    active: row.active as boolean,
-    description: row.description as string | null,
-    signingSecret: row.signing_secret as string | null,
-    signingSecretHash: (row.signing_secret_hash ?? null) as string | null,
-    outboundHeaders: row.outbound_headers,
-    deliveryPolicy: row.delivery_policy,
-    unhealthyAfterSeconds: row.unhealthy_after_seconds as number | null,
-    health: row.health as DestinationRecord['health'],
-    unhealthyReason: row.unhealthy_reason as string | null,
-    unhealthySince: row.unhealthy_since as Date | null,
-    failingSince: row.failing_since as Date | null,
-    transform: row.transform as string | null,
-    forwardPathQuery: row.forward_path_query as boolean,
-    rateLimit: row.rate_limit,
-    maxConcurrency: row.max_concurrency as number | null,
-    createdAt: row.created_at as Date,
-    updatedAt: row.updated_at as Date,
-  });
-}
-
 export function createDeliveryRepository(pool: pg.Pool) {
   const transitions = createHealthTransitions<TurnedRow, PausedRow>(pool, DESTINATION_TABLES);
   return {
@@ -231,34 +158,6 @@ export function createDeliveryRepository(pool: pg.Pool) {
       }));
     },
 
-    /** A delivery and its destination as they are committed; null: gone (its event or destination deleted). */
-    async load(orgId: OrgId, id: string): Promise<{ delivery: DeliveryRecord; destination: DestinationRecord } | null> {
-      const { rows } = await pool.query<LoadRow>(LOAD, [orgId, id]);
-      const row = rows[0];
-      if (!row) return null;
-      const destination = destinationOf(row);
-      const delivery: DeliveryRecord = {
-        id: row.v_id,
-        organizationId: orgId,
-        eventId: row.event_id,
-        destinationId: destination.id,
-        status: row.v_status,
-        attemptCount: row.attempt_count,
-        runStartAttempt: row.run_start_attempt,
-        nextAttemptAt: row.v_next,
-        failureReason: row.v_reason,
-        lastError: row.v_error,
-        deliveredAt: row.v_delivered,
-        waitsForKey: row.v_blocked,
-        transformed: transformOf({
-          transformed_body: row.v_transformed_body as Buffer | null,
-          transformed_headers: row.v_transformed_headers as Record<string, string> | null,
-          transformed_path: row.v_transformed_path as string | null,
-        }),
-      };
-      return { delivery, destination };
-    },
-
     /** Stores the delivery's transformed request (see the event's `storeTransformed`); null: no longer queued. */
     async storeTransformed(orgId: OrgId, id: string, output: NewTransform): Promise<StoredTransform | null> {
       const { rows } = await pool.query<TransformRow>(STORE_TRANSFORMED, [
@@ -270,45 +169,6 @@ export function createDeliveryRepository(pool: pg.Pool) {
         toStorableText(output.logs),
       ]);
       return rows[0] ? transformOf(rows[0]) : null;
-    },
-
-    /**
-     * Stores an attempt and the delivery's new state, only while the delivery is queued (`recorded` false: it was
-     * not). A final outcome of an ordered delivery releases its key: `head` is the next queued delivery of the key
-     * at its destination, to be handed a job.
-     */
-    async record(orgId: OrgId, id: string, attempt: NewAttempt, update: DeliveryUpdate): Promise<Recorded> {
-      const { rows } = await pool.query<{ recorded: number; head_id: string | null; destination_id: string | null }>(
-        RECORD,
-        [
-          orgId,
-          id,
-          uuidv7(),
-          attempt.attemptNumber,
-          attempt.targetUrl,
-          attempt.responseStatus,
-          toStorableText(attempt.responseBody),
-          toStorableText(attempt.error),
-          attempt.durationMs,
-          attempt.startedAt,
-          attempt.finishedAt,
-          update.status,
-          update.status === 'queued' ? update.nextAttemptAt : null,
-          update.status === 'failed' ? update.reason : null,
-          update.status === 'delivered' ? null : update.error,
-          update.status === 'delivered' ? update.at : null,
-        ],
-      );
-      const headId = rows[0]?.head_id ?? null;
-      // A key is one destination's, so the head is at the recorded delivery's destination (its queue shard).
-      const destinationId = rows[0]?.destination_id ?? null;
-      return {
-        recorded: (rows[0]?.recorded ?? 0) > 0,
-        head:
-          headId === null || destinationId === null
-            ? null
-            : { id: headId, organizationId: orgId, shardKey: destinationId },
-      };
     },
 
     /** Pauses a queued delivery of an unhealthy destination; `health` as committed (null: gone). */
@@ -361,6 +221,7 @@ export function createDeliveryRepository(pool: pg.Pool) {
     },
 
     ...createDeliverySweepReads(pool),
+    ...createDeliveryBatches(pool),
   };
 }
 

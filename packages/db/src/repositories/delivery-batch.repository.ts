@@ -1,0 +1,197 @@
+import { toStorableText, type DeliveryStatus, type FailureReason, type OrgId } from '@relay/core';
+import type pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { LOAD_MANY, RECORD_MANY } from './delivery-statement.sql';
+import { toDestinationRecord, type DestinationRecord } from './destination.repository';
+import type { OrderingHead } from './event-ordering.repository';
+import type { NewAttempt } from './event.repository';
+import { transformOf, type StoredTransform } from './stored-event';
+
+// A destination delivery's load and outcome record, for many deliveries in one statement each: the worker gathers
+// the deliveries in flight (destination-store.ts), as it does the primary's events, so a batch costs one round trip
+// and one commit instead of one per delivery.
+
+export interface DeliveryRecord {
+  id: string;
+  organizationId: OrgId;
+  eventId: string;
+  destinationId: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  /** attempt_count when its current run began (a retry or resume starts one): the retry policy counts from it. */
+  runStartAttempt: number;
+  nextAttemptAt: Date | null;
+  failureReason: string | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+  /** Held behind an older delivery of its ordering key at its destination (delivery-ordering.sql.ts). */
+  waitsForKey: boolean;
+  /** Its destination's transformed request, stored at its run's first attempt (issue 30); absent or null: none. */
+  transformed?: StoredTransform | null;
+}
+
+/** A delivery and its destination as they are committed. */
+export interface LoadedDelivery {
+  delivery: DeliveryRecord;
+  destination: DestinationRecord;
+}
+
+/** What `record` stored: see there. */
+export interface Recorded {
+  recorded: boolean;
+  head: OrderingHead | null;
+}
+
+export type DeliveryUpdate =
+  | { status: 'delivered'; at: Date }
+  | { status: 'queued'; nextAttemptAt: Date; error: string }
+  | { status: 'failed'; reason: FailureReason; error: string };
+
+/** One delivery's attempt and new state, to be recorded. */
+export interface RecordItem {
+  orgId: OrgId;
+  id: string;
+  attempt: NewAttempt;
+  update: DeliveryUpdate;
+}
+
+interface LoadRow {
+  v_id: string;
+  v_org: string;
+  event_id: string;
+  v_status: DeliveryStatus;
+  attempt_count: number;
+  run_start_attempt: number;
+  v_next: Date | null;
+  v_reason: string | null;
+  v_error: string | null;
+  v_delivered: Date | null;
+  v_blocked: boolean;
+  [column: string]: unknown;
+}
+
+interface RecordRow {
+  delivery_id: string;
+  recorded: number;
+  head_id: string | null;
+  destination_id: string | null;
+}
+
+// pg names the destination's columns in snake_case: the record wants Prisma's field names.
+function destinationOf(row: LoadRow): DestinationRecord {
+  return toDestinationRecord({
+    id: row.id as string,
+    organizationId: row.organization_id as string,
+    ruleId: row.provider_id as string,
+    name: row.name as string,
+    targetUrl: row.target_url as string,
+    filter: row.filter,
+    active: row.active as boolean,
+    description: row.description as string | null,
+    signingSecret: row.signing_secret as string | null,
+    signingSecretHash: (row.signing_secret_hash ?? null) as string | null,
+    outboundHeaders: row.outbound_headers,
+    deliveryPolicy: row.delivery_policy,
+    unhealthyAfterSeconds: row.unhealthy_after_seconds as number | null,
+    health: row.health as DestinationRecord['health'],
+    unhealthyReason: row.unhealthy_reason as string | null,
+    unhealthySince: row.unhealthy_since as Date | null,
+    failingSince: row.failing_since as Date | null,
+    transform: row.transform as string | null,
+    forwardPathQuery: row.forward_path_query as boolean,
+    rateLimit: row.rate_limit,
+    maxConcurrency: row.max_concurrency as number | null,
+    createdAt: row.created_at as Date,
+    updatedAt: row.updated_at as Date,
+  });
+}
+
+function loadedOf(row: LoadRow): LoadedDelivery {
+  const destination = destinationOf(row);
+  const delivery: DeliveryRecord = {
+    id: row.v_id,
+    organizationId: row.v_org as OrgId,
+    eventId: row.event_id,
+    destinationId: destination.id,
+    status: row.v_status,
+    attemptCount: row.attempt_count,
+    runStartAttempt: row.run_start_attempt,
+    nextAttemptAt: row.v_next,
+    failureReason: row.v_reason,
+    lastError: row.v_error,
+    deliveredAt: row.v_delivered,
+    waitsForKey: row.v_blocked,
+    transformed: transformOf({
+      transformed_body: row.v_transformed_body as Buffer | null,
+      transformed_headers: row.v_transformed_headers as Record<string, string> | null,
+      transformed_path: row.v_transformed_path as string | null,
+    }),
+  };
+  return { delivery, destination };
+}
+
+// One array per parameter of relay_record_delivery, one element per item.
+function recordParameters(items: readonly RecordItem[]): unknown[] {
+  const column = <T>(of: (item: RecordItem) => T) => items.map(of);
+  return [
+    column((i) => i.orgId),
+    column((i) => i.id),
+    column(() => uuidv7()),
+    column((i) => i.attempt.attemptNumber),
+    column((i) => i.attempt.targetUrl),
+    column((i) => i.attempt.responseStatus),
+    column((i) => toStorableText(i.attempt.responseBody)),
+    column((i) => toStorableText(i.attempt.error)),
+    column((i) => i.attempt.durationMs),
+    column((i) => i.attempt.startedAt),
+    column((i) => i.attempt.finishedAt),
+    column((i) => i.update.status),
+    column((i) => (i.update.status === 'queued' ? i.update.nextAttemptAt : null)),
+    column((i) => (i.update.status === 'failed' ? i.update.reason : null)),
+    column((i) => (i.update.status === 'delivered' ? null : i.update.error)),
+    column((i) => (i.update.status === 'delivered' ? i.update.at : null)),
+  ];
+}
+
+export function createDeliveryBatches(pool: pg.Pool) {
+  async function loadMany(refs: readonly { orgId: OrgId; id: string }[]): Promise<Map<string, LoadedDelivery>> {
+    if (refs.length === 0) return new Map();
+    const { rows } = await pool.query<LoadRow>(LOAD_MANY, [refs.map((r) => r.id), refs.map((r) => r.orgId)]);
+    return new Map(rows.map((row) => [row.v_id, loadedOf(row)]));
+  }
+
+  async function recordMany(items: readonly RecordItem[]): Promise<Recorded[]> {
+    if (items.length === 0) return [];
+    const { rows } = await pool.query<RecordRow>(RECORD_MANY, recordParameters(items));
+    if (rows.length !== items.length) throw new Error(`recorded ${rows.length} of ${items.length} outcomes`);
+    return rows.map((row, i) => ({
+      recorded: row.recorded > 0,
+      // A key is one destination's, so the head is at the recorded delivery's destination (its queue shard).
+      head:
+        row.head_id === null || row.destination_id === null
+          ? null
+          : { id: row.head_id, organizationId: items[i]!.orgId, shardKey: row.destination_id },
+    }));
+  }
+
+  return {
+    /** Deliveries with their destinations as they are committed, by id (a missing one: gone, its event or
+     * destination deleted, or another organization's). */
+    loadMany,
+
+    /** A delivery and its destination as they are committed; null: gone (its event or destination deleted). */
+    load: async (orgId: OrgId, id: string): Promise<LoadedDelivery | null> =>
+      (await loadMany([{ orgId, id }])).get(id) ?? null,
+
+    /**
+     * Stores each item's attempt and the delivery's new state, only while the delivery is queued (`recorded` false:
+     * it was not), in one transaction, in order. A final outcome of an ordered delivery releases its key: `head` is
+     * the next queued delivery of the key at its destination, to be handed a job. Answers one result per item.
+     */
+    recordMany,
+
+    /** `recordMany` for one delivery. */
+    record: async (orgId: OrgId, id: string, attempt: NewAttempt, update: DeliveryUpdate): Promise<Recorded> =>
+      (await recordMany([{ orgId, id, attempt, update }]))[0]!,
+  };
+}

@@ -1,3 +1,5 @@
+import { unindexed } from './unindexed.sql';
+
 // Ordered delivery per destination (rule option `ordering`, docs/rules.md "Ordered delivery"; docs/routing.md
 // "Destinations"): a destination's deliveries that share an ordering key go one at a time, in ingest order (event
 // ids are time-ordered), each destination on its own, whatever the primary or other destinations do. A delivery
@@ -19,9 +21,10 @@ export const DELIVERY_BLOCKED = (v: string) => `(${v}.ordering_key IS NOT NULL A
     EXISTS (
       SELECT 1 FROM deliveries bo
       WHERE bo.destination_id = ${v}.destination_id AND bo.ordering_key = ${v}.ordering_key
-        AND bo.event_id < ${v}.event_id AND bo.status IN ('queued', 'paused'))
+        AND bo.event_id < ${v}.event_id AND ${unindexed("bo.status IN ('queued', 'paused')")})
     OR EXISTS (
-      SELECT 1 FROM event_ordering be JOIN events bev ON bev.id = be.event_id AND bev.status IN ('queued', 'paused')
+      SELECT 1 FROM event_ordering be
+      JOIN events bev ON bev.id = be.event_id AND ${unindexed("bev.status IN ('queued', 'paused')")}
       WHERE be.organization_id = ${v}.organization_id AND be.provider_id = bd.provider_id
         AND be.ordering_key = ${v}.ordering_key AND be.event_id < ${v}.event_id AND NOT be.fanned_out
         AND bev.created_at >= bd.created_at))))`;
@@ -33,15 +36,16 @@ export const DELIVERY_BLOCKED = (v: string) => `(${v}.ordering_key IS NOT NULL A
  */
 export const FAN_OUT_ORDERING = `
 ord AS (
-  SELECT ordering_key, provider_id FROM event_ordering WHERE organization_id = $1 AND event_id = $2
+  SELECT ordering_key, provider_id FROM event_ordering WHERE event_id = $2 AND ${unindexed('organization_id = $1')}
 ), marked AS (
-  UPDATE event_ordering SET fanned_out = true WHERE organization_id = $1 AND event_id = $2 AND NOT fanned_out
+  UPDATE event_ordering SET fanned_out = true
+  WHERE event_id = $2 AND ${unindexed('organization_id = $1')} AND NOT fanned_out
 ), released AS (
   SELECT DISTINCT ON (n.destination_id) n.id, n.destination_id, n.status, n.next_attempt_at
   FROM ord
   JOIN destinations rd ON rd.organization_id = $1 AND rd.provider_id = ord.provider_id AND rd.id <> ALL($3::uuid[])
   JOIN deliveries n ON n.destination_id = rd.id AND n.ordering_key = ord.ordering_key AND n.event_id > $2
-    AND n.status IN ('queued', 'paused')
+    AND ${unindexed("n.status IN ('queued', 'paused')")}
   ORDER BY n.destination_id, n.event_id
 )`;
 
@@ -53,7 +57,7 @@ export const RELEASE_DELIVERY_KEY = `
 head AS (
   SELECT n.id, n.status FROM updated u
   JOIN deliveries n ON n.destination_id = u.destination_id AND n.ordering_key = u.ordering_key AND n.id <> u.id
-    AND n.status IN ('queued', 'paused')
+    AND ${unindexed("n.status IN ('queued', 'paused')")}
   WHERE u.status IN ('delivered', 'failed')
   ORDER BY n.event_id LIMIT 1
 )`;

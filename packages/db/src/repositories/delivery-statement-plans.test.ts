@@ -2,7 +2,7 @@ import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { seedEvents, useTestDatabase } from '@relay/test-support';
 import type pg from 'pg';
 import { createDatabase, type Database } from '../database';
-import { keptPlanScans } from './kept-plan-scans';
+import { keptPlanIndexReads, keptPlanScans } from './kept-plan-scans';
 import { BLOCKED_BODY, FAN_OUT, FAN_OUT_BODY, LOAD_MANY, RECORD_BODY, RECORD_MANY } from './delivery-statement.sql';
 
 // A destination delivery's statements run inside functions whose plans each connection keeps
@@ -151,6 +151,85 @@ describe('the kept plans of the destination statements on small tables', () => {
     expect(attempts).toBe(1);
     expect(found.seq).toEqual({});
     expect(found.idx).toBeGreaterThan(0);
+  });
+});
+
+describe('the kept plans read only their own deliveries, however many others are queued', () => {
+  let destinationId: string;
+  let delivery: string;
+  let fresh: string;
+  const BACKLOG = 400;
+  beforeAll(async () => {
+    // Plans kept from small tables (the statistics of the ANALYZE above, autovacuum kept from renewing them), then a
+    // backlog of queued deliveries of other events at one destination.
+    await db.pool.query('ALTER TABLE deliveries SET (autovacuum_enabled = false)');
+    const ruleId = crypto.randomUUID();
+    destinationId = crypto.randomUUID();
+    // An ordered rule: the ordering checks look past their first condition.
+    await db.pool.query(
+      `INSERT INTO providers (id, organization_id, name, source, target_url, ordering, created_at, updated_at)
+       VALUES ($1, $2, 'backlog', 'backlog', 'http://target.example/', '{"key":"header:x-key"}', now(), now())`,
+      [ruleId, orgId],
+    );
+    await db.pool.query(
+      `INSERT INTO destinations (id, organization_id, provider_id, name, target_url, created_at, updated_at)
+       VALUES ($1, $2, $3, 'one', 'http://one.example/', now(), now())`,
+      [destinationId, orgId, ruleId],
+    );
+    const ids = await seedEvents(db.pool, {
+      organizationId: orgId,
+      status: 'queued',
+      count: BACKLOG + 1,
+      changedAt: new Date(),
+    });
+    fresh = ids.pop()!;
+    await db.pool.query(
+      `INSERT INTO deliveries (id, organization_id, event_id, destination_id, updated_at)
+       SELECT gen_random_uuid(), $2, e, $3, now() FROM unnest($1::uuid[]) e`,
+      [ids, orgId, destinationId],
+    );
+    delivery = (await db.pool.query<{ id: string }>('SELECT id FROM deliveries WHERE event_id = $1', [ids[0]])).rows[0]!
+      .id;
+  });
+
+  // A statement for one event or delivery reads a few entries of each index it uses; a whole index is the backlog.
+  const FEW = BACKLOG / 10;
+
+  it('a fan-out', async () => {
+    const found = await keptPlanIndexReads(db.pool, 'deliveries', async (client) => {
+      const { rows } = await client.query<{ what: string }>(FAN_OUT, [
+        orgId,
+        fresh,
+        [destinationId],
+        [crypto.randomUUID()],
+      ]);
+      return rows.map((r) => r.what);
+    });
+    expect(found.answer).toEqual(['added']);
+    expect(found.read).toBeLessThan(FEW);
+  });
+
+  it('a load', async () => {
+    const found = await keptPlanIndexReads(db.pool, 'deliveries', async (client) => {
+      const { rows } = await client.query<{ v_id: string }>(LOAD_MANY, [[delivery], [orgId]]);
+      return rows.map((r) => r.v_id);
+    });
+    expect(found.answer).toEqual([delivery]);
+    expect(found.read).toBeLessThan(FEW);
+  });
+
+  it('an outcome', async () => {
+    const now = new Date();
+    const found = await keptPlanIndexReads(db.pool, 'deliveries', async (client) => {
+      const one = [orgId, delivery, crypto.randomUUID(), 1, 'http://one.example/', 500, 'no', null, 5, now, now];
+      const { rows } = await client.query<{ recorded: number }>(
+        RECORD_MANY,
+        [...one, 'queued', now, null, 'HTTP 500', null].map((value) => [value]),
+      );
+      return rows.map((r) => r.recorded);
+    });
+    expect(found.answer).toEqual([1]);
+    expect(found.read).toBeLessThan(FEW);
   });
 });
 

@@ -1,4 +1,5 @@
 import { DELIVERY_BLOCKED, FAN_OUT_ORDERING, RELEASE_DELIVERY_KEY } from './delivery-ordering.sql';
+import { unindexed } from './unindexed.sql';
 
 // A destination delivery's statements: the fan-out once per event, the load and the outcome record once per delivery,
 // sent in batches (the worker's destination-store.ts gathers the deliveries in flight). Planning them cost more
@@ -23,7 +24,7 @@ const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 export const FAN_OUT_BODY = `
 WITH ${FAN_OUT_ORDERING}, dest AS (
   SELECT d.id, d.health::text AS health FROM destinations d
-  WHERE d.organization_id = $1 AND d.active AND d.id = ANY($3::uuid[]) FOR SHARE
+  WHERE d.id = ANY($3::uuid[]) AND ${unindexed('d.organization_id = $1 AND d.active')} FOR SHARE
 ), added AS (
   INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, ordering_key, next_attempt_at,
     created_at, updated_at)
@@ -37,7 +38,7 @@ WITH ${FAN_OUT_ORDERING}, dest AS (
 SELECT id, destination_id, status::text AS status, next_attempt_at, 'added' AS what FROM added
 UNION ALL
 SELECT id, destination_id, status::text, next_attempt_at, 'queued' FROM deliveries
-WHERE organization_id = $1 AND event_id = $2 AND status = 'queued'
+WHERE event_id = $2 AND ${unindexed("organization_id = $1 AND status = 'queued'")}
 UNION ALL
 SELECT id, destination_id, status::text, next_attempt_at, 'released' FROM released WHERE status = 'queued'`;
 
@@ -58,7 +59,7 @@ WITH attempt AS (
   INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, destination_id, target_url,
     response_status, response_body, error, duration_ms, started_at, finished_at)
   SELECT $3, v.event_id, v.organization_id, $4, 'destination', v.destination_id, $5, $6, $7, $8, $9, ${at(10)}, ${at(11)}
-  FROM deliveries v WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
+  FROM deliveries v WHERE v.id = $2 AND ${unindexed("v.organization_id = $1 AND v.status = 'queued'")}
   RETURNING 1
 ), updated AS (
 UPDATE deliveries v SET
@@ -69,7 +70,7 @@ UPDATE deliveries v SET
   last_error = $15,
   delivered_at = coalesce(${at(16)}, v.delivered_at),
   updated_at = ${UTC_NOW}
-WHERE v.organization_id = $1 AND v.id = $2 AND v.status = 'queued'
+WHERE v.id = $2 AND ${unindexed("v.organization_id = $1 AND v.status = 'queued'")}
 RETURNING v.id, v.destination_id, v.ordering_key, v.status
 ), ${RELEASE_DELIVERY_KEY}
 SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHERE status = 'queued') AS head_id,

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { createDatabase, type Database } from '../database';
 import { ACTIVE_RULE_JOIN } from '../target.sql';
 import { createEventRepository } from './event.repository';
-import { keptPlanScans } from './kept-plan-scans';
+import { keptPlanIndexReads, keptPlanScans } from './kept-plan-scans';
 import { LOAD_EVENTS, RECORD_OUTCOMES } from './event.sql';
 
 // The worker's load and outcome statements keep their plans for the life of a connection. A plan kept while events
@@ -118,6 +118,55 @@ describe('the kept plans of the worker statements on a small events table', () =
     expect(ordering).toEqual([ordered]);
     expect(found.seq).toBe(0);
     expect(found.idx).toBeGreaterThan(0);
+  });
+});
+
+describe('the kept plans read only their own events, however many others are queued', () => {
+  const BACKLOG = 400;
+  let ids: string[];
+  beforeAll(async () => {
+    // Plans kept from the small table above (autovacuum kept from renewing its statistics), then a backlog.
+    await db.pool.query('ALTER TABLE events SET (autovacuum_enabled = false)');
+    await seedEvents(db.pool, { organizationId: orgId, status: 'queued', count: BACKLOG, changedAt: new Date() });
+    ids = await seedEvents(db.pool, { organizationId: orgId, status: 'queued', count: 3, changedAt: new Date() });
+  });
+  const orgs = () => ids.map(() => orgId);
+  // A batch of three reads a few entries of each index it uses; a whole index is the backlog.
+  const FEW = BACKLOG / 10;
+
+  it('a load', async () => {
+    const found = await keptPlanIndexReads(db.pool, 'events', async (client) => {
+      return (await client.query(LOAD_EVENTS, [ids, orgs()])).rowCount;
+    });
+    expect(found.answer).toBe(3);
+    expect(found.read).toBeLessThan(FEW);
+  });
+
+  it('an outcome', async () => {
+    const none: unknown[] = [];
+    const n = ids.length;
+    const found = await keptPlanIndexReads(db.pool, 'events', async (client) => {
+      await client.query(RECORD_OUTCOMES, [
+        ...Array.from({ length: 11 }, () => none),
+        ids,
+        orgs(),
+        Array(n).fill('delivered'),
+        Array(n).fill(1),
+        Array(n).fill(null),
+        Array(n).fill(null),
+        Array(n).fill(null),
+        Array(n).fill(new Date()),
+        none,
+      ]);
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM events WHERE id = ANY($1) AND status = 'delivered'",
+        [ids],
+      );
+      return rows[0]!.n;
+    });
+    expect(found.answer).toBe(3);
+    // The check above reads its three by the primary key: a few entries more.
+    expect(found.read).toBeLessThan(FEW);
   });
 });
 

@@ -47,3 +47,39 @@ export async function keptPlanScans<T>(
     client.release();
   }
 }
+
+// Index entries read on `table` since the last call, as the statistics have them once this backend has flushed its
+// own: pg_stat_force_next_flush makes the flush happen as the backend goes idle after it, which the second query
+// waits for.
+async function indexEntriesRead(client: pg.PoolClient, table: string): Promise<number> {
+  await client.query('SELECT pg_stat_force_next_flush()');
+  await client.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await client.query<{ n: number }>(
+    'SELECT coalesce(sum(idx_tup_read), 0)::int AS n FROM pg_stat_user_indexes WHERE relname = $1',
+    [table],
+  );
+  return rows[0]!.n;
+}
+
+/**
+ * Runs `work` as `keptPlanScans` does (its kept plans made at once, rolled back) and answers how many index entries
+ * of `table` it read: a kept plan may look rows up by index and still read a whole index (a bitmap of every queued
+ * row ANDed with the one it wants), which only the entries read show.
+ */
+export async function keptPlanIndexReads<T>(
+  pool: pg.Pool,
+  table: string,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<{ answer: T; read: number }> {
+  const client = await pool.connect();
+  try {
+    const before = await indexEntriesRead(client, table);
+    await client.query('BEGIN');
+    await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    const answer = await work(client);
+    await client.query('ROLLBACK');
+    return { answer, read: (await indexEntriesRead(client, table)) - before };
+  } finally {
+    client.release();
+  }
+}

@@ -19,8 +19,12 @@ async function threeDeliveries() {
   }
   const event = await newEvent(db, { source: 'shop', ruleId: rule.id });
   const { queued } = await deliveries.fanOut(ORG, event.id, ids);
-  const calls = { loads: [] as number[], records: [] as number[] };
+  const calls = { fanOuts: [] as number[], loads: [] as number[], records: [] as number[] };
   const counted = {
+    fanOutMany: (items: Parameters<typeof deliveries.fanOutMany>[0]) => {
+      calls.fanOuts.push(items.length);
+      return deliveries.fanOutMany(items);
+    },
     loadMany: (refs: Parameters<typeof deliveries.loadMany>[0]) => {
       calls.loads.push(refs.length);
       return deliveries.loadMany(refs);
@@ -30,7 +34,14 @@ async function threeDeliveries() {
       return deliveries.recordMany(items);
     },
   };
-  return { deliveryIds: queued.map((q) => q.id).sort(), calls, store: createDestinationStore(counted), event };
+  return {
+    deliveryIds: queued.map((q) => q.id).sort(),
+    destinationIds: ids,
+    rule,
+    calls,
+    store: createDestinationStore(counted),
+    event,
+  };
 }
 
 const attempt = (durationMs = 5): NewAttempt => ({
@@ -47,6 +58,37 @@ const attempt = (durationMs = 5): NewAttempt => ({
 const delivered = () => ({ status: 'delivered' as const, at: new Date() });
 
 describe('the destination store', () => {
+  it('fans out the events in flight in one call, each answered with its own deliveries', async () => {
+    const { destinationIds, rule, calls, store } = await threeDeliveries();
+    const events = [
+      await newEvent(db, { source: 'shop', ruleId: rule.id }),
+      await newEvent(db, { source: 'shop', ruleId: rule.id }),
+      await newEvent(db, { source: 'shop', ruleId: rule.id }),
+    ];
+    // In another order than the events' ids (the batch runs in id order), and one event's fan-out twice.
+    const [a, b, c] = destinationIds as [string, string, string];
+    const asked: [string, string[]][] = [
+      [events[2]!.id, [a]],
+      [events[0]!.id, [b, c]],
+      [events[1]!.id, []],
+      [events[2]!.id, [a]],
+    ];
+    const fanned = await Promise.all(asked.map(([eventId, ids]) => store.fanOut(ORG, eventId, ids)));
+    expect(calls.fanOuts).toEqual([4]);
+    // Each answer is its own event's (the order within one event's is the statement's).
+    const added = fanned.map((f) => f.added.map((d) => `${d.eventId} ${d.destinationId}`).sort());
+    expect(added).toEqual([
+      [`${events[2]!.id} ${a}`],
+      [`${events[0]!.id} ${b}`, `${events[0]!.id} ${c}`].sort(),
+      [],
+      // The second fan-out of the event adds nothing: its delivery is already there, queued.
+      [],
+    ]);
+    expect(fanned[3]!.queued.map((q) => q.id)).toEqual(fanned[0]!.added.map((d) => d.id));
+    expect(fanned[1]!.queued.map((q) => q.destinationId).sort()).toEqual([b, c].sort());
+    expect(fanned[2]!.queued).toEqual([]);
+  });
+
   it('loads the deliveries in flight in one statement, each with its destination', async () => {
     const { deliveryIds, calls, store } = await threeDeliveries();
     const gone = crypto.randomUUID();

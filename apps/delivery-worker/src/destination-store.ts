@@ -1,8 +1,19 @@
 import { createGroupCommit, type OrgId } from '@relay/core';
-import type { DeliveryRepository, DeliveryUpdate, LoadedDelivery, NewAttempt, Recorded, RecordItem } from '@relay/db';
+import type {
+  DeliveryRepository,
+  DeliveryUpdate,
+  FannedOut,
+  FanOutItem,
+  LoadedDelivery,
+  NewAttempt,
+  Recorded,
+  RecordItem,
+} from '@relay/db';
 import { settleEach, unwrap, type Settled } from './settle-each';
 
 export interface DestinationStore {
+  /** An event's fan-out (DeliveryRepository's `fanOut`), committed when it resolves. */
+  fanOut: (orgId: OrgId, eventId: string, destinationIds: readonly string[]) => Promise<FannedOut>;
   /** A delivery and its destination as they are committed; null: gone. */
   load: (orgId: OrgId, id: string) => Promise<LoadedDelivery | null>;
   /** Resolves once the outcome is committed (DeliveryRepository's `record`). */
@@ -11,14 +22,19 @@ export interface DestinationStore {
 }
 
 // Destination deliveries in flight share their database round trips, as the primary's do (delivery-store.ts):
-// loads made while the previous load runs become one statement, and outcomes one statement and one commit. Each
-// job still waits for its own outcome to be committed, and a batch that fails is stored one delivery at a time.
+// fan-outs made while the previous one runs become one call and one commit, loads one statement, and outcomes one
+// call and one commit. Each job still waits for its own write to be committed, and a batch that fails is written
+// again one event or delivery at a time.
 export function createDestinationStore(
-  deliveries: Pick<DeliveryRepository, 'loadMany' | 'recordMany'>,
+  deliveries: Pick<DeliveryRepository, 'fanOutMany' | 'loadMany' | 'recordMany'>,
   // While two statements of a kind run, what arrives meanwhile gathers into the next one (group-commit.ts).
   options = { maxSize: 200, maxWaitMs: 0, maxInFlight: 2 },
 ): DestinationStore {
   type Ref = { orgId: OrgId; id: string };
+  const fanOuts = createGroupCommit<FanOutItem, Settled<FannedOut>>({
+    ...options,
+    flush: (items) => settleEach(items, (batch) => deliveries.fanOutMany(batch)),
+  });
   const loads = createGroupCommit<Ref, Settled<LoadedDelivery | null>>({
     ...options,
     flush: (refs) =>
@@ -32,9 +48,11 @@ export function createDestinationStore(
     flush: (items) => settleEach(items, (batch) => deliveries.recordMany(batch)),
   });
   return {
+    fanOut: async (orgId, eventId, destinationIds) => unwrap(await fanOuts.submit({ orgId, eventId, destinationIds })),
     load: async (orgId, id) => unwrap(await loads.submit({ orgId, id })),
     record: async (orgId, id, attempt, update) => unwrap(await records.submit({ orgId, id, attempt, update })),
     drain: async () => {
+      await fanOuts.drain();
       await loads.drain();
       await records.drain();
     },

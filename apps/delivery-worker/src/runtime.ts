@@ -152,11 +152,11 @@ export function createWorkerRuntime(
   });
   // Routing's destinations: fanned out by prepare, each delivery a job of the delivery queue (`queue`, below).
   const deliveries = createDeliveryRepository(db.pool);
-  // Destination deliveries in flight load and record in batches (destination-store.ts).
+  // Destination deliveries in flight fan out, load and record in batches (destination-store.ts).
   const destinationStore = createDestinationStore(deliveries);
   const fanOut = createFanOut({
     destinations: createDestinationRepository(db.prisma),
-    deliveries,
+    deliveries: { fanOut: destinationStore.fanOut },
     enqueue: (requests) => queue.enqueueDestinations(requests),
     handOff: (heads) => deliveryHandoff.handOff(heads),
     feed,

@@ -1,15 +1,17 @@
 import { toStorableText, type DeliveryStatus, type FailureReason, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { LOAD_MANY, RECORD_MANY } from './delivery-statement.sql';
+import type { DeliveryChange } from './delivery-change';
+import { FAN_OUT_MANY, LOAD_MANY, RECORD_MANY } from './delivery-statement.sql';
+import type { QueuedDeliveryRef } from './delivery-sweep.repository';
 import { toDestinationRecord, type DestinationRecord } from './destination.repository';
 import type { OrderingHead } from './event-ordering.repository';
 import type { NewAttempt } from './event.repository';
 import { transformOf, type StoredTransform } from './stored-event';
 
-// A destination delivery's load and outcome record, for many deliveries in one statement each: the worker gathers
-// the deliveries in flight (destination-store.ts), as it does the primary's events, so a batch costs one round trip
-// and one commit instead of one per delivery.
+// A destination delivery's fan-out, load and outcome record, for many events or deliveries in one statement each:
+// the worker gathers those in flight (destination-store.ts), as it does the primary's events, so a batch costs one
+// round trip and one commit instead of one per event or delivery.
 
 export interface DeliveryRecord {
   id: string;
@@ -28,6 +30,47 @@ export interface DeliveryRecord {
   waitsForKey: boolean;
   /** Its destination's transformed request, stored at its run's first attempt (issue 30); absent or null: none. */
   transformed?: StoredTransform | null;
+}
+
+/** What a fan-out made: see `fanOutMany`. */
+export interface FannedOut {
+  queued: QueuedDeliveryRef[];
+  added: (DeliveryChange & { status: 'queued' | 'paused' })[];
+  released: OrderingHead[];
+}
+
+/** One event to fan out to the destinations its rule matched. */
+export interface FanOutItem {
+  orgId: OrgId;
+  eventId: string;
+  destinationIds: readonly string[];
+}
+
+interface FanOutRow {
+  item: number;
+  id: string;
+  destination_id: string;
+  status: 'queued' | 'paused';
+  next_attempt_at: Date | null;
+  what: 'added' | 'queued' | 'released';
+}
+
+function fannedOutOf({ orgId, eventId }: FanOutItem, rows: readonly FanOutRow[]): FannedOut {
+  const ref = (r: FanOutRow) => ({
+    id: r.id,
+    organizationId: orgId,
+    destinationId: r.destination_id,
+    nextAttemptAt: r.next_attempt_at,
+  });
+  return {
+    queued: rows.filter((r) => r.what !== 'released' && r.status === 'queued').map(ref),
+    added: rows
+      .filter((r) => r.what === 'added')
+      .map((r) => ({ id: r.id, eventId, destinationId: r.destination_id, status: r.status, attemptCount: 0 })),
+    released: rows
+      .filter((r) => r.what === 'released')
+      .map((r) => ({ id: r.id, organizationId: orgId, shardKey: r.destination_id })),
+  };
 }
 
 /** A delivery and its destination as they are committed. */
@@ -153,7 +196,30 @@ function recordParameters(items: readonly RecordItem[]): unknown[] {
   ];
 }
 
+// Items in a consistent order, so two batches that share an event or a delivery (a job run twice) take their locks in
+// the same order and never deadlock; answers are put back in the callers' order.
+function inKeyOrder<T>(items: readonly T[], key: (item: T) => string): { sorted: T[]; back: (i: number) => number } {
+  const order = items.map((_, i) => i).sort((a, b) => (key(items[a]!) < key(items[b]!) ? -1 : 1));
+  const at = new Map(order.map((from, to) => [from, to]));
+  return { sorted: order.map((i) => items[i]!), back: (i) => at.get(i)! };
+}
+
 export function createDeliveryBatches(pool: pg.Pool) {
+  async function fanOutMany(items: readonly FanOutItem[]): Promise<FannedOut[]> {
+    if (items.length === 0) return [];
+    const { sorted, back } = inKeyOrder(items, (i) => i.eventId);
+    const { rows } = await pool.query<FanOutRow>(FAN_OUT_MANY, [
+      sorted.map((i) => i.orgId),
+      sorted.map((i) => i.eventId),
+      sorted.map((i) => i.destinationIds.length),
+      sorted.flatMap((i) => i.destinationIds),
+      sorted.flatMap((i) => i.destinationIds.map(() => uuidv7())),
+    ]);
+    const byItem = sorted.map((): FanOutRow[] => []);
+    for (const row of rows) byItem[row.item - 1]!.push(row);
+    return items.map((_, i) => fannedOutOf(sorted[back(i)]!, byItem[back(i)]!));
+  }
+
   async function loadMany(refs: readonly { orgId: OrgId; id: string }[]): Promise<Map<string, LoadedDelivery>> {
     if (refs.length === 0) return new Map();
     const { rows } = await pool.query<LoadRow>(LOAD_MANY, [refs.map((r) => r.id), refs.map((r) => r.orgId)]);
@@ -162,19 +228,33 @@ export function createDeliveryBatches(pool: pg.Pool) {
 
   async function recordMany(items: readonly RecordItem[]): Promise<Recorded[]> {
     if (items.length === 0) return [];
-    const { rows } = await pool.query<RecordRow>(RECORD_MANY, recordParameters(items));
+    const { sorted, back } = inKeyOrder(items, (i) => i.id);
+    const { rows } = await pool.query<RecordRow>(RECORD_MANY, recordParameters(sorted));
     if (rows.length !== items.length) throw new Error(`recorded ${rows.length} of ${items.length} outcomes`);
-    return rows.map((row, i) => ({
+    const results = rows.map((row, i) => ({
       recorded: row.recorded > 0,
       // A key is one destination's, so the head is at the recorded delivery's destination (its queue shard).
       head:
         row.head_id === null || row.destination_id === null
           ? null
-          : { id: row.head_id, organizationId: items[i]!.orgId, shardKey: row.destination_id },
+          : { id: row.head_id, organizationId: sorted[i]!.orgId, shardKey: row.destination_id },
     }));
+    return items.map((_, i) => results[back(i)]!);
   }
 
   return {
+    /**
+     * Creates each event's deliveries to its matched destinations (idempotently; none given: only an ordered event's
+     * fan-out is marked done), in one transaction. Answers, per item: its queued deliveries (to enqueue), those this
+     * call added (queued, or paused for an unhealthy destination), and later deliveries of its ordering key this
+     * fan-out released (to hand off).
+     */
+    fanOutMany,
+
+    /** `fanOutMany` for one event. */
+    fanOut: async (orgId: OrgId, eventId: string, destinationIds: readonly string[]): Promise<FannedOut> =>
+      (await fanOutMany([{ orgId, eventId, destinationIds }]))[0]!,
+
     /** Deliveries with their destinations as they are committed, by id (a missing one: gone, its event or
      * destination deleted, or another organization's). */
     loadMany,

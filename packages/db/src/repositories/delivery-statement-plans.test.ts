@@ -3,7 +3,14 @@ import { seedEvents, useTestDatabase } from '@relay/test-support';
 import type pg from 'pg';
 import { createDatabase, type Database } from '../database';
 import { keptPlanIndexReads, keptPlanScans } from './kept-plan-scans';
-import { BLOCKED_BODY, FAN_OUT, FAN_OUT_BODY, LOAD_MANY, RECORD_BODY, RECORD_MANY } from './delivery-statement.sql';
+import {
+  BLOCKED_BODY,
+  FAN_OUT_BODY,
+  FAN_OUT_MANY,
+  LOAD_MANY,
+  RECORD_BODY,
+  RECORD_MANY,
+} from './delivery-statement.sql';
 
 // A destination delivery's statements run inside functions whose plans each connection keeps
 // (delivery-statement.sql.ts). A plan kept while the tables are small must still look rows up by index, or each
@@ -60,15 +67,17 @@ describe('the kept plans of the destination statements on small tables', () => {
 
   it('a fan-out adds the delivery and finds the event by index', async () => {
     const found = await scansOf(async (client) => {
-      const { rows } = await client.query<{ what: string; destination_id: string }>(FAN_OUT, [
-        orgId,
-        events[2],
+      // One event's fan-out (the batch function with one item).
+      const { rows } = await client.query<{ what: string; destination_id: string }>(FAN_OUT_MANY, [
+        [orgId],
+        [events[2]],
+        [1],
         [destinationId],
         [crypto.randomUUID()],
       ]);
       return rows;
     });
-    expect(found.answer).toEqual([{ ...found.answer[0], what: 'added', destination_id: destinationId }]);
+    expect(found.answer).toEqual([{ ...found.answer[0], item: 1, what: 'added', destination_id: destinationId }]);
     expect(found.seq).toEqual({});
     expect(found.idx).toBeGreaterThan(0);
   });
@@ -197,9 +206,10 @@ describe('the kept plans read only their own deliveries, however many others are
 
   it('a fan-out', async () => {
     const found = await keptPlanIndexReads(db.pool, 'deliveries', async (client) => {
-      const { rows } = await client.query<{ what: string }>(FAN_OUT, [
-        orgId,
-        fresh,
+      const { rows } = await client.query<{ what: string }>(FAN_OUT_MANY, [
+        [orgId],
+        [fresh],
+        [1],
         [destinationId],
         [crypto.randomUUID()],
       ]);

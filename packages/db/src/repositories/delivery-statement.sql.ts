@@ -79,7 +79,11 @@ SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHE
 /** Whether a delivery must wait for its ordering key: relay_delivery_blocked(v deliveries)'s body. */
 export const BLOCKED_BODY = `RETURN ${DELIVERY_BLOCKED('v')};`;
 
-export const FAN_OUT = `SELECT id, destination_id, status, next_attempt_at, what FROM relay_fan_out($1, $2, $3, $4)`;
+// A batch of events' fan-outs in one transaction: FAN_OUT_BODY per event, in the arrays' order ($1 organizations, $2
+// events, $3 how many of the matched destinations $4 and their new delivery ids $5 are each event's). Answers the
+// fan-outs' rows, each with its event's place in $2 (from 1).
+export const FAN_OUT_MANY = `SELECT item, id, destination_id, status, next_attempt_at, what
+FROM relay_fan_out_many($1, $2, $3, $4, $5)`;
 
 // A batch of outcomes in one transaction: RECORD_BODY per delivery, in the arrays' order (each parameter of
 // relay_record_delivery as an array, one element per delivery). Answers one row per delivery, in that order.

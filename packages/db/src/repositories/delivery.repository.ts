@@ -1,12 +1,10 @@
 import { toStorableText, type DeliveryStatus, type OrgId, type UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
 import { type AuditInput } from './audit.repository';
 import type { DeliveryChange } from './delivery-change';
 import { createDeliveryBatches } from './delivery-batch.repository';
-import { FAN_OUT, UTC_NOW } from './delivery-statement.sql';
+import { UTC_NOW } from './delivery-statement.sql';
 import { createDeliverySweepReads, type QueuedDeliveryRef } from './delivery-sweep.repository';
-import type { OrderingHead } from './event-ordering.repository';
 import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
 import { transformOf, type NewTransform, type StoredTransform, type TransformRow } from './stored-event';
 
@@ -15,14 +13,15 @@ import { transformOf, type NewTransform, type StoredTransform, type TransformRow
 // statements run once per delivery, on the worker's hot path.
 
 export type { DeliveryChange, DeliveryStatus, QueuedDeliveryRef };
-export type { DeliveryRecord, DeliveryUpdate, LoadedDelivery, Recorded, RecordItem } from './delivery-batch.repository';
-
-/** What a fan-out made: see `fanOut`. */
-export interface FannedOut {
-  queued: QueuedDeliveryRef[];
-  added: (DeliveryChange & { status: 'queued' | 'paused' })[];
-  released: OrderingHead[];
-}
+export type {
+  DeliveryRecord,
+  DeliveryUpdate,
+  FannedOut,
+  FanOutItem,
+  LoadedDelivery,
+  Recorded,
+  RecordItem,
+} from './delivery-batch.repository';
 
 // A destination's transform output, stored once per run as the event's (STORE_TRANSFORMED in event.sql.ts).
 const STORE_TRANSFORMED = `
@@ -33,7 +32,7 @@ UPDATE deliveries SET transformed_body = coalesce(transformed_body, $3), transfo
 WHERE organization_id = $1 AND id = $2 AND status = 'queued'
 RETURNING transformed_body, transformed_headers, transformed_path`;
 
-// Pauses one queued delivery while its destination is unhealthy (the destination row read FOR SHARE: see FAN_OUT).
+// Pauses one queued delivery while its destination is unhealthy (the destination row read FOR SHARE: see FAN_OUT_BODY).
 const PAUSE_ONE = `
 WITH dest AS (
   SELECT d.health::text AS health FROM destinations d JOIN deliveries v ON v.destination_id = d.id
@@ -99,37 +98,6 @@ export interface EventDelivery {
 export function createDeliveryRepository(pool: pg.Pool) {
   const transitions = createHealthTransitions<TurnedRow, PausedRow>(pool, DESTINATION_TABLES);
   return {
-    /**
-     * Creates the event's deliveries to these destinations (idempotently; none given: only an ordered event's
-     * fan-out is marked done). Answers its queued deliveries (to enqueue), those this call added (queued, or paused
-     * for an unhealthy destination), and later deliveries of its ordering key this fan-out released (to hand off).
-     */
-    async fanOut(orgId: OrgId, eventId: string, destinationIds: readonly string[]): Promise<FannedOut> {
-      const ids = destinationIds.map(() => uuidv7());
-      const { rows } = await pool.query<{
-        id: string;
-        destination_id: string;
-        status: 'queued' | 'paused';
-        next_attempt_at: Date | null;
-        what: 'added' | 'queued' | 'released';
-      }>(FAN_OUT, [orgId, eventId, destinationIds, ids]);
-      const ref = (r: (typeof rows)[number]) => ({
-        id: r.id,
-        organizationId: orgId,
-        destinationId: r.destination_id,
-        nextAttemptAt: r.next_attempt_at,
-      });
-      return {
-        queued: rows.filter((r) => r.what !== 'released' && r.status === 'queued').map(ref),
-        added: rows
-          .filter((r) => r.what === 'added')
-          .map((r) => ({ id: r.id, eventId, destinationId: r.destination_id, status: r.status, attemptCount: 0 })),
-        released: rows
-          .filter((r) => r.what === 'released')
-          .map((r) => ({ id: r.id, organizationId: orgId, shardKey: r.destination_id })),
-      };
-    },
-
     /** The event's destination deliveries, oldest first (none: the rule has no destination that took it). */
     async forEvent(orgId: OrgId, eventId: string): Promise<EventDelivery[]> {
       const { rows } = await pool.query<{

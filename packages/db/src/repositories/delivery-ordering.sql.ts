@@ -5,7 +5,9 @@ import { unindexed } from './unindexed.sql';
 // ids are time-ordered), each destination on its own, whatever the primary or other destinations do. A delivery
 // carries its event's key (copied from event_ordering when the fan-out makes it; null: its rule was not ordered at
 // ingest) and waits, with no job, while its key is held at its destination; the statement that records the holder's
-// final outcome names the next delivery of the key, which is handed a job.
+// final outcome names the next delivery of the key, which is handed a job. A key's unfinished deliveries at a
+// destination are found by the index on (destination_id, status, ordering_key, event_id): the checks below name all
+// four (the status as an indexable IN), so even a plan kept from a small table's statistics goes in by the key.
 
 /**
  * SQL condition on a deliveries row `v`: it must wait. Only while its rule orders delivery (turned off, its waiting
@@ -21,7 +23,7 @@ export const DELIVERY_BLOCKED = (v: string) => `(${v}.ordering_key IS NOT NULL A
     EXISTS (
       SELECT 1 FROM deliveries bo
       WHERE bo.destination_id = ${v}.destination_id AND bo.ordering_key = ${v}.ordering_key
-        AND bo.event_id < ${v}.event_id AND ${unindexed("bo.status IN ('queued', 'paused')")})
+        AND bo.event_id < ${v}.event_id AND bo.status IN ('queued', 'paused'))
     OR EXISTS (
       SELECT 1 FROM event_ordering be
       JOIN events bev ON bev.id = be.event_id AND ${unindexed("bev.status IN ('queued', 'paused')")}
@@ -45,7 +47,7 @@ ord AS (
   FROM ord
   JOIN destinations rd ON rd.organization_id = $1 AND rd.provider_id = ord.provider_id AND rd.id <> ALL($3::uuid[])
   JOIN deliveries n ON n.destination_id = rd.id AND n.ordering_key = ord.ordering_key AND n.event_id > $2
-    AND ${unindexed("n.status IN ('queued', 'paused')")}
+    AND n.status IN ('queued', 'paused')
   ORDER BY n.destination_id, n.event_id
 )`;
 
@@ -57,7 +59,7 @@ export const RELEASE_DELIVERY_KEY = `
 head AS (
   SELECT n.id, n.status FROM updated u
   JOIN deliveries n ON n.destination_id = u.destination_id AND n.ordering_key = u.ordering_key AND n.id <> u.id
-    AND ${unindexed("n.status IN ('queued', 'paused')")}
+    AND n.status IN ('queued', 'paused')
   WHERE u.status IN ('delivered', 'failed')
   ORDER BY n.event_id LIMIT 1
 )`;

@@ -167,6 +167,8 @@ describe('the kept plans read only their own deliveries, however many others are
   let destinationId: string;
   let delivery: string;
   let fresh: string;
+  let keyed: string[];
+  let keyedDeliveries: string[];
   const BACKLOG = 400;
   beforeAll(async () => {
     // Plans kept from small tables (the statistics of the ANALYZE above, autovacuum kept from renewing them), then a
@@ -188,10 +190,22 @@ describe('the kept plans read only their own deliveries, however many others are
     const ids = await seedEvents(db.pool, {
       organizationId: orgId,
       status: 'queued',
-      count: BACKLOG + 1,
+      count: BACKLOG + 3,
       changedAt: new Date(),
     });
     fresh = ids.pop()!;
+    // Two deliveries of one key, in event order (the older holds the key), beside the backlog's unkeyed ones.
+    keyed = [ids.pop()!, ids.pop()!].sort();
+    await db.pool.query(
+      `INSERT INTO deliveries (id, organization_id, event_id, destination_id, ordering_key, updated_at)
+       SELECT gen_random_uuid(), $2, e, $3, 'k', now() FROM unnest($1::uuid[]) e`,
+      [keyed, orgId, destinationId],
+    );
+    keyedDeliveries = (
+      await db.pool.query<{ id: string }>('SELECT id FROM deliveries WHERE event_id = ANY($1) ORDER BY event_id', [
+        keyed,
+      ])
+    ).rows.map((r) => r.id);
     await db.pool.query(
       `INSERT INTO deliveries (id, organization_id, event_id, destination_id, updated_at)
        SELECT gen_random_uuid(), $2, e, $3, now() FROM unnest($1::uuid[]) e`,
@@ -239,6 +253,24 @@ describe('the kept plans read only their own deliveries, however many others are
       return rows.map((r) => r.recorded);
     });
     expect(found.answer).toEqual([1]);
+    expect(found.read).toBeLessThan(FEW);
+  });
+
+  it("an ordering check, and a final outcome's release of its key", async () => {
+    const now = new Date();
+    const found = await keptPlanIndexReads(db.pool, 'deliveries', async (client) => {
+      const blocked = await client.query<{ blocked: boolean }>(
+        'SELECT relay_delivery_blocked(v) AS blocked FROM deliveries v WHERE id = ANY($1) ORDER BY v.event_id',
+        [keyedDeliveries],
+      );
+      const one = [orgId, keyedDeliveries[0], crypto.randomUUID(), 1, 'http://one.example/', 200, 'ok', null, 5, now];
+      const { rows } = await client.query<{ head_id: string | null }>(
+        RECORD_MANY,
+        [...one, now, 'delivered', null, null, null, now].map((value) => [value]),
+      );
+      return { blocked: blocked.rows.map((r) => r.blocked), head: rows[0]?.head_id };
+    });
+    expect(found.answer).toEqual({ blocked: [false, true], head: keyedDeliveries[1] });
     expect(found.read).toBeLessThan(FEW);
   });
 });

@@ -121,7 +121,7 @@ export function createEventQueryRepository(
   }
 
   // A list filtered by destination alone (the dashboard's per-destination view): its events are its deliveries'
-  // (one per event and destination, of the event's organization), counted on the (destination_id, status) index
+  // (one per event and destination, of the event's organization), counted on the index led by (destination_id, status)
   // rather than joined to events one by one (5 ms instead of 150 ms for 100,000 matches among 500,000 events).
   function destinationCount(orgId: OrgId, filter: EventFilter) {
     const { destinationId, deliveryStatus, ...rest } = filter;

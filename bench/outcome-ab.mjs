@@ -8,7 +8,14 @@
 // - inline: the statement sent as text and planned at every call (as before migration 20261205100000);
 // - function: relay_record_outcomes, whose plan the connection keeps (now);
 // - narrow: the same function updating a narrow table of the mutable state instead of events (issue 32 item 3's
-//   direction, measured here only: nothing reads such a table).
+//   direction, measured here only: nothing reads such a table);
+// - partial: the function, with the sweeper's index on events only over queued events and the attempts' destination
+//   index only over destination attempts, so a delivered outcome writes two index entries fewer;
+// - hot: the function with the three events indexes on a column an outcome changes dropped and fillfactor 70, so an
+//   outcome's update may be HOT (a ceiling, not a design: lists by status need those indexes);
+// - slim: the function over events stored with a 2-byte body and no headers (what moving the payload out of the
+//   row would leave to update).
+// Each round also prints the load of the same batches (relay_load_events) and the fill's cost per event.
 // Results: bench/results/outcome-ab.json.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { RECORD_OUTCOMES } from '../packages/db/src/repositories/event.sql.ts';
+import { LOAD_EVENTS, RECORD_OUTCOMES } from '../packages/db/src/repositories/event.sql.ts';
 import { median } from './lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,8 +58,23 @@ const NARROW_STATE = [
     text[], text[], timestamptz[], uuid[]) RETURNS void LANGUAGE plpgsql SET enable_seqscan = off SET jit = off
     AS $fn$ BEGIN ${INLINE.replace('UPDATE events e SET', 'UPDATE event_state e SET')}; END $fn$`,
 ];
+const PARTIAL = [
+  'DROP INDEX events_status_next_attempt_at_idx',
+  `CREATE INDEX events_queued_next_attempt_at_idx ON events (next_attempt_at) WHERE status = 'queued'`,
+  'DROP INDEX delivery_attempts_destination_id_idx',
+  'CREATE INDEX delivery_attempts_destination_id_idx ON delivery_attempts (destination_id) WHERE destination_id IS NOT NULL',
+];
+const HOT_CEILING = [
+  'DROP INDEX events_status_next_attempt_at_idx',
+  'DROP INDEX events_organization_id_status_created_at_idx',
+  'DROP INDEX events_organization_id_updated_at_idx',
+  'ALTER TABLE events SET (fillfactor = 70)',
+];
 const variants = {
   inline: { sql: INLINE },
+  partial: { sql: RECORD_OUTCOMES, setup: PARTIAL },
+  hot: { sql: RECORD_OUTCOMES, setup: HOT_CEILING },
+  slim: { sql: RECORD_OUTCOMES, body: Buffer.from('{}'), headers: {} },
   function: { sql: RECORD_OUTCOMES },
   narrow: {
     sql: RECORD_OUTCOMES,
@@ -82,19 +104,27 @@ async function measure(name) {
     );
     for (const sql of variant.setup ?? []) await c.query(sql);
     const ids = Array.from({ length: N }, () => randomUUID());
+    const filling = process.hrtime.bigint();
     for (let i = 0; i < N; i += 1000) {
       await c.query(
         `INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
          SELECT u, $2, 'github', $3, $4, 'queued', now(), now() FROM unnest($1::uuid[]) u`,
-        [ids.slice(i, i + 1000), ORG, body, headers],
+        [ids.slice(i, i + 1000), ORG, variant.body ?? body, variant.headers ?? headers],
       );
     }
+    console.log(`  ${name}: fill ${(Number(process.hrtime.bigint() - filling) / 1000 / N).toFixed(1)} µs per event`);
     for (const sql of variant.filled ?? []) await c.query(sql);
     await c.query('VACUUM ANALYZE');
     await c.query('SET synchronous_commit = off');
-    const started = process.hrtime.bigint();
+    let loading = 0n;
+    let started = process.hrtime.bigint();
     for (let i = 0; i < N; i += BATCH) {
       const batch = ids.slice(i, i + BATCH);
+      const t0 = process.hrtime.bigint();
+      await c.query(LOAD_EVENTS, [batch, batch.map(() => ORG)]);
+      const t1 = process.hrtime.bigint();
+      loading += t1 - t0;
+      started += t1 - t0;
       const now = new Date();
       const all = (x) => batch.map(() => x);
       await c.query(variant.sql, [
@@ -120,6 +150,8 @@ async function measure(name) {
         batch.map(() => randomUUID()),
       ]);
     }
+    const size = (await c.query("SELECT pg_total_relation_size('events') AS s")).rows[0].s;
+    console.log(`  ${name}: load ${(Number(loading) / 1000 / N).toFixed(1)} µs per event, events ${size} bytes`);
     return Number(process.hrtime.bigint() - started) / 1000 / N;
   } finally {
     await c.end();

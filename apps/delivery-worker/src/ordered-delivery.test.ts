@@ -71,7 +71,8 @@ describe('the ordered hand-off', () => {
   });
 
   it('gives the next head a job, and one that runs after the release when its old job is still active', async () => {
-    const handoff = createOrderHandoff({ queue, logger: pino({ level: 'silent' }), pauseMs: 20, tries: 8 });
+    // Pauses 20 ms, doubling, 10 times (about 20 s in all): on a loaded machine the old job may take seconds to end.
+    const handoff = createOrderHandoff({ queue, logger: pino({ level: 'silent' }), pauseMs: 20, tries: 10 });
     const idle = randomUUID();
     handoff.handOff([{ id: idle, organizationId: org, shardKey: 'rul_1' }]);
     await handoff.drain();
@@ -98,11 +99,11 @@ describe('the ordered hand-off', () => {
     setTimeout(() => finish(), 60);
     await handoff.drain();
     // The old job ended; the hand-off's own job ran (or waits to run) after it.
-    await waitFor(() => runs.length === 2, 5_000, 'a second run of the head');
+    await waitFor(() => runs.length === 2, 30_000, 'a second run of the head');
     // Exactly one more run: once its own job exists, the hand-off stops.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(runs).toEqual([head, head]);
     await worker.close();
     workerRedis.disconnect();
-  });
+  }, 60_000);
 });

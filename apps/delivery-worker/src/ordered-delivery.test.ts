@@ -100,9 +100,16 @@ describe('the ordered hand-off', () => {
     await handoff.drain();
     // The old job ended; the hand-off's own job ran (or waits to run) after it.
     await waitFor(() => runs.length === 2, 30_000, 'a second run of the head');
-    // Exactly one more run: once its own job exists, the hand-off stops.
+    // Then the hand-off stops: once its own job exists it enqueues nothing more. (Its own job may also have run and
+    // ended between the enqueue and the check, which enqueues once more by design: a head's extra run only finds
+    // the key's state and ends, as the loaded machine of a CI run showed.) The runs stop growing, and all are the
+    // head's.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(runs).toEqual([head, head]);
+    const settled = runs.length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(runs.length).toBe(settled);
+    expect(settled).toBeLessThanOrEqual(3);
+    expect(new Set(runs)).toEqual(new Set([head]));
     await worker.close();
     workerRedis.disconnect();
   }, 60_000);

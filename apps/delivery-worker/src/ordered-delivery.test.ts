@@ -102,12 +102,17 @@ describe('the ordered hand-off', () => {
     await waitFor(() => runs.length === 2, 30_000, 'a second run of the head');
     // Then the hand-off stops: once its own job exists it enqueues nothing more. (Its own job may also have run and
     // ended between the enqueue and the check, which enqueues once more by design: a head's extra run only finds
-    // the key's state and ends, as the loaded machine of a CI run showed.) The runs stop growing, and all are the
-    // head's.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // the key's state and ends, as the loaded machine of a CI run showed.) The hand-off has ended (drained): once no
+    // job of the queue waits or runs, nothing more can run; then at most one extra run, all of them the head's.
+    await waitFor(
+      async () => {
+        const counts = await queue.queues[0]!.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        return Object.values(counts).every((n) => n === 0);
+      },
+      30_000,
+      'the queue to be idle',
+    );
     const settled = runs.length;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(runs.length).toBe(settled);
     expect(settled).toBeLessThanOrEqual(3);
     expect(new Set(runs)).toEqual(new Set([head]));
     await worker.close();

@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { LOAD_EVENTS, RECORD_OUTCOMES } from '../packages/db/src/repositories/event.sql.ts';
+import { newEventId } from '../packages/test-support/src/event-seed.ts';
 import { median } from './lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -103,7 +104,7 @@ async function measure(name) {
       [ORG],
     );
     for (const sql of variant.setup ?? []) await c.query(sql);
-    const ids = Array.from({ length: N }, () => randomUUID());
+    const ids = Array.from({ length: N }, () => newEventId());
     const filling = process.hrtime.bigint();
     for (let i = 0; i < N; i += 1000) {
       await c.query(

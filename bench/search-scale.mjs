@@ -48,7 +48,7 @@ export async function runSearchScale({ root, events, log }) {
         `WITH stored AS (
            INSERT INTO events (id, organization_id, source, body, headers, status, attempt_count, created_at,
              updated_at, delivered_at)
-           SELECT gen_random_uuid(), '${DEFAULT_ORG}', 'github', convert_to(${payloadSql}, 'UTF8'),
+           SELECT relay_uuid7(), '${DEFAULT_ORG}', 'github', convert_to(${payloadSql}, 'UTF8'),
              '{"content-type": "application/json", "x-github-event": "push"}'::jsonb, 'delivered', 1,
              now() AT TIME ZONE 'UTC' - make_interval(secs => ${events} - n),
              now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'

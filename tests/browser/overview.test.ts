@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { seedUser } from '../e2e/harness';
 import { screenshotter } from './browser-harness';
 import { signIn, startRelaySession, type RelaySession } from './relay-session';
+import { newEventId } from '@relay/test-support';
 
 // The overview (issue 31 item 6) in a real browser against the real api and Postgres: events by status as stacked
 // bars per bucket, the failure-rate line, and the top failing rule linking to exactly its failed events.
@@ -22,7 +22,7 @@ let billingFailed: string[];
 
 type Final = 'delivered' | 'failed' | 'ignored';
 async function seed(ruleId: string, source: string, status: Final, hour: number): Promise<string> {
-  const id = randomUUID();
+  const id = newEventId();
   await relay.pipeline.store.prisma.event.create({
     data: {
       id,

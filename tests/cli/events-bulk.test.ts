@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import { waitFor, type TargetServer } from '@relay/test-support';
+import { newEventId, type TargetServer, waitFor } from '@relay/test-support';
 import type { CliRelay } from './cli-harness';
 import { startEventsFixture, type EventsFixture } from './events-fixture';
 
@@ -70,7 +69,7 @@ describe('relay events bulk-retry and bulk-delete', () => {
     const now = Date.now();
     await relay.pipeline.store.prisma.event.createMany({
       data: Array.from({ length: 1205 }, (_, i) => ({
-        id: randomUUID(),
+        id: newEventId(),
         organizationId: DEFAULT_ORGANIZATION_ID,
         source: 'seeded',
         body: Buffer.from('{}'),

@@ -1,4 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
+import { newEventId } from '@relay/test-support';
 import { randomUUID } from 'node:crypto';
 import { apiKeyCredential, createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
@@ -43,7 +44,7 @@ describe('GET /events/{id}/body', () => {
   });
 
   it('never serves a stored non-JSON content type under its own type', async () => {
-    const id = randomUUID();
+    const id = newEventId();
     await pipeline.store.pool.query(
       `INSERT INTO events (id, organization_id, source, body, headers, status)
        VALUES ($1, $2, 'hand', convert_to('<script>alert(1)</script>', 'UTF8'), $3::jsonb, 'failed')`,
@@ -55,7 +56,7 @@ describe('GET /events/{id}/body', () => {
   });
 
   it('answers application/json where no content type was stored', async () => {
-    const id = randomUUID();
+    const id = newEventId();
     await pipeline.store.pool.query(
       `INSERT INTO events (id, organization_id, source, body, headers, status)
        VALUES ($1, $2, 'hand', convert_to('[1,2]', 'UTF8'), '{}'::jsonb, 'queued')`,

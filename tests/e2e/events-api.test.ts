@@ -1,6 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import { createEventSearchRepository } from '@relay/db';
-import { randomUUID as uuidv7 } from 'node:crypto';
+import { newEventId as uuidv7 } from '@relay/test-support';
 import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
 // Seeds events with chosen sources, statuses and times straight into the store.

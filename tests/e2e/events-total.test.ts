@@ -14,7 +14,7 @@ describe('event list totals', () => {
     await pipeline.store.pool.query(
       `WITH e AS (
          INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
-         SELECT gen_random_uuid(), $1, CASE WHEN n <= 5 THEN 'rare' ELSE 'github' END, convert_to('{}', 'UTF8'),
+         SELECT relay_uuid7(), $1, CASE WHEN n <= 5 THEN 'rare' ELSE 'github' END, convert_to('{}', 'UTF8'),
            '{}'::jsonb, 'delivered', now() AT TIME ZONE 'UTC' - make_interval(secs => n), now() AT TIME ZONE 'UTC'
          FROM generate_series(1, 10050) AS n
          RETURNING id, organization_id)

@@ -32,7 +32,7 @@ const asOperator = (req: supertest.Test) => req.set('cookie', operatorCookie).se
 async function seedEvents(orgId: OrgId, count: number, source: string): Promise<string[]> {
   const { rows } = await pipeline.store.pool.query<{ id: string }>(
     `INSERT INTO events (id, organization_id, source, target_url, body, headers, status, next_attempt_at, created_at)
-     SELECT gen_random_uuid(), $1, $2, $3, convert_to('{"n":' || n || '}', 'UTF8'),
+     SELECT relay_uuid7(), $1, $2, $3, convert_to('{"n":' || n || '}', 'UTF8'),
        '{"content-type": "application/json"}'::jsonb, 'queued', now() AT TIME ZONE 'UTC',
        timestamp '2026-01-01' + (n / 2) * interval '1 millisecond'
      FROM generate_series(1, $4::int) n RETURNING id`,
@@ -117,7 +117,7 @@ beforeAll(async () => {
   await seedEvents(orgB, 40, 'other');
   const { rows } = await pipeline.store.pool.query<{ id: string }>(
     `INSERT INTO events (id, organization_id, source, provider_id, body, headers, status, attempt_count, created_at)
-     VALUES (gen_random_uuid(), $1, 'raw', $2, $3, $4, 'failed', 2, timestamp '2027-01-01') RETURNING id`,
+     VALUES (relay_uuid7(), $1, 'raw', $2, $3, $4, 'failed', 2, timestamp '2027-01-01') RETURNING id`,
     [
       orgA,
       a.rule.id,

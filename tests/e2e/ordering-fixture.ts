@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import type { Pipeline } from './harness';
+import { newEventId } from '@relay/test-support';
 
 /**
  * An ordered rule with one blocked key, stored straight into the database: a head event that failed twice
@@ -23,7 +24,7 @@ export async function seedBlockedKey(
     },
   });
   // Event ids order the key: the smallest is its head.
-  const [headId, ...waitingIds] = Array.from({ length: 1 + (options.waiting ?? 2) }, () => randomUUID()).sort();
+  const [headId, ...waitingIds] = Array.from({ length: 1 + (options.waiting ?? 2) }, newEventId).sort();
   const blockedSince = new Date(Date.now() - 90_000);
   for (const [i, id] of [headId!, ...waitingIds].entries()) {
     await prisma.event.create({

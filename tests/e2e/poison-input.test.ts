@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { startPipeline, userCredential, type Pipeline } from './harness';
+import { newEventId } from '@relay/test-support';
 
 let pipeline: Pipeline;
 let admin: string;
@@ -72,7 +73,7 @@ describe('payload nesting depth', () => {
   it('shows a stored payload too deep to re-serialise as its text, never a 500', async () => {
     const body = Buffer.from(`{"a":${nested(5_000)}}`);
     const event = await pipeline.store.prisma.event.create({
-      data: { id: randomUUID(), organizationId: DEFAULT_ORGANIZATION_ID, source: 'legacy', body, headers: {} },
+      data: { id: newEventId(), organizationId: DEFAULT_ORGANIZATION_ID, source: 'legacy', body, headers: {} },
     });
     const res = await pipeline.http.get(`/events/${event.id}`).set('authorization', admin).expect(200);
     expect(res.body).toMatchObject({ id: event.id, payload: body.toString(), payload_as_text: true });

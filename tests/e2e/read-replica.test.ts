@@ -4,6 +4,7 @@ import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createDatabase, createReadRepositories, createReplicaRoute, type Database } from '@relay/db';
 import {
   createRelayDatabase,
+  newEventId,
   sleep,
   startPgCluster,
   uniqueQueuePrefix,
@@ -68,7 +69,7 @@ describe('read replica (DATABASE_READ_URL)', () => {
   const apis: ApiRuntime[] = [];
 
   const seed = async (status: 'delivered' | 'failed', source = 'replica') => {
-    const id = randomUUID();
+    const id = newEventId();
     await store.pool.query(
       `INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
        VALUES ($1, $2, $3, convert_to('{"a":1}', 'UTF8'), '{}'::jsonb, $4::"EventStatus",

@@ -1,7 +1,7 @@
 import type { OrgId } from '@relay/core';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import { randomUUID } from 'node:crypto';
 import { apiKeyCredential, createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
+import { newEventId } from '@relay/test-support';
 
 const T0 = Date.parse('2026-02-01T00:00:00.000Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
@@ -23,7 +23,7 @@ describe('GET /stats/rules and the events list by rule', () => {
   const seed = (orgId: OrgId, ruleId: string | null, status: 'queued' | 'delivered' | 'failed', createdAt: Date) =>
     pipeline.store.prisma.event.create({
       data: {
-        id: randomUUID(),
+        id: newEventId(),
         organizationId: orgId,
         source: 'rs',
         ruleId,

@@ -293,7 +293,7 @@ describe('background search indexing', () => {
     const { rows } = await pipeline.store.pool.query<{ id: string }>(
       `WITH e AS (
          INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
-         SELECT gen_random_uuid(), organization_id, 'raw', '\\x7b2261223a227a7a657363617065647a7aff227d'::bytea,
+         SELECT relay_uuid7(), organization_id, 'raw', '\\x7b2261223a227a7a657363617065647a7aff227d'::bytea,
            '{}'::jsonb, 'delivered',
            now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM events WHERE id = $1
          RETURNING id, organization_id)

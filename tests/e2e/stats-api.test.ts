@@ -2,8 +2,8 @@ import type { OrgId } from '@relay/core';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 
 type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'paused';
-import { randomUUID } from 'node:crypto';
 import { apiKeyCredential, createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
+import { newEventId } from '@relay/test-support';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
@@ -22,7 +22,7 @@ describe('GET /stats', () => {
   ) =>
     pipeline.store.prisma.event.create({
       data: {
-        id: randomUUID(),
+        id: newEventId(),
         organizationId: orgId,
         source,
         status,

@@ -76,6 +76,10 @@ const BODY_PARSER_ERRORS: Record<string, ErrorCode> = {
   'request.size.invalid': 'validation_failed',
 };
 
+// A Postgres or Redis restart, failover or missing partition (docs/operations.md) usually passes within seconds.
+const OUTAGE_RETRY_AFTER_SECONDS = 5;
+const OUTAGES: ReadonlySet<ErrorCode> = new Set(['database_unavailable', 'service_unavailable']);
+
 /** The HTTP status of an error code. */
 export const problemStatus = (code: ErrorCode): number => STATUS[code];
 
@@ -83,8 +87,10 @@ export function sendProblem(res: Response, error: AppError): void {
   const status = STATUS[error.code];
   // Ingest's metrics count refusals by this code (modules/metrics/metrics-http.ts).
   res.locals.problemCode = error.code;
-  // A refusal that knows when to come back says so in the header too (429s: login limits, rate limits, quotas).
-  const retryAfter = error.details?.retry_after_seconds;
+  // A refusal that knows when to come back says so in the header too (429s: login limits, rate limits, quotas), and
+  // an outage of the relay's own stores asks for a retry soon: providers that honour Retry-After come back then.
+  const retryAfter =
+    error.details?.retry_after_seconds ?? (OUTAGES.has(error.code) ? OUTAGE_RETRY_AFTER_SECONDS : undefined);
   if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
   if (error.headers && !res.headersSent) res.set(error.headers);
   res

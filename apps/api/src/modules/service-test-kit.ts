@@ -1,7 +1,6 @@
 // Shared fixtures of the service tests (`<feature>.service.test.ts`) that need the API's own code or the
 // database package: a test database with its repositories, and the login limiter. The app-independent
 // parts (testPrincipal, unauditable, useTestDatabase) are in @relay/test-support.
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type EventStatus } from '@relay/core';
 import {
   createDatabase,
@@ -11,7 +10,7 @@ import {
   type ReadRepositories,
   type Repositories,
 } from '@relay/db';
-import { TEST_REDIS_URL, uniqueQueuePrefix, useTestDatabase } from '@relay/test-support';
+import { newEventId, TEST_REDIS_URL, uniqueQueuePrefix, useTestDatabase } from '@relay/test-support';
 import { createTransformRunner, type TransformRunner } from '@relay/transform';
 import { createClient, type RedisClientType } from 'redis';
 import { createLoginLimiter, type LoginLimiter } from '../auth/login-limiter';
@@ -37,7 +36,7 @@ export function useServiceDatabase(): ServiceDatabase {
     repositories: () => createRepositories(opened(), { defaultTargetUrl: undefined }),
     reads: () => createReadRepositories(opened().pool, undefined),
     async event(status, { source = 'svc', createdAt = new Date() } = {}) {
-      const id = randomUUID();
+      const id = newEventId();
       const event = { id, organizationId: DEFAULT_ORGANIZATION_ID, source, targetOverride: null, headers: {} };
       const repositories = createRepositories(opened(), { defaultTargetUrl: undefined });
       await repositories.events.insertMany([{ ...event, body: Buffer.from('{"a":1}'), nextAttemptAt: createdAt }]);

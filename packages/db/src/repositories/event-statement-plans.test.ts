@@ -1,3 +1,4 @@
+import { v7 as uuidv7 } from 'uuid';
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { seedEvents, useTestDatabase } from '@relay/test-support';
 import type pg from 'pg';
@@ -103,8 +104,8 @@ describe('the kept plans of the worker statements on a small events table', () =
       nextAttemptAt: new Date(),
       ...(orderingKey === undefined ? {} : { orderingKey }),
     });
-    const plain = crypto.randomUUID();
-    const ordered = crypto.randomUUID();
+    const plain = uuidv7();
+    const ordered = uuidv7();
     let ordering: string[] = [];
     const found = await scansOf(
       async (client) => {
@@ -128,7 +129,10 @@ describe('the kept plans read only their own events, however many others are que
   let ids: string[];
   beforeAll(async () => {
     // Plans kept from the small table above (autovacuum kept from renewing its statistics), then a backlog.
-    await db.pool.query('ALTER TABLE events SET (autovacuum_enabled = false)');
+    await db.pool.query(`DO $$ DECLARE p regclass; BEGIN
+      FOR p IN SELECT relid FROM pg_partition_tree('events') WHERE isleaf LOOP
+        EXECUTE format('ALTER TABLE %s SET (autovacuum_enabled = false)', p);
+      END LOOP; END $$`);
     await seedEvents(db.pool, { organizationId: orgId, status: 'queued', count: BACKLOG, changedAt: new Date() });
     ids = await seedEvents(db.pool, { organizationId: orgId, status: 'queued', count: 3, changedAt: new Date() });
   });
@@ -194,8 +198,8 @@ describe('the ingest function reads only its rule, however many the organization
       };
       const stored = await events.insertMany(
         [
-          { ...event, id: crypto.randomUUID() },
-          { ...event, id: crypto.randomUUID(), orderingKey: 'k' },
+          { ...event, id: uuidv7() },
+          { ...event, id: uuidv7(), orderingKey: 'k' },
         ],
         client,
       );

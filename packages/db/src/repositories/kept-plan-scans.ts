@@ -7,10 +7,15 @@ export interface KeptPlanScans<T> {
   idx: number;
 }
 
+// A partitioned table's statistics are its partitions': each table counts with all of its own (pg_partition_tree
+// answers nothing for a plain table, which counts itself).
 const counts = async (client: pg.PoolClient, tables: readonly string[]) => {
   const { rows } = await client.query<{ relname: string; seq: number; idx: number }>(
-    `SELECT relname, seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx FROM pg_stat_xact_user_tables
-     WHERE relname = ANY($1)`,
+    `SELECT t.name AS relname, sum(s.seq_scan)::int AS seq, coalesce(sum(s.idx_scan), 0)::int AS idx
+     FROM unnest($1::text[]) t(name)
+     JOIN pg_stat_xact_user_tables s ON s.relid = t.name::regclass
+       OR s.relid IN (SELECT relid FROM pg_partition_tree(t.name::regclass))
+     GROUP BY t.name`,
     [tables],
   );
   return new Map(rows.map((r) => [r.relname, r]));
@@ -55,7 +60,8 @@ async function indexEntriesRead(client: pg.PoolClient, table: string): Promise<n
   await client.query('SELECT pg_stat_force_next_flush()');
   await client.query('SELECT pg_stat_clear_snapshot()');
   const { rows } = await client.query<{ n: number }>(
-    'SELECT coalesce(sum(idx_tup_read), 0)::int AS n FROM pg_stat_user_indexes WHERE relname = $1',
+    `SELECT coalesce(sum(idx_tup_read), 0)::int AS n FROM pg_stat_user_indexes
+     WHERE relid = $1::regclass OR relid IN (SELECT relid FROM pg_partition_tree($1::regclass))`,
     [table],
   );
   return rows[0]!.n;

@@ -14,7 +14,7 @@ async function organizationWithEvents(slug: string, count: number, createdAt: Da
   const org = await createOrganizationRepository(store.db.prisma).create({ slug, name: slug });
   await store.db.pool.query(
     `INSERT INTO events (id, organization_id, source, body, headers, created_at)
-     SELECT gen_random_uuid(), $1, 's', convert_to('{}', 'UTF8'), '{}'::jsonb, $2::timestamptz AT TIME ZONE 'UTC'
+     SELECT relay_uuid7(), $1, 's', convert_to('{}', 'UTF8'), '{}'::jsonb, $2::timestamptz AT TIME ZONE 'UTC'
      FROM generate_series(1, $3::int)`,
     [org.id, createdAt, count],
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type Principal } from '@relay/core';
-import { testPrincipal, unauditable } from '@relay/test-support';
+import { newEventId, testPrincipal, unauditable } from '@relay/test-support';
 import { createRuleService } from './rule.service';
 import { createTransformTestService } from './transform-test.service';
 import { useServiceDatabase, useTransformRunner } from '../service-test-kit';
@@ -24,7 +24,7 @@ const CHAT =
   "addHandler('transform', (request) => {\n  request.body = { text: request.body.a };\n  return request;\n});";
 
 async function storedEvent(ruleId: string, source: string, body: unknown, headers: Record<string, string> = {}) {
-  const id = randomUUID();
+  const id = newEventId();
   await store.repositories().events.insertMany([
     {
       id,

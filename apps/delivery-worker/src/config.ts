@@ -7,6 +7,7 @@ import {
   MAX_QUEUE_SHARDS,
   parseQueueShardList,
   parseSettings,
+  PARTITION_PERIODS,
   redisSettingFields,
   redisTargetsOf,
   secretKeysSetting,
@@ -89,6 +90,11 @@ const fields = z.object({
   }),
   RETENTION_BATCH_SIZE: integer(1_000, 1, 100_000),
   RETENTION_MAX_RUN_SECONDS: integer(600, 1, 86_400),
+  // Partitioned history (partitions/, docs/partitioning.md): the period of the partitions created from now on (UTC
+  // day, ISO week or month), and how far ahead of now the hourly job keeps them, so a job stopped for less than that
+  // never makes ingest refuse an event.
+  PARTITION_PERIOD: z.enum(PARTITION_PERIODS).default('day'),
+  PARTITION_AHEAD_DAYS: integer(7, 1, 90),
   // Notices to organizations' notification URLs (notifications/): tries per notice and the first retry's
   // delay (doubling), and how often the digest of newly failed events is built.
   NOTIFICATION_MAX_ATTEMPTS: integer(5, 1, 50),

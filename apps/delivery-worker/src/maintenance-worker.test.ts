@@ -19,6 +19,7 @@ describe('the maintenance worker', () => {
     [JOBS.retention]: handler('retention'),
     [JOBS.notice]: handler('notice'),
     [JOBS.failureDigest]: handler('digest'),
+    [JOBS.partitions]: handler('partitions'),
   };
   const worker = startMaintenanceWorker({
     connection,
@@ -40,7 +41,12 @@ describe('the maintenance worker', () => {
   it('runs each job of the catalog with its own handler', async () => {
     for (const name of MAINTENANCE_JOBS) await queue.add(name, {}, { jobId: `job-${name}` });
     await waitFor(() => ran.length === MAINTENANCE_JOBS.length, 15_000, 'every maintenance job');
-    expect(ran.sort()).toEqual(['digest:job-failure_digest', 'notice:job-notice', 'retention:job-retention']);
+    expect(ran.sort()).toEqual([
+      'digest:job-failure_digest',
+      'notice:job-notice',
+      'partitions:job-partitions',
+      'retention:job-retention',
+    ]);
   });
 
   it('refuses a job of an unknown name: failed without a retry, logged, no handler run', async () => {

@@ -56,6 +56,7 @@ import { parseProxyUrl } from './outbound-proxy';
 import { createSearchIndexer } from './search-indexer';
 import { startMaintenanceWorker } from './maintenance-worker';
 import { startRetention } from './retention/start-retention';
+import { startPartitions } from './partitions/start-partitions';
 import { startNotifications } from './notifications/start-notifications';
 import { moveUntaggedAtStart } from './untagged-move';
 import type { Notifier } from './notifications/notifier';
@@ -349,6 +350,11 @@ export function createWorkerRuntime(
     logger,
     metrics: metrics.retention,
   });
+  const partitions = startPartitions(config, { db, producer: producerRedis, logger, metrics: metrics.partitions });
+  // Once at start, so partitions exist (and the metric has a value) without waiting for the first hourly slot.
+  const partitionsAtStart = partitions
+    .runNow({ analyzeIfDue: false })
+    .catch((err: unknown) => logger.warn({ err }, 'partitions not ensured at start; the hourly job tries again'));
   // Hook jobs and notices an older release left under untagged keys run again (untagged-move.ts).
   const movingUntagged = moveUntaggedAtStart({
     connection: producerRedis,
@@ -365,6 +371,7 @@ export function createWorkerRuntime(
       [JOBS.retention]: () => retention.runNow(),
       [JOBS.notice]: (job) => notifications.sendNotice(job as Job<NoticeJobData>),
       [JOBS.failureDigest]: () => notifications.digestNow(),
+      [JOBS.partitions]: () => partitions.runNow(),
     },
     logger,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
@@ -390,6 +397,8 @@ export function createWorkerRuntime(
     await stopIndexer();
     // Retention's run stops first, so the maintenance worker's close does not wait it out.
     await retention.close();
+    await partitionsAtStart;
+    await partitions.close();
     await maintenance.close();
     maintenanceRedis.disconnect();
     await notifications.close();

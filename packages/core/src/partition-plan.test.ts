@@ -1,7 +1,8 @@
 import {
   classifyPartitions,
   nextPeriodStart,
-  partitionBoundLiteral,
+  partitionBoundId,
+  partitionBoundTime,
   partitionName,
   partitionsCovering,
   partitionsToEnsure,
@@ -128,11 +129,9 @@ describe('partition plan: which partitions must exist', () => {
     }
   });
 
-  it('names tables and writes bounds as UTC timestamp literals', () => {
+  it('names tables', () => {
     const [range] = partitionsToEnsure('day', clock('2026-11-26T16:00:00Z'), 0);
-    expect(partitionName('event_search_pending', range!)).toBe('event_search_pending_p20261126');
-    expect(partitionBoundLiteral(range!.from)).toBe('2026-11-26 00:00:00');
-    expect(partitionBoundLiteral(nextPeriodStart('month', range!.from))).toBe('2026-12-01 00:00:00');
+    expect(partitionName('event_search_keys', range!)).toBe('event_search_keys_p20261126');
   });
 
   it('refuses a negative or invalid look-ahead and a runaway range', () => {
@@ -196,5 +195,64 @@ describe('partition plan: which partitions are past retention', () => {
       '202612 droppable',
       '202701 retained',
     ]);
+  });
+});
+
+describe('partition plan: bounds as uuids', () => {
+  // A UUIDv7 as the uuid package makes it (RFC 9562): 48 bits of milliseconds, version 7, 12 random bits, the
+  // variant 10, 62 random bits; `random` picks the random bits' hex digit, so 'f' is the largest of its millisecond.
+  const uuid7 = (ms: number, random: string) => {
+    const hex = ms.toString(16).padStart(12, '0');
+    // The variant's bits 10, then the random digit's two high bits: 8 for '0', b for 'f'.
+    const variant = (0b1000 | (parseInt(random, 16) >> 2)).toString(16);
+    return `${hex.slice(0, 8)}-${hex.slice(8)}-7${random.repeat(3)}-${variant}${random.repeat(3)}-${random.repeat(12)}`;
+  };
+
+  it("is the uuid of the moment's milliseconds, the rest zeros (relay_uuid7_floor in the migration)", () => {
+    expect(partitionBoundId(new Date('2026-12-07T00:00:00Z'))).toBe('01a24dcc-d800-0000-0000-000000000000');
+    expect(partitionBoundId(new Date('2026-12-08T00:00:00Z'))).toBe('01a252f3-3400-0000-0000-000000000000');
+    expect(partitionBoundId(new Date(0))).toBe('00000000-0000-0000-0000-000000000000');
+    expect(partitionBoundTime('01a24dcc-d800-0000-0000-000000000000').toISOString()).toBe('2026-12-07T00:00:00.000Z');
+    expect(partitionBoundTime('01A252F3-3400-7ABC-8DEF-0123456789AB').toISOString()).toBe('2026-12-08T00:00:00.000Z');
+  });
+
+  it("orders bounds as their moments, across a day, a month and a hex digit's carry", () => {
+    const moments = [
+      '2026-11-30T23:59:59.999Z',
+      '2026-12-01T00:00:00.000Z',
+      '2026-12-31T23:59:59.999Z',
+      '2027-01-01T00:00:00.000Z',
+    ].map((iso) => new Date(iso));
+    const bounds = moments.map(partitionBoundId);
+    expect([...bounds].sort()).toEqual(bounds);
+    expect(new Set(bounds).size).toBe(bounds.length);
+    // 0x...fff ms and the next: the carry changes a digit further left, still in order.
+    expect(partitionBoundId(new Date(0xfff)) < partitionBoundId(new Date(0x1000))).toBe(true);
+  });
+
+  it("puts a UUIDv7 of a moment at or above its period's floor and below the next period's", () => {
+    for (const period of ['day', 'week', 'month'] as const) {
+      for (const iso of ['2026-12-07T00:00:00.000Z', '2026-12-07T23:59:59.999Z', '2027-02-28T23:59:59.999Z']) {
+        const at = new Date(iso);
+        const from = periodStart(period, at);
+        const floor = partitionBoundId(from);
+        const next = partitionBoundId(nextPeriodStart(period, from));
+        for (const random of ['0', '7', 'f']) {
+          const id = uuid7(at.getTime(), random);
+          expect(id >= floor && id < next).toBe(true);
+          // Its period's first and last millisecond too.
+          expect(uuid7(from.getTime(), random) >= floor).toBe(true);
+          expect(uuid7(nextPeriodStart(period, from).getTime() - 1, random) < next).toBe(true);
+        }
+      }
+    }
+    expect(uuid7(0x01a24dccd800, 'f')).toBe('01a24dcc-d800-7fff-bfff-ffffffffffff');
+    expect(uuid7(0x01a24dccd800, '0')).toBe('01a24dcc-d800-7000-8000-000000000000');
+  });
+
+  it('refuses a moment no UUIDv7 can hold', () => {
+    expect(() => partitionBoundId(new Date(Number.NaN))).toThrow(RangeError);
+    expect(() => partitionBoundId(new Date(-1))).toThrow(RangeError);
+    expect(() => partitionBoundTime('not a uuid')).toThrow(RangeError);
   });
 });

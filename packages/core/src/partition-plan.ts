@@ -59,9 +59,27 @@ export function partitionName(table: string, range: PartitionRange): string {
   return `${table}_p${range.suffix}`;
 }
 
-/** A bound as the SQL literal of a UTC `timestamp` column: '2026-11-26 00:00:00'. */
-export function partitionBoundLiteral(at: Date): string {
-  return at.toISOString().slice(0, 19).replace('T', ' ');
+// A UUIDv7 starts with the 48-bit Unix millisecond it was made in, and Postgres orders uuids bytewise, so
+// the smallest uuid of a millisecond is a partition bound that ids made at or after that moment sort above.
+const MAX_UUID7_MS = 2 ** 48;
+const HEX_PREFIX = /^([0-9a-f]{8})-([0-9a-f]{4})-/;
+
+/**
+ * The partition bound of a moment (events by id, their children by event_id): the smallest UUIDv7 of its
+ * millisecond, its first 12 hex digits the Unix milliseconds, the rest zeros; SQL's relay_uuid7_floor(at).
+ */
+export function partitionBoundId(at: Date): string {
+  const ms = at.getTime();
+  if (!Number.isInteger(ms) || ms < 0 || ms >= MAX_UUID7_MS) throw new RangeError('partition bound: invalid date');
+  const hex = ms.toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`;
+}
+
+/** The moment a UUIDv7 (or a partition bound) was made in: its first 48 bits as Unix milliseconds. */
+export function partitionBoundTime(id: string): Date {
+  const m = HEX_PREFIX.exec(id.toLowerCase());
+  if (!m) throw new RangeError(`partition bound: not a uuid: ${id}`);
+  return new Date(parseInt(m[1]! + m[2]!, 16));
 }
 
 /** Every partition that holds some moment of [from, through], oldest first (the upgrade's copy needs the past). */

@@ -2,7 +2,7 @@ import type { NoticeType, OrgId } from '@relay/core';
 
 // Every queue and job the relay uses, in one place. Jobs carry ids only: the database is the truth,
 // and a worker reloads the event it is told about.
-// `maintenance` carries the workers' scheduled jobs (retention, the failure digest: one job per schedule
+// `maintenance` carries the workers' scheduled jobs (retention, the failure digest, partitions: one job per schedule
 // slot across workers) and notices to organizations' notification URLs. One queue, so one BullMQ worker:
 // each idle worker of its own cost a delivery worker about a fifth more CPU per delivery (docs/performance.md).
 export const QUEUES = { delivery: 'deliveries', hooks: 'hooks', maintenance: 'maintenance' } as const;
@@ -15,10 +15,12 @@ export const JOBS = {
   retention: 'retention',
   notice: 'notice',
   failureDigest: 'failure_digest',
+  /** Partitions created ahead, and the parents analysed once a day (docs/partitioning.md). */
+  partitions: 'partitions',
 } as const;
 
 /** The jobs of the `maintenance` queue: its one worker holds one handler for each (maintenance-worker.ts). */
-export const MAINTENANCE_JOBS = [JOBS.retention, JOBS.notice, JOBS.failureDigest] as const;
+export const MAINTENANCE_JOBS = [JOBS.retention, JOBS.notice, JOBS.failureDigest, JOBS.partitions] as const;
 export type MaintenanceJobName = (typeof MAINTENANCE_JOBS)[number];
 
 export interface DeliverJobData {

@@ -1,6 +1,7 @@
 import type { AttemptOutcome } from '@relay/core';
 import type { Job } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PartitionJobMetrics } from '../partitions/partition-job';
 
 /** What the retention job reports: the shape retention/retention-run.ts accepts. */
 interface RetentionMetrics {
@@ -132,6 +133,20 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
     labelNames: ['outcome'],
     registers,
   });
+  // The partitions job records where the partitions end; the distance from now is taken at each scrape, so it falls
+  // while the job is stuck. Each worker knows its own runs only: the largest value over the workers is the truth.
+  // Registered at the first record: a gauge without labels would read 0 (ingest refusing) before the first run.
+  let partitionsEnd: number | undefined;
+  const partitionsAhead = new Gauge({
+    name: 'relay_partitions_ahead_seconds',
+    help:
+      'How far the newest partition of the partitioned history reaches past now, as of the last partitions job this ' +
+      'worker ran (under one PARTITION_PERIOD: the job is behind; at 0, ingest refuses events with a 503).',
+    registers: [],
+    collect() {
+      if (partitionsEnd !== undefined) this.set((partitionsEnd - now()) / 1000);
+    },
+  });
   new Gauge({
     name: 'relay_db_pool_connections',
     help: "Connections of this process's Postgres pool: total, idle, and queries waiting for one (waiting).",
@@ -236,10 +251,17 @@ export function createWorkerMetrics(options: WorkerMetricsOptions) {
       retentionRuns.inc({ outcome });
     },
   };
+  const partitions: PartitionJobMetrics = {
+    coveredUntil(until) {
+      if (partitionsEnd === undefined) registry.registerMetric(partitionsAhead);
+      partitionsEnd = until.getTime();
+    },
+  };
   return {
     registry,
     delivery,
     retention,
+    partitions,
     /** One hook job done (hook.processor.ts). */
     hookRun(result: 'delivered' | 'retry_scheduled' | 'failed' | 'skipped' | 'deferred'): void {
       const outcome: HookOutcome = result === 'retry_scheduled' ? 'retry' : result;

@@ -69,7 +69,9 @@ const HOT_CEILING = [
   'DROP INDEX events_status_next_attempt_at_idx',
   'DROP INDEX events_organization_id_status_created_at_idx',
   'DROP INDEX events_organization_id_updated_at_idx',
-  'ALTER TABLE events SET (fillfactor = 70)',
+  // A partitioned table has no storage of its own: its partitions take the fillfactor.
+  `DO $$ DECLARE p regclass; BEGIN FOR p IN SELECT relid FROM pg_partition_tree('events') WHERE isleaf LOOP
+     EXECUTE format('ALTER TABLE %s SET (fillfactor = 70)', p); END LOOP; END $$`,
 ];
 const variants = {
   inline: { sql: INLINE },

@@ -113,7 +113,8 @@ export function partitionsToEnsure(period: PartitionPeriod, now: () => Date, ahe
  * What retention may do with a partition, by its bounds alone:
  * - `droppable`: it ended at or before every organization's cutoff, and no organization keeps everything: every
  *   row was stored before every cutoff. The database must still confirm no row in it is kept (queued, paused,
- *   unacknowledged failures, changed since) before the detach; kept rows are moved out first or the partition stays.
+ *   unacknowledged failures, changed since) before the drop; an id never moves, so a partition holding a kept row
+ *   stays.
  * - `edge`: some rows may be due, others not (it straddles a cutoff, or organizations' cutoffs differ, or one
  *   keeps everything): due rows are deleted one by one, as before partitions.
  * - `retained`: it starts at or after every cutoff: nothing in it can be due.

@@ -8,6 +8,7 @@ export * from './repositories/event-sweep.repository';
 export * from './repositories/event-ordering.repository';
 export * from './repositories/retention.repository';
 export * from './repositories/partition.repository';
+export * from './repositories/partition-retention.repository';
 export * from './repositories/event-search.repository';
 export * from './repositories/attempt.repository';
 export * from './repositories/rule.repository';

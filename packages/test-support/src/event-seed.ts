@@ -14,6 +14,8 @@ export interface EventSeed {
   /** Where the event's search text is: indexed (chunks of SEARCH_CHUNK_EVENTS), pending (event_search_pending) or neither. */
   search?: 'indexed' | 'pending' | 'none';
   body?: string;
+  /** The moment the ids are made of (UUIDv7), so the events fall in that moment's partition; default now. */
+  storedAt?: Date;
 }
 
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
@@ -27,7 +29,8 @@ export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Prom
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO events (id, organization_id, source, target_url, body, headers, status, attempt_count,
        created_at, updated_at, delivered_at, acknowledged_at, failure_reason)
-     SELECT relay_uuid7(), $1, 'seed', 'http://target.example/hook', convert_to($2, 'UTF8'),
+     SELECT relay_uuid7(coalesce($8::timestamptz, clock_timestamp())), $1, 'seed', 'http://target.example/hook',
+       convert_to($2, 'UTF8'),
        '{"content-type":"application/json"}', $3::"EventStatus", $4, ${at(5)} - interval '1 hour', ${at(5)},
        CASE WHEN $3 = 'delivered' THEN ${at(5)} END, CASE WHEN $6 THEN ${at(5)} END,
        CASE WHEN $3 = 'failed' THEN 'http_status' END
@@ -40,6 +43,7 @@ export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Prom
       changed,
       seed.acknowledged ?? false,
       seed.count,
+      seed.storedAt?.toISOString() ?? null,
     ],
   );
   const ids = rows.map((r) => r.id);

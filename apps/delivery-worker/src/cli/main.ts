@@ -2,7 +2,9 @@
 // organization, with the worker's settings (the same environment as the worker); deletes nothing.
 import { createDatabase, createRetentionRepository } from '@relay/db';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { parseWorkerConfig } from '../config';
+import { partitionRetirementOf } from '../retention/partition-retention';
 import { formatDryRun, retentionDryRun } from '../retention/retention-dry-run';
 import { retentionSettings } from '../retention/retention-plan';
 
@@ -18,7 +20,8 @@ async function run(): Promise<void> {
   const settings = retentionSettings(config);
   const db = createDatabase({ url: config.DATABASE_URL, poolSize: 2 });
   try {
-    const report = await retentionDryRun(createRetentionRepository(db.pool), settings, new Date());
+    const partitions = partitionRetirementOf(db.pool, pino({ level: 'silent' }));
+    const report = await retentionDryRun(createRetentionRepository(db.pool), settings, new Date(), partitions);
     console.log(values.json ? JSON.stringify(report, null, 2) : formatDryRun(report, settings));
   } finally {
     await db.close();

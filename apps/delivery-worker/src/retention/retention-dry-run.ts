@@ -1,4 +1,5 @@
 import type { RetentionRepository } from '@relay/db';
+import type { PartitionRetirer, PlannedDrop } from './partition-retention';
 import { auditCutoff, planEventRetention, type RetentionSettings } from './retention-plan';
 
 export interface DryRunRow {
@@ -15,6 +16,11 @@ export interface DryRunReport {
   at: Date;
   rows: DryRunRow[];
   total: { events: number; attempts: number; auditEntries: number };
+  /**
+   * The history partitions past every organization's cutoff (docs/partitioning.md): dropped whole when none of their
+   * events is kept, else left to the row-by-row deletes. Their due events are counted in `rows` as well.
+   */
+  partitions: PlannedDrop[];
 }
 
 /**
@@ -25,9 +31,11 @@ export async function retentionDryRun(
   repository: RetentionRepository,
   settings: RetentionSettings,
   at: Date,
+  partitions?: Pick<PartitionRetirer, 'plan'>,
 ): Promise<DryRunReport> {
   const organizations = await repository.listOrganizations();
-  const plans = new Map(planEventRetention(organizations, settings, at).map((p) => [p.organization.id, p]));
+  const planned = planEventRetention(organizations, settings, at);
+  const plans = new Map(planned.map((p) => [p.organization.id, p]));
   const auditBefore = auditCutoff(settings, at);
   const audit = auditBefore ? await repository.countDueAudit(auditBefore) : new Map<string | null, number>();
   const rows: DryRunRow[] = [];
@@ -57,8 +65,13 @@ export async function retentionDryRun(
     }),
     { events: 0, attempts: 0, auditEntries: 0 },
   );
-  return { at, rows, total };
+  return { at, rows, total, partitions: partitions ? await partitions.plan(organizations, planned) : [] };
 }
+
+const ACTIONS: Record<PlannedDrop['action'], (kept: number) => string> = {
+  drop: () => 'dropped whole',
+  stays: (kept) => `stays: ${kept} kept events; its due rows deleted one by one`,
+};
 
 /** The report as a text table for the terminal. */
 export function formatDryRun(report: DryRunReport, settings: RetentionSettings): string {
@@ -83,5 +96,13 @@ export function formatDryRun(report: DryRunReport, settings: RetentionSettings):
       `AUDIT_RETENTION_DAYS=${audit}`,
     format(header),
     ...lines.map(format),
+    ...(report.partitions.length === 0
+      ? []
+      : [
+          'history partitions past every cutoff:',
+          ...report.partitions.map(
+            (p) => `  ${p.name} (${p.from.toISOString()} to ${p.to.toISOString()}): ${ACTIONS[p.action](p.kept)}`,
+          ),
+        ]),
   ].join('\n');
 }

@@ -2,6 +2,7 @@ import type { OrgId } from '@relay/core';
 import type { EventCutoffs, RetentionRepository } from '@relay/db';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import type { PartitionRetirer } from './partition-retention';
 import { auditCutoff, planEventRetention, type RetentionSettings } from './retention-plan';
 
 /** Counters for the metrics endpoint (the worker's metrics implement it; optional). */
@@ -23,6 +24,8 @@ export interface RetentionDeps {
   now?: () => Date;
   /** Pause between batches, so retention never holds the database for long stretches. */
   pauseMs?: number;
+  /** Whole partitions past retention dropped first (partition-retention.ts); absent: rows only. */
+  partitions?: Pick<PartitionRetirer, 'retire'>;
 }
 
 export interface RetentionTotals {
@@ -34,6 +37,8 @@ export interface RetentionTotals {
   dedupKeys: number;
   /** Organizations whose events were due for retention in this run. */
   organizations: number;
+  /** History partitions dropped whole (their events are counted in `events`). */
+  partitionsDropped: number;
   batches: number;
   /** False when the time budget ran out (or the worker stopped) with rows still due. */
   complete: boolean;
@@ -72,6 +77,7 @@ export function createRetentionRun(deps: RetentionDeps) {
       auditEntries: 0,
       dedupKeys: 0,
       organizations: 0,
+      partitionsDropped: 0,
       batches: 0,
       complete: false,
       durationMs: 0,
@@ -81,8 +87,19 @@ export function createRetentionRun(deps: RetentionDeps) {
       await sleep(pauseMs);
     };
 
-    const plans = planEventRetention(await deps.repository.listOrganizations(), deps.settings, at);
+    const organizations = await deps.repository.listOrganizations();
+    const plans = planEventRetention(organizations, deps.settings, at);
     totals.organizations = plans.length;
+    if (deps.partitions) {
+      // Whole partitions first: what they drop, the row deletes below no longer walk. Those deletes then take the
+      // due rows of the edge partitions and of those a kept event holds back.
+      const retired = await deps.partitions.retire(organizations, plans, () => stopping);
+      totals.partitionsDropped = retired.dropped.length;
+      // A dropped partition's events are deleted as surely as a batch's: counted the same (its children are not
+      // counted one by one: the drop does not read them).
+      totals.events += retired.droppedEvents;
+      count('events', retired.droppedEvents);
+    }
     let active: Cursor[] = plans.map((p) => ({ orgId: p.organization.id, cutoffs: p.cutoffs }));
     while (active.length > 0) {
       const next: Cursor[] = [];

@@ -2,6 +2,7 @@ import { createRetentionRepository, type Database } from '@relay/db';
 import type { RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
+import { partitionRetirementOf } from './partition-retention';
 import { retentionSettings } from './retention-plan';
 import { createRetentionRun, type RetentionMetrics, type RetentionTotals } from './retention-run';
 import { startRetentionScheduler } from './retention-scheduler';
@@ -34,6 +35,7 @@ export function startRetention(
     batchSize: config.RETENTION_BATCH_SIZE,
     maxRunMs: config.RETENTION_MAX_RUN_SECONDS * 1_000,
     metrics: deps.metrics,
+    partitions: partitionRetirementOf(deps.db.pool, deps.logger),
   });
   const scheduler = startRetentionScheduler({
     producer: deps.producer,

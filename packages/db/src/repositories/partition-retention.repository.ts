@@ -1,0 +1,250 @@
+import { EVENT_STATUSES, type OrgId } from '@relay/core';
+import type pg from 'pg';
+import type { AttachedPartition } from './partition.repository';
+import type { EventCutoffs } from './retention.repository';
+
+/** One organization's cutoffs (retention-plan.ts); an organization not listed keeps everything. */
+export interface OrganizationCutoffs extends EventCutoffs {
+  orgId: OrgId;
+}
+
+/** `dropped` with the number of events the partition held (retention counts them as deleted), else why not. */
+export type PartitionDropOutcome = { outcome: 'dropped'; events: number } | { outcome: 'kept' | 'busy' };
+
+/** An events partition: its name, and its ids' range (`from` null: the first partition, from MINVALUE). */
+export type PartitionBounds = Pick<AttachedPartition, 'name' | 'from' | 'to'>;
+
+// The smallest uuid: `id >= NIL` holds for every id, so the first partition (FROM MINVALUE) needs no other statement,
+// and the bound stays a comparison the executor prunes partitions by.
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+const RANGE = (column: string) => `${column} >= $4::uuid AND ${column} < $5::uuid`;
+// Every status retention never deletes, however old: all but the deletable ones, so a status added later is kept
+// (the row deletes' allow-list in retention.repository.ts says the same).
+const UNDELETABLE = EVENT_STATUSES.filter((s) => !['delivered', 'ignored', 'failed'].includes(s))
+  .map((s) => `'${s}'`)
+  .join(', ');
+const CUTOFFS = `unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS c(org, before, unacknowledged_before)`;
+const utc = (column: string) => `(${column} AT TIME ZONE 'UTC')`;
+
+// The events of one partition's range that retention keeps: exactly the negation of retention.repository.ts' DUE
+// (its organization has no retention, or it changed at or after its cutoff, or it is not deletable: an undeletable
+// status, an unacknowledged failure within the hard maximum, or a delivery of it is queued, paused or such a
+// failure). Written as a union of branches that each walk an index for one reason to keep, restricted to the range,
+// so it reads the kept rows' index entries rather than the partition's rows: it runs again while the drop holds the
+// family's tables. (DUE's lower bound `updated_at >= epoch` is left out: no row changed before 1970.)
+// The events branches read the partition itself, by name: given the id range on the parent instead, the planner
+// walked the partition's whole primary key for the updated_at branch (250,000 buffers at a million events) rather than
+// the (organization_id, updated_at) index, which holds no entry past the cutoff.
+const keptIds = (table: string) => `
+SELECT e.id FROM "${table}" e
+WHERE e.organization_id IN (SELECT o.id FROM organizations o WHERE o.id <> ALL($1::uuid[]))
+UNION
+SELECT e.id FROM ${CUTOFFS} JOIN "${table}" e ON e.organization_id = c.org
+WHERE e.updated_at >= ${utc('c.before')}
+UNION
+SELECT e.id FROM "${table}" e WHERE e.status IN (${UNDELETABLE})
+UNION
+SELECT e.id FROM ${CUTOFFS} JOIN "${table}" e ON e.organization_id = c.org
+WHERE e.status = 'failed' AND e.acknowledged_at IS NULL AND e.updated_at >= ${utc('c.unacknowledged_before')}
+UNION
+SELECT v.event_id FROM deliveries v WHERE ${RANGE('v.event_id')} AND v.status IN ('queued', 'paused')
+UNION
+SELECT v.event_id FROM deliveries v JOIN events e ON e.id = v.event_id JOIN ${CUTOFFS} ON c.org = e.organization_id
+WHERE ${RANGE('v.event_id')} AND v.status = 'failed' AND v.acknowledged_at IS NULL
+  AND v.updated_at >= ${utc('c.unacknowledged_before')}`;
+const countKept = (table: string) => `SELECT count(*)::int AS n FROM (${keptIds(table)}) kept`;
+// The kept rows' branches must walk their indexes: the planner, seeing a whole partition inside the range, read every
+// row of it for the updated_at branch (0.8 s at a million events, under the drop's lock) where the index has none.
+// And no JIT: the disabled sequential scans' cost pushes the plan past jit_above_cost, and compiling it took 0.4 s
+// of the 0.47 s the count took under the lock.
+const INDEX_WALKS = 'SET LOCAL enable_seqscan = off; SET LOCAL jit = off';
+// The checks Postgres runs as it detaches the events partition (no row of a plain table may still reference it) join
+// the small referencing tables to the partition, which it otherwise hashed by reading the partition whole (1.2 s at a
+// million events, under the lock) instead of probing its key for each referencing row. (Not for the kept count,
+// whose organizations branch then walked the partition.)
+const PROBES = 'SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off';
+
+// The plain tables referencing events (docs/partitioning.md, "Which tables"): a drop fires no cascade, and Postgres
+// refuses to detach an events partition rows still reference, so the range's rows go first, each over its
+// (event_id ...) index.
+const REFERENCING = ['deliveries', 'event_search_escaped', 'event_search_pending', 'event_ordering'] as const;
+// Everything the drop locks, all at once and in one order, since its statements take these locks anyway and a lock
+// upgraded half-way invites a deadlock. Checked on Postgres 15: the detaches need ACCESS EXCLUSIVE on each parent
+// (LOCK TABLE recurses to every partition, as the drops' trigger removals need), and dropping a partition's foreign
+// keys takes ACCESS EXCLUSIVE on the tables at their other end: the plain tables referencing events, destinations (the
+// attempts') and organizations (events'). So everything that reads these tables waits for the transaction, which is
+// why only index walks run under it.
+const LOCKED = ['events', 'delivery_attempts', 'event_search_keys', ...REFERENCING, 'destinations', 'organizations'];
+const LOCK = `LOCK TABLE ${LOCKED.join(', ')} IN ACCESS EXCLUSIVE MODE`;
+
+// What the trigger function relay_unindex_deleted_events does for deleted rows (migration 20261204050000), which a
+// DROP does not fire, for a whole dropped range at once: the chunks holding an id of the range are found by one read
+// of the chunks (a chunk is a row per 100 events, and testing the range needs no list of ids: a million ids through
+// the GIN index took 30 s), then, a batch at a time and locked in id order as the trigger does, a chunk all of whose
+// events were in the range is deleted and the others lose those ids and are marked stale for the indexer to rebuild.
+const IN_RANGE = 'EXISTS (SELECT 1 FROM unnest(c.event_ids) AS x WHERE x >= $1::uuid AND x < $2::uuid)';
+const UNINDEX = {
+  touched: `SELECT c.id::text FROM event_search_chunks c WHERE ${IN_RANGE} ORDER BY c.id`,
+  lock: 'SELECT 1 FROM event_search_chunks WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE',
+  deleteWhole: `DELETE FROM event_search_chunks c WHERE c.id = ANY ($3::bigint[])
+    AND NOT EXISTS (SELECT 1 FROM unnest(c.event_ids) AS x WHERE x < $1::uuid OR x >= $2::uuid)`,
+  removeIds: `UPDATE event_search_chunks c
+    SET event_ids = ARRAY(SELECT x FROM unnest(c.event_ids) AS x WHERE x < $1::uuid OR x >= $2::uuid), stale = true
+    WHERE c.id = ANY ($3::bigint[]) AND ${IN_RANGE}`,
+};
+const UNINDEX_BATCH = 1_000;
+
+// The family's tables by name, for a drop interrupted between its detach and its DROP TABLEs: such a table is no
+// partition any more, and the next drop removes it.
+const DETACHED = `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = current_schema() AND c.relkind = 'r' AND NOT c.relispartition
+    AND c.relname ~ '^(events|delivery_attempts|event_search_keys)_(first|p[0-9w]+)$'`;
+
+/** Taken by retention's drops: two workers' runs never drop at once (the second finds it busy). */
+const DROP_LOCK = 'partitions:retention';
+
+// A partition up to MAXVALUE is never past retention: refused rather than read as an empty range.
+const idRange = (p: PartitionBounds): [string, string] => {
+  if (p.to === null) throw new RangeError('partition retention: a partition without an upper bound');
+  return [p.from ?? NIL_UUID, p.to];
+};
+
+const params = (cutoffs: readonly OrganizationCutoffs[], p: PartitionBounds) => [
+  cutoffs.map((c) => c.orgId),
+  cutoffs.map((c) => c.before.toISOString()),
+  cutoffs.map((c) => c.unacknowledgedBefore.toISOString()),
+  ...idRange(p),
+];
+
+// A lock not had within lock_timeout, or a deadlock with a writer Postgres broke by cancelling this side: both mean
+// the tables are busy now, and the next run tries again.
+const isBusy = (err: unknown) => ['55P03', '40P01'].includes((err as { code?: string }).code ?? '');
+
+/**
+ * Retention by partition (docs/partitioning.md, "Retention by detach, then drop"): counts the rows of a partition
+ * past every cutoff that retention keeps, and drops a partition none of whose rows is kept, with its children's.
+ */
+export function createPartitionRetentionRepository(pool: pg.Pool) {
+  async function unindex(client: pg.PoolClient, range: [string, string]): Promise<void> {
+    const chunks = (await client.query<{ id: string }>(UNINDEX.touched, range)).rows.map((r) => r.id);
+    for (let i = 0; i < chunks.length; i += UNINDEX_BATCH) {
+      const batch = chunks.slice(i, i + UNINDEX_BATCH);
+      await client.query('BEGIN');
+      try {
+        await client.query(UNINDEX.lock, [batch]);
+        await client.query(UNINDEX.deleteWhole, [...range, batch]);
+        await client.query(UNINDEX.removeIds, [...range, batch]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    }
+  }
+
+  // Drops a detached table in a transaction of its own, its foreign keys first (each in its own short transaction,
+  // locking the table at the other end for a moment): the DROP then locks only the table itself, and the removal of
+  // its files at commit (a second and more for a day of a million events) holds up nothing else.
+  async function dropDetached(client: pg.PoolClient, name: string): Promise<void> {
+    const { rows } = await client.query<{ conname: string }>(
+      "SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f' AND conparentid = 0",
+      [name],
+    );
+    for (const { conname } of rows) await client.query(`ALTER TABLE "${name}" DROP CONSTRAINT "${conname}"`);
+    await client.query(`DROP TABLE "${name}"`);
+  }
+
+  return {
+    /** How many events of the partition retention keeps (see keptIds). */
+    async countKept(cutoffs: readonly OrganizationCutoffs[], partition: PartitionBounds): Promise<number> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(INDEX_WALKS);
+        const { rows } = await client.query<{ n: number }>(countKept(partition.name), params(cutoffs, partition));
+        await client.query('COMMIT');
+        return rows[0]!.n;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+
+    /**
+     * Drops the events partition `partition` and the family's partitions of the same range (from `family`). One
+     * transaction detaches them: everything its statements lock taken at once (LOCKED), the kept rows counted again
+     * under that lock (a retry that made one queued since the first count keeps the partition), the range's rows of
+     * the plain referencing tables deleted, then the children's partitions detached and their foreign keys dropped
+     * (a detached child still references events, which refuses to detach a partition rows reference) before the
+     * events one. No file is removed in it: lock_timeout bounds how long writers can queue behind it, and a busy
+     * table makes the drop wait for the next run; a failure leaves every partition attached. After its commit, the
+     * detached tables are dropped each in its own transaction, and the range leaves event_search_chunks.
+     */
+    async dropPartition(
+      cutoffs: readonly OrganizationCutoffs[],
+      partition: AttachedPartition,
+      family: readonly AttachedPartition[],
+    ): Promise<PartitionDropOutcome> {
+      const client = await pool.connect();
+      let committed = false;
+      try {
+        // What an interrupted drop left detached goes first.
+        for (const { name } of (await client.query<{ name: string }>(DETACHED)).rows) await dropDetached(client, name);
+        await client.query('BEGIN');
+        await client.query("SET LOCAL lock_timeout = '2s'");
+        const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [
+          DROP_LOCK,
+        ]);
+        if (!lock.rows[0]!.ok) {
+          await client.query('ROLLBACK');
+          return { outcome: 'busy' };
+        }
+        // The range's events (what retention counts as deleted), counted before the locks below: a day can hold a
+        // million, too many to count while the family waits. No writer adds an id to a past range (ingest makes ids
+        // of now), and a kept row made meanwhile is found by the recount under the lock.
+        const range = idRange(partition);
+        const held = await client.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM events WHERE id >= $1::uuid AND id < $2::uuid',
+          range,
+        );
+        await client.query(LOCK);
+        await client.query(INDEX_WALKS);
+        const { rows } = await client.query<{ n: number }>(countKept(partition.name), params(cutoffs, partition));
+        if (rows[0]!.n > 0) {
+          await client.query('ROLLBACK');
+          return { outcome: 'kept' };
+        }
+        for (const table of REFERENCING)
+          await client.query(`DELETE FROM ${table} WHERE event_id >= $1::uuid AND event_id < $2::uuid`, range);
+        await client.query(PROBES);
+        const same = (p: AttachedPartition) => p.from === partition.from && p.to === partition.to;
+        const detached = family.filter((f) => f.table !== 'events' && same(f)).concat(partition);
+        for (const p of detached) await detach(client, p);
+        await client.query('COMMIT');
+        committed = true;
+        for (const p of detached) await dropDetached(client, p.name);
+        await unindex(client, range);
+        return { outcome: 'dropped', events: held.rows[0]!.n };
+      } catch (err) {
+        if (!committed) await client.query('ROLLBACK').catch(() => {});
+        if (!committed && isBusy(err)) return { outcome: 'busy' };
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+async function detach(client: pg.PoolClient, p: AttachedPartition): Promise<void> {
+  await client.query(`ALTER TABLE "${p.table}" DETACH PARTITION "${p.name}"`);
+  const { rows } = await client.query<{ conname: string }>(
+    "SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f' AND conparentid = 0",
+    [p.name],
+  );
+  for (const { conname } of rows) await client.query(`ALTER TABLE "${p.name}" DROP CONSTRAINT "${conname}"`);
+}
+
+export type PartitionRetentionRepository = ReturnType<typeof createPartitionRetentionRepository>;

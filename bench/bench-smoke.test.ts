@@ -122,6 +122,25 @@ describe('pnpm bench --search --smoke', () => {
   }, 240_000);
 });
 
+// Retention by partition drop while ingest runs (issue 32), at 5,000 events: the day's partition is dropped with
+// every event in it, and ingest answered every request meanwhile. No speed is asserted (pnpm bench --retention).
+describe('pnpm bench --retention --smoke', () => {
+  it("drops a past day's partition while ingest runs", async () => {
+    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--retention', '--smoke'], {
+      cwd: ROOT,
+      maxBuffer: 10 * 1024 * 1024,
+    }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`bench --retention --smoke failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+    });
+    const result = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/retention-drop-smoke.json'), 'utf8'));
+    expect(result.rounds).toHaveLength(1);
+    const [round] = result.rounds;
+    expect(round).toMatchObject({ outcome: 'dropped', droppedEvents: 5_000, keptBeforeDrop: 0, failures: 0 });
+    expect(round.ingestWithRetention.requests).toBe(result.settings.rate * result.settings.phaseS);
+    expect(round.dropMs).toBeGreaterThan(0);
+  }, 240_000);
+});
+
 // Routing's fan-out (issue 29): a rule with three destinations, the last filtered to half the webhooks, against
 // the same rule alone, one small round. No speed is asserted; every target's ledger (by webhook-id) must be clean.
 describe('pnpm bench --fanout 3 --smoke', () => {

@@ -1,4 +1,5 @@
 // pnpm bench [--smoke] [--runs N] [--workers N] [--profile] [--fair] [--search [--search-events N]] [--fanout N]
+//   [--retention [--retention-events N] [--rounds N]]
 //   [--transform [--runs N]] [--pacing-ab [--rounds N] [--pacing-ab-base DIR]]
 // One run: baselines (bare Express, BullMQ no-op worker) and the relay (production build) measured
 // side by side on this machine; the median of the runs goes to bench/results/latest.json.
@@ -309,6 +310,8 @@ async function measure() {
 // pnpm bench --transform: a typical transform's worker CPU per delivery beside the plain delivery rate.
 // pnpm bench --redis-cluster: the sharded queues on a private single Redis and a 3-primary cluster (redis-cluster.mjs).
 // pnpm bench --pacing-ab: a rule without pacing, the build before pacing against this one (bench/pacing-ab.mjs).
+// pnpm bench --retention [--retention-events N] [--rounds N]: a past day's partition dropped while ingest runs
+// (retention-drop.mjs, run with tsx: it loads the retention repositories from TypeScript).
 const fanOutCount = () => (/^\d+$/.test(args[args.indexOf('--fanout') + 1] ?? '') ? option('--fanout', 3) : 3);
 const scenario = args.includes('--redis-cluster')
   ? import('./redis-cluster.mjs').then((rc) => rc.runRedisCluster({ smoke, log }))
@@ -322,16 +325,36 @@ const scenario = args.includes('--redis-cluster')
           ? import('./fanout.mjs').then((fanOut) =>
               fanOut.runFanOut({ root, smoke, workers: WORKERS, destinations: fanOutCount(), log }),
             )
-          : args.includes('--search')
-            ? import('./search-scale.mjs').then((search) => {
+          : args.includes('--retention')
+            ? Promise.resolve().then(() => {
                 execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
-                return search.runSearchScale({
-                  root,
-                  events: option('--search-events', smoke ? 5_000 : 1_000_000),
-                  log,
-                });
+                const events = args.includes('--retention-events')
+                  ? ['--events', String(option('--retention-events', 0))]
+                  : [];
+                const rounds = args.includes('--rounds') ? ['--rounds', String(option('--rounds', 1))] : [];
+                execFileSync(
+                  process.execPath,
+                  [
+                    '--import',
+                    'tsx',
+                    path.join(here, 'retention-drop.mjs'),
+                    ...(smoke ? ['--smoke'] : []),
+                    ...events,
+                    ...rounds,
+                  ],
+                  { stdio: 'inherit', cwd: root },
+                );
               })
-            : main();
+            : args.includes('--search')
+              ? import('./search-scale.mjs').then((search) => {
+                  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'ignore' });
+                  return search.runSearchScale({
+                    root,
+                    events: option('--search-events', smoke ? 5_000 : 1_000_000),
+                    log,
+                  });
+                })
+              : main();
 scenario.catch((err) => {
   console.error(err);
   process.exit(1);

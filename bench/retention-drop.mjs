@@ -1,0 +1,180 @@
+// `pnpm bench --retention` (issue 32): retention of a past day of a million events by partition drop while ingest
+// runs. A fresh database's history gets day partitions from 12 days ago on (test-support's layOutDayPartitions), and
+// each round fills a day 10 + round days ago with delivered events (ids of that day's moments, one attempt each, in
+// search chunks of 100), as old as retention deletes. The production api then takes an open-loop ingest at a fixed
+// rate in two phases, their order alternating round by round: one without retention, one during which retention's
+// partition step runs (the worker's own repository: count the kept rows, then drop the partition with its children's,
+// then take its ids out of the search chunks). Reported: the kept-row count's and the drop's wall time, and ingest
+// p50 / p99 / max of each phase and of the requests that overlapped the drop. Results: bench/results/retention-drop.json.
+//
+// It loads the retention code from TypeScript, so bench/run.mjs runs it with tsx (`node --import tsx`).
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createPartitionRetentionRepository } from '../packages/db/src/repositories/partition-retention.repository.ts';
+import { createPartitionRepository } from '../packages/db/src/repositories/partition.repository.ts';
+import { layOutDayPartitions } from '../packages/test-support/src/partition-layout.ts';
+import { admin, deleteKeys, freshDatabase, REDIS_URL } from './lib/database.mjs';
+import { openLoop } from './lib/load.mjs';
+import { freePort, startNode, stop, waitForHttp } from './lib/processes.mjs';
+import { percentile } from './lib/stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const ORG = '00000000-0000-7000-8000-000000000001';
+const DAY = 86_400_000;
+const FILL_CHUNK = 100_000;
+
+const utcDay = (at) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+
+/** Fills the day's partition with `events` delivered events, their attempts and their search chunks, in chunks. */
+async function fill(pool, day, events, body) {
+  for (let done = 0; done < events; done += FILL_CHUNK) {
+    const n = Math.min(FILL_CHUNK, events - done);
+    await pool.query(
+      `WITH e AS (
+         INSERT INTO events (id, organization_id, source, target_url, body, headers, status, attempt_count,
+           created_at, updated_at, delivered_at)
+         SELECT relay_uuid7(t AT TIME ZONE 'UTC'), $1, 'github', 'http://target.example/hook', convert_to($2, 'UTF8'),
+           '{"content-type":"application/json","x-github-event":"push"}', 'delivered', 1, t, t, t
+         FROM (SELECT $3::timestamp + (($5::int + g) * interval '1 millisecond') * (86000000 / $6::int) AS t
+               FROM generate_series(1, $4::int) g) s
+         RETURNING id, organization_id, created_at),
+       a AS (
+         INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, target_url, response_status,
+           duration_ms, started_at, finished_at)
+         SELECT gen_random_uuid(), e.id, $1, 1, 'http://target.example/hook', 200, 12, e.created_at, e.created_at
+         FROM e)
+       INSERT INTO event_search_chunks (organization_id, event_ids, keys)
+       SELECT $1, array_agg(id), '{}'::int[] FROM (SELECT id, (row_number() OVER ()) / 100 AS g FROM e) c GROUP BY g`,
+      [ORG, body, day.toISOString().slice(0, 19).replace('T', ' '), n, done, events],
+    );
+  }
+  // A partition past retention was vacuumed long ago (autovacuum's insert threshold): its visibility map and hint bits
+  // are set, which the drop's index walks rely on. A day filled just now would pay for setting them during the drop.
+  await pool.query('VACUUM (ANALYZE) events, delivery_attempts, event_search_keys, event_search_chunks');
+}
+
+const latencies = (samples) => samples.map((s) => s.t1 - s.t0);
+const summary = (samples) => {
+  const ms = latencies(samples);
+  return { requests: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: Math.max(0, ...ms) };
+};
+
+export async function runRetentionDrop({
+  smoke = false,
+  events: eventsOption,
+  rounds: roundsOption,
+  log = console.log,
+} = {}) {
+  const events = eventsOption ?? (smoke ? 5_000 : 1_000_000);
+  // Each round fills its own day first (a million events: minutes, the search rows' trigram index most of it).
+  const rounds = roundsOption ?? 1;
+  const rate = smoke ? 50 : 300;
+  const phaseS = smoke ? 2 : 10;
+  const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
+  const dbName = `relay_bench_retention_${process.pid}`;
+  const prefix = `benchret${process.pid}`;
+  const url = await freshDatabase(root, dbName);
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const partitions = createPartitionRepository(pool);
+  const retention = createPartitionRetentionRepository(pool);
+  // Day partitions from 12 days ago through a week ahead, in place of the migration's first partition (all empty).
+  await layOutDayPartitions(pool, utcDay(new Date(Date.now() - 12 * DAY)), 20);
+  const port = await freePort();
+  const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), {
+    DATABASE_URL: url,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    DEFAULT_TARGET_URL: 'http://127.0.0.1:9/hook',
+    TARGET_ALLOW_PRIVATE: 'true',
+    PORT: String(port),
+    INGEST_RATE_LIMIT: '0',
+    API_RATE_LIMIT: '0',
+  });
+  const rows = [];
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/ready`);
+    // A warm-up at the same rate: the api's first requests (its code compiled, the pools filled) are not measured.
+    await openLoop({ port, path: '/github', body, rate, durationS: phaseS });
+    for (let round = 1; round <= rounds; round++) {
+      // Each round drops a day of its own, 10 + round days ago, filled before the round's two phases.
+      const day = utcDay(new Date(Date.now() - (10 + round) * DAY));
+      const suffix = day.toISOString().slice(0, 10).replaceAll('-', '');
+      const filled = Date.now();
+      await fill(pool, day, events, body);
+      log(`retention: round ${round}: ${events} events filled into ${suffix} in ${Date.now() - filled} ms`);
+      const family = await partitions.listPartitions();
+      const partition = family.find((p) => p.table === 'events' && p.name === `events_p${suffix}`);
+      // Retention of 7 days: the day is past it, every row of it deletable.
+      const cutoffs = [{ orgId: ORG, before: new Date(Date.now() - 7 * DAY), unacknowledgedBefore: new Date(0) }];
+      const withDropFirst = round % 2 === 0;
+      const phase = async (dropping) => {
+        const loop = openLoop({ port, path: '/github', body, rate, durationS: phaseS });
+        if (!dropping) return { loop: await loop };
+        await new Promise((resolve) => setTimeout(resolve, (phaseS * 1000) / 3));
+        const t0 = performance.timeOrigin + performance.now();
+        const kept = await retention.countKept(cutoffs, partition);
+        const t1 = performance.timeOrigin + performance.now();
+        const drop = await retention.dropPartition(cutoffs, partition, family);
+        const t2 = performance.timeOrigin + performance.now();
+        return { loop: await loop, kept, drop, countMs: t1 - t0, dropMs: t2 - t1, t1, t2 };
+      };
+      const first = await phase(withDropFirst);
+      const second = await phase(!withDropFirst);
+      const [plain, dropped] = withDropFirst ? [second, first] : [first, second];
+      const overlapping = dropped.loop.samples.filter((s) => s.t1 >= dropped.t1 && s.t0 <= dropped.t2);
+      const row = {
+        round,
+        events,
+        outcome: dropped.drop.outcome,
+        droppedEvents: dropped.drop.events ?? 0,
+        keptBeforeDrop: dropped.kept,
+        countKeptMs: Math.round(dropped.countMs),
+        dropMs: Math.round(dropped.dropMs),
+        ingestWithoutRetention: summary(plain.loop.samples),
+        ingestWithRetention: summary(dropped.loop.samples),
+        ingestOverlappingTheDrop: summary(overlapping),
+        failures: plain.loop.failures.length + dropped.loop.failures.length,
+        load: os.loadavg()[0],
+      };
+      row.p99Ratio = row.ingestWithRetention.p99 / row.ingestWithoutRetention.p99;
+      rows.push(row);
+      log(`retention: round ${round}: ${JSON.stringify(row)}`);
+    }
+  } finally {
+    await stop(api);
+    await pool.end();
+    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await deleteKeys(prefix);
+  }
+  const median = (pick) => percentile(rows.map(pick), 50);
+  const result = {
+    date: new Date().toISOString(),
+    node: process.version,
+    smoke,
+    settings: { events, rounds, rate, phaseS },
+    dropMsMedian: median((r) => r.dropMs),
+    p99RatioMedian: median((r) => r.p99Ratio),
+    rounds: rows,
+  };
+  const file = smoke ? 'retention-drop-smoke.json' : 'retention-drop.json';
+  writeFileSync(path.join(here, 'results', file), `${JSON.stringify(result, null, 2)}\n`);
+  log(
+    `retention: drop ${result.dropMsMedian} ms (median of ${rows.length}), ingest p99 with/without retention ` +
+      `${result.p99RatioMedian.toFixed(2)}x`,
+  );
+  return result;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const smoke = process.argv.includes('--smoke');
+  const value = (name) => {
+    const at = process.argv.indexOf(name);
+    return at > 0 ? Number(process.argv[at + 1]) : undefined;
+  };
+  await runRetentionDrop({ smoke, events: value('--events'), rounds: value('--rounds') });
+}

@@ -1,11 +1,12 @@
 // `pnpm bench --retention` (issue 32): retention of a past day of a million events by partition drop while ingest
-// runs. A fresh database's history gets day partitions from 12 days ago on (test-support's layOutDayPartitions), and
-// each round fills a day 10 + round days ago with delivered events (ids of that day's moments, one attempt each, in
-// search chunks of 100), as old as retention deletes. The production api then takes an open-loop ingest at a fixed
-// rate in two phases, their order alternating round by round: one without retention, one during which retention's
-// partition step runs (the worker's own repository: count the kept rows, then drop the partition with its children's,
-// then take its ids out of the search chunks). Reported: the kept-row count's and the drop's wall time, and ingest
-// p50 / p99 / max of each phase and of the requests that overlapped the drop. Results: bench/results/retention-drop.json.
+// runs. A fresh database's history gets day partitions from before its oldest day on (test-support's
+// layOutDayPartitions), and each round fills a day 10 + round days ago with delivered events (ids of that day's
+// moments, one attempt each, in search chunks of 100), as old as retention deletes. The production api then takes an
+// open-loop ingest at a fixed rate in two phases, their order alternating round by round: one without retention, one
+// during which retention's partition step runs (the worker's own repository: count the kept rows, then drop the
+// partition with its children's, then take its ids out of the search chunks). Reported: the kept-row count's and the
+// drop's wall time, and ingest p50 / p99 / max of each phase and of the requests that overlapped the drop.
+// Results: bench/results/retention-drop.json.
 //
 // It loads the retention code from TypeScript, so bench/run.mjs runs it with tsx (`node --import tsx`).
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -81,8 +82,9 @@ export async function runRetentionDrop({
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const partitions = createPartitionRepository(pool);
   const retention = createPartitionRetentionRepository(pool);
-  // Day partitions from 12 days ago through a week ahead, in place of the migration's first partition (all empty).
-  await layOutDayPartitions(pool, utcDay(new Date(Date.now() - 12 * DAY)), 20);
+  // Day partitions from before the oldest round's day through a week ahead, in place of the migration's first
+  // partition (all empty).
+  await layOutDayPartitions(pool, utcDay(new Date(Date.now() - (11 + rounds) * DAY)), 19 + rounds);
   const port = await freePort();
   const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), {
     DATABASE_URL: url,

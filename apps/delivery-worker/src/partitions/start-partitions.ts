@@ -1,8 +1,8 @@
 import { createPartitionRepository, type Database } from '@relay/db';
-import { JOBS, maintenanceQueuePrefix, QUEUES, type RedisConnection } from '@relay/queue';
-import { Queue } from 'bullmq';
+import { JOBS, type RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
+import { startMaintenanceSchedule } from '../maintenance-schedule';
 import { createPartitionJob, type PartitionJobMetrics, type PartitionRunResult } from './partition-job';
 
 /** The job scheduler's id: every worker upserts the same one, so Redis holds one schedule. */
@@ -19,9 +19,8 @@ export interface PartitionsHandle {
   close(): Promise<void>;
 }
 
-// Wires the `partitions` job into a worker process: the job over the database, and its BullMQ job scheduler, which
-// every worker upserts (on each Redis (re)connect, so a Redis restarted empty gets it back) so that each hourly slot
-// is one job taken by one worker. The maintenance worker (maintenance-worker.ts) runs the jobs through `runNow`.
+// Wires the `partitions` job into a worker process: the job over the database, and its hourly maintenance schedule
+// (maintenance-schedule.ts). The maintenance worker (maintenance-worker.ts) runs the jobs through `runNow`.
 export function startPartitions(
   config: Pick<WorkerConfig, 'PARTITION_PERIOD' | 'PARTITION_AHEAD_DAYS' | 'QUEUE_PREFIX'>,
   deps: { db: Database; producer: RedisConnection; logger: Logger; metrics?: PartitionJobMetrics },
@@ -33,36 +32,18 @@ export function startPartitions(
     logger: deps.logger,
     metrics: deps.metrics,
   });
-  const queue = new Queue(QUEUES.maintenance, {
-    connection: deps.producer,
-    prefix: maintenanceQueuePrefix(config.QUEUE_PREFIX),
+  const schedule = startMaintenanceSchedule({
+    producer: deps.producer,
+    prefix: config.QUEUE_PREFIX,
+    id: PARTITIONS_SCHEDULER_ID,
+    job: JOBS.partitions,
+    pattern: PARTITIONS_SCHEDULE,
+    logger: deps.logger,
   });
-  queue.on('error', () => {});
-
-  let upserting: Promise<void> = Promise.resolve();
-  const upsert = () => {
-    upserting = queue
-      .upsertJobScheduler(
-        PARTITIONS_SCHEDULER_ID,
-        { pattern: PARTITIONS_SCHEDULE, tz: 'UTC' },
-        { name: JOBS.partitions, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-      )
-      .then(() => deps.logger.debug('partitions schedule registered'))
-      .catch((err: unknown) =>
-        deps.logger.warn({ err }, 'partitions schedule not registered; trying again when Redis reconnects'),
-      );
-    return upserting;
-  };
-  const onReady = () => void upsert();
-  if (deps.producer.status === 'ready') onReady();
-  deps.producer.on('ready', onReady);
 
   return {
     runNow: (options) => job.run(options),
-    registered: () => upserting,
-    async close() {
-      deps.producer.off('ready', onReady);
-      await queue.close().catch(() => {});
-    },
+    registered: () => schedule.registered(),
+    close: () => schedule.close(),
   };
 }

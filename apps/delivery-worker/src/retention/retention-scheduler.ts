@@ -1,7 +1,6 @@
-import { JOBS, maintenanceQueuePrefix, QUEUES } from '@relay/queue';
-import { Queue } from 'bullmq';
-import type { RedisConnection } from '@relay/queue';
+import { JOBS, type RedisConnection } from '@relay/queue';
 import type { Logger } from 'pino';
+import { startMaintenanceSchedule } from '../maintenance-schedule';
 import type { RetentionRun } from './retention-run';
 
 /** The job scheduler's id: every worker upserts the same one, so Redis holds one schedule. */
@@ -17,44 +16,23 @@ export interface RetentionSchedulerDeps {
   logger: Logger;
 }
 
-// A BullMQ job scheduler runs retention: each worker process upserts the same scheduler id, so however
-// many workers run there is one schedule, and each of its jobs (one per cron slot, with an id of the
-// slot) is taken by one worker. Upserting on every (re)connect puts the schedule back after Redis
-// restarted empty, and replaces the pattern after RETENTION_SCHEDULE changed. The maintenance worker
-// (maintenance-worker.ts) runs the jobs.
+// Retention runs as a maintenance schedule (maintenance-schedule.ts) with RETENTION_SCHEDULE as its pattern.
 export function startRetentionScheduler(deps: RetentionSchedulerDeps) {
-  const queue = new Queue(QUEUES.maintenance, {
-    connection: deps.producer,
-    prefix: maintenanceQueuePrefix(deps.prefix),
+  const schedule = startMaintenanceSchedule({
+    producer: deps.producer,
+    prefix: deps.prefix,
+    id: RETENTION_SCHEDULER_ID,
+    job: JOBS.retention,
+    pattern: deps.pattern,
+    logger: deps.logger,
   });
-  queue.on('error', () => {});
-
-  let upserting: Promise<void> = Promise.resolve();
-  const upsert = () => {
-    upserting = queue
-      .upsertJobScheduler(
-        RETENTION_SCHEDULER_ID,
-        { pattern: deps.pattern, tz: 'UTC' },
-        { name: JOBS.retention, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-      )
-      .then(() => deps.logger.debug({ pattern: deps.pattern }, 'retention schedule registered'))
-      .catch((err: unknown) =>
-        deps.logger.warn({ err }, 'retention schedule not registered; trying again when Redis reconnects'),
-      );
-    return upserting;
-  };
-  const onReady = () => void upsert();
-  if (deps.producer.status === 'ready') onReady();
-  deps.producer.on('ready', onReady);
-
   return {
     /** Resolves once the latest upsert attempt settled (tests wait for the registration). */
-    registered: () => upserting,
+    registered: () => schedule.registered(),
     async close(): Promise<void> {
-      deps.producer.off('ready', onReady);
       // A run in progress stops starting batches, so the maintenance worker's close does not wait it out.
       await deps.run.stop();
-      await queue.close().catch(() => {});
+      await schedule.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { EVENT_STATUSES, type OrgId } from '@relay/core';
 import type pg from 'pg';
+import { withTransaction } from '../transaction';
 import type { AttachedPartition } from './partition.repository';
 import type { EventCutoffs } from './retention.repository';
 
@@ -125,20 +126,15 @@ const isBusy = (err: unknown) => ['55P03', '40P01'].includes((err as { code?: st
  * past every cutoff that retention keeps, and drops a partition none of whose rows is kept, with its children's.
  */
 export function createPartitionRetentionRepository(pool: pg.Pool) {
-  async function unindex(client: pg.PoolClient, range: [string, string]): Promise<void> {
-    const chunks = (await client.query<{ id: string }>(UNINDEX.touched, range)).rows.map((r) => r.id);
+  async function unindex(range: [string, string]): Promise<void> {
+    const chunks = (await pool.query<{ id: string }>(UNINDEX.touched, range)).rows.map((r) => r.id);
     for (let i = 0; i < chunks.length; i += UNINDEX_BATCH) {
       const batch = chunks.slice(i, i + UNINDEX_BATCH);
-      await client.query('BEGIN');
-      try {
+      await withTransaction(pool, async (client) => {
         await client.query(UNINDEX.lock, [batch]);
         await client.query(UNINDEX.deleteWhole, [...range, batch]);
         await client.query(UNINDEX.removeIds, [...range, batch]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      }
+      });
     }
   }
 
@@ -157,19 +153,11 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
   return {
     /** How many events of the partition retention keeps (see keptIds). */
     async countKept(cutoffs: readonly OrganizationCutoffs[], partition: PartitionBounds): Promise<number> {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      return withTransaction(pool, async (client) => {
         await client.query(INDEX_WALKS);
         const { rows } = await client.query<{ n: number }>(countKept(partition.name), params(cutoffs, partition));
-        await client.query('COMMIT');
         return rows[0]!.n;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     /**
@@ -225,7 +213,7 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
         await client.query('COMMIT');
         committed = true;
         for (const p of detached) await dropDetached(client, p.name);
-        await unindex(client, range);
+        await unindex(range);
         return { outcome: 'dropped', events: held.rows[0]!.n };
       } catch (err) {
         if (!committed) await client.query('ROLLBACK').catch(() => {});

@@ -1,5 +1,6 @@
 import { partitionBoundId, partitionName, type PartitionRange } from '@relay/core';
 import type pg from 'pg';
+import { withTransaction } from '../transaction';
 
 /**
  * The partitioned history (docs/partitioning.md), parent first: `events` by RANGE (id), its children by RANGE
@@ -62,12 +63,10 @@ export function createPartitionRepository(pool: pg.Pool) {
   // tables at their other end (for events: deliveries, the attempts, search and ordering rows, organizations; for a
   // child: events' partitions), so writers there queue behind it while it waits for theirs. A short lock_timeout
   // bounds that queue (the writers' own transactions last milliseconds); a busy minute makes it give up, retried next
-  // hour, with a week of partitions ahead. The advisory lock makes two workers' runs (a start and a scheduled one) take turns,
-  // the second then finding the first's partitions instead of failing on their names.
+  // hour, with a week of partitions ahead. The advisory lock makes two workers' runs (a start and a scheduled one)
+  // take turns, the second then finding the first's partitions instead of failing on their names.
   async function ensureTable(table: PartitionedTable, ranges: readonly PartitionRange[]): Promise<CreatedPartition[]> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    return withTransaction(pool, async (client) => {
       await client.query("SET LOCAL lock_timeout = '250ms'");
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partitions:${table}`]);
       let end = latestEnd(await listOf(client, [table]));
@@ -88,14 +87,8 @@ export function createPartitionRepository(pool: pg.Pool) {
         created.push({ table, name, from, to });
         end = to;
       }
-      await client.query('COMMIT');
       return created;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   return {

@@ -146,8 +146,13 @@ describe('retention dry run with partitions', () => {
     expect(report.partitions[0]!.from).toEqual(new Date(0));
     expect(report.rows).toContainEqual(expect.objectContaining({ organization: 'default', events: 6 }));
     const text = formatDryRun(report, THIRTY);
-    expect(text).toContain('events_p20270301 (2027-03-01T00:00:00.000Z to 2027-03-02T00:00:00.000Z): dropped whole');
-    expect(text).toContain('events_p20270302 (2027-03-02T00:00:00.000Z to 2027-03-03T00:00:00.000Z): stays: 1 kept');
+    expect(text).toContain(
+      'events_p20270301 (2027-03-01T00:00:00.000Z to 2027-03-02T00:00:00.000Z): would be dropped whole',
+    );
+    expect(text).toContain(
+      'events_p20270302 (2027-03-02T00:00:00.000Z to 2027-03-03T00:00:00.000Z): would stay (1 kept event); its due',
+    );
+    expect(text).toContain('events_first (before 2027-03-01T00:00:00.000Z): would be dropped whole');
     expect(await t.names()).toEqual(before);
     expect(await t.eventCount()).toBe(7);
   });

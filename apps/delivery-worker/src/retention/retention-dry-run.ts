@@ -69,9 +69,12 @@ export async function retentionDryRun(
 }
 
 const ACTIONS: Record<PlannedDrop['action'], (kept: number) => string> = {
-  drop: () => 'dropped whole',
-  stays: (kept) => `stays: ${kept} kept events; its due rows deleted one by one`,
+  drop: () => 'would be dropped whole',
+  stays: (kept) => `would stay (${kept} kept event${kept === 1 ? '' : 's'}); its due rows would be deleted one by one`,
 };
+// The first partition (from MINVALUE) starts at the epoch: it holds everything before its end.
+const span = (p: PlannedDrop) =>
+  p.from.getTime() === 0 ? `before ${p.to.toISOString()}` : `${p.from.toISOString()} to ${p.to.toISOString()}`;
 
 /** The report as a text table for the terminal. */
 export function formatDryRun(report: DryRunReport, settings: RetentionSettings): string {
@@ -100,9 +103,7 @@ export function formatDryRun(report: DryRunReport, settings: RetentionSettings):
       ? []
       : [
           'history partitions past every cutoff:',
-          ...report.partitions.map(
-            (p) => `  ${p.name} (${p.from.toISOString()} to ${p.to.toISOString()}): ${ACTIONS[p.action](p.kept)}`,
-          ),
+          ...report.partitions.map((p) => `  ${p.name} (${span(p)}): ${ACTIONS[p.action](p.kept)}`),
         ]),
   ].join('\n');
 }

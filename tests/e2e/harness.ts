@@ -57,7 +57,8 @@ export interface Pipeline {
   store: Database;
   /** A worker; `logger` (default: silent) lets a test read what the worker logs, such as its retry schedule. */
   startWorker(env?: Env, logger?: Logger): WorkerRuntime;
-  eventById(id: string): ReturnType<Database['prisma']['event']['findUnique']>;
+  /** The event's row with its payload (body and headers) wherever it is stored (event_payloads or, older, the row). */
+  eventById(id: string): Promise<StoredEventRow | null>;
   attemptsOf(id: string): ReturnType<Database['prisma']['deliveryAttempt']['findMany']>;
   waitForStatus(
     id: string,
@@ -68,6 +69,18 @@ export interface Pipeline {
 }
 
 const silent = pino({ level: 'silent' });
+
+type EventRow = NonNullable<Awaited<ReturnType<Database['prisma']['event']['findUnique']>>>;
+export type StoredEventRow = Omit<EventRow, 'body' | 'headers'> & { body: Uint8Array; headers: EventRow['headers'] };
+
+async function eventWithPayload(store: Database, id: string): Promise<StoredEventRow | null> {
+  const event = await store.prisma.event.findUnique({ where: { id }, include: { payload: true } });
+  if (!event) return null;
+  const { payload, ...row } = event;
+  if (payload) return { ...row, body: payload.body, headers: payload.headers };
+  if (row.body === null) throw new Error(`event ${id} has no payload`);
+  return { ...row, body: row.body, headers: row.headers };
+}
 
 // The whole relay in one test process: a real api runtime (driven by supertest) and a real worker
 // runtime, on their own database and queue prefix, against the machine's Postgres and Redis.
@@ -124,13 +137,13 @@ export async function startPipeline(
       pipeline.worker ??= worker;
       return worker;
     },
-    eventById: (id) => store.prisma.event.findUnique({ where: { id } }),
+    eventById: (id) => eventWithPayload(store, id),
     attemptsOf: (id) =>
       store.prisma.deliveryAttempt.findMany({ where: { eventId: id }, orderBy: { attemptNumber: 'asc' } }),
     waitForStatus: (id, status, timeoutMs = 10_000) =>
       waitFor(
         async () => {
-          const event = await store.prisma.event.findUnique({ where: { id } });
+          const event = await eventWithPayload(store, id);
           return event?.status === status ? event : undefined;
         },
         timeoutMs,

@@ -57,7 +57,7 @@ describe('the ingest rate limit', () => {
     expect((await webhookAt(b!, CANONICAL).expect(429)).body.code).toBe('rate_limited');
     // Only the four accepted webhooks were stored.
     expect(await eventsOf(DEFAULT_ORGANIZATION_ID)).toBe(4);
-    const bodies = await pipeline.store.prisma.event.findMany({ select: { body: true } });
+    const bodies = await pipeline.store.prisma.eventPayload.findMany({ select: { body: true } });
     expect(bodies.map((e) => Buffer.from(e.body).toString())).not.toContain('{"refused":true}');
   });
 

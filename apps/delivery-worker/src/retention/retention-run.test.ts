@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.pool.query(
-    'TRUNCATE events, deliveries, event_ordering, delivery_attempts, event_search_chunks, event_search_keys, event_search_escaped, event_search_pending, audit_entries',
+    'TRUNCATE events, event_payloads, deliveries, event_ordering, delivery_attempts, event_search_chunks, event_search_keys, event_search_escaped, event_search_pending, audit_entries',
   );
   await db.pool.query('UPDATE organizations SET retention_days = NULL');
 });

@@ -1,6 +1,6 @@
 import { termSearchKeys, type EventStatus, type OrgId } from '@relay/core';
 import type { DeliveryStatus } from './delivery.repository';
-import { SEARCH_TEXT } from './event.sql';
+import { PAYLOAD_JOIN, SEARCH_TEXT } from './event.sql';
 
 /** The filters of `GET /events`, shared by the list and the bulk actions. */
 export interface EventFilter {
@@ -60,8 +60,8 @@ export function eventWhere(
       `id IN (SELECT se.id FROM (${indexedCandidates(filter.search, org, add)}
           UNION ALL
           SELECT p.event_id FROM event_search_pending p WHERE p.organization_id = ${org}) candidate(id)
-        JOIN events se ON se.id = candidate.id
-        WHERE se.organization_id = ${org} AND ${SEARCH_TEXT('se', add(hidden))} ILIKE ${pattern})`,
+        JOIN events se ON se.id = candidate.id ${PAYLOAD_JOIN('se', 'sp')}
+        WHERE se.organization_id = ${org} AND ${SEARCH_TEXT('se', 'sp', add(hidden))} ILIKE ${pattern})`,
     );
   }
   if (filter.needsAttention === true) clauses.push(`status = 'failed' AND acknowledged_at IS NULL`);

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { eventWhere, type EventFilter } from './event-filter.sql';
 import { SEARCH_WALK, walkNewest } from './event-search-page';
 import type { NewAttempt } from './event.repository';
+import { PAYLOAD, PAYLOAD_JOIN } from './event.sql';
 
 export interface EventSummary {
   id: string;
@@ -199,9 +200,9 @@ export function createEventQueryRepository(
 
     async findById(orgId: OrgId, id: string): Promise<EventDetail | null> {
       const { rows } = await pool.query<EventDetail>(
-        `SELECT ${SUMMARY}, body, headers, path, query, next_attempt_at AS "nextAttemptAt",
-           updated_at AS "updatedAt"
-         FROM events WHERE organization_id = $1 AND id = $2`,
+        `SELECT ${SUMMARY}, ${PAYLOAD('body', 'events', 'pl')} AS body, ${PAYLOAD('headers', 'events', 'pl')} AS headers,
+           path, query, next_attempt_at AS "nextAttemptAt", updated_at AS "updatedAt"
+         FROM events ${PAYLOAD_JOIN('events', 'pl')} WHERE organization_id = $1 AND id = $2`,
         [orgId, id],
       );
       return rows[0] ?? null;
@@ -233,16 +234,18 @@ export function createEventQueryRepository(
       ruleId: string,
       pick: { newest: number } | { ids: string[] },
     ): Promise<StoredRequestRow[]> {
-      const columns = 'id, source, body, headers, path, query';
+      const columns = `id, source, ${PAYLOAD('body', 'events', 'pl')} AS body,
+        ${PAYLOAD('headers', 'events', 'pl')} AS headers, path, query`;
+      const from = `events ${PAYLOAD_JOIN('events', 'pl')}`;
       const { rows } =
         'ids' in pick
           ? await pool.query<StoredRequestRow>(
-              `SELECT ${columns} FROM events
+              `SELECT ${columns} FROM ${from}
                WHERE organization_id = $1 AND provider_id = $2 AND id = ANY($3::uuid[])`,
               [orgId, ruleId, pick.ids],
             )
           : await pool.query<StoredRequestRow>(
-              `SELECT ${columns} FROM events WHERE organization_id = $1 AND provider_id = $2
+              `SELECT ${columns} FROM ${from} WHERE organization_id = $1 AND provider_id = $2
                ORDER BY created_at DESC, id DESC LIMIT $3`,
               [orgId, ruleId, pick.newest],
             );

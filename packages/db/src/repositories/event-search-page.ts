@@ -1,7 +1,7 @@
 import type { OrgId } from '@relay/core';
 import type pg from 'pg';
 import { eventWhere, searchPattern, type EventFilter } from './event-filter.sql';
-import { SEARCH_TEXT } from './event.sql';
+import { PAYLOAD_JOIN, SEARCH_TEXT } from './event.sql';
 
 /** Newest events (under the other filters) a search looks through before it asks the search index. */
 export const SEARCH_WALK = 500;
@@ -35,7 +35,8 @@ export async function walkNewest(
      SELECT (SELECT count(*)::int FROM recent) AS examined,
        coalesce((SELECT array_agg(r.id ORDER BY r.created_at DESC, r.id DESC) FROM recent r
          CROSS JOIN LATERAL (
-           SELECT 1 FROM events se WHERE se.id = r.id AND ${SEARCH_TEXT('se', hiddenParam)} ILIKE ${pattern}) hit),
+           SELECT 1 FROM events se ${PAYLOAD_JOIN('se', 'sp')}
+           WHERE se.id = r.id AND ${SEARCH_TEXT('se', 'sp', hiddenParam)} ILIKE ${pattern}) hit),
          '{}') AS ids`,
     params,
   );

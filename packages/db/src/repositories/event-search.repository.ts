@@ -1,6 +1,6 @@
 import { addSearchKeys, DEFAULT_SENSITIVE_HEADERS, SEARCH_CHUNK_EVENTS, shareCommonKeys } from '@relay/core';
 import type pg from 'pg';
-import { SEARCH_HEADERS } from './event.sql';
+import { PAYLOAD, PAYLOAD_JOIN, SEARCH_HEADERS } from './event.sql';
 
 // The pending events of one batch: SKIP LOCKED lets every worker index at once without waiting for, or
 // duplicating, another's batch. A deletion takes the pending row before the event (the cascade), so it waits
@@ -11,10 +11,12 @@ SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1 FOR UPDATE 
 // What the search matches (SEARCH_TEXT in event.sql), with the body as bytes: the worker decodes it, so a body
 // that is not UTF-8 (a row written around the api) is found here instead of failing the batch.
 const LOAD_TEXTS = `
-SELECT e.id, e.organization_id, e.source, e.body, ${SEARCH_HEADERS('e', '$2')} AS headers
-FROM events e WHERE e.id = ANY($1::uuid[]) ORDER BY e.id`;
+SELECT e.id, e.organization_id, e.source, ${PAYLOAD('body', 'e', 'pl')} AS body,
+  ${SEARCH_HEADERS(PAYLOAD('headers', 'e', 'pl'), '$2')} AS headers
+FROM events e ${PAYLOAD_JOIN('e', 'pl')} WHERE e.id = ANY($1::uuid[]) ORDER BY e.id`;
 
-const ESCAPED_BODIES = `SELECT id, encode(body, 'escape') AS body FROM events WHERE id = ANY($1::uuid[])`;
+const ESCAPED_BODIES = `SELECT e.id, encode(${PAYLOAD('body', 'e', 'pl')}, 'escape') AS body
+FROM events e ${PAYLOAD_JOIN('e', 'pl')} WHERE e.id = ANY($1::uuid[])`;
 
 // The chunks' ids are taken first, so each event's own row can name its chunk.
 const CHUNK_IDS = `SELECT nextval(pg_get_serial_sequence('event_search_chunks', 'id'))::text AS id FROM generate_series(1, $1)`;

@@ -38,19 +38,29 @@ export const INSERT_EVENTS = `SELECT id, provider_id
 FROM relay_insert_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
 
 /**
- * An event's searchable text: source, payload and headers (the search indexer hashes the same text, and a
- * search checks candidates by it). `hidden` is the placeholder of a text[] parameter, the sensitive header
- * names: they are left out (name and value), so a search can never find an event by a credential its readers
- * see masked. A body that is not UTF-8 text (a row written around the api, found by the indexer) is searched
- * by its escaped bytes.
+ * An event's payload column (`body` or `headers`), with `e` the events row and `pl` its event_payloads row joined by
+ * PAYLOAD_JOIN: the payload of an event stored before event_payloads (migration 20261205500000_event_payloads) is
+ * still in its own row.
  */
-export const SEARCH_TEXT = (e: string, hidden: string) =>
+export const PAYLOAD = (column: 'body' | 'headers', e: string, pl: string) =>
+  `coalesce(${pl}.${column}, ${e}.${column})`;
+export const PAYLOAD_JOIN = (e: string, pl: string) => `LEFT JOIN event_payloads ${pl} ON ${pl}.event_id = ${e}.id`;
+
+/**
+ * An event's searchable text: source, payload and headers (the search indexer hashes the same text, and a
+ * search checks candidates by it), with `pl` its payload (PAYLOAD_JOIN). `hidden` is the placeholder of a text[]
+ * parameter, the sensitive header names: they are left out (name and value), so a search can never find an event
+ * by a credential its readers see masked. A body that is not UTF-8 text (a row written around the api, found by the
+ * indexer) is searched by its escaped bytes.
+ */
+export const SEARCH_TEXT = (e: string, pl: string, hidden: string) =>
   `${e}.source || ' ' || (CASE WHEN EXISTS (SELECT 1 FROM event_search_escaped x WHERE x.event_id = ${e}.id)
-    THEN encode(${e}.body, 'escape') ELSE convert_from(${e}.body, 'UTF8') END) || ' ' || ${SEARCH_HEADERS(e, hidden)}`;
+    THEN encode(${PAYLOAD('body', e, pl)}, 'escape') ELSE convert_from(${PAYLOAD('body', e, pl)}, 'UTF8') END) || ' ' ||
+    ${SEARCH_HEADERS(PAYLOAD('headers', e, pl), hidden)}`;
 
 // Headers that are not an object (a row written by hand) cannot be deleted from; they hold no named header.
-export const SEARCH_HEADERS = (e: string, hidden: string) =>
-  `(CASE WHEN jsonb_typeof(${e}.headers) = 'object' THEN ${e}.headers - ${hidden}::text[] ELSE ${e}.headers END)::text`;
+export const SEARCH_HEADERS = (headers: string, hidden: string) =>
+  `(CASE WHEN jsonb_typeof(${headers}) = 'object' THEN ${headers} - ${hidden}::text[] ELSE ${headers} END)::text`;
 
 // The worker's two statements per batch run as functions (migration 20261205100000_delivery_statement_functions)
 // whose plans each connection keeps: planning them cost about what running them did. The functions plan with

@@ -2,6 +2,7 @@ import type { OrgId } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import { deliveryCountsOf, NO_DELIVERIES, type DeliveryCounts, type EventSummary } from './event-query.repository';
+import { PAYLOAD, PAYLOAD_JOIN } from './event.sql';
 import { withTransaction } from '../transaction';
 
 /** An event as an organization's export writes it: the stored row and a summary of its attempts. */
@@ -34,7 +35,7 @@ export interface DeletedRest {
 const EXPORT_COLUMNS = `e.id, e.source, e.status, e.provider_id AS "ruleId", e.target_url AS "targetUrl",
   e.attempt_count AS "attemptCount", e.failure_reason AS "failureReason", e.last_error AS "lastError",
   e.created_at AS "createdAt", e.delivered_at AS "deliveredAt", e.acknowledged_at AS "acknowledgedAt",
-  e.headers, e.body,
+  ${PAYLOAD('headers', 'e', 'pl')} AS headers, ${PAYLOAD('body', 'e', 'pl')} AS body,
   coalesce(a.main, 0) AS "mainAttempts", coalesce(a.hook, 0) AS "hookAttempts",
   a.last_status AS "lastResponseStatus", a.last_finished AS "lastFinishedAt"`;
 
@@ -70,7 +71,7 @@ export function createOffboardingRepository(pool: pg.Pool) {
         : `SELECT * FROM events WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`;
       const params = after ? [orgId, limit, after.createdAt, after.id] : [orgId, limit];
       const { rows } = await pool.query<Omit<ExportedEvent, 'deliveryCounts'>>(
-        `SELECT ${EXPORT_COLUMNS} FROM (${page}) e ${ATTEMPT_SUMMARY} ORDER BY e.created_at, e.id`,
+        `SELECT ${EXPORT_COLUMNS} FROM (${page}) e ${PAYLOAD_JOIN('e', 'pl')} ${ATTEMPT_SUMMARY} ORDER BY e.created_at, e.id`,
         params,
       );
       // One grouped query for the page's deliveries, as the events list does.

@@ -1,5 +1,6 @@
 import type { OrgId } from '@relay/core';
 import type pg from 'pg';
+import { PAYLOAD, PAYLOAD_JOIN } from './event.sql';
 
 // The transformed bodies the worker stores at a delivery's first attempt (issue 30, docs/transformations.md "Reading
 // what was sent"): the primary's on its event, a destination's on its delivery. Read here for the body routes.
@@ -29,8 +30,9 @@ export function createTransformedBodyRepository(pool: pg.Pool) {
     async delivery(orgId: OrgId, eventId: string, deliveryId: string): Promise<DeliveryBodyRow | null | undefined> {
       const { rows } = await pool.query<DeliveryBodyRow & { found: boolean }>(
         `SELECT v.id IS NOT NULL AS found, v.transformed_body AS "transformedBody",
-           coalesce(d.transform IS NOT NULL, false) AS "destinationHasTransform", e.body, e.headers
-         FROM events e
+           coalesce(d.transform IS NOT NULL, false) AS "destinationHasTransform",
+           ${PAYLOAD('body', 'e', 'pl')} AS body, ${PAYLOAD('headers', 'e', 'pl')} AS headers
+         FROM events e ${PAYLOAD_JOIN('e', 'pl')}
          LEFT JOIN deliveries v ON v.event_id = e.id AND v.organization_id = e.organization_id AND v.id = $3
          LEFT JOIN destinations d ON d.id = v.destination_id
          WHERE e.organization_id = $1 AND e.id = $2`,

@@ -1,12 +1,14 @@
 // An interleaved A/B of the worker's record-outcome statement alone, run by hand (never in `pnpm test`):
 //
-//   node --import tsx bench/outcome-ab.mjs [--events 12000] [--rounds 5] [--only inline,function]
+//   node --import tsx bench/outcome-ab.mjs [--events 12000] [--rounds 5] [--only function,payloads] [--results f.json]
 //
 // Each variant gets a fresh database copied from the migrated `test` database, `--events` queued events with the bench
 // payload (1.6 KB, stored in the row), then records one delivered outcome per event in batches of 12, as the worker
 // does, and reports the wall time per outcome. Variants, in alternating order round by round:
 // - inline: the statement sent as text and planned at every call (as before migration 20261205100000);
-// - function: relay_record_outcomes, whose plan the connection keeps (now);
+// - function: relay_record_outcomes, whose plan the connection keeps, over events whose payload is in the row (as
+//   stored before migration 20261205500000_event_payloads);
+// - payloads: the same over events stored as ingest stores them now, the payload in event_payloads and the row narrow;
 // - narrow: the same function updating a narrow table of the mutable state instead of events (issue 32 item 3's
 //   direction, measured here only: nothing reads such a table);
 // - partial: the function, with the sweeper's index on events only over queued events and the attempts' destination
@@ -16,7 +18,7 @@
 // - slim: the function over events stored with a 2-byte body and no headers (what moving the payload out of the
 //   row would leave to update).
 // Each round also prints the load of the same batches (relay_load_events) and the fill's cost per event.
-// Results: bench/results/outcome-ab.json.
+// Results: bench/results/outcome-ab.json, or --results.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     events: { type: 'string', default: '12000' },
     rounds: { type: 'string', default: '5' },
     only: { type: 'string' },
+    results: { type: 'string', default: 'outcome-ab.json' },
   },
 });
 const N = Number(values.events);
@@ -79,6 +82,7 @@ const variants = {
   hot: { sql: RECORD_OUTCOMES, setup: HOT_CEILING },
   slim: { sql: RECORD_OUTCOMES, body: Buffer.from('{}'), headers: {} },
   function: { sql: RECORD_OUTCOMES },
+  payloads: { sql: RECORD_OUTCOMES, beside: true },
   narrow: {
     sql: RECORD_OUTCOMES,
     setup: NARROW_STATE,
@@ -109,11 +113,20 @@ async function measure(name) {
     const ids = Array.from({ length: N }, () => newEventId());
     const filling = process.hrtime.bigint();
     for (let i = 0; i < N; i += 1000) {
-      await c.query(
-        `INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
-         SELECT u, $2, 'github', $3, $4, 'queued', now(), now() FROM unnest($1::uuid[]) u`,
-        [ids.slice(i, i + 1000), ORG, variant.body ?? body, variant.headers ?? headers],
-      );
+      const params = [ids.slice(i, i + 1000), ORG, variant.body ?? body, variant.headers ?? headers];
+      if (variant.beside)
+        await c.query(
+          `WITH e AS (INSERT INTO events (id, organization_id, source, status, created_at, updated_at)
+             SELECT u, $2, 'github', 'queued', now(), now() FROM unnest($1::uuid[]) u RETURNING id)
+           INSERT INTO event_payloads (event_id, body, headers) SELECT id, $3, $4 FROM e`,
+          params,
+        );
+      else
+        await c.query(
+          `INSERT INTO events (id, organization_id, source, body, headers, status, created_at, updated_at)
+           SELECT u, $2, 'github', $3, $4, 'queued', now(), now() FROM unnest($1::uuid[]) u`,
+          params,
+        );
     }
     console.log(`  ${name}: fill ${(Number(process.hrtime.bigint() - filling) / 1000 / N).toFixed(1)} µs per event`);
     for (const sql of variant.filled ?? []) await c.query(sql);
@@ -174,6 +187,6 @@ await admin.end();
 const medians = Object.fromEntries(names.map((n) => [n, median(runs[n])]));
 console.log('medians (µs per outcome):', medians);
 writeFileSync(
-  path.join(here, 'results', 'outcome-ab.json'),
+  path.join(here, 'results', values.results),
   `${JSON.stringify({ at: new Date().toISOString(), events: N, batch: BATCH, runs, medians }, null, 2)}\n`,
 );

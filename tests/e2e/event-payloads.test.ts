@@ -1,7 +1,7 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createEventSearchRepository } from '@relay/db';
 import { newEventId, startTargetServer, type TargetServer } from '@relay/test-support';
-import { startPipeline, userCredential, type Pipeline } from './harness';
+import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
 // Issue 32, item 3: an event's payload is stored in event_payloads, beside the narrow events row every outcome
 // updates. Events stored before migration 20261205500000_event_payloads keep theirs in the row, and every read
@@ -80,6 +80,36 @@ describe('event payloads, beside the row or (stored earlier) in it', () => {
     expect(detail.headers).toMatchObject({ 'content-type': 'application/json' });
     const raw = await get(`/events/${id}/body`).expect(200);
     expect(raw.text).toBe('{"n":"in-the-row"}');
+  });
+
+  it("deletes an event's payload with it, alone or with its organization (no foreign key: a trigger)", async () => {
+    const ingest = async (org: string) => {
+      const res = await pipeline.http.post(`/${org}`).set('content-type', 'application/json').send('{"gone":1}');
+      expect(res.status).toBe(202);
+      return res.body.id as string;
+    };
+    const payloads = async (ids: string[]) =>
+      (
+        await pipeline.store.pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM event_payloads WHERE event_id = ANY($1::uuid[])',
+          [ids],
+        )
+      ).rows[0]!.n;
+    const [one, kept] = [await ingest('shop'), await ingest('shop')];
+    expect(await payloads([one, kept])).toBe(2);
+    await pipeline.store.pool.query('DELETE FROM events WHERE id = $1', [one]);
+    expect(await payloads([one, kept])).toBe(1);
+
+    const org = await createOrganization(pipeline, 'payloads-gone');
+    const theirs = newEventId();
+    await pipeline.store.pool.query(
+      `WITH e AS (INSERT INTO events (id, organization_id, source) VALUES ($1, $2, 'hand') RETURNING id)
+       INSERT INTO event_payloads (event_id, body, headers) SELECT id, '\\x7b7d', '{}' FROM e`,
+      [theirs, org],
+    );
+    expect(await payloads([theirs])).toBe(1);
+    await pipeline.store.pool.query('DELETE FROM organizations WHERE id = $1', [org]);
+    expect(await payloads([theirs, kept])).toBe(1);
   });
 
   it('finds events of both kinds by their payload, before and after indexing', async () => {

@@ -74,9 +74,11 @@ type EventRow = NonNullable<Awaited<ReturnType<Database['prisma']['event']['find
 export type StoredEventRow = Omit<EventRow, 'body' | 'headers'> & { body: Uint8Array; headers: EventRow['headers'] };
 
 async function eventWithPayload(store: Database, id: string): Promise<StoredEventRow | null> {
-  const event = await store.prisma.event.findUnique({ where: { id }, include: { payload: true } });
-  if (!event) return null;
-  const { payload, ...row } = event;
+  const [row, payload] = await Promise.all([
+    store.prisma.event.findUnique({ where: { id } }),
+    store.prisma.eventPayload.findUnique({ where: { eventId: id } }),
+  ]);
+  if (!row) return null;
   if (payload) return { ...row, body: payload.body, headers: payload.headers };
   if (row.body === null) throw new Error(`event ${id} has no payload`);
   return { ...row, body: row.body, headers: row.headers };

@@ -29,9 +29,20 @@ BEGIN
   END LOOP;
 END $$;
 
--- The table is empty: the check this adds reads nothing.
-ALTER TABLE "event_payloads" ADD CONSTRAINT "event_payloads_event_id_fkey" FOREIGN KEY ("event_id")
-    REFERENCES "events"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+-- No foreign key into events: ingest writes the payload in the statement that writes its event, so the key would
+-- only check what that statement just did, and its check is a statement per row against a partitioned table, which
+-- locks every partition of events and of its index each time (+45 % Postgres CPU per ingested event in the relay
+-- run, docs/performance.md). A deleted event's payload goes with it by this trigger instead, fired as the search
+-- chunks' is, for every DELETE of events (retention's rows, an organization's cascade). Retention's partition drops
+-- detach and drop event_payloads' partitions with the rest of the family.
+CREATE FUNCTION "relay_delete_event_payloads"() RETURNS trigger LANGUAGE plpgsql
+    SET enable_seqscan = off SET jit = off AS $$
+BEGIN
+  DELETE FROM event_payloads WHERE event_id = ANY (ARRAY(SELECT id FROM deleted_events));
+  RETURN NULL;
+END $$;
+CREATE TRIGGER "events_delete_payloads" AFTER DELETE ON "events" REFERENCING OLD TABLE AS deleted_events
+    FOR EACH STATEMENT EXECUTE FUNCTION "relay_delete_event_payloads"();
 
 ALTER TABLE "events" ALTER COLUMN "body" DROP NOT NULL, ALTER COLUMN "headers" DROP NOT NULL;
 

@@ -66,7 +66,8 @@ export const SEARCH_HEADERS = (headers: string, hidden: string) =>
 // whose plans each connection keeps: planning them cost about what running them did. The functions plan with
 // sequential scans off, so a plan kept from a new install's small table still looks events up by primary key.
 
-/** A batch's events by (id, organization); missing ones are simply absent. */
+/** A batch's events by (id, organization), with their payloads; missing ones are simply absent. The function answers
+ * these columns (migration 20261205500000_event_payloads): a column added here is added there too. */
 export const LOAD_EVENTS = `SELECT ${EVENT_COLUMNS} FROM relay_load_events($1::uuid[], $2::uuid[])`;
 
 // The attempt is always recorded and counted. The event's state is the worker's only while the event is still

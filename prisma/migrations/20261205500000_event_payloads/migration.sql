@@ -31,10 +31,10 @@ END $$;
 
 -- No foreign key into events: ingest writes the payload in the statement that writes its event, so the key would
 -- only check what that statement just did, and its check is a statement per row against a partitioned table, which
--- locks every partition of events and of its index each time (+45 % Postgres CPU per ingested event in the relay
--- run, docs/performance.md). A deleted event's payload goes with it by this trigger instead, fired as the search
--- chunks' is, for every DELETE of events (retention's rows, an organization's cascade). Retention's partition drops
--- detach and drop event_payloads' partitions with the rest of the family.
+-- locks every partition of events and of its index each time (a bulk insert of events with their payloads took 10 µs
+-- more per event with the key than without it). A deleted event's payload goes with it by this trigger instead,
+-- fired as the search chunks' is, for every DELETE of events (retention's rows, an organization's cascade).
+-- Retention's partition drops detach and drop event_payloads' partitions with the rest of the family.
 CREATE FUNCTION "relay_delete_event_payloads"() RETURNS trigger LANGUAGE plpgsql
     SET enable_seqscan = off SET jit = off AS $$
 BEGIN

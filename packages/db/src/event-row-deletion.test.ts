@@ -75,7 +75,10 @@ const each = (n: number) => Object.fromEntries(TABLES.map((t) => [t, n]));
 describe('rows naming a deleted event', () => {
   it('go with it, by a delete of events or its organization, and the others stay', async () => {
     const seed = { organizationId: ORG, status: 'delivered', changedAt: new Date() } as const;
-    const [gone, kept] = [await seedEvents(db.pool, { ...seed, count: 3 }), await seedEvents(db.pool, { ...seed, count: 1 })];
+    const [gone, kept] = [
+      await seedEvents(db.pool, { ...seed, count: 3 }),
+      await seedEvents(db.pool, { ...seed, count: 1 }),
+    ];
     await nameEverywhere([...gone, ...kept]);
     expect(await rowsOf(gone)).toEqual(each(3));
 

@@ -9,8 +9,8 @@
 // - function: relay_record_outcomes, whose plan the connection keeps, over events whose payload is in the row (as
 //   stored before migration 20261205500000_event_payloads);
 // - payloads: the same over events stored as ingest stores them now, the payload in event_payloads and the row narrow;
-// - unchecked: payloads, with delivery_attempts' foreign key into events dropped (its check is a statement per attempt
-//   against the partitioned events);
+// - checked: payloads, with delivery_attempts' foreign key into events as it was before migration
+//   20261205600000_unchecked_event_keys (its check is a statement per attempt against the partitioned events);
 // - narrow: the same function updating a narrow table of the mutable state instead of events (issue 32 item 3's
 //   direction, measured here only: nothing reads such a table);
 // - partial: the function, with the sweeper's index on events only over queued events and the attempts' destination
@@ -85,10 +85,13 @@ const variants = {
   slim: { sql: RECORD_OUTCOMES, body: Buffer.from('{}'), headers: {} },
   function: { sql: RECORD_OUTCOMES },
   payloads: { sql: RECORD_OUTCOMES, beside: true },
-  unchecked: {
+  checked: {
     sql: RECORD_OUTCOMES,
     beside: true,
-    setup: ['ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_event_id_fkey'],
+    setup: [
+      `ALTER TABLE delivery_attempts ADD CONSTRAINT delivery_attempts_event_id_fkey FOREIGN KEY (event_id)
+       REFERENCES events(id) ON DELETE CASCADE ON UPDATE CASCADE`,
+    ],
   },
   narrow: {
     sql: RECORD_OUTCOMES,

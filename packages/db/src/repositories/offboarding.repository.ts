@@ -110,7 +110,7 @@ export function createOffboardingRepository(pool: pg.Pool) {
       });
     },
 
-    /** Deletes up to `limit` events (their attempts and search rows cascade); how many went. */
+    /** Deletes up to `limit` events (their attempts, payloads and search rows go by the trigger relay_delete_event_rows); how many went. */
     deleteEventBatch(orgId: OrgId, limit: number): Promise<number> {
       // Search-pending rows first, in the search indexer's lock order (pending row, then event): the other order
       // can deadlock with an indexing batch. The scalar subquery runs once, as an InitPlan, before the DELETE

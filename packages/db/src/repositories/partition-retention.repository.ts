@@ -65,7 +65,7 @@ const INDEX_WALKS = 'SET LOCAL enable_seqscan = off; SET LOCAL jit = off';
 // whose organizations branch then walked the partition.)
 const PROBES = 'SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off';
 
-// The plain tables referencing events (docs/partitioning.md, "Which tables"): a drop fires no cascade, and Postgres
+// The plain tables referencing events (docs/partitioning.md, "Which tables"): a drop fires no trigger, and Postgres
 // refuses to detach an events partition rows still reference, so the range's rows go first, each over its
 // (event_id ...) index.
 const REFERENCING = ['deliveries', 'event_search_escaped', 'event_search_pending', 'event_ordering'] as const;

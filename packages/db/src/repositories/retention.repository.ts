@@ -35,7 +35,7 @@ const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 // The statuses that may be deleted, as an allow-list: delivered and ignored events (an ignored one is
 // kept and deleted like a delivered one), and failures that were acknowledged or passed the hard maximum.
 // Queued events (and any status added later, such as paused) are never deleted by retention, however old.
-// Its destination deliveries (routing) go with an event (the foreign key cascades), so an event is kept as long as
+// Its destination deliveries (routing) go with an event (the trigger relay_delete_event_rows), so an event is kept as long as
 // one of them is unfinished (queued, paused) or failed unacknowledged within the hard maximum, as events are.
 const DELETABLE = `((e.status IN ('delivered', 'ignored')
   OR (e.status = 'failed' AND (e.acknowledged_at IS NOT NULL OR e.updated_at < ${at(4)})))
@@ -49,7 +49,7 @@ const DUE = `e.organization_id = $1 AND e.updated_at >= ${at(2)} AND e.updated_a
 
 // One batch in one statement (its own short transaction): lock up to $5 due events, skipping rows
 // another transaction holds (a delivery outcome, an admin's retry: they are looked at again next run),
-// delete their children explicitly (to count them; the cascades then find nothing) and the events.
+// delete their children explicitly (to count them; the trigger then finds nothing) and the events.
 const DELETE_EVENT_BATCH = `
 WITH batch AS (
   SELECT e.id, e.updated_at FROM events e WHERE ${DUE} ORDER BY e.updated_at LIMIT $5 FOR UPDATE SKIP LOCKED

@@ -200,8 +200,9 @@ export function createEventQueryRepository(
 
     async findById(orgId: OrgId, id: string): Promise<EventDetail | null> {
       const { rows } = await pool.query<EventDetail>(
-        `SELECT ${SUMMARY}, ${PAYLOAD('body', 'events', 'pl')} AS body, ${PAYLOAD('headers', 'events', 'pl')} AS headers,
-           path, query, next_attempt_at AS "nextAttemptAt", updated_at AS "updatedAt"
+        `SELECT ${SUMMARY}, ${PAYLOAD('body', 'events', 'pl')} AS body,
+           ${PAYLOAD('headers', 'events', 'pl')} AS headers, path, query, next_attempt_at AS "nextAttemptAt",
+           updated_at AS "updatedAt"
          FROM events ${PAYLOAD_JOIN('events', 'pl')} WHERE organization_id = $1 AND id = $2`,
         [orgId, id],
       );

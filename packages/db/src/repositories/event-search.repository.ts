@@ -3,8 +3,8 @@ import type pg from 'pg';
 import { PAYLOAD, PAYLOAD_JOIN, SEARCH_HEADERS } from './event.sql';
 
 // The pending events of one batch: SKIP LOCKED lets every worker index at once without waiting for, or
-// duplicating, another's batch. A deletion takes the pending row before the event (event actions, retention and offboarding delete it first), so it waits
-// for this transaction, and its trigger then sees the chunk written here.
+// duplicating, another's batch. A deletion takes the pending row before the event (event actions, retention and
+// offboarding delete it first), so it waits for this transaction, and its trigger then sees the chunk written here.
 const TAKE_PENDING = `
 SELECT event_id FROM event_search_pending ORDER BY event_id LIMIT $1 FOR UPDATE SKIP LOCKED`;
 

@@ -71,7 +71,8 @@ export function createOffboardingRepository(pool: pg.Pool) {
         : `SELECT * FROM events WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2`;
       const params = after ? [orgId, limit, after.createdAt, after.id] : [orgId, limit];
       const { rows } = await pool.query<Omit<ExportedEvent, 'deliveryCounts'>>(
-        `SELECT ${EXPORT_COLUMNS} FROM (${page}) e ${PAYLOAD_JOIN('e', 'pl')} ${ATTEMPT_SUMMARY} ORDER BY e.created_at, e.id`,
+        `SELECT ${EXPORT_COLUMNS} FROM (${page}) e ${PAYLOAD_JOIN('e', 'pl')} ${ATTEMPT_SUMMARY}
+         ORDER BY e.created_at, e.id`,
         params,
       );
       // One grouped query for the page's deliveries, as the events list does.

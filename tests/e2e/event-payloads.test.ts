@@ -1,6 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createEventSearchRepository } from '@relay/db';
-import { newEventId, startTargetServer, type TargetServer } from '@relay/test-support';
+import { newEventId, startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
 // Issue 32, item 3: an event's payload is stored in event_payloads, beside the narrow events row every outcome
@@ -125,12 +125,17 @@ describe('event payloads, beside the row or (stored earlier) in it', () => {
         .map((e) => e.id)
         .sort();
     expect(await found()).toEqual([earlier, later].sort());
-    await createEventSearchRepository(pipeline.store.pool).indexPending(1_000);
-    const chunks = await pipeline.store.pool.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM event_search_chunks WHERE event_ids && $1::uuid[]',
-      [[earlier, later]],
-    );
-    expect(chunks.rows[0]!.n).toBeGreaterThanOrEqual(1);
+    // Indexed here or by the pipeline's own worker, whichever takes the pending rows first.
+    const indexed = async () => {
+      await createEventSearchRepository(pipeline.store.pool).indexPending(1_000);
+      const { rows } = await pipeline.store.pool.query<{ both: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM event_search_chunks WHERE $1::uuid = ANY (event_ids))
+           AND EXISTS (SELECT 1 FROM event_search_chunks WHERE $2::uuid = ANY (event_ids)) AS both`,
+        [earlier, later],
+      );
+      return rows[0]!.both || undefined;
+    };
+    await waitFor(indexed, 30_000, 'both events indexed');
     expect(await found()).toEqual([earlier, later].sort());
   });
 });

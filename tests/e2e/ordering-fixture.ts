@@ -39,8 +39,10 @@ export async function seedBlockedKey(
         status: 'queued',
         attemptCount: i === 0 ? 2 : 0,
         nextAttemptAt: new Date(Date.now() + (i === 0 ? 3_600_000 : 0)),
-        ordering: { create: { organizationId: orgId, ruleId: rule.id, orderingKey: options.key } },
       },
+    });
+    await prisma.eventOrdering.create({
+      data: { eventId: id, organizationId: orgId, ruleId: rule.id, orderingKey: options.key },
     });
   }
   for (const attemptNumber of [1, 2]) {

@@ -101,8 +101,8 @@ describe('sensitive headers', () => {
     // none that only the sensitive values give.
     const ownKeys = async (leftOut: string[]) => {
       const { rows } = await pipeline.store.pool.query<{ text: string }>(
-        `SELECT source || ' ' || convert_from(body, 'UTF8') || ' ' || (headers - $2::text[])::text AS text
-         FROM events WHERE id = $1`,
+        `SELECT source || ' ' || convert_from(p.body, 'UTF8') || ' ' || (p.headers - $2::text[])::text AS text
+         FROM events e JOIN event_payloads p ON p.event_id = e.id WHERE e.id = $1`,
         [id, leftOut],
       );
       const keys = new Set<number>();

@@ -1,7 +1,7 @@
 import { EVENT_STATUSES, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { withTransaction } from '../transaction';
-import type { AttachedPartition } from './partition.repository';
+import { PARTITIONED_TABLES, type AttachedPartition } from './partition.repository';
 import type { EventCutoffs } from './retention.repository';
 
 /** One organization's cutoffs (retention-plan.ts); an organization not listed keeps everything. */
@@ -75,15 +75,7 @@ const REFERENCING = ['deliveries', 'event_search_escaped', 'event_search_pending
 // keys takes ACCESS EXCLUSIVE on the tables at their other end: the plain tables referencing events, destinations (the
 // attempts') and organizations (events'). So everything that reads these tables waits for the transaction, which is
 // why only index walks run under it.
-const LOCKED = [
-  'events',
-  'delivery_attempts',
-  'event_search_keys',
-  'event_payloads',
-  ...REFERENCING,
-  'destinations',
-  'organizations',
-];
+const LOCKED = [...PARTITIONED_TABLES, ...REFERENCING, 'destinations', 'organizations'];
 const LOCK = `LOCK TABLE ${LOCKED.join(', ')} IN ACCESS EXCLUSIVE MODE`;
 
 // What the trigger function relay_unindex_deleted_events does for deleted rows (migration 20261204050000), which a
@@ -107,7 +99,7 @@ const UNINDEX_BATCH = 1_000;
 // partition any more, and the next drop removes it.
 const DETACHED = `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
   WHERE n.nspname = current_schema() AND c.relkind = 'r' AND NOT c.relispartition
-    AND c.relname ~ '^(events|delivery_attempts|event_search_keys|event_payloads)_(first|p[0-9w]+)$'`;
+    AND c.relname ~ '^(${PARTITIONED_TABLES.join('|')})_(first|p[0-9w]+)$'`;
 
 /** Taken by retention's drops: two workers' runs never drop at once (the second finds it busy). */
 const DROP_LOCK = 'partitions:retention';

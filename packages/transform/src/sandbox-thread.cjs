@@ -17,7 +17,7 @@ const { randomFillSync } = require('node:crypto');
 const WASM_PAGE = 65536;
 // Calls come in on parentPort; answers go out on a port of their own (`answers`), which the host can read
 // synchronously when a call's time is up: an answer given in time is never taken for a timeout (transform-runner.ts).
-const { memoryMb, maxLogBytes, maxOutputBytes, answers, logShare } = workerData;
+const { memoryMb, maxLogBytes, maxOutputBytes, answers, logShare, wasmModule } = workerData;
 // The log window shared with the host (sandbox-slot.ts): the running call's id and console output, written as it
 // goes, so the host still has them when it terminates this thread under a runaway.
 const shared = logShare && { head: new Int32Array(logShare, 0, 2), chars: new Uint16Array(logShare, 8) };
@@ -359,7 +359,10 @@ function outputOf(metaJson, bodyJson) {
 async function start() {
   const maximum = Math.ceil((memoryMb * 1024 * 1024) / WASM_PAGE);
   const wasmMemory = new WebAssembly.Memory({ initial: Math.min(256, maximum), maximum });
-  QuickJS = await newQuickJSWASMModuleFromVariant(newVariant(releaseSync, { wasmMemory }));
+  // The host's compiled module when it gives one (transform-runner.ts, "compiledQuickJS"): the thread then compiles
+  // nothing, and the module's code outlives the thread.
+  const variant = newVariant(releaseSync, wasmModule ? { wasmMemory, wasmModule } : { wasmMemory });
+  QuickJS = await newQuickJSWASMModuleFromVariant(variant);
   newRuntime();
   parentPort.on('message', call);
   parentPort.postMessage({ ready: true });

@@ -4,6 +4,7 @@
 // replaced), and a sandbox's WebAssembly memory cannot grow past `memoryMb`.
 // Why QuickJS in threads rather than isolated-vm: docs/transformations.md, "The sandbox".
 import path from 'node:path';
+import { compiledQuickJS } from './quickjs-module';
 import { createSandboxSlot, type Outcome, type SandboxSlot } from './sandbox-slot';
 import type {
   TransformCompileResult,
@@ -48,9 +49,12 @@ export function createTransformRunner(
   const maxOutputBytes = options.maxOutputBytes ?? MIB;
   const maxLogBytes = options.maxLogBytes ?? 4096;
   if (memoryMb < 8) throw new RangeError('memoryMb: at least 8');
+  const threadFile = options.threadFile ?? defaultThreadFile();
+  // Stand-in threads of tests (threadFile given) load no QuickJS.
+  const wasmModule = options.threadFile ? undefined : compiledQuickJS(threadFile);
   const slotOptions = {
-    threadFile: options.threadFile ?? defaultThreadFile(),
-    workerData: { memoryMb, maxLogBytes, maxOutputBytes },
+    threadFile,
+    workerData: { memoryMb, maxLogBytes, maxOutputBytes, wasmModule },
     // The thread's own JavaScript holds the input and output text of its calls, next to the WebAssembly memory.
     resourceLimits: { maxOldGenerationSizeMb: 16 + Math.ceil((4 * maxOutputBytes) / MIB), stackSizeMb: 4 },
     timeoutMs,

@@ -6,13 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
+// Node's global WebAssembly, which the project's type libraries (ES2023, @types/node) declare only as types.
+const { Module } = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => WebAssembly.Module } })
+  .WebAssembly;
+
 let compiled: WebAssembly.Module | undefined;
 
 // `from` is a file next to which the QuickJS variant resolves (the sandbox thread's entry). Compiling is validation
 // only (V8 compiles functions lazily, on first call), so it is done synchronously.
 export function compiledQuickJS(from: string): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(
-    readFileSync(createRequire(from).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')),
-  );
+  compiled ??= new Module(readFileSync(createRequire(from).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')));
   return compiled;
 }

@@ -35,11 +35,17 @@ describe('pnpm bench --smoke', () => {
       'e2eP99',
       'ingestP99',
       'sustainableE2eP99',
+      'sustainableRelayCpuMs',
+      'sustainablePostgresCpuMs',
       'rssApiMb',
       'rssWorkerMb',
     ]) {
       expect(only[metric]).toBeGreaterThan(0);
     }
+    // What the machine did at half the sustainable rate (calm-probe.mjs): a share of both cores, threads runnable.
+    expect(only.sustainableMachine.busy).toBeGreaterThan(0);
+    expect(only.sustainableMachine.busy).toBeLessThanOrEqual(1);
+    expect(only.sustainableMachine.runnableMean).toBeGreaterThan(0);
     expect(only.lost).toBe(0);
     expect(only.stored).toBeGreaterThanOrEqual(only.accepted);
     expect(only.backlog).toBeGreaterThanOrEqual(500);

@@ -1,16 +1,19 @@
 // An interleaved A/B of the worker's record-outcome statement alone, run by hand (never in `pnpm test`):
 //
-//   node --import tsx bench/outcome-ab.mjs [--events 12000] [--rounds 5] [--only function,payloads] [--results f.json]
+//   node --import tsx bench/outcome-ab.mjs [--events 12000] [--rounds 5] [--batch 12] [--only function,payloads]
+//     [--results f.json]
 //
 // Each variant gets a fresh database copied from the migrated `test` database, `--events` queued events with the bench
-// payload (1.6 KB, stored in the row), then records one delivered outcome per event in batches of 12, as the worker
-// does, and reports the wall time per outcome. Variants, in alternating order round by round:
+// payload (1.6 KB, stored in the row), then records one delivered outcome per event in batches of `--batch` (12, as
+// the worker's at saturation; 2 or 3 at half the sustainable rate), and reports the wall time per outcome. Variants, in alternating order round by round:
 // - inline: the statement sent as text and planned at every call (as before migration 20261205100000);
 // - function: relay_record_outcomes, whose plan the connection keeps, over events whose payload is in the row (as
 //   stored before migration 20261205500000_event_payloads);
 // - payloads: the same over events stored as ingest stores them now, the payload in event_payloads and the row narrow;
 // - checked: payloads, with delivery_attempts' foreign key into events as it was before migration
 //   20261205600000_unchecked_event_keys (its check is a statement per attempt against the partitioned events);
+// - auto: payloads, with the load's and the outcome's functions left to plan_cache_mode auto (as before migration
+//   20261205700000_generic_plans, which declares force_generic_plan on them: auto planned small batches every call);
 // - narrow: the same function updating a narrow table of the mutable state instead of events (issue 32 item 3's
 //   direction, measured here only: nothing reads such a table);
 // - partial: the function, with the sweeper's index on events only over queued events and the attempts' destination
@@ -36,12 +39,13 @@ const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '12000' },
     rounds: { type: 'string', default: '5' },
+    batch: { type: 'string', default: '12' },
     only: { type: 'string' },
     results: { type: 'string', default: 'outcome-ab.json' },
   },
 });
 const N = Number(values.events);
-const BATCH = 12;
+const BATCH = Number(values.batch);
 const ORG = '00000000-0000-7000-8000-000000000001';
 const body = readFileSync(path.join(here, 'github-push.json'));
 const headers = { 'content-type': 'application/json', 'x-github-event': 'push', 'user-agent': 'GitHub-Hookshot/1' };
@@ -85,6 +89,14 @@ const variants = {
   slim: { sql: RECORD_OUTCOMES, body: Buffer.from('{}'), headers: {} },
   function: { sql: RECORD_OUTCOMES },
   payloads: { sql: RECORD_OUTCOMES, beside: true },
+  auto: {
+    sql: RECORD_OUTCOMES,
+    beside: true,
+    setup: [
+      'ALTER FUNCTION relay_record_outcomes RESET plan_cache_mode',
+      'ALTER FUNCTION relay_load_events RESET plan_cache_mode',
+    ],
+  },
   checked: {
     sql: RECORD_OUTCOMES,
     beside: true,

@@ -11,6 +11,8 @@
 // DURATION_S (default 5): seconds of ingest at saturation, which make the backlog the workers drain (5 s: ~10,000
 // events here, 10 s: ~20,000), and of each open-loop phase. relay-ab-20k.json: DURATION_S=10 ROUNDS=2
 // RESULTS=relay-ab-20k.json.
+// BENCH_CALM_RATE (events/s): the rate of the phase at half the sustainable rate, the same for every variant and
+// round (by default each run's own estimate, so a faster minute also runs it faster, in larger batches).
 // A variant's root must have run `node scripts/build.mjs` (a `git worktree` of another commit works).
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,7 +30,17 @@ const backlog = Number(process.env.BACKLOG ?? 5000);
 const durationS = Number(process.env.DURATION_S ?? 5);
 const results = process.env.RESULTS ?? 'relay-ab.json';
 const log = (line) => console.log(`[relay-ab] ${line}`);
-const KEYS = ['ingestPerSecond', 'deliveredPerSecond', 'drainWorkerCpuMs', 'drainPostgresCpuMs', 'ingestPostgresCpuMs'];
+const KEYS = [
+  'ingestPerSecond',
+  'deliveredPerSecond',
+  'drainWorkerCpuMs',
+  'drainPostgresCpuMs',
+  'ingestPostgresCpuMs',
+  // At half the sustainable rate (relay-run.mjs): the e2e tail and what each event cost there.
+  'sustainableE2eP99',
+  'sustainableRelayCpuMs',
+  'sustainablePostgresCpuMs',
+];
 const runs = Object.fromEntries(variants.map((v) => [v.name, []]));
 
 for (let round = 1; round <= rounds; round++) {

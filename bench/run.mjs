@@ -174,7 +174,7 @@ async function measure() {
     });
     log(`run ${run}: ${JSON.stringify(runs.at(-1))}`);
   }
-  const perRunOnly = new Set(['usage', 'sustainableTimeline', 'trickleTimeline']);
+  const perRunOnly = new Set(['usage', 'sustainableTimeline', 'sustainableMachine', 'trickleTimeline']);
   const metrics = Object.keys(runs[0]).filter((m) => !perRunOnly.has(m));
   const summary = Object.fromEntries(metrics.map((m) => [m, summarize(runs.map((r) => r[m]))]));
   const med = (m) => summary[m].median;

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { admin, dbUrl, deleteKeys, query, REDIS_URL } from './database.mjs';
+import { startCalmProbe } from './calm-probe.mjs';
 import { eventTimeline } from './timeline.mjs';
 import { startPhase } from './usage.mjs';
 import { openLoop, saturate } from './load.mjs';
@@ -133,11 +134,35 @@ export async function relayRun({
     // The relay's sustainable rate: ingest and delivery at once, sharing this machine's cores, so each
     // event costs an ingest and a delivery (1 / (1/ingest + 1/delivery)); measured at half of it.
     const sustainable = 1 / (1 / ingest.rps + drainSeconds / stored);
-    const sustainableRate = Math.max(10, Math.round(sustainable / 2));
+    // BENCH_CALM_RATE (A/Bs only) fixes that phase's rate, so variants are compared at the same batch sizes.
+    const sustainableRate = Number(process.env.BENCH_CALM_RATE) || Math.max(10, Math.round(sustainable / 2));
+    const backlogNow = async () => {
+      const [row] = await query(
+        url,
+        `SELECT (SELECT count(*) FROM event_search_pending)::int AS "searchPending",
+           (SELECT count(*) FROM events WHERE status = 'queued')::int AS queued`,
+      );
+      return row;
+    };
+    const probe = await startCalmProbe(`http://127.0.0.1:${port}/metrics`, backlogNow);
+    // Its CPU per event, the harness's too (this process sends, the target receives), against the saturated phases'.
+    const calmPhase = await startPhase({
+      pids: {
+        api: api.pid,
+        ...Object.fromEntries(workers.map((w, i) => [`worker${i + 1}`, w.pid])),
+        loadGenerator: process.pid,
+        target: target.pid,
+      },
+      databaseUrl: url,
+      pgStats: profile,
+      redisNodes: redis.nodes,
+    });
     const calm = await openLoop({ port, path: '/github', body, rate: sustainableRate, durationS: DURATION_S });
+    const calmMachine = await probe.end();
     accepted += calm.samples.length;
     expected += calm.samples.length;
     await waitForReceipts(target, expected);
+    usage.calm = await calmPhase.end(calm.samples.length);
     // (e) a trickle: 10 events/s, the latency of a quiet relay.
     const trickle = await openLoop({ port, path: '/github', body, rate: 10, durationS: DURATION_S });
     accepted += trickle.samples.length;
@@ -162,6 +187,12 @@ export async function relayRun({
     const sustainableTimeline = await eventTimeline(query, url, calm.samples, receipts);
     const trickleTimeline = await eventTimeline(query, url, trickle.samples, receipts);
     log(`run ${run}: half-sustainable timeline ${JSON.stringify(sustainableTimeline)}`);
+    const calmCpu = Object.fromEntries(Object.entries(usage.calm.cpu).map(([k, c]) => [k, c.msPerEvent]));
+    log(
+      `run ${run}: half-sustainable machine ${JSON.stringify(calmMachine)}, CPU ms per event ${JSON.stringify(calmCpu)}`,
+    );
+    const calmRedis = usage.calm.redisTop.slice(0, 6).map((c) => `${c.cmd} ${c.perEvent}`);
+    log(`run ${run}: half-sustainable Redis commands per event ${usage.calm.redisCommandsPerEvent}: ${calmRedis}`);
 
     // (e) peak RSS, (f) the ledger: every accepted event reached the target, once.
     const rss = { api: peakRssMb(api.pid), worker: Math.max(...workers.map((w) => peakRssMb(w.pid) ?? 0)) };
@@ -198,6 +229,13 @@ export async function relayRun({
       trickleE2eP50: percentile(trickleE2e, 50),
       trickleE2eP99: percentile(trickleE2e, 99),
       sustainableTimeline,
+      // The machine and the api's event loop during that phase (calm-probe.mjs), and its CPU per event: Postgres's,
+      // and the relay's own processes' in all (api, workers, Postgres, Redis; not the harness).
+      sustainableMachine: calmMachine,
+      sustainablePostgresCpuMs: usage.calm.cpu.postgres.msPerEvent,
+      sustainableRelayCpuMs: Object.entries(usage.calm.cpu)
+        .filter(([k]) => k !== 'loadGenerator' && k !== 'target')
+        .reduce((sum, [, c]) => sum + c.msPerEvent, 0),
       trickleTimeline,
       rssApiMb: rss.api,
       rssWorkerMb: rss.worker,

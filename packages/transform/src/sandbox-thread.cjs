@@ -359,7 +359,7 @@ function outputOf(metaJson, bodyJson) {
 async function start() {
   const maximum = Math.ceil((memoryMb * 1024 * 1024) / WASM_PAGE);
   const wasmMemory = new WebAssembly.Memory({ initial: Math.min(256, maximum), maximum });
-  // The host's compiled module when it gives one (transform-runner.ts, "compiledQuickJS"): the thread then compiles
+  // The host's compiled module when it gives one (quickjs-module.ts, via transform-runner.ts): the thread then compiles
   // nothing, and the module's code outlives the thread.
   const variant = newVariant(releaseSync, wasmModule ? { wasmMemory, wasmModule } : { wasmMemory });
   QuickJS = await newQuickJSWASMModuleFromVariant(variant);

@@ -23,8 +23,9 @@ const counts = async (client: pg.PoolClient, tables: readonly string[]) => {
 
 // For the tests of the statements whose plans each connection keeps (event.sql.ts, delivery-statement.sql.ts): a plan
 // kept while the tables are small must still look rows up by index. Runs `work` in a transaction (rolled back) where
-// plan_cache_mode = force_generic_plan makes Postgres keep a plan from the first call, as it does after five, and
-// answers the scans of `tables` it made. `check` runs after they are counted, in the same transaction.
+// plan_cache_mode = force_generic_plan makes Postgres keep a plan from the first call, as the functions themselves
+// declare (migration 20261205700000_generic_plans), and answers the scans of `tables` it made.
+// `check` runs after they are counted, in the same transaction.
 export async function keptPlanScans<T>(
   pool: pg.Pool,
   tables: readonly string[],

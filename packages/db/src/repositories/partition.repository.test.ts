@@ -154,6 +154,27 @@ describe('partition repository', () => {
       );
     });
 
+    it('waits for another run holding the table longer than the DDL lock timeout, instead of failing', async () => {
+      // Another run's turn on events, held past the 250 ms bound the DDL statements get (CI's loaded machine).
+      const other = await db.pool.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query("SELECT pg_advisory_xact_lock(hashtext('partitions:events'))");
+        const run = repo().ensurePartitions(plan('day', '2027-08-01T00:00:00Z', 0));
+        let settled = false;
+        void run.then(
+          () => (settled = true),
+          () => (settled = true),
+        );
+        await new Promise((r) => setTimeout(r, 600));
+        expect(settled).toBe(false);
+        await other.query('COMMIT');
+        expect(names(await run)).toEqual(PARTITIONED_TABLES.map((t) => `${t}_p20270801`));
+      } finally {
+        other.release();
+      }
+    });
+
     it('analyses the parents: their statistics over all partitions exist afterwards', async () => {
       const inherited = async () =>
         (

@@ -56,6 +56,11 @@ export interface CreatedPartition {
   to: string;
 }
 
+/** How long a run waits for the tables its DDL locks (writers queue behind it meanwhile). */
+const DDL_LOCK_TIMEOUT = '250ms';
+/** How long a run waits for another run on the same table to finish (a few DDL statements, each bounded above). */
+const TURN_TIMEOUT = '60s';
+
 export function createPartitionRepository(pool: pg.Pool) {
   // One transaction per table. The partition is created as a plain table, then attached: ATTACH takes SHARE UPDATE
   // EXCLUSIVE on the parent, where CREATE TABLE ... PARTITION OF would take ACCESS EXCLUSIVE, and the table is empty,
@@ -64,11 +69,14 @@ export function createPartitionRepository(pool: pg.Pool) {
   // child: events' partitions), so writers there queue behind it while it waits for theirs. A short lock_timeout
   // bounds that queue (the writers' own transactions last milliseconds); a busy minute makes it give up, retried next
   // hour, with a week of partitions ahead. The advisory lock makes two workers' runs (a start and a scheduled one)
-  // take turns, the second then finding the first's partitions instead of failing on their names.
+  // take turns, the second then finding the first's partitions instead of failing on their names. Waiting for it is
+  // not the queue above (no writer waits behind an advisory lock), and the other run can hold it past 250 ms on a
+  // busy machine (CI failed a second worker's start that way), so that wait has its own, longer bound.
   async function ensureTable(table: PartitionedTable, ranges: readonly PartitionRange[]): Promise<CreatedPartition[]> {
     return withTransaction(pool, async (client) => {
-      await client.query("SET LOCAL lock_timeout = '250ms'");
+      await client.query(`SET LOCAL lock_timeout = '${TURN_TIMEOUT}'`);
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partitions:${table}`]);
+      await client.query(`SET LOCAL lock_timeout = '${DDL_LOCK_TIMEOUT}'`);
       let end = latestEnd(await listOf(client, [table]));
       const created: CreatedPartition[] = [];
       for (const range of ranges) {

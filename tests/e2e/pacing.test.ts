@@ -15,7 +15,17 @@ let target: TargetServer;
 beforeAll(async () => {
   target = await startTargetServer();
   // Four deliveries at once, and no fair share below that: only pacing keeps a target to fewer.
-  pipeline = await startPipeline({ worker: { DELIVERY_CONCURRENCY: '4', DELIVERY_TARGET_SHARE_PERCENT: '100' } });
+  // Long job locks and attempt timeouts: the test counts one attempt per delivery, and FAST_WORKER_ENV's 1 s lock and
+  // 2 s timeout let a loaded machine's stalled event loop redeliver a job or time out an answer (a CI-like run once
+  // counted 2 attempts for one of the 50). Pacing's own waits go to BullMQ's delayed set and hold no lock.
+  pipeline = await startPipeline({
+    worker: {
+      DELIVERY_CONCURRENCY: '4',
+      DELIVERY_TARGET_SHARE_PERCENT: '100',
+      WORKER_LOCK_DURATION_MS: '30000',
+      DELIVERY_TIMEOUT_MS: '30000',
+    },
+  });
   admin = (await userCredential(pipeline, 'admin')).authorization;
 });
 afterAll(async () => {

@@ -94,7 +94,7 @@ describe('the ordered hand-off', () => {
       { connection: workerRedis, prefix: deliveryQueuePrefix(prefix, 0), concurrency: 1 },
     );
     await queue.enqueue([{ orgId: org, eventId: head, ruleId: 'rul_1' }]);
-    await waitFor(() => runs.length === 1, 5_000, 'the old job to be active');
+    await waitFor(() => runs.length === 1, 30_000, 'the old job to be active');
     handoff.handOff([{ id: head, organizationId: org, shardKey: 'rul_1' }]);
     setTimeout(() => finish(), 60);
     await handoff.drain();

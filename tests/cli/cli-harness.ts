@@ -151,10 +151,11 @@ export interface CliRelay {
 
 export const PASSWORD = 'correct-horse-battery-9';
 
-export async function startCliRelay(api: Env = {}): Promise<CliRelay> {
+/** `worker`: settings over the harness's fast ones (FAST_WORKER_ENV), for a test that counts attempts. */
+export async function startCliRelay(api: Env = {}, worker: Env = {}): Promise<CliRelay> {
   const build = buildRelay();
   const apiEnv = { ...FAST_HASH_ENV, SESSION_SECRET: 'cli-test', ...api };
-  const pipeline = await startPipeline({ api: apiEnv });
+  const pipeline = await startPipeline({ api: apiEnv, worker });
   const served = await listen(pipeline.api.app);
   const homes: string[] = [];
   const spawned: SpawnedRelay[] = [];

@@ -11,8 +11,10 @@ describe('relay events: destination deliveries', () => {
   let flaky: TargetServer;
   let admin: string;
   beforeAll(async () => {
+    // The test counts each target's requests: long job locks and attempt timeouts, so a loaded machine's stalled
+    // event loop neither redelivers a job past the harness's 1 s lock nor times out an answer and retries it.
     [relay, primary, fine, flaky] = await Promise.all([
-      startCliRelay(),
+      startCliRelay({}, { WORKER_LOCK_DURATION_MS: '30000', DELIVERY_TIMEOUT_MS: '30000' }),
       startTargetServer(),
       startTargetServer(),
       startTargetServer(),

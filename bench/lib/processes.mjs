@@ -1,6 +1,6 @@
 // Child processes of a benchmark run: started, waited for, measured (peak RSS) and stopped.
 import { fork, spawn } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -89,6 +89,19 @@ export async function waitForHttp(url, timeoutMs = 20_000) {
 }
 
 /** Peak resident set size of a live process, in MB (Linux VmHWM). */
+/**
+ * Starts a new peak: writing 5 to clear_refs resets VmHWM to the current RSS (Linux 4.0+), so peakRssMb then reads
+ * the peak since this call. Answers false where the kernel refuses it (the peak then stays the process' own).
+ */
+export function resetPeakRss(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function peakRssMb(pid) {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

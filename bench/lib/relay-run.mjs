@@ -7,7 +7,17 @@ import { startCalmProbe } from './calm-probe.mjs';
 import { eventTimeline } from './timeline.mjs';
 import { startPhase } from './usage.mjs';
 import { openLoop, saturate } from './load.mjs';
-import { ask, forkReady, freePort, peakRssMb, startNode, stop, waitForHttp, waitForReceipts } from './processes.mjs';
+import {
+  ask,
+  forkReady,
+  freePort,
+  peakRssMb,
+  resetPeakRss,
+  startNode,
+  stop,
+  waitForHttp,
+  waitForReceipts,
+} from './processes.mjs';
 import { percentile } from './stats.mjs';
 import { SIGNING_SECRET } from './floors.mjs';
 
@@ -82,6 +92,15 @@ export async function relayRun({
       );
   };
   const usage = {};
+  // Peak RSS phase by phase (each phase's peak reset at its start): where the run's peak, the target's, is reached.
+  const rssByPhase = {};
+  let rssPhase = 'start';
+  const nextRssPhase = (next) => {
+    const workerPeaks = workers.map((w) => peakRssMb(w.pid) ?? 0);
+    rssByPhase[rssPhase] = { api: peakRssMb(api.pid), worker: workerPeaks.length ? Math.max(...workerPeaks) : null };
+    for (const pid of [api.pid, ...workers.map((w) => w.pid)]) resetPeakRss(pid);
+    rssPhase = next;
+  };
   let accepted = 0;
   try {
     await waitForHttp(`http://127.0.0.1:${port}/ready`);
@@ -95,6 +114,7 @@ export async function relayRun({
     await stop(firstWorker);
     const ingestUrl = `http://127.0.0.1:${port}/github`;
     // (b) ingest at saturation, no worker running: the events become the backlog of (c).
+    nextRssPhase('ingest');
     const warm = await saturate({ url: ingestUrl, body, connections: CONNECTIONS, durationS: 1 });
     const ingestPhase = await startPhase({
       pids: { api: api.pid },
@@ -111,6 +131,7 @@ export async function relayRun({
     log(`run ${run}: ingest ${Math.round(ingest.rps)}/s, backlog ${stored}`);
 
     // (c) drain the backlog with the workers.
+    nextRssPhase('drain');
     const drainStart = performance.now();
     startWorkers();
     const drainPhase = await startPhase({
@@ -127,6 +148,7 @@ export async function relayRun({
     // (d) open-loop at half the measured ingest rate, workers running (more than the pipeline sustains
     // on two cores: the backlog and the latency grow); then at half the sustainable rate (the target's).
     const rate = Math.max(10, Math.round(ingest.rps / 2));
+    nextRssPhase('halfIngest');
     const loop = await openLoop({ port, path: '/github', body, rate, durationS: DURATION_S });
     accepted += loop.samples.length;
     let expected = stored + loop.samples.length;
@@ -157,6 +179,7 @@ export async function relayRun({
       pgStats: profile,
       redisNodes: redis.nodes,
     });
+    nextRssPhase('halfSustainable');
     const calm = await openLoop({ port, path: '/github', body, rate: sustainableRate, durationS: DURATION_S });
     const calmMachine = await probe.end();
     accepted += calm.samples.length;
@@ -164,6 +187,7 @@ export async function relayRun({
     await waitForReceipts(target, expected);
     usage.calm = await calmPhase.end(calm.samples.length);
     // (e) a trickle: 10 events/s, the latency of a quiet relay.
+    nextRssPhase('trickle');
     const trickle = await openLoop({ port, path: '/github', body, rate: 10, durationS: DURATION_S });
     accepted += trickle.samples.length;
     expected += trickle.samples.length;
@@ -195,7 +219,13 @@ export async function relayRun({
     log(`run ${run}: half-sustainable Redis commands per event ${usage.calm.redisCommandsPerEvent}: ${calmRedis}`);
 
     // (e) peak RSS, (f) the ledger: every accepted event reached the target, once.
-    const rss = { api: peakRssMb(api.pid), worker: Math.max(...workers.map((w) => peakRssMb(w.pid) ?? 0)) };
+    nextRssPhase(undefined);
+    const peaks = Object.values(rssByPhase);
+    const rss = {
+      api: Math.max(...peaks.map((p) => p.api ?? 0)),
+      worker: Math.max(...peaks.map((p) => p.worker ?? 0)),
+    };
+    log(`run ${run}: peak RSS by phase (MB) ${JSON.stringify(rssByPhase)}`);
     const ids = (await query(url, 'SELECT id FROM events')).map((r) => r.id);
     const lostIds = ids.filter((id) => !receipts.has(id));
     const lost = lostIds.length;
@@ -239,6 +269,7 @@ export async function relayRun({
       trickleTimeline,
       rssApiMb: rss.api,
       rssWorkerMb: rss.worker,
+      rssByPhase,
       accepted,
       stored: ids.length,
       lost,

@@ -1,6 +1,7 @@
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { dataOf } from '@relay/client';
 import type { ToolContext } from './tool-kit';
+import type { McpSdk } from './mcp-sdk';
 import { fetchEventDetail } from './tools/event-views';
 
 /** How many events resources/list names: the newest ones; older events are read by id. */
@@ -13,8 +14,8 @@ const uriOf = (id: string) => `relay://events/${id}`;
  * detail get_event returns), so a client can attach an event to a conversation. Registered only for callers that
  * may read events.
  */
-export function registerEventResources(server: McpServer, ctx: ToolContext): void {
-  const template = new ResourceTemplate('relay://events/{id}', {
+export function registerEventResources(server: McpServer, ctx: ToolContext, sdk: McpSdk): void {
+  const template = new sdk.ResourceTemplate('relay://events/{id}', {
     list: async () => {
       const query = { page: 1, per_page: LISTED_EVENTS };
       const { events } = await dataOf(ctx.client.GET('/events', { params: { query } }));

@@ -1,5 +1,5 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { accessOf, dataOf, ProblemError, type RelayClient } from '@relay/client';
 import type { ZodRawShape } from 'zod';
 import { version } from '../package.json';
@@ -7,6 +7,7 @@ import { callerMay, refusalOf, type Caller } from './caller-access';
 import { RELAY_TOOLS } from './tool-catalog';
 import type { AnyRelayTool, ToolContext } from './tool-kit';
 import { registerEventResources } from './event-resources';
+import { loadMcpSdk, type McpSdk } from './mcp-sdk';
 import { registerTriagePrompt } from './triage-prompt';
 
 export interface RelayMcpServerOptions {
@@ -52,7 +53,11 @@ export async function createRelayMcpServer(options: RelayMcpServerOptions): Prom
   const base = endpoint.base_url.replace(/\/+$/, '');
   const ctx: ToolContext = { client, link: (path) => `${base}/app${path}` };
 
-  const server = new McpServer({ name: 'webhook-relay', version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
+  const sdk = await loadMcpSdk();
+  const server = new sdk.McpServer(
+    { name: 'webhook-relay', version: MCP_SERVER_VERSION },
+    { instructions: INSTRUCTIONS },
+  );
   const refused = new Map<string, string>();
   for (const tool of options.tools ?? RELAY_TOOLS) {
     const access = accessOf(tool.operation);
@@ -80,10 +85,10 @@ export async function createRelayMcpServer(options: RelayMcpServerOptions): Prom
   }
   // The resources read what list_events and get_event read, so they ask what those operations ask.
   if (callerMay(caller, accessOf('GET /events')) && callerMay(caller, accessOf('GET /events/{id}'))) {
-    registerEventResources(server, ctx);
+    registerEventResources(server, ctx, sdk);
   }
   registerTriagePrompt(server);
-  refuseOutsideScopes(server, refused);
+  refuseOutsideScopes(server, refused, sdk);
   return server;
 }
 
@@ -94,15 +99,15 @@ type CallHandler = (request: unknown, extra: unknown) => Promise<unknown>;
  * credential has) instead of the SDK's "Tool … not found", and nothing runs. The SDK offers no hook for this, so
  * its registered `tools/call` handler is wrapped (a test pins the behaviour across SDK upgrades).
  */
-function refuseOutsideScopes(server: McpServer, refused: ReadonlyMap<string, string>) {
+function refuseOutsideScopes(server: McpServer, refused: ReadonlyMap<string, string>, sdk: McpSdk) {
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, CallHandler> })._requestHandlers;
   const original = handlers.get('tools/call');
   if (!original) {
     // No tool at all for this caller: still a tools server, with an empty list and the same refusals.
     server.server.registerCapabilities({ tools: {} });
-    server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+    server.server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: [] }));
   }
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.server.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
     const refusal = refused.get(request.params.name);
     if (refusal) return { isError: true, content: [{ type: 'text', text: refusal }] };
     if (!original) return { isError: true, content: [{ type: 'text', text: `No tool ${request.params.name}.` }] };

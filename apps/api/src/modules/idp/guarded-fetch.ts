@@ -1,5 +1,5 @@
 import { checkTargetUrl, createGuardedLookup, TargetBlockedError, type TargetPolicy } from '@relay/core';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent, fetch as UndiciFetch } from 'undici';
 
 /** The fetch openid-client and jose accept (`customFetch`): a URL and the init they build. */
 export type GuardedFetch = (url: string, init: RequestInit) => Promise<Response>;
@@ -14,10 +14,18 @@ export function createGuardedFetch(
   policy: TargetPolicy,
   resolve?: Parameters<typeof createGuardedLookup>[1],
 ): GuardedFetch {
-  const dispatcher = new Agent({ connect: { lookup: createGuardedLookup(policy, resolve) } });
+  // undici is loaded at the first call (an organization's sign-in), not at the api's start: ~3 MB of heap that most
+  // installs, without an organization on OIDC, never use (docs/performance.md).
+  let loaded: Promise<{ fetch: typeof UndiciFetch; dispatcher: Agent }> | undefined;
+  const undici = () =>
+    (loaded ??= import('undici').then(({ Agent, fetch }) => ({
+      fetch,
+      dispatcher: new Agent({ connect: { lookup: createGuardedLookup(policy, resolve) } }),
+    })));
   return async (url, init) => {
     const check = checkTargetUrl(url, policy);
     if (!check.ok) throw new TargetBlockedError(check.message);
+    const { fetch: undiciFetch, dispatcher } = await undici();
     // undici's own fetch (its Agent's `lookup` is what guards) answers the WHATWG Response the callers expect.
     return undiciFetch(url, {
       method: init.method,

@@ -1,6 +1,4 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createRelayClient } from '@relay/client';
-import { createRelayMcpServer } from '@relay/mcp';
 import type { Express, Request, Response } from 'express';
 import { serveOnLoopback } from './loopback-server';
 
@@ -18,6 +16,11 @@ export function createMcpService() {
         baseUrl: loopback.url,
         headers: { authorization: req.get('authorization') ?? '' },
       });
+      // Loaded at the first MCP request, not at the api's start (packages/mcp/src/mcp-sdk.ts says why).
+      const [{ createRelayMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+        import('@relay/mcp'),
+        import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      ]);
       const server = await createRelayMcpServer({ client });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {

@@ -1,6 +1,3 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import { AppError } from '@relay/core';
 import { deliveryQueuePrefix, hookQueuePrefix, maintenanceQueuePrefix, QUEUES } from '@relay/queue';
 import { Queue } from 'bullmq';
@@ -56,30 +53,51 @@ export function createQueueView(options: { connection: RedisConnection; prefix: 
     ]).flat(),
     { name: QUEUES.maintenance, shard: 0, prefix: maintenanceQueuePrefix(options.prefix) },
   ];
-  const queues = listed.map(({ name, prefix }) => {
-    const queue = new Queue(name, { connection: options.connection, prefix });
-    // Errors are the shared connection's, which redis-connection.ts already absorbs.
-    queue.on('error', () => {});
-    return queue;
-  });
-  const serverAdapter = new ExpressAdapter().setBasePath(QUEUE_VIEW_PATH);
-  createBullBoard({
-    queues: queues.map(
-      (queue, i) =>
-        new BullMQAdapter(queue, {
-          readOnlyMode: true,
-          allowRetries: false,
-          prefix: shards > 1 && listed[i]!.name !== QUEUES.maintenance ? `shard${listed[i]!.shard}-` : '',
-        }),
-    ),
-    serverAdapter,
-    options: { uiConfig: { boardTitle: 'Relay queues' } },
-  });
+  let queues: Queue[] = [];
+  // bull-board is loaded, and the queues it reads opened, at the first request an operator makes to the view, not at
+  // the api's start: ~3 MB of heap (docs/performance.md) that an install whose operators never open it never pays.
+  let board: Promise<RequestHandler> | undefined;
+  const makeBoard = async (): Promise<RequestHandler> => {
+    const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+      import('@bull-board/api'),
+      import('@bull-board/api/bullMQAdapter'),
+      import('@bull-board/express'),
+    ]);
+    queues = listed.map(({ name, prefix }) => {
+      const queue = new Queue(name, { connection: options.connection, prefix });
+      // Errors are the shared connection's, which redis-connection.ts already absorbs.
+      queue.on('error', () => {});
+      return queue;
+    });
+    const serverAdapter = new ExpressAdapter().setBasePath(QUEUE_VIEW_PATH);
+    createBullBoard({
+      queues: queues.map(
+        (queue, i) =>
+          new BullMQAdapter(queue, {
+            readOnlyMode: true,
+            allowRetries: false,
+            prefix: shards > 1 && listed[i]!.name !== QUEUES.maintenance ? `shard${listed[i]!.shard}-` : '',
+          }),
+      ),
+      serverAdapter,
+      options: { uiConfig: { boardTitle: 'Relay queues' } },
+    });
+    return serverAdapter.getRouter() as RequestHandler;
+  };
+  const lazyBoard: RequestHandler = async (req, res, next) => {
+    // A failed load is not kept: the next request tries again.
+    board ??= makeBoard().catch((err: unknown) => {
+      board = undefined;
+      throw err;
+    });
+    (await board)(req, res, next);
+  };
   const router = Router();
-  router.use(readOnly, operatorOnly, pageHeaders, serverAdapter.getRouter() as RequestHandler);
+  router.use(readOnly, operatorOnly, pageHeaders, lazyBoard);
   return {
     router,
     close: async () => {
+      // A view opened by no request has no queues.
       await Promise.all(queues.map((queue) => queue.close().catch(() => {})));
     },
   };

@@ -89,7 +89,7 @@ describe('GET /api/auth/me with Basic and Bearer credentials', () => {
     // last_used_at is written after the answer (it never delays a request): wait for it.
     await waitFor(
       async () => (await pipeline.store.prisma.apiKey.findFirst())?.lastUsedAt != null,
-      5_000,
+      30_000,
       'the key to be marked used',
     );
   });

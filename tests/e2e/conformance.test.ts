@@ -182,7 +182,7 @@ describe('readiness waits for start-up work', () => {
           const res = await supertest(runtime.app).get('/ready');
           return res.body.checks?.redis === 'ok' ? res : undefined;
         },
-        5_000,
+        30_000,
         'the dependencies to answer',
       );
       expect(early.status).toBe(503);
@@ -257,7 +257,7 @@ describe('session settings (item 8)', () => {
         createLogger('api', 'warn', sink),
       );
       // Closed only once connected: a runtime closed mid-connect leaves its Redis client reconnecting.
-      await waitFor(async () => (await supertest(runtime.app).get('/ready')).body.checks?.redis === 'ok', 5_000);
+      await waitFor(async () => (await supertest(runtime.app).get('/ready')).body.checks?.redis === 'ok', 30_000);
       await runtime.close();
       return lines.join('');
     };

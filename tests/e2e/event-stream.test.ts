@@ -144,7 +144,7 @@ describe('GET /events/stream', () => {
       expect(client.messages.filter((m) => m.event !== 'replay.truncated')).toHaveLength(2);
       // Shutting down ends open streams, so the server can close; clients resume elsewhere.
       limited.beginShutdown();
-      await waitFor(async () => (client.ended ? true : undefined), 5_000, 'the stream to end');
+      await waitFor(async () => (client.ended ? true : undefined), 30_000, 'the stream to end');
     } finally {
       await server.close();
       await limited.close();
@@ -156,7 +156,7 @@ describe('GET /events/stream', () => {
     const otherViewer = (await userCredential(pipeline, 'viewer', other)).authorization;
     const theirs = await stream({ authorization: otherViewer });
     const ours = await stream();
-    await waitFor(async () => (theirs.comments.includes('heartbeat') ? true : undefined), 5_000, 'a heartbeat');
+    await waitFor(async () => (theirs.comments.includes('heartbeat') ? true : undefined), 30_000, 'a heartbeat');
     const id = await ingest('live');
     await ours.next(about(id, 'event.created'));
     await new Promise((r) => setTimeout(r, 300));
@@ -165,7 +165,7 @@ describe('GET /events/stream', () => {
 
   it('drops the Redis subscription when the last client disconnects', async () => {
     for (const client of open.splice(0)) client.close();
-    await waitFor(async () => ((await subscribers()) === 0 ? true : undefined), 5_000, 'no subscribers');
+    await waitFor(async () => ((await subscribers()) === 0 ? true : undefined), 30_000, 'no subscribers');
     const a = await stream();
     const b = await stream();
     expect(await subscribers()).toBe(1);
@@ -173,7 +173,7 @@ describe('GET /events/stream', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(await subscribers()).toBe(1);
     b.close();
-    await waitFor(async () => ((await subscribers()) === 0 ? true : undefined), 5_000, 'no subscribers');
+    await waitFor(async () => ((await subscribers()) === 0 ? true : undefined), 30_000, 'no subscribers');
   });
 
   it('needs events:read', async () => {

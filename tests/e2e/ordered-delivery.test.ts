@@ -240,7 +240,7 @@ describe('ordered delivery and the sweeper', () => {
     await waitFor(() => redis.status === 'ready');
     expect((await sweeper.runOnce()).full).toBe(true); // a new queue: the epoch is set now
     const ids = [...(await ingest(pipeline, 'swept', stream(['S'], 3))).values()];
-    await waitFor(async () => (await queue.countPendingJobs()) === 3, 5_000, 'three jobs');
+    await waitFor(async () => (await queue.countPendingJobs()) === 3, 30_000, 'three jobs');
     // As a worker leaves it: S0 delivered and released (it died before handing S1 a job); S1 and S2
     // each found S0 ahead of them, so their jobs ended.
     await pipeline.store.pool.query(`UPDATE events SET status = 'delivered' WHERE id = $1`, [ids[0]]);

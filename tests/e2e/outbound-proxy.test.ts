@@ -64,7 +64,7 @@ describe('OUTBOUND_PROXY_URL on the worker', () => {
     await waitFor(
       async () =>
         (await pipeline.attemptsOf(id)).some((a) => a.kind === 'hook' && a.responseStatus === 200) || undefined,
-      5_000,
+      30_000,
       'the hook attempt',
     );
   });

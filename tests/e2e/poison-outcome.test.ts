@@ -168,7 +168,11 @@ describe('no poison outcome', () => {
       await queue.enqueue([{ orgId: 'not-an-org' as OrgId, eventId: 'not-an-event', ruleId: null }]);
       const ids = await Promise.all(Array.from({ length: 20 }, (_, n) => ingest(n)));
       await waitForSettled(ids, 10_000);
-      await waitFor(async () => (await queue.queues[0]!.getJob('not-an-event')) === undefined, 5_000, 'the job to end');
+      await waitFor(
+        async () => (await queue.queues[0]!.getJob('not-an-event')) === undefined,
+        30_000,
+        'the job to end',
+      );
       expect(copiesPerEvent(healthy).size).toBe(20);
     } finally {
       await queue.close();

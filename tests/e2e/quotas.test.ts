@@ -63,7 +63,7 @@ describe('the monthly event quota', () => {
     // Many refusals at once, on both processes: still one audit entry for the crossing.
     const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => webhookAt(i % 2 ? a : b, CANONICAL)));
     expect(burst.map((res) => res.status)).toEqual(Array(10).fill(429));
-    const audits = await waitFor(async () => ((await quotaAudits()).length > 0 ? quotaAudits() : undefined), 5_000);
+    const audits = await waitFor(async () => ((await quotaAudits()).length > 0 ? quotaAudits() : undefined), 30_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await quotaAudits()).toHaveLength(1);
     expect(audits[0]).toMatchObject({

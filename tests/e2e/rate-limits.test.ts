@@ -17,7 +17,7 @@ const replicaPair = async (env: Record<string, string>) => {
   const pair = [startApiReplica(pipeline, env), startApiReplica(pipeline, env)];
   replicas.push(...pair);
   const clients = pair.map((api) => supertest(api.app));
-  for (const http of clients) await waitFor(async () => (await http.get('/ready')).body.checks?.redis === 'ok', 5_000);
+  for (const http of clients) await waitFor(async () => (await http.get('/ready')).body.checks?.redis === 'ok', 30_000);
   return clients;
 };
 const eventsOf = (organizationId: string) => pipeline.store.prisma.event.count({ where: { organizationId } });

@@ -32,7 +32,7 @@ describe('sweeper', () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
       ids.push((await pipeline.http.post('/s').set('content-type', 'application/json').send('{}').expect(202)).body.id);
-    await waitFor(async () => (await queue.countPendingJobs()) === 3, 5_000, 'three jobs');
+    await waitFor(async () => (await queue.countPendingJobs()) === 3, 30_000, 'three jobs');
     // Every event is overdue (grace 0), but each has its job: nothing to do.
     expect(await sweeper.runOnce()).toEqual({ full: false, enqueued: 0 });
 

@@ -133,7 +133,7 @@ describe('the pacing limiter', () => {
     const held = await a.hold('destination:busy', Date.now() + 2_000);
     expect(held).not.toBeNull();
     // The other worker hears of it over pub/sub: for an unpaced key only that tells it.
-    await waitFor(() => b.knownHolds() === 1, 5_000, 'the hold to reach the other worker');
+    await waitFor(() => b.knownHolds() === 1, 30_000, 'the hold to reach the other worker');
     const grants = await Promise.all(
       [a, b, a, b].map(async (pacer, i) => acquireEventually(pacer, 'destination:busy', i < 2 ? paced : null)),
     );
@@ -263,7 +263,7 @@ describe('the pacing limiter', () => {
 
     // The hold over (a shorter one here, in a fresh key), an unpaced grant of a waiter it counted forgets it.
     await writer.hold('rule:brief', Date.now() + 300);
-    await waitFor(() => worker.knownHolds() === 2, 5_000, 'the second hold to reach the worker');
+    await waitFor(() => worker.knownHolds() === 2, 30_000, 'the second hold to reach the worker');
     const { grant, refusals } = await acquireEventually(worker, 'rule:brief', null, 'job-9');
     expect(refusals.length).toBeGreaterThan(0);
     expect(grant.grantedAtMs).toBeNull();

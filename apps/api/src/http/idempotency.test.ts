@@ -168,7 +168,7 @@ describe('Idempotency-Key', () => {
     await away.connect();
     await own.stop();
     try {
-      await waitFor(async () => !away.isReady, 5_000, 'the client to notice');
+      await waitFor(async () => !away.isReady, 30_000, 'the client to notice');
       const res = await app(away).post('/things').set('x-caller', 'a').set('idempotency-key', 'k8').send({ a: 1 });
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('service_unavailable');

@@ -37,6 +37,7 @@ describe('pnpm bench --smoke', () => {
       'sustainableE2eP99',
       'sustainableRelayCpuMs',
       'sustainablePostgresCpuMs',
+      'floorSustainableCpuMs',
       'rssApiMb',
       'rssWorkerMb',
     ]) {
@@ -46,6 +47,19 @@ describe('pnpm bench --smoke', () => {
     expect(only.sustainableMachine.busy).toBeGreaterThan(0);
     expect(only.sustainableMachine.busy).toBeLessThanOrEqual(1);
     expect(only.sustainableMachine.runnableMean).toBeGreaterThan(0);
+    // The latency floor's phase at that rate, measured the same way, and the relay's peak RSS phase by phase.
+    expect(only.floorSustainableMachine.busy).toBeGreaterThan(0);
+    expect(only.floorSustainableMachine.busy).toBeLessThanOrEqual(1);
+    expect(Object.keys(only.rssByPhase)).toEqual([
+      'start',
+      'ingest',
+      'drain',
+      'halfIngest',
+      'halfSustainable',
+      'trickle',
+    ]);
+    expect(only.rssByPhase.drain.worker).toBeGreaterThan(0);
+    expect(Math.max(...Object.values(only.rssByPhase).map((p: { api: number }) => p.api))).toBe(only.rssApiMb);
     expect(only.lost).toBe(0);
     expect(only.stored).toBeGreaterThanOrEqual(only.accepted);
     expect(only.backlog).toBeGreaterThanOrEqual(500);

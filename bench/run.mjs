@@ -170,11 +170,24 @@ async function measure() {
       floorSustainableE2eP50: latency.e2eP50,
       floorSustainableE2eP99: latency.e2eP99,
       floorSustainableIngestP99: latency.ingestP99,
+      // The floors' CPU per event at that rate (ingest server, workers, Postgres, Redis), against
+      // sustainableRelayCpuMs: what the relay adds per event where its tail is judged; and how busy the machine was.
+      floorSustainableCpuMs: Object.entries(latency.cpuMsPerEvent)
+        .filter(([k]) => k !== 'loadGenerator' && k !== 'target')
+        .reduce((sum, [, ms]) => sum + ms, 0),
+      floorSustainableMachine: { busy: latency.busy, runnableMean: latency.runnableMean },
       ...relay,
     });
     log(`run ${run}: ${JSON.stringify(runs.at(-1))}`);
   }
-  const perRunOnly = new Set(['usage', 'sustainableTimeline', 'sustainableMachine', 'trickleTimeline']);
+  const perRunOnly = new Set([
+    'usage',
+    'sustainableTimeline',
+    'sustainableMachine',
+    'floorSustainableMachine',
+    'rssByPhase',
+    'trickleTimeline',
+  ]);
   const metrics = Object.keys(runs[0]).filter((m) => !perRunOnly.has(m));
   const summary = Object.fromEntries(metrics.map((m) => [m, summarize(runs.map((r) => r[m]))]));
   const med = (m) => summary[m].median;
@@ -276,6 +289,8 @@ async function measure() {
       row('latency floor (the floors chained) at that rate: end-to-end p50 (ms)', 'floorSustainableE2eP50'),
       row('latency floor at that rate: end-to-end p99 (ms)', 'floorSustainableE2eP99'),
       row('latency floor at that rate: ingest p99 (ms)', 'floorSustainableIngestP99'),
+      row('CPU per event at that rate: relay processes (ms)', 'sustainableRelayCpuMs'),
+      row('CPU per event at that rate: the floors chained (ms)', 'floorSustainableCpuMs'),
       row('end-to-end p50 at 10 events/s (ms)', 'trickleE2eP50'),
       row('end-to-end p99 at 10 events/s (ms)', 'trickleE2eP99'),
       row('api CPU per ingested event (ms)', 'ingestApiCpuMs'),

@@ -19,6 +19,8 @@ function cpuTicks() {
 const runnable = () => Number(/^procs_running (\d+)/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? 0);
 
 async function apiLag(metricsUrl) {
+  // No api (the latency floor's phase): no lag to read.
+  if (!metricsUrl) return { maxMs: NaN, p99Ms: NaN };
   try {
     const text = await (await fetch(metricsUrl)).text();
     const get = (name) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1]) * 1000;

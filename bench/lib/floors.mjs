@@ -8,7 +8,8 @@ import { admin, freshDatabase, query, REDIS_URL } from './database.mjs';
 import { openLoop, saturate } from './load.mjs';
 import { ask, forkReady, startNode, stop, waitForReceipts } from './processes.mjs';
 import { percentile } from './stats.mjs';
-import { cpuMsOf } from './usage.mjs';
+import { startCalmProbe } from './calm-probe.mjs';
+import { cpuMsOf, startPhase } from './usage.mjs';
 import { bundleWorkspace } from '../../scripts/lib/bundle-workspace.mjs';
 
 export const SIGNING_SECRET = 'whsec_YmVuY2gtc2lnbmluZy1zZWNyZXQtMzItYnl0ZXMhIQ==';
@@ -141,8 +142,22 @@ export async function latencyFloor({ root, here, entry, name, prefix, body, work
     // A warm-up second first (the workers connect, the JIT warms, as the relay had by its calm phase).
     const warm = await openLoop({ port: msg.port, path: '/github', body, rate, durationS: 1 });
     await waitForReceipts(target, warm.samples.length);
+    // How busy the machine was and what each process spent per event, as the relay's phase at this rate records
+    // (relay-run.mjs), so the two can be read side by side.
+    const probe = await startCalmProbe(null, async () => ({}));
+    const phase = await startPhase({
+      pids: {
+        ingest: child.pid,
+        ...Object.fromEntries(children.slice(1).map((w, i) => [`worker${i + 1}`, w.pid])),
+        loadGenerator: process.pid,
+        target: target.pid,
+      },
+      databaseUrl: url,
+    });
     const load = await openLoop({ port: msg.port, path: '/github', body, rate, durationS });
+    const machine = await probe.end();
     await waitForReceipts(target, warm.samples.length + load.samples.length);
+    const usage = await phase.end(load.samples.length);
     const receipts = new Map((await ask(target, 'receipts')).receipts.map(([id, t]) => [id, t]));
     const e2e = load.samples.map((s) => receipts.get(s.id) - s.t0).filter((v) => Number.isFinite(v));
     const ingest = load.samples.map((s) => s.t1 - s.t0);
@@ -153,6 +168,10 @@ export async function latencyFloor({ root, here, entry, name, prefix, body, work
       ingestP99: percentile(ingest, 99),
       delivered: e2e.length,
       offered: load.offered,
+      busy: machine.busy,
+      runnableMean: machine.runnableMean,
+      cpuMsPerEvent: Object.fromEntries(Object.entries(usage.cpu).map(([k, c]) => [k, c.msPerEvent])),
+      redisCommandsPerEvent: usage.redisCommandsPerEvent,
     };
   } finally {
     await Promise.all(children.map((c) => stop(c)));

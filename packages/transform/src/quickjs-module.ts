@@ -18,3 +18,6 @@ export function compiledQuickJS(from: string): WebAssembly.Module {
   compiled ??= new Module(readFileSync(createRequire(from).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')));
   return compiled;
 }
+
+/** Whether this process has compiled it yet (a runner compiles it for its first sandbox thread, not before). */
+export const isQuickJSCompiled = (): boolean => compiled !== undefined;

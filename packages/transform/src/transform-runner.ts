@@ -5,7 +5,7 @@
 // Why QuickJS in threads rather than isolated-vm: docs/transformations.md, "The sandbox".
 import path from 'node:path';
 import { compiledQuickJS } from './quickjs-module';
-import { createSandboxSlot, type Outcome, type SandboxSlot } from './sandbox-slot';
+import { createSandboxSlot, type Outcome, type SandboxSlot, type SandboxSlotOptions } from './sandbox-slot';
 import type {
   TransformCompileResult,
   TransformContext,
@@ -50,11 +50,8 @@ export function createTransformRunner(
   const maxLogBytes = options.maxLogBytes ?? 4096;
   if (memoryMb < 8) throw new RangeError('memoryMb: at least 8');
   const threadFile = options.threadFile ?? defaultThreadFile();
-  // Stand-in threads of tests (threadFile given) load no QuickJS.
-  const wasmModule = options.threadFile ? undefined : compiledQuickJS(threadFile);
-  const slotOptions = {
+  const baseSlotOptions = {
     threadFile,
-    workerData: { memoryMb, maxLogBytes, maxOutputBytes, wasmModule },
     // The thread's own JavaScript holds the input and output text of its calls, next to the WebAssembly memory.
     resourceLimits: { maxOldGenerationSizeMb: 16 + Math.ceil((4 * maxOutputBytes) / MIB), stackSizeMb: 4 },
     timeoutMs,
@@ -62,6 +59,20 @@ export function createTransformRunner(
     logChars: maxLogBytes,
     onFree: () => postWaiting(),
   };
+  // The QuickJS module is compiled for the first slot, not with the runner: the api and every worker make a runner at
+  // start, and a process whose rules have no transform then never compiles it. Stand-in threads of tests (threadFile
+  // given) load no QuickJS.
+  let slotOptions: SandboxSlotOptions | undefined;
+  const optionsForSlot = (): SandboxSlotOptions =>
+    (slotOptions ??= {
+      ...baseSlotOptions,
+      workerData: {
+        memoryMb,
+        maxLogBytes,
+        maxOutputBytes,
+        wasmModule: options.threadFile ? undefined : compiledQuickJS(threadFile),
+      },
+    });
 
   const slots: SandboxSlot[] = [];
   // Calls waiting for room in a slot, in the order they came.
@@ -73,7 +84,7 @@ export function createTransformRunner(
     let best: SandboxSlot | undefined;
     for (const slot of slots) if (slot.load() < depth && (!best || slot.load() < best.load())) best = slot;
     if ((!best || best.load() > 0) && slots.length < concurrency) {
-      best = createSandboxSlot(slotOptions);
+      best = createSandboxSlot(optionsForSlot());
       slots.push(best);
     }
     return best;

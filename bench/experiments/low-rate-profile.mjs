@@ -4,13 +4,12 @@
 // loop sends RATE webhooks a second for SECONDS; then each process's CPU per event and its profile's top entries.
 // Run by hand:
 //   pnpm exec node bench/experiments/low-rate-profile.mjs [rate=100] [seconds=10]
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { summarizeProfile } from '../lib/cpu-profile.mjs';
-import { admin, dbUrl, deleteKeys, REDIS_URL } from '../lib/database.mjs';
+import { admin, deleteKeys, freshDatabase, REDIS_URL } from '../lib/database.mjs';
 import { openLoop } from '../lib/load.mjs';
 import { forkReady, freePort, startNode, stop, waitForHttp, waitForReceipts } from '../lib/processes.mjs';
 import { cpuMsByName, cpuMsOf } from '../lib/usage.mjs';
@@ -22,12 +21,7 @@ const seconds = Number(process.argv[3] ?? 10);
 const body = readFileSync(path.join(here, 'github-push.json'), 'utf8');
 const name = `relay_lowrate_${process.pid}`;
 const prefix = `lowrate${process.pid}`;
-await admin(`CREATE DATABASE "${name}"`);
-const url = dbUrl(name);
-execFileSync(process.execPath, [path.join(root, 'scripts/db.mjs'), 'migrate'], {
-  env: { ...process.env, DATABASE_URL: url },
-  stdio: 'ignore',
-});
+const url = await freshDatabase(root, name);
 const { child: target, msg: targetReady } = await forkReady(path.join(here, 'target-server.mjs'));
 const port = await freePort();
 const env = {

@@ -59,7 +59,8 @@ describe('pnpm bench --smoke', () => {
       'trickle',
     ]);
     expect(only.rssByPhase.drain.worker).toBeGreaterThan(0);
-    expect(Math.max(...Object.values(only.rssByPhase).map((p: { api: number }) => p.api))).toBe(only.rssApiMb);
+    const phases = Object.values(only.rssByPhase as Record<string, { api: number }>);
+    expect(Math.max(...phases.map((p) => p.api))).toBe(only.rssApiMb);
     expect(only.lost).toBe(0);
     expect(only.stored).toBeGreaterThanOrEqual(only.accepted);
     expect(only.backlog).toBeGreaterThanOrEqual(500);

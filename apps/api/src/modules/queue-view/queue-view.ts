@@ -97,7 +97,8 @@ export function createQueueView(options: { connection: RedisConnection; prefix: 
   return {
     router,
     close: async () => {
-      // A view opened by no request has no queues.
+      // A view opened by no request has no queues; one opening now has them once its load ends.
+      await board?.catch(() => {});
       await Promise.all(queues.map((queue) => queue.close().catch(() => {})));
     },
   };

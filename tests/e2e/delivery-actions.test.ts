@@ -136,19 +136,19 @@ describe('acting on one delivery', () => {
   it('refuses a paused delivery (its destination is unhealthy) and a queued one with their codes', async () => {
     const eventId = events[1]!;
     const { id } = await deliveryTo(eventId, steadyId);
-    await prisma().delivery.update({ where: { id }, data: { status: 'paused' } });
+    await prisma().delivery.updateMany({ where: { id }, data: { status: 'paused' } });
     expect((await post(`/events/${eventId}/retry`, { destination_id: steadyId }).expect(409)).body.code).toBe(
       'delivery_paused',
     );
     // Queued, due far ahead: the sweeper leaves it alone meanwhile.
-    await prisma().delivery.update({
+    await prisma().delivery.updateMany({
       where: { id },
       data: { status: 'queued', nextAttemptAt: new Date(Date.now() + 3_600_000) },
     });
     expect((await post(`/events/${eventId}/retry`, { destination_id: steadyId }).expect(409)).body.code).toBe(
       'event_not_retryable',
     );
-    await prisma().delivery.update({ where: { id }, data: { status: 'delivered', nextAttemptAt: null } });
+    await prisma().delivery.updateMany({ where: { id }, data: { status: 'delivered', nextAttemptAt: null } });
   });
 
   it("bulk retries one destination's deliveries of the selected events", async () => {

@@ -253,7 +253,7 @@ describe('a resumed delivery', () => {
       where: { id: flaky.id },
       data: { health: 'unhealthy', unhealthyReason: 'failing', unhealthySince: new Date() },
     });
-    await prisma().delivery.update({ where: { id: spent.id }, data: { status: 'paused' } });
+    await prisma().delivery.updateMany({ where: { id: spent.id }, data: { status: 'paused' } });
 
     await pipeline.http
       .post(`/rules/${ruleId}/destinations/${flaky.id}/resume`)

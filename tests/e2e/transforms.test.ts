@@ -350,7 +350,10 @@ describe('transformed bodies', () => {
     expect(asReceived.headers['x-relay-body']).toBe('received');
     expect(asReceived.body).toEqual({ received: true });
     expect((await get(toShaped.id).expect(404)).body.code).toBe('transformed_body_not_found');
-    await prisma().delivery.update({ where: { id: toShaped.id }, data: { transformedBody: Buffer.from('{"t":1}') } });
+    await prisma().delivery.updateMany({
+      where: { id: toShaped.id },
+      data: { transformedBody: Buffer.from('{"t":1}') },
+    });
     const transformed = await get(toShaped.id).expect(200);
     expect(transformed.headers['x-relay-body']).toBe('transformed');
     expect(transformed.body).toEqual({ t: 1 });

@@ -87,6 +87,7 @@ export function createFanOut(deps: FanOutDeps): FanOut {
         queued.map((q) => ({
           orgId,
           deliveryId: q.id,
+          eventId: q.eventId,
           destinationId: q.destinationId,
           delayMs: Math.max(0, (q.nextAttemptAt?.getTime() ?? at) - at),
           // Traced: each destination's job continues the event's trace (its parent the primary job's span).

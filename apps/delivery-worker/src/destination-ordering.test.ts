@@ -81,7 +81,7 @@ async function setup(ordering: object | undefined = {}) {
     (await db.prisma.delivery.findFirstOrThrow({ where: { eventId: event.id, destinationId } })).id;
   const attempt = async (deliveryId: string) => (await processor.attempt(ORG, deliveryId)).result;
   const due = (deliveryId: string) =>
-    db.prisma.delivery.update({ where: { id: deliveryId }, data: { nextAttemptAt: new Date(0) } });
+    db.prisma.delivery.updateMany({ where: { id: deliveryId }, data: { nextAttemptAt: new Date(0) } });
   return { rule, add, store, fanOut, deliveryOf, attempt, due, handedOff };
 }
 

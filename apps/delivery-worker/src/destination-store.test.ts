@@ -87,12 +87,30 @@ describe('the destination store', () => {
     expect(fanned[3]!.queued.map((q) => q.id)).toEqual(fanned[0]!.added.map((d) => d.id));
     expect(fanned[1]!.queued.map((q) => q.destinationId).sort()).toEqual([b, c].sort());
     expect(fanned[2]!.queued).toEqual([]);
+    // Each queued delivery names its event (deliveries are partitioned by it; its job carries it).
+    expect(fanned[1]!.queued.map((q) => q.eventId)).toEqual([events[0]!.id, events[0]!.id]);
+  });
+
+  it('loads a delivery named without its event (a job queued before jobs carried it) by its id', async () => {
+    const { deliveryIds, store, event } = await threeDeliveries();
+    const loaded = await Promise.all([
+      store.load(ORG, deliveryIds[0]!),
+      store.load(ORG, deliveryIds[1]!, event.id),
+      store.load(ORG, crypto.randomUUID()),
+    ]);
+    expect(loaded.map((l) => l?.delivery.eventId ?? null)).toEqual([event.id, event.id, null]);
+  });
+
+  it('does not load a delivery named with another event', async () => {
+    const { deliveryIds, store } = await threeDeliveries();
+    const other = await newEvent(db, { source: 'shop' });
+    expect(await store.load(ORG, deliveryIds[0]!, other.id)).toBeNull();
   });
 
   it('loads the deliveries in flight in one statement, each with its destination', async () => {
-    const { deliveryIds, calls, store } = await threeDeliveries();
+    const { deliveryIds, calls, store, event } = await threeDeliveries();
     const gone = crypto.randomUUID();
-    const loaded = await Promise.all([...deliveryIds, gone].map((id) => store.load(ORG, id)));
+    const loaded = await Promise.all([...deliveryIds, gone].map((id) => store.load(ORG, id, event.id)));
     expect(calls.loads).toEqual([4]);
     expect(loaded.map((l) => l?.delivery.id ?? null)).toEqual([...deliveryIds, null]);
     expect(
@@ -107,12 +125,16 @@ describe('the destination store', () => {
   it('records the outcomes in flight in one statement; one no longer queued is not recorded', async () => {
     const { deliveryIds, calls, store, event } = await threeDeliveries();
     const [first, second, third] = deliveryIds as [string, string, string];
-    await store.record(ORG, first, attempt(), delivered());
+    await store.record(ORG, { id: first, eventId: event.id }, attempt(), delivered());
     calls.records.length = 0;
     const results = await Promise.all([
-      store.record(ORG, first, attempt(), delivered()),
-      store.record(ORG, second, attempt(), delivered()),
-      store.record(ORG, third, attempt(), { status: 'queued', nextAttemptAt: new Date(), error: 'HTTP 500' }),
+      store.record(ORG, { id: first, eventId: event.id }, attempt(), delivered()),
+      store.record(ORG, { id: second, eventId: event.id }, attempt(), delivered()),
+      store.record(ORG, { id: third, eventId: event.id }, attempt(), {
+        status: 'queued',
+        nextAttemptAt: new Date(),
+        error: 'HTTP 500',
+      }),
     ]);
     expect(calls.records).toEqual([3]);
     expect(results.map((r) => r.recorded)).toEqual([false, true, true]);
@@ -130,10 +152,10 @@ describe('the destination store', () => {
     const { deliveryIds, calls, store, event } = await threeDeliveries();
     const [first, second, third] = deliveryIds as [string, string, string];
     const settled = await Promise.allSettled([
-      store.record(ORG, first, attempt(), delivered()),
+      store.record(ORG, { id: first, eventId: event.id }, attempt(), delivered()),
       // A duration Postgres refuses (not an integer): the batch's statement fails as a whole.
-      store.record(ORG, second, attempt(Number.NaN), delivered()),
-      store.record(ORG, third, attempt(), delivered()),
+      store.record(ORG, { id: second, eventId: event.id }, attempt(Number.NaN), delivered()),
+      store.record(ORG, { id: third, eventId: event.id }, attempt(), delivered()),
     ]);
     expect(calls.records).toEqual([3, 1, 1, 1]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -142,10 +164,10 @@ describe('the destination store', () => {
   });
 
   it('drains: an outcome submitted before the drain is committed when it resolves', async () => {
-    const { deliveryIds, store } = await threeDeliveries();
-    const recording = store.record(ORG, deliveryIds[0]!, attempt(), delivered());
+    const { deliveryIds, store, event } = await threeDeliveries();
+    const recording = store.record(ORG, { id: deliveryIds[0]!, eventId: event.id }, attempt(), delivered());
     await store.drain();
-    const row = await db.prisma.delivery.findUniqueOrThrow({ where: { id: deliveryIds[0]! } });
+    const row = await db.prisma.delivery.findFirstOrThrow({ where: { id: deliveryIds[0]! } });
     expect(row.status).toBe('delivered');
     await expect(recording).resolves.toEqual({ recorded: true, head: null });
   });

@@ -1,5 +1,6 @@
 import { createGroupCommit, type OrgId } from '@relay/core';
 import type {
+  DeliveryRef,
   DeliveryRepository,
   DeliveryUpdate,
   FannedOut,
@@ -15,9 +16,14 @@ export interface DestinationStore {
   /** An event's fan-out (DeliveryRepository's `fanOut`), committed when it resolves. */
   fanOut: (orgId: OrgId, eventId: string, destinationIds: readonly string[]) => Promise<FannedOut>;
   /** A delivery and its destination as they are committed; null: gone. */
-  load: (orgId: OrgId, id: string) => Promise<LoadedDelivery | null>;
+  load: (orgId: OrgId, id: string, eventId?: string) => Promise<LoadedDelivery | null>;
   /** Resolves once the outcome is committed (DeliveryRepository's `record`). */
-  record: (orgId: OrgId, id: string, attempt: NewAttempt, update: DeliveryUpdate) => Promise<Recorded>;
+  record: (
+    orgId: OrgId,
+    ref: { id: string; eventId: string },
+    attempt: NewAttempt,
+    update: DeliveryUpdate,
+  ) => Promise<Recorded>;
   drain: () => Promise<void>;
 }
 
@@ -30,12 +36,11 @@ export function createDestinationStore(
   // While two statements of a kind run, what arrives meanwhile gathers into the next one (group-commit.ts).
   options = { maxSize: 200, maxWaitMs: 0, maxInFlight: 2 },
 ): DestinationStore {
-  type Ref = { orgId: OrgId; id: string };
   const fanOuts = createGroupCommit<FanOutItem, Settled<FannedOut>>({
     ...options,
     flush: (items) => settleEach(items, (batch) => deliveries.fanOutMany(batch)),
   });
-  const loads = createGroupCommit<Ref, Settled<LoadedDelivery | null>>({
+  const loads = createGroupCommit<DeliveryRef, Settled<LoadedDelivery | null>>({
     ...options,
     flush: (refs) =>
       settleEach(refs, async (batch) => {
@@ -49,8 +54,8 @@ export function createDestinationStore(
   });
   return {
     fanOut: async (orgId, eventId, destinationIds) => unwrap(await fanOuts.submit({ orgId, eventId, destinationIds })),
-    load: async (orgId, id) => unwrap(await loads.submit({ orgId, id })),
-    record: async (orgId, id, attempt, update) => unwrap(await records.submit({ orgId, id, attempt, update })),
+    load: async (orgId, id, eventId) => unwrap(await loads.submit({ orgId, id, eventId })),
+    record: async (orgId, ref, attempt, update) => unwrap(await records.submit({ orgId, ...ref, attempt, update })),
     drain: async () => {
       await fanOuts.drain();
       await loads.drain();

@@ -160,7 +160,7 @@ describe('a destination delivery', () => {
     const signed = `${deliveryId}.${String(request!.headers['webhook-timestamp'])}.${request!.body.toString()}`;
     const expected = createHmac('sha256', standardWebhookKey('default-secret')).update(signed).digest('base64');
     expect(String(request!.headers['webhook-signature'])).toContain(expected);
-    const stored = await db.prisma.delivery.findUniqueOrThrow({ where: { id: deliveryId } });
+    const stored = await db.prisma.delivery.findFirstOrThrow({ where: { id: deliveryId } });
     expect(stored).toMatchObject({ status: 'delivered', attemptCount: 1, failureReason: null });
     const attempts = await db.prisma.deliveryAttempt.findMany({ where: { eventId: event.id } });
     expect(attempts).toEqual([expect.objectContaining({ kind: 'destination', destinationId: destination.id })]);
@@ -175,10 +175,10 @@ describe('a destination delivery', () => {
     target.replyWith(503);
     const first = await processor.attempt(ORG, deliveryId);
     expect(first.result).toBe('retry_scheduled');
-    await db.prisma.delivery.update({ where: { id: deliveryId }, data: { nextAttemptAt: new Date(0) } });
+    await db.prisma.delivery.updateMany({ where: { id: deliveryId }, data: { nextAttemptAt: new Date(0) } });
     expect(await processor.attempt(ORG, deliveryId)).toEqual({ result: 'failed' });
     expect(counted).toEqual(['destination retry 5xx', 'destination failed 5xx']);
-    expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
+    expect(await db.prisma.delivery.findFirstOrThrow({ where: { id: deliveryId } })).toMatchObject({
       status: 'failed',
       attemptCount: 2,
       failureReason: 'retries_exhausted',
@@ -203,9 +203,9 @@ describe('a destination delivery', () => {
     await kit.destinations.resume(ORG, kit.rule.id, kit.destination.id);
     // Two attempts in the new run: the first is retried (not the second of two), the second fails as the last.
     expect((await kit.processor.attempt(ORG, kit.deliveryId)).result).toBe('retry_scheduled');
-    await db.prisma.delivery.update({ where: { id: kit.deliveryId }, data: { nextAttemptAt: new Date(0) } });
+    await db.prisma.delivery.updateMany({ where: { id: kit.deliveryId }, data: { nextAttemptAt: new Date(0) } });
     expect(await kit.processor.attempt(ORG, kit.deliveryId)).toEqual({ result: 'failed' });
-    expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: kit.deliveryId } })).toMatchObject({
+    expect(await db.prisma.delivery.findFirstOrThrow({ where: { id: kit.deliveryId } })).toMatchObject({
       status: 'failed',
       attemptCount: 3,
       runStartAttempt: 1,
@@ -302,7 +302,7 @@ describe("a destination's transform when the sandbox is unavailable", () => {
     await kit.fanOut(ORG, event);
     const [row] = await rowsOf(event.id);
     await expect(kit.processor.attempt(ORG, row!.id)).rejects.toBeInstanceOf(TransformUnavailableError);
-    expect(await db.prisma.delivery.findUniqueOrThrow({ where: { id: row!.id } })).toMatchObject({
+    expect(await db.prisma.delivery.findFirstOrThrow({ where: { id: row!.id } })).toMatchObject({
       status: 'queued',
       attemptCount: 0,
       failureReason: null,

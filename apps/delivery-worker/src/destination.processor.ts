@@ -127,7 +127,7 @@ export function createDestinationProcessor(deps: DestinationDeps) {
 
   // Pauses a queued delivery of an unhealthy destination (the statement checks its committed health), and says so.
   async function pause(orgId: OrgId, delivery: DeliveryRecord, attemptCount: number) {
-    const paused = await deps.deliveries.pause(orgId, delivery.id);
+    const paused = await deps.deliveries.pause(orgId, delivery);
     if (paused.paused) await tell(orgId, delivery, 'paused', attemptCount);
     return paused;
   }
@@ -136,7 +136,7 @@ export function createDestinationProcessor(deps: DestinationDeps) {
   // told before it is committed, and an outcome another worker stored first is not told twice.
   async function store(orgId: OrgId, sent: Sent, update: DeliveryUpdate, counted: DeliveryOutcome): Promise<boolean> {
     const { delivery, event, attempt, outcome } = sent;
-    const { recorded, head } = await deps.deliveries.record(orgId, delivery.id, attempt, update);
+    const { recorded, head } = await deps.deliveries.record(orgId, delivery, attempt, update);
     if (!recorded) return false;
     // A final outcome released the delivery's ordering key at its destination: the next one gets its job.
     if (head) deps.handOff?.([head]);
@@ -152,9 +152,10 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     orgId: OrgId,
     deliveryId: string,
     span: TraceSpan = NOOP_SPAN,
+    eventId?: string,
   ): Promise<Step<DestinationResult>> {
     const loaded = await inSpan(childSpan(tracer, span, 'load delivery'), () =>
-      deps.deliveries.load(orgId, deliveryId),
+      deps.deliveries.load(orgId, deliveryId, eventId),
     );
     if (!loaded || loaded.delivery.status !== 'queued') return { result: 'skipped' };
     const { delivery, destination } = loaded;
@@ -182,7 +183,7 @@ export function createDestinationProcessor(deps: DestinationDeps) {
           destination.targetUrl,
           transformErrorText(ran.failure, ran.logs),
         );
-      transformed = await deps.deliveries.storeTransformed(orgId, delivery.id, ran.output);
+      transformed = await deps.deliveries.storeTransformed(orgId, delivery, ran.output);
       if (!transformed) return { result: 'skipped' };
     }
     const retry = policyFor(deps.retry, destination.deliveryPolicy);
@@ -314,8 +315,13 @@ export function createDestinationProcessor(deps: DestinationDeps) {
     return { result: 'failed' };
   }
 
-  async function giveUp(orgId: OrgId, deliveryId: string, cause: unknown): Promise<DestinationResult> {
-    const loaded = await deps.deliveries.load(orgId, deliveryId);
+  async function giveUp(
+    orgId: OrgId,
+    deliveryId: string,
+    eventId: string | undefined,
+    cause: unknown,
+  ): Promise<DestinationResult> {
+    const loaded = await deps.deliveries.load(orgId, deliveryId, eventId);
     if (!loaded || loaded.delivery.status !== 'queued') return 'skipped';
     const fault = relayErrorAttempt(cause, new Date(now()));
     const failed: NewAttempt = {
@@ -331,14 +337,14 @@ export function createDestinationProcessor(deps: DestinationDeps) {
 
   /** The BullMQ processor of `deliver-destination` jobs (`attempt`: its stages, for tests). */
   const process = async (job: Job<DestinationJobData>, token?: string): Promise<DestinationResult> => {
-    const { orgId, deliveryId } = job.data;
+    const { orgId, deliveryId, eventId } = job.data;
     const span = startJobSpan(tracer, 'deliveries', job);
     if (tracer.enabled) span.setAttributes({ 'relay.delivery.id': deliveryId, 'relay.organization.id': orgId });
     let result = 'waiting';
     try {
       return (result = await runJob<DestinationResult>(job, token, {
-        stages: () => attempt(orgId, deliveryId, span),
-        giveUp: (cause) => giveUp(orgId, deliveryId, cause),
+        stages: () => attempt(orgId, deliveryId, span, eventId),
+        giveUp: (cause) => giveUp(orgId, deliveryId, eventId, cause),
         bound: deps.faults ?? DEFAULT_FAULT_BOUND,
         logger: deps.logger,
         context: { deliveryId },

@@ -58,7 +58,7 @@ export function createOrderHandoff(deps: OrderHandoffDeps) {
   const enqueue = (head: OrderingHead) =>
     deliveries
       ? deps.queue.enqueueDestinations([
-          { orgId: head.organizationId, deliveryId: head.id, destinationId: head.shardKey },
+          { orgId: head.organizationId, deliveryId: head.id, eventId: head.eventId, destinationId: head.shardKey },
         ])
       : deps.queue.enqueue([{ orgId: head.organizationId, eventId: head.id, ruleId: head.shardKey }]);
 

@@ -42,7 +42,7 @@ it('re-enqueues queued destination deliveries whose jobs Redis lost', async () =
     });
     await sweeper.runOnce();
     const job = await queue.queues[0]!.getJob(destinationJobId(queued!.id));
-    expect(job?.data).toEqual({ orgId: ORG, deliveryId: queued!.id });
+    expect(job?.data).toEqual({ orgId: ORG, deliveryId: queued!.id, eventId: queued!.eventId });
     await sweeper.runOnce();
     await redis.del(`${prefix}:relay:epoch`);
     await sweeper.runOnce();

@@ -48,6 +48,7 @@ export function createSweeper(deps: SweeperDeps) {
       refs.map((ref) => ({
         orgId: ref.organizationId,
         deliveryId: ref.id,
+        eventId: ref.eventId,
         destinationId: ref.destinationId,
         delayMs: Math.max(0, (ref.nextAttemptAt?.getTime() ?? at) - at),
       })),

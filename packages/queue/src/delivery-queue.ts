@@ -61,9 +61,9 @@ export function createDeliveryQueue(options: DeliveryQueueOptions) {
           .byShard(requests, (r) => r.destinationId)
           .map(([queue, group]) =>
             queue.addBulk(
-              group.map(({ orgId, deliveryId, delayMs, trace }) => ({
+              group.map(({ orgId, deliveryId, eventId, delayMs, trace }) => ({
                 name: JOBS.deliverDestination,
-                data: trace ? { orgId, deliveryId, trace } : { orgId, deliveryId },
+                data: { orgId, deliveryId, ...(eventId ? { eventId } : {}), ...(trace ? { trace } : {}) },
                 opts: { ...JOB_OPTIONS, jobId: destinationJobId(deliveryId), delay: delayOf(delayMs) },
               })),
             ),

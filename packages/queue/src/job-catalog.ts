@@ -45,6 +45,11 @@ export interface DeliverJobRequest extends DeliverJobData {
 export interface DestinationJobData {
   orgId: OrgId;
   deliveryId: string;
+  /**
+   * The delivery's event: `deliveries` is partitioned by it (docs/partitioning.md), so every statement naming the
+   * delivery names it too and reads one partition. Absent in a job queued before it was added: looked up by id.
+   */
+  eventId?: string;
   /** Consecutive defers for the relay's own faults, as for deliveries. */
   defers?: number;
   /** Traces: the W3C traceparent of the span this job continues (docs/observability.md); absent: untraced. */
@@ -54,6 +59,8 @@ export interface DestinationJobData {
 }
 
 export interface DestinationJobRequest extends DestinationJobData {
+  /** Named by every caller that knows it; undefined only where none does (a released head of a fan-out). */
+  eventId: string | undefined;
   /** The delivery's destination: it picks the queue shard (queueShardOf), never stored in the job. */
   destinationId: string;
   /** Milliseconds to wait before the attempt; 0 for now. */

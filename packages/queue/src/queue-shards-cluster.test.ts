@@ -83,7 +83,7 @@ it('runs events and destination deliveries over 6 shards, each rule and destinat
   );
   // One bulk over every shard (grouped per shard underneath: a bulk add is one slot's script).
   await queue.enqueue(events);
-  await queue.enqueueDestinations([{ orgId: ORG, deliveryId: 'd1', destinationId: 'dst_a' }]);
+  await queue.enqueueDestinations([{ orgId: ORG, deliveryId: 'd1', eventId: 'evt-d1', destinationId: 'dst_a' }]);
   await queue.enqueue([{ orgId: ORG, eventId: 'evt-default', ruleId: null }]);
   await waitFor(() => ran.length === events.length + 2, 60_000, 'every job to run');
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 
-const FAMILY = ['events', 'delivery_attempts', 'event_search_keys', 'event_payloads'];
+const FAMILY = ['events', 'delivery_attempts', 'event_search_keys', 'event_payloads', 'deliveries'];
 const DAY_MS = 86_400_000;
 const day = (at: Date) => at.toISOString().slice(0, 10).replaceAll('-', '');
 

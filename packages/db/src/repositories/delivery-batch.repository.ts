@@ -59,6 +59,7 @@ function fannedOutOf({ orgId, eventId }: FanOutItem, rows: readonly FanOutRow[])
   const ref = (r: FanOutRow) => ({
     id: r.id,
     organizationId: orgId,
+    eventId,
     destinationId: r.destination_id,
     nextAttemptAt: r.next_attempt_at,
   });
@@ -69,8 +70,17 @@ function fannedOutOf({ orgId, eventId }: FanOutItem, rows: readonly FanOutRow[])
       .map((r) => ({ id: r.id, eventId, destinationId: r.destination_id, status: r.status, attemptCount: 0 })),
     released: rows
       .filter((r) => r.what === 'released')
+      // A released head is another event's, which the fan-out does not answer: its job looks it up by id.
       .map((r) => ({ id: r.id, organizationId: orgId, shardKey: r.destination_id })),
   };
+}
+
+/** A delivery by id, with its event when known (deliveries are partitioned by it). */
+export interface DeliveryRef {
+  orgId: OrgId;
+  id: string;
+  /** Absent: looked up by id (a job queued before jobs carried it). */
+  eventId?: string | undefined;
 }
 
 /** A delivery and its destination as they are committed. */
@@ -94,6 +104,8 @@ export type DeliveryUpdate =
 export interface RecordItem {
   orgId: OrgId;
   id: string;
+  /** The delivery's event (its partition). */
+  eventId: string;
   attempt: NewAttempt;
   update: DeliveryUpdate;
 }
@@ -117,6 +129,7 @@ interface RecordRow {
   delivery_id: string;
   recorded: number;
   head_id: string | null;
+  head_event_id: string | null;
   destination_id: string | null;
 }
 
@@ -193,6 +206,7 @@ function recordParameters(items: readonly RecordItem[]): unknown[] {
     column((i) => (i.update.status === 'failed' ? i.update.reason : null)),
     column((i) => (i.update.status === 'delivered' ? null : i.update.error)),
     column((i) => (i.update.status === 'delivered' ? i.update.at : null)),
+    column((i) => i.eventId),
   ];
 }
 
@@ -220,10 +234,29 @@ export function createDeliveryBatches(pool: pg.Pool) {
     return items.map((_, i) => fannedOutOf(sorted[back(i)]!, byItem[back(i)]!));
   }
 
-  async function loadMany(refs: readonly { orgId: OrgId; id: string }[]): Promise<Map<string, LoadedDelivery>> {
+  async function loadMany(refs: readonly DeliveryRef[]): Promise<Map<string, LoadedDelivery>> {
     if (refs.length === 0) return new Map();
-    const { rows } = await pool.query<LoadRow>(LOAD_MANY, [refs.map((r) => r.id), refs.map((r) => r.orgId)]);
+    const events = await eventsOf(refs);
+    const { rows } = await pool.query<LoadRow>(LOAD_MANY, [
+      refs.map((r) => r.id),
+      refs.map((r) => r.orgId),
+      refs.map((r) => events.get(r.id) ?? null),
+    ]);
     return new Map(rows.map((row) => [row.v_id, loadedOf(row)]));
+  }
+
+  // The events of refs that name none (a job queued before jobs carried it): one lookup by id alone, which probes
+  // every partition's primary key, for those only.
+  async function eventsOf(refs: readonly DeliveryRef[]): Promise<Map<string, string>> {
+    const events = new Map(refs.flatMap((r) => (r.eventId ? [[r.id, r.eventId] as const] : [])));
+    const missing = refs.filter((r) => !r.eventId).map((r) => r.id);
+    if (missing.length === 0) return events;
+    const { rows } = await pool.query<{ id: string; event_id: string }>(
+      'SELECT id, event_id FROM deliveries WHERE id = ANY($1::uuid[])',
+      [missing],
+    );
+    for (const row of rows) events.set(row.id, row.event_id);
+    return events;
   }
 
   async function recordMany(items: readonly RecordItem[]): Promise<Recorded[]> {
@@ -235,9 +268,14 @@ export function createDeliveryBatches(pool: pg.Pool) {
       recorded: row.recorded > 0,
       // A key is one destination's, so the head is at the recorded delivery's destination (its queue shard).
       head:
-        row.head_id === null || row.destination_id === null
+        row.head_id === null || row.head_event_id === null || row.destination_id === null
           ? null
-          : { id: row.head_id, organizationId: sorted[i]!.orgId, shardKey: row.destination_id },
+          : {
+              id: row.head_id,
+              organizationId: sorted[i]!.orgId,
+              shardKey: row.destination_id,
+              eventId: row.head_event_id,
+            },
     }));
     return items.map((_, i) => results[back(i)]!);
   }
@@ -260,8 +298,8 @@ export function createDeliveryBatches(pool: pg.Pool) {
     loadMany,
 
     /** A delivery and its destination as they are committed; null: gone (its event or destination deleted). */
-    load: async (orgId: OrgId, id: string): Promise<LoadedDelivery | null> =>
-      (await loadMany([{ orgId, id }])).get(id) ?? null,
+    load: async (orgId: OrgId, id: string, eventId?: string): Promise<LoadedDelivery | null> =>
+      (await loadMany([{ orgId, id, eventId }])).get(id) ?? null,
 
     /**
      * Stores each item's attempt and the delivery's new state, only while the delivery is queued (`recorded` false:
@@ -271,7 +309,11 @@ export function createDeliveryBatches(pool: pg.Pool) {
     recordMany,
 
     /** `recordMany` for one delivery. */
-    record: async (orgId: OrgId, id: string, attempt: NewAttempt, update: DeliveryUpdate): Promise<Recorded> =>
-      (await recordMany([{ orgId, id, attempt, update }]))[0]!,
+    record: async (
+      orgId: OrgId,
+      ref: { id: string; eventId: string },
+      attempt: NewAttempt,
+      update: DeliveryUpdate,
+    ): Promise<Recorded> => (await recordMany([{ orgId, ...ref, attempt, update }]))[0]!,
   };
 }

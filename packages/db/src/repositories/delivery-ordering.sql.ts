@@ -7,7 +7,9 @@ import { unindexed } from './unindexed.sql';
 // ingest) and waits, with no job, while its key is held at its destination; the statement that records the holder's
 // final outcome names the next delivery of the key, which is handed a job. A key's unfinished deliveries at a
 // destination are found by the index on (destination_id, status, ordering_key, event_id): the checks below name all
-// four (the status as an indexable IN), so even a plan kept from a small table's statistics goes in by the key.
+// four, each unfinished status on its own (an IN on the second column was left as a filter once deliveries were
+// partitioned, reading the destination's every delivery), so even a plan kept from a small table's statistics goes
+// in by the key, and a key's oldest delivery is the first entry of its index walk.
 
 /**
  * SQL condition on a deliveries row `v`: it must wait. Only while its rule orders delivery (turned off, its waiting
@@ -22,8 +24,12 @@ export const DELIVERY_BLOCKED = (v: string) => `(${v}.ordering_key IS NOT NULL A
   WHERE bd.id = ${v}.destination_id AND (
     EXISTS (
       SELECT 1 FROM deliveries bo
-      WHERE bo.destination_id = ${v}.destination_id AND bo.ordering_key = ${v}.ordering_key
-        AND bo.event_id < ${v}.event_id AND bo.status IN ('queued', 'paused'))
+      WHERE bo.destination_id = ${v}.destination_id AND bo.status = 'queued' AND bo.ordering_key = ${v}.ordering_key
+        AND bo.event_id < ${v}.event_id)
+    OR EXISTS (
+      SELECT 1 FROM deliveries bo
+      WHERE bo.destination_id = ${v}.destination_id AND bo.status = 'paused' AND bo.ordering_key = ${v}.ordering_key
+        AND bo.event_id < ${v}.event_id)
     OR EXISTS (
       SELECT 1 FROM event_ordering be
       JOIN events bev ON bev.id = be.event_id AND ${unindexed("bev.status IN ('queued', 'paused')")}
@@ -53,13 +59,23 @@ ord AS (
 
 /**
  * After RECORD's update (CTE `updated`: the recorded delivery, new status): a final outcome releases its key at its
- * destination; `head` is the key's next unfinished delivery there (handed a job when it is queued).
+ * destination; `head` is the key's next unfinished delivery there (handed a job when it is queued): the oldest
+ * queued and the oldest paused one, each the first entry of the key's index walk, and the older of the two. (The
+ * statement's snapshot still sees the recorded delivery as queued, hence `q.id <> u.id`.)
  */
 export const RELEASE_DELIVERY_KEY = `
 head AS (
-  SELECT n.id, n.status FROM updated u
-  JOIN deliveries n ON n.destination_id = u.destination_id AND n.ordering_key = u.ordering_key AND n.id <> u.id
-    AND n.status IN ('queued', 'paused')
+  SELECT n.id, n.event_id, n.status FROM updated u
+  CROSS JOIN LATERAL ((
+    SELECT q.id, q.event_id, q.status FROM deliveries q
+    WHERE q.destination_id = u.destination_id AND q.status = 'queued' AND q.ordering_key = u.ordering_key
+      AND q.id <> u.id
+    ORDER BY q.event_id LIMIT 1
+  ) UNION ALL (
+    SELECT p.id, p.event_id, p.status FROM deliveries p
+    WHERE p.destination_id = u.destination_id AND p.status = 'paused' AND p.ordering_key = u.ordering_key
+    ORDER BY p.event_id LIMIT 1
+  )) n
   WHERE u.status IN ('delivered', 'failed')
   ORDER BY n.event_id LIMIT 1
 )`;

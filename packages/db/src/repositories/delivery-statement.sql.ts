@@ -42,8 +42,9 @@ WHERE event_id = $2 AND ${unindexed("organization_id = $1 AND status = 'queued'"
 UNION ALL
 SELECT id, destination_id, status::text, next_attempt_at, 'released' FROM released WHERE status = 'queued'`;
 
-// A batch of deliveries ($1 their ids, $2 their organizations, pairwise) with their destinations. Planned at each
-// call: a batch's one plan is cheap beside its rows, and made from the tables' size of the moment.
+// A batch of deliveries ($1 their ids, $2 their organizations, $3 their events, pairwise) with their destinations.
+// Planned at each call: a batch's one plan is cheap beside its rows, and made from the tables' size of the moment;
+// the events as an array prune the partitions (deliveries is partitioned by event_id) when it is planned.
 export const LOAD_MANY = `
 SELECT v.id AS v_id, v.organization_id AS v_org, v.event_id, v.status::text AS v_status, v.attempt_count,
   v.run_start_attempt, v.next_attempt_at AS v_next,
@@ -52,14 +53,15 @@ SELECT v.id AS v_id, v.organization_id AS v_org, v.event_id, v.status::text AS v
   v.transformed_path AS v_transformed_path,
   relay_delivery_blocked(v) AS v_blocked, d.*
 FROM deliveries v JOIN destinations d ON d.id = v.destination_id
-WHERE (v.id, v.organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
+WHERE v.event_id = ANY($3::uuid[])
+  AND (v.id, v.organization_id, v.event_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]))`;
 
 export const RECORD_BODY = `
 WITH attempt AS (
   INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, destination_id, target_url,
     response_status, response_body, error, duration_ms, started_at, finished_at)
   SELECT $3, v.event_id, v.organization_id, $4, 'destination', v.destination_id, $5, $6, $7, $8, $9, ${at(10)}, ${at(11)}
-  FROM deliveries v WHERE v.id = $2 AND ${unindexed("v.organization_id = $1 AND v.status = 'queued'")}
+  FROM deliveries v WHERE v.id = $2 AND v.event_id = $17 AND ${unindexed("v.organization_id = $1 AND v.status = 'queued'")}
   RETURNING 1
 ), updated AS (
 UPDATE deliveries v SET
@@ -70,10 +72,11 @@ UPDATE deliveries v SET
   last_error = $15,
   delivered_at = coalesce(${at(16)}, v.delivered_at),
   updated_at = ${UTC_NOW}
-WHERE v.id = $2 AND ${unindexed("v.organization_id = $1 AND v.status = 'queued'")}
+WHERE v.id = $2 AND v.event_id = $17 AND ${unindexed("v.organization_id = $1 AND v.status = 'queued'")}
 RETURNING v.id, v.destination_id, v.ordering_key, v.status
 ), ${RELEASE_DELIVERY_KEY}
 SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHERE status = 'queued') AS head_id,
+  (SELECT event_id FROM head WHERE status = 'queued') AS head_event_id,
   (SELECT destination_id FROM updated) AS destination_id`;
 
 /** Whether a delivery must wait for its ordering key: relay_delivery_blocked(v deliveries)'s body. */
@@ -87,5 +90,5 @@ FROM relay_fan_out_many($1, $2, $3, $4, $5)`;
 
 // A batch of outcomes in one transaction: RECORD_BODY per delivery, in the arrays' order (each parameter of
 // relay_record_delivery as an array, one element per delivery). Answers one row per delivery, in that order.
-export const RECORD_MANY = `SELECT delivery_id, recorded, head_id, destination_id
-FROM relay_record_deliveries($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
+export const RECORD_MANY = `SELECT delivery_id, recorded, head_id, head_event_id, destination_id
+FROM relay_record_deliveries($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;

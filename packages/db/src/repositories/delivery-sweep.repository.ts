@@ -6,6 +6,8 @@ import { DELIVERY_BLOCKED } from './delivery-ordering.sql';
 export interface QueuedDeliveryRef {
   id: string;
   organizationId: OrgId;
+  /** Its event (deliveries are partitioned by it). */
+  eventId: string;
   /** The delivery's destination: it picks the delivery's queue shard. */
   destinationId: string;
   nextAttemptAt: Date | null;
@@ -15,20 +17,23 @@ export interface QueuedDeliveryRef {
 // ordering key at their destination (delivery-ordering.sql.ts), which have no job on purpose (the delivery that
 // holds the key hands the next one its job), so re-enqueuing them would only run jobs that wait again.
 const QUEUED_PAGE = (extra: string) => `
-SELECT v.id, v.organization_id, v.destination_id, v.next_attempt_at FROM deliveries v
+SELECT v.id, v.organization_id, v.event_id, v.destination_id, v.next_attempt_at FROM deliveries v
 WHERE v.status = 'queued' ${extra} AND ($2::uuid IS NULL OR v.id > $2::uuid) AND NOT ${DELIVERY_BLOCKED('v')}
 ORDER BY v.id LIMIT $1`;
 const FIND_OVERDUE = QUEUED_PAGE(`AND v.next_attempt_at < ($3::timestamptz AT TIME ZONE 'UTC')`);
 const FIND_QUEUED = QUEUED_PAGE('');
-// The waiting ones are counted among the ordered only (ordering_key set), so the plain count stays the cheap one.
+// The waiting ones are counted among the ordered only (ordering_key set), so the plain count stays the cheap one. A
+// queued delivery always has its next attempt's time (the statements that queue one set it): the condition lets the
+// count walk the (next_attempt_at, status) index past the finished deliveries, which have none.
 const COUNT_QUEUED = `
-SELECT (SELECT count(*) FROM deliveries WHERE status = 'queued')
-  - (SELECT count(*) FROM deliveries v WHERE v.status = 'queued' AND v.ordering_key IS NOT NULL
-     AND ${DELIVERY_BLOCKED('v')}) AS n`;
+SELECT (SELECT count(*) FROM deliveries WHERE next_attempt_at IS NOT NULL AND status = 'queued')
+  - (SELECT count(*) FROM deliveries v WHERE v.next_attempt_at IS NOT NULL AND v.status = 'queued'
+     AND v.ordering_key IS NOT NULL AND ${DELIVERY_BLOCKED('v')}) AS n`;
 
 interface RefRow {
   id: string;
   organization_id: string;
+  event_id: string;
   destination_id: string;
   next_attempt_at: Date | null;
 }
@@ -36,6 +41,7 @@ interface RefRow {
 const refOf = (r: RefRow): QueuedDeliveryRef => ({
   id: r.id,
   organizationId: r.organization_id as OrgId,
+  eventId: r.event_id,
   destinationId: r.destination_id,
   nextAttemptAt: r.next_attempt_at,
 });

@@ -15,6 +15,7 @@ import { transformOf, type NewTransform, type StoredTransform, type TransformRow
 export type { DeliveryChange, DeliveryStatus, QueuedDeliveryRef };
 export type {
   DeliveryRecord,
+  DeliveryRef,
   DeliveryUpdate,
   FannedOut,
   FanOutItem,
@@ -29,17 +30,18 @@ UPDATE deliveries SET transformed_body = coalesce(transformed_body, $3), transfo
   CASE WHEN transformed_body IS NULL THEN $4::jsonb ELSE transformed_headers END,
   transformed_path = CASE WHEN transformed_body IS NULL THEN $5 ELSE transformed_path END,
   transform_logs = CASE WHEN transformed_body IS NULL THEN $6 ELSE transform_logs END
-WHERE organization_id = $1 AND id = $2 AND status = 'queued'
+WHERE organization_id = $1 AND id = $2 AND event_id = $7 AND status = 'queued'
 RETURNING transformed_body, transformed_headers, transformed_path`;
 
 // Pauses one queued delivery while its destination is unhealthy (the destination row read FOR SHARE: see FAN_OUT_BODY).
 const PAUSE_ONE = `
 WITH dest AS (
   SELECT d.health::text AS health FROM destinations d JOIN deliveries v ON v.destination_id = d.id
-  WHERE v.organization_id = $1 AND v.id = $2 FOR SHARE OF d
+  WHERE v.organization_id = $1 AND v.id = $2 AND v.event_id = $3 FOR SHARE OF d
 ), paused AS (
   UPDATE deliveries SET status = 'paused', updated_at = ${UTC_NOW}
-  WHERE organization_id = $1 AND id = $2 AND status = 'queued' AND (SELECT health FROM dest) = 'unhealthy'
+  WHERE organization_id = $1 AND id = $2 AND event_id = $3 AND status = 'queued'
+    AND (SELECT health FROM dest) = 'unhealthy'
   RETURNING id
 )
 SELECT (SELECT health FROM dest) AS health, (SELECT count(*) FROM paused)::int AS paused`;
@@ -127,7 +129,11 @@ export function createDeliveryRepository(pool: pg.Pool) {
     },
 
     /** Stores the delivery's transformed request (see the event's `storeTransformed`); null: no longer queued. */
-    async storeTransformed(orgId: OrgId, id: string, output: NewTransform): Promise<StoredTransform | null> {
+    async storeTransformed(
+      orgId: OrgId,
+      { id, eventId }: { id: string; eventId: string },
+      output: NewTransform,
+    ): Promise<StoredTransform | null> {
       const { rows } = await pool.query<TransformRow>(STORE_TRANSFORMED, [
         orgId,
         id,
@@ -135,15 +141,20 @@ export function createDeliveryRepository(pool: pg.Pool) {
         JSON.stringify(output.headers),
         output.path,
         toStorableText(output.logs),
+        eventId,
       ]);
       return rows[0] ? transformOf(rows[0]) : null;
     },
 
     /** Pauses a queued delivery of an unhealthy destination; `health` as committed (null: gone). */
-    async pause(orgId: OrgId, id: string): Promise<{ health: 'healthy' | 'unhealthy' | null; paused: boolean }> {
+    async pause(
+      orgId: OrgId,
+      { id, eventId }: { id: string; eventId: string },
+    ): Promise<{ health: 'healthy' | 'unhealthy' | null; paused: boolean }> {
       const { rows } = await pool.query<{ health: 'healthy' | 'unhealthy' | null; paused: number }>(PAUSE_ONE, [
         orgId,
         id,
+        eventId,
       ]);
       return { health: rows[0]?.health ?? null, paused: (rows[0]?.paused ?? 0) > 0 };
     },

@@ -9,6 +9,8 @@ export interface OrderingHead {
   organizationId: OrgId;
   /** What picks its queue shard: an event head's rule, a delivery head's destination (a key never spans either). */
   shardKey: string;
+  /** A delivery head's event (deliveries are partitioned by it); absent for an event head. */
+  eventId?: string;
 }
 
 /** A key whose head has failed at least once: the head and what waits behind it. */

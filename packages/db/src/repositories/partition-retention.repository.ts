@@ -65,10 +65,9 @@ const INDEX_WALKS = 'SET LOCAL enable_seqscan = off; SET LOCAL jit = off';
 // whose organizations branch then walked the partition.)
 const PROBES = 'SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off';
 
-// The plain tables referencing events (docs/partitioning.md, "Which tables"): a drop fires no trigger, and Postgres
-// refuses to detach an events partition rows still reference, so the range's rows go first, each over its
-// (event_id ...) index.
-const REFERENCING = ['deliveries', 'event_search_escaped', 'event_search_pending', 'event_ordering'] as const;
+// The plain tables naming events (docs/partitioning.md, "Which tables"): a drop fires no trigger, so the range's rows
+// go first, each over its (event_id ...) index.
+const REFERENCING = ['event_search_escaped', 'event_search_pending', 'event_ordering'] as const;
 // Everything the drop locks, all at once and in one order, since its statements take these locks anyway and a lock
 // upgraded half-way invites a deadlock. Checked on Postgres 15: the detaches need ACCESS EXCLUSIVE on each parent
 // (LOCK TABLE recurses to every partition, as the drops' trigger removals need), and dropping a partition's foreign
@@ -204,11 +203,10 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
           await client.query('ROLLBACK');
           return { outcome: 'kept' };
         }
-        for (const table of REFERENCING)
+        const { detached, trimmed } = childrenOf(partition, family);
+        for (const table of [...REFERENCING, ...trimmed])
           await client.query(`DELETE FROM ${table} WHERE event_id >= $1::uuid AND event_id < $2::uuid`, range);
         await client.query(PROBES);
-        const same = (p: AttachedPartition) => p.from === partition.from && p.to === partition.to;
-        const detached = family.filter((f) => f.table !== 'events' && same(f)).concat(partition);
         for (const p of detached) await detach(client, p);
         await client.query('COMMIT');
         committed = true;
@@ -224,6 +222,33 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
       }
     },
   };
+}
+
+const lower = (p: PartitionBounds) => p.from ?? NIL_UUID;
+// Upper bounds compare as uuids (null: MAXVALUE, above every one).
+const below = (bound: string, upper: string | null) => upper === null || bound < upper;
+const overlaps = (a: PartitionBounds, b: PartitionBounds) => below(lower(a), b.to) && below(lower(b), a.to);
+
+/**
+ * What dropping the events partition `partition` does to each child table's partitions overlapping its range. A child
+ * partition that no other events partition overlaps is detached with it (with events' bounds: the same range; a wider
+ * one, such as deliveries' first partition from their upgrade, once the last events partition it spans goes: its rows
+ * of earlier ranges went with their partitions' drops). A child whose overlapping partition spans other events
+ * partitions still attached has the range's rows deleted from it instead (`trimmed`), as the plain tables do.
+ */
+export function childrenOf(
+  partition: AttachedPartition,
+  family: readonly AttachedPartition[],
+): { detached: AttachedPartition[]; trimmed: string[] } {
+  const otherEvents = family.filter((f) => f.table === 'events' && f.name !== partition.name);
+  const detached: AttachedPartition[] = [];
+  const trimmed = new Set<string>();
+  for (const child of family) {
+    if (child.table === 'events' || !overlaps(child, partition)) continue;
+    if (otherEvents.some((e) => overlaps(e, child))) trimmed.add(child.table);
+    else detached.push(child);
+  }
+  return { detached: detached.concat(partition), trimmed: [...trimmed] };
 }
 
 async function detach(client: pg.PoolClient, p: AttachedPartition): Promise<void> {

@@ -4,9 +4,16 @@ import { withTransaction } from '../transaction';
 
 /**
  * The partitioned history (docs/partitioning.md), parent first: `events` by RANGE (id), its children by RANGE
- * (event_id), all with the same bounds, so an event, its attempts and its search keys share a period.
+ * (event_id), all with the same bounds, so an event, its attempts, search keys, payload and deliveries share a
+ * period (deliveries' first partition, from their upgrade, spans several of events').
  */
-export const PARTITIONED_TABLES = ['events', 'delivery_attempts', 'event_search_keys', 'event_payloads'] as const;
+export const PARTITIONED_TABLES = [
+  'events',
+  'delivery_attempts',
+  'event_search_keys',
+  'event_payloads',
+  'deliveries',
+] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 /** An attached partition; `from` null: MINVALUE (the migration's `<table>_first`), `to` null: MAXVALUE. */

@@ -183,7 +183,9 @@ export function createDestinationService(deps: DestinationServiceDeps) {
         })),
       );
       await deps.queue
-        .enqueueDestinations(resumed.map((d) => ({ orgId: principal.orgId, deliveryId: d.id, destinationId: id })))
+        .enqueueDestinations(
+          resumed.map((d) => ({ orgId: principal.orgId, deliveryId: d.id, eventId: d.eventId, destinationId: id })),
+        )
         .catch((err: unknown) =>
           deps.logger.warn({ err, destinationId: id }, 'resumed deliveries not enqueued; the sweeper will'),
         );

@@ -91,7 +91,7 @@ async function eventWith(
   return { id, deliveryIds: ids };
 }
 
-const deliveryRow = (id: string) => prisma().delivery.findUniqueOrThrow({ where: { id } });
+const deliveryRow = (id: string) => prisma().delivery.findFirstOrThrow({ where: { id } });
 
 describe('per-delivery retry', () => {
   it('starts a new run of that delivery alone, audited, its job enqueued', async () => {
@@ -148,7 +148,7 @@ describe('per-delivery retry', () => {
   it('a retried delivery of an ordered rule goes on its own: its ordering key is cleared', async () => {
     const { rule, destinations, source } = await ruleWithDestinations(1);
     const event = await eventWith(source, rule.id, [[destinations[0]!.id, 'failed']]);
-    await prisma().delivery.update({ where: { id: event.deliveryIds[0]! }, data: { orderingKey: 'order-1' } });
+    await prisma().delivery.updateMany({ where: { id: event.deliveryIds[0]! }, data: { orderingKey: 'order-1' } });
     await service().retry(admin, event.id, destinations[0]!.id);
     expect(await deliveryRow(event.deliveryIds[0]!)).toMatchObject({ status: 'queued', orderingKey: null });
   });
@@ -364,7 +364,7 @@ describe('destination resume', () => {
   it('starts a new run of each paused delivery, as a retry does', async () => {
     const { rule, destinations, source } = await ruleWithDestinations(1);
     const event = await eventWith(source, rule.id, [[destinations[0]!.id, 'paused']]);
-    await prisma().delivery.update({ where: { id: event.deliveryIds[0]! }, data: { attemptCount: 2 } });
+    await prisma().delivery.updateMany({ where: { id: event.deliveryIds[0]! }, data: { attemptCount: 2 } });
     await store.repositories().destinations.resume(DEFAULT_ORGANIZATION_ID, rule.id, destinations[0]!.id);
     expect(await deliveryRow(event.deliveryIds[0]!)).toMatchObject({ status: 'queued', runStartAttempt: 2 });
   });

@@ -52,11 +52,11 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
   async function enqueue(
     orgId: OrgId,
     destinationId: string,
-    deliveryIds: readonly string[],
+    deliveries: readonly { deliveryId: string; eventId: string }[],
     context: Record<string, unknown>,
   ) {
     await deps.queue
-      .enqueueDestinations(deliveryIds.map((deliveryId) => ({ orgId, deliveryId, destinationId })))
+      .enqueueDestinations(deliveries.map(({ deliveryId, eventId }) => ({ orgId, deliveryId, eventId, destinationId })))
       .catch((err: unknown) =>
         deps.logger.warn({ err, ...context }, 'retried deliveries not enqueued; the sweeper will enqueue them'),
       );
@@ -94,7 +94,10 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
               ),
         );
       await toldQueued(principal.orgId, destinationId, [{ eventId, ...result }]);
-      await enqueue(principal.orgId, destinationId, [result.deliveryId], { eventId, destinationId });
+      await enqueue(principal.orgId, destinationId, [{ deliveryId: result.deliveryId, eventId }], {
+        eventId,
+        destinationId,
+      });
       return { id: eventId, status: 'queued' as const, destination_id: destinationId };
     },
 
@@ -110,7 +113,7 @@ export function createDeliveryActions(deps: DeliveryActionDeps) {
       const audit = deps.bulkAudit(principal, 'deliveries.bulk_retried', selection, { destination_id: destinationId });
       const result = await actions.bulkRetry(principal.orgId, selection, destinationId, deps.bulkCap, audit);
       await toldQueued(principal.orgId, destinationId, result.deliveries);
-      await enqueue(principal.orgId, destinationId, result.deliveryIds, {
+      await enqueue(principal.orgId, destinationId, result.deliveries, {
         destinationId,
         deliveries: result.deliveryIds.length,
       });

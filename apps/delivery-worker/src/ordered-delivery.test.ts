@@ -71,8 +71,9 @@ describe('the ordered hand-off', () => {
   });
 
   it('gives the next head a job, and one that runs after the release when its old job is still active', async () => {
-    // Pauses 20 ms, doubling, 10 times (about 20 s in all): on a loaded machine the old job may take seconds to end.
-    const handoff = createOrderHandoff({ queue, logger: pino({ level: 'silent' }), pauseMs: 20, tries: 10 });
+    // Pauses 20 ms, doubling, 14 times (about 5 minutes in all, ended as soon as the hand-off's own job exists): on a
+    // loaded machine the old job may take long to end (a full run once failed with 10, about 20 s).
+    const handoff = createOrderHandoff({ queue, logger: pino({ level: 'silent' }), pauseMs: 20, tries: 14 });
     const idle = randomUUID();
     handoff.handOff([{ id: idle, organizationId: org, shardKey: 'rul_1' }]);
     await handoff.drain();
@@ -99,7 +100,7 @@ describe('the ordered hand-off', () => {
     setTimeout(() => finish(), 60);
     await handoff.drain();
     // The old job ended; the hand-off's own job ran (or waits to run) after it.
-    await waitFor(() => runs.length === 2, 30_000, 'a second run of the head');
+    await waitFor(() => runs.length === 2, 60_000, 'a second run of the head');
     // Then the hand-off stops: once its own job exists it enqueues nothing more. (Its own job may also have run and
     // ended between the enqueue and the check, which enqueues once more by design: a head's extra run only finds
     // the key's state and ends, as the loaded machine of a CI run showed.) The hand-off has ended (drained): once no
@@ -117,5 +118,5 @@ describe('the ordered hand-off', () => {
     expect(new Set(runs)).toEqual(new Set([head]));
     await worker.close();
     workerRedis.disconnect();
-  }, 60_000);
+  }, 400_000);
 });

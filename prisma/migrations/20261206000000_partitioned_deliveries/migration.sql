@@ -10,23 +10,27 @@ SET lock_timeout = '5s';
 -- ids as a 17th parameter. The previous version's functions (16 parameters) stay for it while compose's migrate runs
 -- beside it: a later release drops them. The body is RECORD_BODY of packages/db/src/repositories/
 -- delivery-statement.sql.ts word for word (delivery-statement-plans.test.ts checks it), and the head it releases
--- comes with its event, which the hand-off's job carries. The head is found by the key's index and then sorted
--- (delivery-ordering.sql.ts RELEASE_DELIVERY_KEY says why).
+-- comes with its event, which the hand-off's job carries. The head is looked up in a statement of its own, only
+-- for a final outcome of an ordered delivery (delivery-ordering.sql.ts DELIVERY_KEY_HEAD says why).
 CREATE FUNCTION "relay_record_delivery"(uuid, uuid, uuid, integer, text, integer, text, text, integer, timestamptz,
     timestamptz, "DeliveryStatus", timestamptz, text, text, timestamptz, uuid)
     RETURNS TABLE (recorded integer, head_id uuid, head_event_id uuid, destination_id uuid)
     LANGUAGE plpgsql VOLATILE SET enable_seqscan = off SET enable_bitmapscan = off SET jit = off
     SET enable_mergejoin = off SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
+DECLARE
+  u record;
+  next_id uuid;
+  next_event uuid;
+  next_status text;
 BEGIN
-  RETURN QUERY
 WITH attempt AS (
   INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, kind, destination_id, target_url,
     response_status, response_body, error, duration_ms, started_at, finished_at)
   SELECT $3, v.event_id, v.organization_id, $4, 'destination', v.destination_id, $5, $6, $7, $8, $9, ($10::timestamptz AT TIME ZONE 'UTC'), ($11::timestamptz AT TIME ZONE 'UTC')
   FROM deliveries v WHERE v.id = $2 AND v.event_id = $17 AND (v.organization_id = $1 AND v.status = 'queued') IS TRUE
   RETURNING 1
-), updated AS (
+)
 UPDATE deliveries v SET
   status = $12::"DeliveryStatus",
   attempt_count = v.attempt_count + (SELECT count(*) FROM attempt)::int,
@@ -36,26 +40,22 @@ UPDATE deliveries v SET
   delivered_at = coalesce(($16::timestamptz AT TIME ZONE 'UTC'), v.delivered_at),
   updated_at = now() AT TIME ZONE 'UTC'
 WHERE v.id = $2 AND v.event_id = $17 AND (v.organization_id = $1 AND v.status = 'queued') IS TRUE
-RETURNING v.id, v.destination_id, v.ordering_key, v.status
-), 
-head AS (
-  SELECT n.id, n.event_id, n.status FROM updated u
-  CROSS JOIN LATERAL ((
+RETURNING v.id, v.destination_id, v.ordering_key, v.status INTO u;
+IF u.id IS NOT NULL AND u.ordering_key IS NOT NULL AND u.status IN ('delivered', 'failed') THEN
+
+SELECT h.id, h.event_id, h.status::text FROM ((
     SELECT q.id, q.event_id, q.status FROM deliveries q
     WHERE q.destination_id = u.destination_id AND q.status = 'queued' AND q.ordering_key = u.ordering_key
-      AND q.id <> u.id
     ORDER BY q.event_id LIMIT 1
   ) UNION ALL (
     SELECT p.id, p.event_id, p.status FROM deliveries p
     WHERE p.destination_id = u.destination_id AND p.status = 'paused' AND p.ordering_key = u.ordering_key
     ORDER BY p.event_id LIMIT 1
-  )) n
-  WHERE u.status IN ('delivered', 'failed')
-  ORDER BY n.event_id LIMIT 1
-)
-SELECT (SELECT count(*) FROM updated)::int AS recorded, (SELECT id FROM head WHERE status = 'queued') AS head_id,
-  (SELECT event_id FROM head WHERE status = 'queued') AS head_event_id,
-  (SELECT destination_id FROM updated) AS destination_id;
+  )) h
+ORDER BY h.event_id LIMIT 1 INTO next_id, next_event, next_status;
+END IF;
+RETURN QUERY SELECT (u.id IS NOT NULL)::int, CASE WHEN next_status = 'queued' THEN next_id END,
+  CASE WHEN next_status = 'queued' THEN next_event END, u.destination_id;
 END $$;
 
 CREATE FUNCTION "relay_record_deliveries"(uuid[], uuid[], uuid[], integer[], text[], integer[], text[], text[],
@@ -68,6 +68,59 @@ BEGIN
     FROM relay_record_delivery($1[i], $2[i], $3[i], $4[i], $5[i], $6[i], $7[i], $8[i], $9[i], $10[i], $11[i], $12[i],
       $13[i], $14[i], $15[i], $16[i], $17[i]) AS r;
   END LOOP;
+END $$;
+
+-- The fan-out, made again with the same parameters and answer (the previous version's relay_fan_out_many calls it):
+-- the ordered event's statements run only for an ordered event (their plan was set up for every partition at each
+-- fan-out), and the released head is looked up by status, as the checks do. FAN_OUT_BODY of
+-- delivery-statement.sql.ts word for word.
+CREATE OR REPLACE FUNCTION "relay_fan_out"(uuid, uuid, uuid[], uuid[])
+    RETURNS TABLE (id uuid, destination_id uuid, status text, next_attempt_at timestamp(3), what text)
+    LANGUAGE plpgsql VOLATILE SET enable_seqscan = off SET enable_bitmapscan = off SET jit = off
+    SET enable_mergejoin = off SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_column
+DECLARE
+  o record;
+BEGIN
+SELECT ordering_key, provider_id INTO o FROM event_ordering WHERE event_id = $2 AND (organization_id = $1) IS TRUE;
+IF o.ordering_key IS NOT NULL THEN
+  UPDATE event_ordering SET fanned_out = true
+  WHERE event_id = $2 AND (organization_id = $1) IS TRUE AND NOT fanned_out;
+  RETURN QUERY 
+SELECT r.id, r.destination_id, r.status::text, r.next_attempt_at, 'released'
+FROM destinations rd
+CROSS JOIN LATERAL (
+  SELECT x.id, x.destination_id, x.status, x.next_attempt_at FROM ((
+    SELECT q.id, q.destination_id, q.status, q.next_attempt_at, q.event_id FROM deliveries q
+    WHERE q.destination_id = rd.id AND q.status = 'queued' AND q.ordering_key = o.ordering_key AND q.event_id > $2
+    ORDER BY q.event_id LIMIT 1
+  ) UNION ALL (
+    SELECT p.id, p.destination_id, p.status, p.next_attempt_at, p.event_id FROM deliveries p
+    WHERE p.destination_id = rd.id AND p.status = 'paused' AND p.ordering_key = o.ordering_key AND p.event_id > $2
+    ORDER BY p.event_id LIMIT 1
+  )) x
+  ORDER BY x.event_id LIMIT 1
+) r
+WHERE rd.organization_id = $1 AND rd.provider_id = o.provider_id AND rd.id <> ALL($3::uuid[]) AND r.status = 'queued';
+END IF;
+RETURN QUERY
+WITH dest AS (
+  SELECT d.id, d.health::text AS health FROM destinations d
+  WHERE d.id = ANY($3::uuid[]) AND (d.organization_id = $1 AND d.active) IS TRUE FOR SHARE
+), added AS (
+  INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, ordering_key, next_attempt_at,
+    created_at, updated_at)
+  SELECT n.id, $1, $2, dest.id,
+    (CASE WHEN dest.health = 'unhealthy' THEN 'paused' ELSE 'queued' END)::"DeliveryStatus",
+    o.ordering_key, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+  FROM unnest($3::uuid[], $4::uuid[]) AS n(destination_id, id) JOIN dest ON dest.id = n.destination_id
+  ON CONFLICT (event_id, destination_id) DO NOTHING
+  RETURNING id, destination_id, status, next_attempt_at
+)
+SELECT id, destination_id, status::text AS status, next_attempt_at, 'added' AS what FROM added
+UNION ALL
+SELECT id, destination_id, status::text, next_attempt_at, 'queued' FROM deliveries
+WHERE event_id = $2 AND (organization_id = $1 AND status = 'queued') IS TRUE;
 END $$;
 
 -- The first partition's upper bound: the floor of the UTC midnight after tomorrow (a day boundary, as events'
@@ -151,12 +204,14 @@ BEGIN
   ALTER TABLE deliveries_first DROP CONSTRAINT deliveries_first_partition;
 END $$;
 
--- DELIVERY_BLOCKED of delivery-ordering.sql.ts word for word: each unfinished status looked up on its own, so the
--- walk of the key's index is by all four columns in every partition (an IN on the status was left as a filter).
+-- BLOCKED_BODY of delivery-statement.sql.ts word for word: an unordered delivery returns at once (the check's plan is
+-- not set up), and each unfinished status is looked up on its own, so the walk of the key's index is by all four
+-- columns in every partition (an IN on the status was left as a filter).
 CREATE FUNCTION "relay_delivery_blocked"(v deliveries)
     RETURNS boolean LANGUAGE plpgsql STABLE SET enable_seqscan = off SET enable_bitmapscan = off SET jit = off
     SET enable_mergejoin = off SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
+IF v.ordering_key IS NULL THEN RETURN false; END IF;
 RETURN (v.ordering_key IS NOT NULL AND EXISTS (
   SELECT 1 FROM destinations bd JOIN providers bp ON bp.id = bd.provider_id AND bp.ordering IS NOT NULL
   WHERE bd.id = v.destination_id AND (

@@ -1,67 +1,43 @@
-import { execFile } from 'node:child_process';
-import { copyFile, cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { BASE_DATABASE_URL, newEventId } from '@relay/test-support';
+import { newEventId } from '@relay/test-support';
 import pg from 'pg';
+import { createUpgradeProject, type UpgradeProject } from './upgrade-project';
 
 // The upgrade to partitioned deliveries (migration 20261206000000, docs/partitioning.md "Online upgrade"), run by the
 // real runner over an install with deliveries while the previous version keeps fanning out and recording outcomes
 // with its own statements: nothing is lost or refused, the old table becomes the first partition, the partitions of
 // events' days after it exist for deliveries too, and the previous version's functions still work on the new table.
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
 const UPGRADE = '20261206000000_partitioned_deliveries';
 const ORG = '00000000-0000-7000-8000-000000000001';
 const RULE = '00000000-0000-7000-8000-0000000000aa';
 const DESTINATION = '00000000-0000-7000-8000-0000000000bb';
 const DELIVERIES = 100_000;
 
-let dir: string;
-let url: string;
+let project: UpgradeProject;
 let pool: pg.Pool;
-const name = `relay_deliveries_upgrade_${process.pid}_${Date.now()}`;
-const admin = () => new pg.Client({ connectionString: BASE_DATABASE_URL });
-const migrate = () =>
-  run(process.execPath, [path.join(dir, 'scripts/db.mjs'), 'migrate'], {
-    cwd: dir,
-    env: { ...process.env, DATABASE_URL: url },
-  });
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'relay-deliveries-upgrade-'));
-  await mkdir(path.join(dir, 'scripts/lib'), { recursive: true });
-  await mkdir(path.join(dir, 'prisma/migrations'), { recursive: true });
-  for (const file of ['package.json', 'scripts/db.mjs', 'scripts/lib/sql-statements.mjs', 'prisma/schema.prisma']) {
-    await copyFile(path.join(ROOT, file), path.join(dir, file));
-  }
-  await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  const migrations = path.join(ROOT, 'prisma/migrations');
-  for (const entry of await readdir(migrations)) {
-    if (entry < UPGRADE || entry === 'migration_lock.toml') {
-      await cp(path.join(migrations, entry), path.join(dir, 'prisma/migrations', entry), { recursive: true });
-    }
-  }
-  const client = admin();
-  await client.connect();
-  await client.query(`CREATE DATABASE "${name}"`);
-  await client.end();
-  const u = new URL(BASE_DATABASE_URL);
-  u.pathname = `/${name}`;
-  url = u.toString();
-  await migrate();
-  pool = new pg.Pool({ connectionString: url, max: 4 });
+  project = await createUpgradeProject(UPGRADE, 'deliveries-upgrade');
+  pool = new pg.Pool({ connectionString: project.url, max: 4 });
 }, 300_000);
 
 afterAll(async () => {
   await pool?.end();
-  const client = admin();
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await project?.remove();
 });
+
+// A destination delivery's outcome recorded delivered: with the previous version's function (16 parameters, the
+// delivery by id alone) when no event id is given, else with this version's (17, the event named).
+async function recordDelivered(deliveryId: string, eventId?: string): Promise<number | undefined> {
+  const now = new Date();
+  const values = [ORG, deliveryId, newEventId(), 1, 'http://d/', 200, 'ok', null, 5, now, now, 'delivered', null];
+  const args = [...values, null, null, now, ...(eventId ? [eventId] : [])];
+  const params = args.map((_, i) => `$${i + 1}`).join(', ');
+  const { rows } = await pool.query<{ recorded: number }>(
+    `SELECT recorded FROM relay_record_deliveries(${params})`,
+    args.map((value) => [value]),
+  );
+  return rows[0]?.recorded;
+}
 
 // The previous version's destination work for one new event: stored, fanned out (relay_fan_out_many), its delivery
 // recorded delivered with the outcome function it knows (16 parameters: the delivery by id alone).
@@ -77,30 +53,7 @@ async function previousVersionDelivers(): Promise<string> {
     [[ORG], [eventId], [1], [DESTINATION], [newEventId()]],
   );
   const deliveryId = rows.find((r) => r.what === 'added')!.id;
-  const now = new Date();
-  const { rows: recorded } = await pool.query<{ recorded: number }>(
-    `SELECT recorded FROM relay_record_deliveries($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-       $16)`,
-    [
-      ORG,
-      deliveryId,
-      newEventId(),
-      1,
-      'http://d/',
-      200,
-      'ok',
-      null,
-      5,
-      now,
-      now,
-      'delivered',
-      null,
-      null,
-      null,
-      now,
-    ].map((value) => [value]),
-  );
-  if (recorded[0]?.recorded !== 1) throw new Error(`delivery ${deliveryId} not recorded`);
+  if ((await recordDelivered(deliveryId)) !== 1) throw new Error(`delivery ${deliveryId} not recorded`);
   return deliveryId;
 }
 
@@ -140,10 +93,7 @@ describe('the upgrade to partitioned deliveries', () => {
         );
       }
     })();
-    await cp(path.join(ROOT, 'prisma/migrations', UPGRADE), path.join(dir, 'prisma/migrations', UPGRADE), {
-      recursive: true,
-    });
-    const { stdout } = await migrate();
+    const { stdout } = await project.upgrade();
     migrating = false;
     await writer;
     expect(stdout).toContain(UPGRADE);
@@ -186,31 +136,8 @@ describe('the upgrade to partitioned deliveries', () => {
       "SELECT id FROM relay_fan_out_many($1, $2, $3, $4, $5) WHERE what = 'added'",
       [[ORG], [eventId], [1], [DESTINATION], [newEventId()]],
     );
-    const now = new Date();
-    const { rows: recorded } = await pool.query<{ recorded: number }>(
-      `SELECT recorded FROM relay_record_deliveries($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-         $16, $17)`,
-      [
-        ORG,
-        fanned[0]!.id,
-        newEventId(),
-        1,
-        'http://d/',
-        200,
-        'ok',
-        null,
-        5,
-        now,
-        now,
-        'delivered',
-        null,
-        null,
-        null,
-        now,
-        eventId,
-      ].map((value) => [value]),
-    );
-    expect(recorded).toEqual([{ recorded: 1 }]);
+    const recorded = await recordDelivered(fanned[0]!.id, eventId);
+    expect(recorded).toBe(1);
     const { rows: placed } = await pool.query<{ part: string }>(
       'SELECT tableoid::regclass::text AS part FROM deliveries WHERE event_id = $1',
       [eventId],

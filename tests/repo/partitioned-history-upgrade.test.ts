@@ -1,65 +1,27 @@
-import { execFile } from 'node:child_process';
-import { copyFile, cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { BASE_DATABASE_URL, newEventId } from '@relay/test-support';
+import { newEventId } from '@relay/test-support';
 import pg from 'pg';
+import { createUpgradeProject, type UpgradeProject } from './upgrade-project';
 
 // The upgrade to partitioned history (migration 20261205400000, docs/partitioning.md "Online upgrade") on an install
 // holding a million events, run by the real runner while writes go on as the previous version makes them: nothing
 // is lost or refused, the old tables become the first partitions, every foreign key is valid again, and what the
 // old version's statements do still works.
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
 const UPGRADE = '20261205400000_partitioned_history';
 const ORG = '00000000-0000-7000-8000-000000000001';
 const EVENTS = 1_000_000;
 
-let dir: string;
-let url: string;
+let project: UpgradeProject;
 let pool: pg.Pool;
-const name = `relay_upgrade_${process.pid}_${Date.now()}`;
-const admin = () => new pg.Client({ connectionString: BASE_DATABASE_URL });
-const migrate = () =>
-  run(process.execPath, [path.join(dir, 'scripts/db.mjs'), 'migrate'], {
-    cwd: dir,
-    env: { ...process.env, DATABASE_URL: url },
-  });
 
 beforeAll(async () => {
-  // A copy of the runner with every migration before the upgrade.
-  dir = await mkdtemp(path.join(tmpdir(), 'relay-upgrade-'));
-  await mkdir(path.join(dir, 'scripts/lib'), { recursive: true });
-  await mkdir(path.join(dir, 'prisma/migrations'), { recursive: true });
-  for (const file of ['package.json', 'scripts/db.mjs', 'scripts/lib/sql-statements.mjs', 'prisma/schema.prisma']) {
-    await copyFile(path.join(ROOT, file), path.join(dir, file));
-  }
-  await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  const migrations = path.join(ROOT, 'prisma/migrations');
-  for (const entry of await readdir(migrations)) {
-    if (entry < UPGRADE || entry === 'migration_lock.toml') {
-      await cp(path.join(migrations, entry), path.join(dir, 'prisma/migrations', entry), { recursive: true });
-    }
-  }
-  const client = admin();
-  await client.connect();
-  await client.query(`CREATE DATABASE "${name}"`);
-  await client.end();
-  const u = new URL(BASE_DATABASE_URL);
-  u.pathname = `/${name}`;
-  url = u.toString();
-  await migrate();
-  pool = new pg.Pool({ connectionString: url, max: 4 });
+  // A copy of the runner with every migration before the upgrade, and its database.
+  project = await createUpgradeProject(UPGRADE, 'upgrade');
+  pool = new pg.Pool({ connectionString: project.url, max: 4 });
 }, 300_000);
 
 afterAll(async () => {
   await pool?.end();
-  const client = admin();
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await project?.remove();
 });
 
 // The previous version's ingest: a UUIDv7 id of now, the event with its pending search row.
@@ -128,10 +90,7 @@ describe('the upgrade to partitioned history', () => {
         );
       }
     })();
-    await cp(path.join(ROOT, 'prisma/migrations', UPGRADE), path.join(dir, 'prisma/migrations', UPGRADE), {
-      recursive: true,
-    });
-    const { stdout } = await migrate();
+    const { stdout } = await project.upgrade();
     migrating = false;
     await writer;
     expect(stdout).toContain(UPGRADE);

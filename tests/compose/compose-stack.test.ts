@@ -17,8 +17,8 @@ const TOKEN = randomBytes(16).toString('hex');
 // Short locks, so the killed worker's jobs go to another worker within seconds rather than a minute.
 const LOCK_MS = 10_000;
 const STALLED_MS = 5_000;
-// Few deliveries per worker (4 x 3 workers / 200 ms = 60 a second, fewer than ingest takes): a backlog builds, every
-// worker always has deliveries in flight, and the kill lands in the middle of some.
+// Few deliveries per worker (4 x 3 workers / 200 ms = 60 a second, fewer than ingest takes): a backlog builds and
+// every worker always has deliveries in flight; the receiver holds their answers while the kill lands.
 const CONCURRENCY = 4;
 
 const logDir = path.join(tmpdir(), `relay-compose-test-${process.pid}`);
@@ -67,7 +67,9 @@ interface MigrateState {
 }
 let startOrder: { migrate: MigrateState; apiStartedAt: string };
 
-const records = async () => (await (await fetch(`${receiverUrl}/records`)).json()) as Delivery[];
+const receiver = async (method: string, route: string) =>
+  (await (await fetch(`${receiverUrl}${route}`, { method })).json()) as unknown;
+const records = async () => (await receiver('GET', '/records')) as Delivery[];
 
 beforeAll(async () => {
   log(`commands and container logs: ${logDir}`);
@@ -166,17 +168,26 @@ describe('docker compose, end to end', () => {
   });
 
   it(`loses none of ${WEBHOOKS} webhooks while one of ${WORKERS} workers is killed mid-delivery`, async () => {
-    // The kill, as soon as the receiver has KILL_AFTER deliveries, of a worker that has delivered some.
-    const killer = until('the first deliveries', async () => {
-      const seen = await records();
-      if (seen.length < KILL_AFTER) return undefined;
-      const workers = await project.running('delivery-worker');
-      const addresses = await Promise.all(workers.map((worker) => project.addressOf(worker)));
-      const index = addresses.findIndex((address) => seen.some((delivery) => delivery.from === address));
-      if (index < 0) throw new Error(`none of the workers sent the first deliveries: ${seen[0]?.from}`);
-      await project.docker('kill', workers[index]!);
-      return { id: workers[index]!, address: addresses[index]!, deliveredBefore: seen.length };
-    });
+    // The kill, once the receiver has KILL_AFTER deliveries, of a worker with a delivery the receiver holds: its
+    // first copy is recorded and it can never be answered, so another worker must send it again.
+    const killer = (async () => {
+      await until('the first deliveries', async () => ((await records()).length >= KILL_AFTER ? true : undefined));
+      await receiver('POST', '/hold');
+      try {
+        const workers = await project.running('delivery-worker');
+        const addresses = await Promise.all(workers.map((worker) => project.addressOf(worker)));
+        const index = await until('a worker with a held delivery', async () => {
+          const held = (await receiver('GET', '/held')) as string[];
+          const found = addresses.findIndex((address) => held.includes(address));
+          return found < 0 ? undefined : found;
+        });
+        const deliveredBefore = (await records()).length;
+        await project.docker('kill', workers[index]!);
+        return { id: workers[index]!, address: addresses[index]!, deliveredBefore };
+      } finally {
+        await receiver('POST', '/release');
+      }
+    })();
     killer.catch(() => undefined); // awaited below; a failed send must not leave its rejection unhandled
     await timed('send webhooks', () => sendWebhooks(`${apiUrl}/`, WEBHOOKS, 32));
     killed = await killer;
@@ -212,7 +223,7 @@ describe('docker compose, end to end', () => {
     }
     log(`${duplicates.length} events delivered twice (the killed worker's deliveries in flight)`);
     expect(duplicates.filter((delivery) => delivery.from !== killed?.address)).toEqual([]);
-    // The kill landed mid-delivery: requests the killed worker had sent were sent again by another worker.
+    // The kill landed mid-delivery (on a held request): what the killed worker had sent was sent again by another.
     expect(duplicates.length).toBeGreaterThan(0);
   });
 

@@ -13,7 +13,9 @@
 // RESULTS=relay-ab-20k.json.
 // BENCH_CALM_RATE (events/s): the rate of the phase at half the sustainable rate, the same for every variant and
 // round (by default each run's own estimate, so a faster minute also runs it faster, in larger batches).
-// A variant's root must have run `node scripts/build.mjs` (a `git worktree` of another commit works).
+// A variant's root must have run `node scripts/build.mjs` (a `git worktree` of another commit works). A variant's
+// `env` (an object of settings) is added to BENCH_RELAY_ENV for its runs: two variants of one build can differ by a
+// setting alone, e.g. [{"name":"unbounded","root":".","env":{"INGEST_MAX_IN_FLIGHT":"0"}},{"name":"default","root":"."}].
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,13 +42,20 @@ const KEYS = [
   'sustainableE2eP99',
   'sustainableRelayCpuMs',
   'sustainablePostgresCpuMs',
+  // The phase at half the ingest rate, workers running (more than the pipeline sustains), and the api's peak RSS.
+  'ingestP99',
+  'e2eP99',
+  'openLoopFailures',
+  'rssApiMb',
 ];
+const baseEnv = JSON.parse(process.env.BENCH_RELAY_ENV ?? '{}');
 const runs = Object.fromEntries(variants.map((v) => [v.name, []]));
 
 for (let round = 1; round <= rounds; round++) {
   const order = round % 2 === 1 ? variants : [...variants].reverse();
   for (const variant of order) {
     const load = os.loadavg()[0].toFixed(1);
+    process.env.BENCH_RELAY_ENV = JSON.stringify({ ...baseEnv, ...variant.env });
     const result = await relayRun({
       root: path.resolve(variant.root),
       here,

@@ -36,6 +36,7 @@ import { createHostResolver } from './modules/platform/host-resolver';
 import { createEventStreams } from './modules/stream/event-stream';
 import { createLimits } from './modules/limits/limits';
 import { createApiMetrics } from './modules/metrics/api-metrics';
+import { createInFlightLimit } from './modules/ingest/in-flight-limit';
 import { createQueueView } from './modules/queue-view/queue-view';
 import { createPacingStateReader } from './modules/rules/pacing-state';
 
@@ -87,8 +88,10 @@ export function createApiRuntime(
   });
   // History reads (lists, search, stats, exports) go to DATABASE_READ_URL's replica while it keeps up.
   const readSide = createReadSide(config, db, logger, { sensitiveHeaders: config.SENSITIVE_HEADERS });
+  const ingestInFlight = createInFlightLimit(config.INGEST_MAX_IN_FLIGHT);
   // This process's Prometheus registry (GET /metrics); the live streams are counted when scraped.
   const metrics = createApiMetrics({
+    ingestInFlight: () => ingestInFlight.count,
     organizationLabels: config.METRICS_ORGANIZATION_LABELS,
     pool: db.pool,
     replica: readSide.replica,
@@ -193,6 +196,7 @@ export function createApiRuntime(
     ruleChanges,
     streams,
     ingest,
+    ingestInFlight,
     tracer,
     transforms,
     pacingState,

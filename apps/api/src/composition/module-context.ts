@@ -8,6 +8,7 @@ import type { LoginLimiter } from '../auth/login-limiter';
 import type { PasswordHasher } from '../auth/passwords';
 import type { ApiConfig } from '../config';
 import type { IngestService } from '../modules/ingest/ingest.service';
+import type { InFlightLimit } from '../modules/ingest/in-flight-limit';
 import type { ApiMetrics } from '../modules/metrics/api-metrics';
 import type { Limits } from '../modules/limits/limits';
 import type { HostResolver } from '../modules/platform/host-resolver';
@@ -32,6 +33,8 @@ export interface ModuleContext {
   ruleChanges: RuleChangePublisher;
   streams: EventStreams;
   ingest: IngestService;
+  /** INGEST_MAX_IN_FLIGHT: the webhooks this process holds at once. */
+  ingestInFlight: InFlightLimit;
   /** Traces (docs/observability.md): the no-op tracer unless an OTLP endpoint is set. */
   tracer: Tracer;
   /** The transform sandbox (transform-test, and the compile check of a transform at save). */

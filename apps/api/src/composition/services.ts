@@ -79,6 +79,7 @@ export function createServices(ctx: ModuleContext) {
       allowTargetOverride: ctx.config.ALLOW_PUBLIC_TARGET_OVERRIDE,
       targetPolicy: ctx.targetPolicy,
       reservedSegments: ctx.catalog.reservedSegments,
+      inFlight: ctx.ingestInFlight,
       gate: ctx.limits.ingestGate,
       rules: createIngestRuleLookup({
         rules: ctx.repositories.rules,

@@ -59,6 +59,7 @@ const STATUS: Record<ErrorCode, number> = {
   no_default_target: 422,
   method_not_allowed: 405,
   database_unavailable: 503,
+  ingest_overloaded: 503,
   service_unavailable: 503,
   stream_unavailable: 503,
   dashboard_not_built: 503,

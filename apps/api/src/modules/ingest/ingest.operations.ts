@@ -28,7 +28,11 @@ const ingestResponses = {
       "Over the organization's rate limit (`rate_limited`, with Retry-After and the RateLimit headers) or its " +
       'monthly event quota (`quota_exceeded`, with `period_end` and Retry-After); nothing was stored.',
   },
-  503: { description: 'The event store is unavailable; nothing was stored (`database_unavailable`).' },
+  503: {
+    description:
+      'The event store is unavailable (`database_unavailable`), or this process holds INGEST_MAX_IN_FLIGHT ' +
+      'webhooks already (`ingest_overloaded`); nothing was stored, retry after Retry-After.',
+  },
 };
 const common = {
   tag: 'ingest',

@@ -9,6 +9,8 @@ export interface ApiMetricsOptions {
   organizationLabels: boolean;
   /** The process's Postgres pool (Prisma and raw pg share it). */
   pool: { totalCount: number; idleCount: number; waitingCount: number };
+  /** Webhooks this process is reading or storing now (INGEST_MAX_IN_FLIGHT bounds them). */
+  ingestInFlight?: () => number;
   /** Open live streams (GET /api/events/stream) of this process. */
   sseSubscribers: () => number;
   /** The read replica's state (DATABASE_READ_URL); undefined: no replica, no replica metrics. */
@@ -87,6 +89,20 @@ export function createApiMetrics(options: ApiMetricsOptions) {
       this.set(options.sseSubscribers());
     },
   });
+
+  const inFlight = options.ingestInFlight;
+  if (inFlight) {
+    new Gauge({
+      name: 'relay_ingest_in_flight',
+      help:
+        'Webhooks this api process is reading or storing now; at INGEST_MAX_IN_FLIGHT the next is refused ' +
+        '(503 ingest_overloaded).',
+      registers,
+      collect() {
+        this.set(inFlight());
+      },
+    });
+  }
 
   if (options.replica) registerReplicaMetrics(registry, options.replica);
 

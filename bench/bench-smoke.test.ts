@@ -144,7 +144,7 @@ describe('pnpm bench --search --smoke', () => {
 });
 
 // Retention by partition drop while ingest runs (issue 32), at 5,000 events: the day's partition is dropped with
-// every event in it, and ingest answered every request meanwhile. No speed is asserted (pnpm bench --retention).
+// every event in it and their destination deliveries, and ingest answered every request meanwhile. No speed is asserted (pnpm bench --retention).
 describe('pnpm bench --retention --smoke', () => {
   it("drops a past day's partition while ingest runs", async () => {
     await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--retention', '--smoke'], {
@@ -156,7 +156,13 @@ describe('pnpm bench --retention --smoke', () => {
     const result = JSON.parse(readFileSync(path.join(ROOT, 'bench/results/retention-drop-smoke.json'), 'utf8'));
     expect(result.rounds).toHaveLength(1);
     const [round] = result.rounds;
-    expect(round).toMatchObject({ outcome: 'dropped', droppedEvents: 5_000, keptBeforeDrop: 0, failures: 0 });
+    expect(round).toMatchObject({
+      outcome: 'dropped',
+      droppedEvents: 5_000,
+      deliveriesLeft: 0,
+      keptBeforeDrop: 0,
+      failures: 0,
+    });
     expect(round.ingestWithRetention.requests).toBe(result.settings.rate * result.settings.phaseS);
     expect(round.dropMs).toBeGreaterThan(0);
   }, 240_000);

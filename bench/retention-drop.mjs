@@ -1,7 +1,7 @@
 // `pnpm bench --retention` (issue 32): retention of a past day of a million events by partition drop while ingest
 // runs. A fresh database's history gets day partitions from before its oldest day on (test-support's
 // layOutDayPartitions), and each round fills a day 10 + round days ago with delivered events (ids of that day's
-// moments, one attempt each, in search chunks of 100), as old as retention deletes. The production api then takes an
+// moments, one attempt and one destination delivery each, in search chunks of 100), as old as retention deletes. The production api then takes an
 // open-loop ingest at a fixed rate in two phases, their order alternating round by round: one without retention, one
 // during which retention's partition step runs (the worker's own repository: count the kept rows, then drop the
 // partition with its children's, then take its ids out of the search chunks). Reported: the kept-row count's and the
@@ -30,7 +30,30 @@ const FILL_CHUNK = 100_000;
 
 const utcDay = (at) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 
-/** Fills the day's partition with `events` delivered events, their attempts and their search chunks, in chunks. */
+const DESTINATION = '00000000-0000-7000-8000-0000000000d1';
+
+/**
+ * A rule with one destination, whose delivered deliveries the filled days hold beside their events. Its source is not
+ * the one ingest posts to, so the measured ingest is unchanged, and nothing is ever delivered (no worker runs).
+ */
+async function addDestination(pool) {
+  const rule = '00000000-0000-7000-8000-0000000000a1';
+  await pool.query(
+    `INSERT INTO providers (id, organization_id, name, source, target_url, created_at, updated_at)
+     VALUES ($2, $1, 'archive', 'archive', 'http://target.example/hook', now(), now())`,
+    [ORG, rule],
+  );
+  await pool.query(
+    `INSERT INTO destinations (id, organization_id, provider_id, name, target_url, created_at, updated_at)
+     VALUES ($3, $1, $2, 'second', 'http://second.example/hook', now(), now())`,
+    [ORG, rule, DESTINATION],
+  );
+}
+
+/**
+ * Fills the day's partition with `events` delivered events, their attempts, one delivered destination delivery each
+ * and their search chunks, in chunks.
+ */
 async function fill(pool, day, events, body) {
   for (let done = 0; done < events; done += FILL_CHUNK) {
     const n = Math.min(FILL_CHUNK, events - done);
@@ -47,15 +70,19 @@ async function fill(pool, day, events, body) {
          INSERT INTO delivery_attempts (id, event_id, organization_id, attempt_number, target_url, response_status,
            duration_ms, started_at, finished_at)
          SELECT gen_random_uuid(), e.id, $1, 1, 'http://target.example/hook', 200, 12, e.created_at, e.created_at
-         FROM e)
+         FROM e),
+       d AS (
+         INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, attempt_count, delivered_at,
+           created_at, updated_at)
+         SELECT gen_random_uuid(), $1, e.id, $7, 'delivered', 1, e.created_at, e.created_at, e.created_at FROM e)
        INSERT INTO event_search_chunks (organization_id, event_ids, keys)
        SELECT $1, array_agg(id), '{}'::int[] FROM (SELECT id, (row_number() OVER ()) / 100 AS g FROM e) c GROUP BY g`,
-      [ORG, body, day.toISOString().slice(0, 19).replace('T', ' '), n, done, events],
+      [ORG, body, day.toISOString().slice(0, 19).replace('T', ' '), n, done, events, DESTINATION],
     );
   }
   // A partition past retention was vacuumed long ago (autovacuum's insert threshold): its visibility map and hint bits
   // are set, which the drop's index walks rely on. A day filled just now would pay for setting them during the drop.
-  await pool.query('VACUUM (ANALYZE) events, delivery_attempts, event_search_keys, event_search_chunks');
+  await pool.query('VACUUM (ANALYZE) events, delivery_attempts, deliveries, event_search_keys, event_search_chunks');
 }
 
 const latencies = (samples) => samples.map((s) => s.t1 - s.t0);
@@ -85,6 +112,7 @@ export async function runRetentionDrop({
   // Day partitions from before the oldest round's day through a week ahead, in place of the migration's first
   // partition (all empty).
   await layOutDayPartitions(pool, utcDay(new Date(Date.now() - (11 + rounds) * DAY)), 19 + rounds);
+  await addDestination(pool);
   const port = await freePort();
   const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), {
     DATABASE_URL: url,
@@ -123,7 +151,12 @@ export async function runRetentionDrop({
         const t1 = performance.timeOrigin + performance.now();
         const drop = await retention.dropPartition(cutoffs, partition, family);
         const t2 = performance.timeOrigin + performance.now();
-        return { loop: await loop, kept, drop, countMs: t1 - t0, dropMs: t2 - t1, t1, t2 };
+        // Only the filled days hold deliveries (ingest makes none without a worker): the day's are gone with it.
+        const { rows: left } = await pool.query(
+          `SELECT count(*)::int AS n FROM deliveries WHERE created_at >= $1 AND created_at < $2`,
+          [day, new Date(day.getTime() + DAY)],
+        );
+        return { loop: await loop, kept, drop, countMs: t1 - t0, dropMs: t2 - t1, t1, t2, deliveriesLeft: left[0].n };
       };
       const first = await phase(withDropFirst);
       const second = await phase(!withDropFirst);
@@ -134,6 +167,7 @@ export async function runRetentionDrop({
         events,
         outcome: dropped.drop.outcome,
         droppedEvents: dropped.drop.events ?? 0,
+        deliveriesLeft: dropped.deliveriesLeft,
         keptBeforeDrop: dropped.kept,
         countKeptMs: Math.round(dropped.countMs),
         dropMs: Math.round(dropped.dropMs),

@@ -38,44 +38,54 @@ export const DELIVERY_BLOCKED = (v: string) => `(${v}.ordering_key IS NOT NULL A
         AND bev.created_at >= bd.created_at))))`;
 
 /**
+ * The next delivery of a key at a destination: the older of its oldest queued (`q`) and its oldest paused (`p`) one,
+ * each the first entry of its walk of the key's index, with `columns` of each; `after`: only those of events after
+ * it. Looking each status up on its own, as the checks above do. Two statements release a key with it.
+ */
+const NEXT_OF_KEY = (destination: string, key: string, columns: readonly string[], after?: string) => {
+  const walk = (a: string, status: string) => `
+    SELECT ${columns.map((column) => `${a}.${column}`).join(', ')} FROM deliveries ${a}
+    WHERE ${a}.destination_id = ${destination} AND ${a}.status = '${status}' AND ${a}.ordering_key = ${key}${
+      after === undefined ? '' : ` AND ${a}.event_id > ${after}`
+    }
+    ORDER BY ${a}.event_id LIMIT 1`;
+  return `((${walk('q', 'queued')}
+  ) UNION ALL (${walk('p', 'paused')}
+  ))`;
+};
+
+/**
  * What an ordered event's fan-out adds (`o`: its event_ordering row, read first): for each destination of the rule
- * this fan-out made no delivery for ($3: the matched ones), the next delivery of the key there, the older of its
- * oldest queued and oldest paused one, answered when it is queued (`released`): the fan-out's marker may have been
- * all that held it. A statement of its own, run only for an ordered event (in the fan-out's statement its plan was
- * set up for every partition at each fan-out, 25 µs of 175), and looking each status up on its own, as the checks do.
+ * this fan-out made no delivery for ($3: the matched ones), the next delivery of the key there (NEXT_OF_KEY),
+ * answered when it is queued (`released`): the fan-out's marker may have been all that held it. A statement of its
+ * own, run only for an ordered event (in the fan-out's statement its plan was set up for every partition at each
+ * fan-out, 25 µs of 175).
  */
 export const FAN_OUT_RELEASED = `
 SELECT r.id, r.destination_id, r.status::text, r.next_attempt_at, 'released'
 FROM destinations rd
 CROSS JOIN LATERAL (
-  SELECT x.id, x.destination_id, x.status, x.next_attempt_at FROM ((
-    SELECT q.id, q.destination_id, q.status, q.next_attempt_at, q.event_id FROM deliveries q
-    WHERE q.destination_id = rd.id AND q.status = 'queued' AND q.ordering_key = o.ordering_key AND q.event_id > $2
-    ORDER BY q.event_id LIMIT 1
-  ) UNION ALL (
-    SELECT p.id, p.destination_id, p.status, p.next_attempt_at, p.event_id FROM deliveries p
-    WHERE p.destination_id = rd.id AND p.status = 'paused' AND p.ordering_key = o.ordering_key AND p.event_id > $2
-    ORDER BY p.event_id LIMIT 1
-  )) x
+  SELECT x.id, x.destination_id, x.status, x.next_attempt_at FROM ${NEXT_OF_KEY(
+    'rd.id',
+    'o.ordering_key',
+    ['id', 'destination_id', 'status', 'next_attempt_at', 'event_id'],
+    '$2',
+  )} x
   ORDER BY x.event_id LIMIT 1
 ) r
 WHERE rd.organization_id = $1 AND rd.provider_id = o.provider_id AND rd.id <> ALL($3::uuid[]) AND r.status = 'queued'`;
 
 /**
  * After an outcome's update (`u`: the recorded delivery as updated), for a final outcome of an ordered delivery: its
- * key is released at its destination, and the head is the key's next unfinished delivery there, the older of the
- * oldest queued and the oldest paused one (each the first entry of its walk of the key's index), handed a job when it
- * is queued. A statement of its own, run only for such an outcome: inside the outcome's statement, the plan nodes of
- * its lookups in every partition were set up at each outcome (60 of the 205 µs an outcome took, performance.md).
+ * key is released at its destination, and the head is the key's next unfinished delivery there (NEXT_OF_KEY), handed
+ * a job when it is queued. A statement of its own, run only for such an outcome: inside the outcome's statement, the
+ * plan nodes of its lookups in every partition were set up at each outcome (60 of the 205 µs an outcome took,
+ * performance.md).
  */
 export const DELIVERY_KEY_HEAD = `
-SELECT h.id, h.event_id, h.status::text FROM ((
-    SELECT q.id, q.event_id, q.status FROM deliveries q
-    WHERE q.destination_id = u.destination_id AND q.status = 'queued' AND q.ordering_key = u.ordering_key
-    ORDER BY q.event_id LIMIT 1
-  ) UNION ALL (
-    SELECT p.id, p.event_id, p.status FROM deliveries p
-    WHERE p.destination_id = u.destination_id AND p.status = 'paused' AND p.ordering_key = u.ordering_key
-    ORDER BY p.event_id LIMIT 1
-  )) h
+SELECT h.id, h.event_id, h.status::text FROM ${NEXT_OF_KEY('u.destination_id', 'u.ordering_key', [
+  'id',
+  'event_id',
+  'status',
+])} h
 ORDER BY h.event_id LIMIT 1`;

@@ -285,6 +285,63 @@ describe('background search indexing', () => {
     expect(await indexer.runOnce()).toBe(5);
   });
 
+  it('indexes one batch per run while deliveries start, and the whole backlog once none has since its last run', async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    await repo.indexPending(10_000);
+    let started = 0;
+    let batches = 0;
+    const indexer = createSearchIndexer({
+      search: {
+        ...repo,
+        indexPending: (limit: number) => {
+          batches++;
+          return repo.indexPending(limit);
+        },
+      },
+      logger: pino({ level: 'silent' }),
+      batchSize: 2,
+      busy: () => false,
+      started: () => started,
+    });
+    for (let i = 0; i < 9; i++) await ingest(`catch-up-${i}`);
+    // Deliveries started since the indexer was made (and again before each run): a batch per run.
+    started += 3;
+    expect(await indexer.runOnce()).toBe(2);
+    started += 1;
+    expect(await indexer.runOnce()).toBe(2);
+    expect(batches).toBe(2);
+    expect(await count('event_search_pending')).toBe(5);
+    // None started since the last run: the rest back to back, three batches (2, 2, 1).
+    expect(await indexer.runOnce()).toBe(5);
+    expect(batches).toBe(5);
+    expect(await count('event_search_pending')).toBe(0);
+    expect((await search('catch-up-')).total).toBe(9);
+  });
+
+  it('stops draining a backlog between batches when a delivery starts', async () => {
+    const repo = createEventSearchRepository(pipeline.store.pool);
+    await repo.indexPending(10_000);
+    let started = 0;
+    const indexer = createSearchIndexer({
+      search: {
+        ...repo,
+        // A delivery starts while the first batch is being indexed.
+        indexPending: async (limit: number) => {
+          const indexed = await repo.indexPending(limit);
+          started++;
+          return indexed;
+        },
+      },
+      logger: pino({ level: 'silent' }),
+      batchSize: 2,
+      busy: () => false,
+      started: () => started,
+    });
+    for (let i = 0; i < 6; i++) await ingest(`drain-stop-${i}`);
+    expect(await indexer.runOnce()).toBe(2);
+    expect(await count('event_search_pending')).toBe(4);
+  });
+
   // The api refuses such bodies; one stored around it (by hand, a restore) must not stall the indexer.
   it('indexes a body that is not UTF-8 by its escaped bytes, and the events around it normally', async () => {
     const repo = createEventSearchRepository(pipeline.store.pool);

@@ -246,6 +246,8 @@ export function createWorkerRuntime(
   };
   // Deliveries in progress: background search indexing yields while a quarter of the slots are busy.
   let activeDeliveries = 0;
+  // Deliveries started so far: search indexing drains a backlog at once only while none start (search-indexer.ts).
+  let startedDeliveries = 0;
   // One BullMQ worker per queue shard this process consumes (WORKER_QUEUE_SHARDS, default every shard); each takes
   // its blocking connection from the shared one (BullMQ duplicates it), and each has its own fair share of the pool.
   const workerRedis = createRedisConnection(config.REDIS.queue, 'worker');
@@ -255,6 +257,7 @@ export function createWorkerRuntime(
     const deliverToDestination = createDestinationProcessor({ ...destinationDeps, fairGate: fair.gate });
     const processor = async (job: Job<DeliverJobData | DestinationJobData>, token?: string): Promise<string> => {
       activeDeliveries++;
+      startedDeliveries++;
       try {
         // One queue, two job kinds: an event's primary delivery, or one of its destination deliveries.
         if (job.name === JOBS.deliverDestination)
@@ -341,6 +344,7 @@ export function createWorkerRuntime(
     logger,
     batchSize: config.SEARCH_INDEX_BATCH,
     busy: () => activeDeliveries >= Math.max(1, config.DELIVERY_CONCURRENCY / 4),
+    started: () => startedDeliveries,
     maxPendingWhileBusy: config.SEARCH_INDEX_MAX_PENDING,
   });
   const stopIndexer = indexer.start(config.SEARCH_INDEX_INTERVAL_MS);

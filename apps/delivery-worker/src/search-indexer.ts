@@ -13,6 +13,11 @@ export interface SearchIndexerDeps {
    * searches scan pending events directly, so this bounds what a search costs during a backlog.
    */
   maxPendingWhileBusy?: number;
+  /**
+   * How many deliveries this worker has started so far (a running count). A run that sees it moved since the
+   * previous run indexes one batch, not the whole backlog: see indexPending.
+   */
+  started?: () => number;
   /** While busy, a count of the pending events holds this long before the next (default 1 s). */
   countEveryMs?: number;
   /** The clock the count's schedule follows (milliseconds). */
@@ -23,7 +28,8 @@ export interface SearchIndexerDeps {
 // events into event_search_chunks, a batch per transaction, until none are left. Searches match pending events
 // directly, so the index only has to catch up, not keep up. Indexing reads every payload once (the worker
 // hashes its trigrams, docs/search.md), so it yields to deliveries: while they are busy it waits, up to a
-// bound on the pending events.
+// bound on the pending events; while any run it indexes one batch per run; only a worker with no delivery started
+// since its previous run drains the whole backlog.
 
 /** Stale chunks rebuilt per statement (each up to SEARCH_CHUNK_EVENTS events' texts). */
 const STALE_CHUNKS_PER_ROUND = 5;
@@ -33,6 +39,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
   let running: Promise<number> | undefined;
   let nextCount = 0;
   let overBound = false;
+  let startedAtLastRun = deps.started?.() ?? 0;
 
   // Chunks that lost events to a deletion still hold the deleted payloads' keys (harmless to a search, which
   // rechecks every event, but a deleted payload should leave no trace): a few per run, all of them when idle.
@@ -58,6 +65,14 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
       }
       return overBound ? deps.search.indexPending(deps.batchSize) : 0;
     }
+    // Deliveries run, but under a quarter of the slots: one batch per run (every SEARCH_INDEX_INTERVAL_MS per
+    // worker). Draining a backlog of a few thousand back to back held both of Postgres' cores for seconds and put
+    // the deliveries of those seconds behind it: the e2e p99 at half the sustainable rate went 46-80 ms to
+    // 273-335 ms when the phase began with one (docs/performance.md, "Search catch-up and the delivery tail").
+    const started = deps.started?.() ?? 0;
+    const idle = started === startedAtLastRun;
+    startedAtLastRun = started;
+    if (!idle) return deps.search.indexPending(deps.batchSize);
     let total = 0;
     for (;;) {
       const indexed = await deps.search.indexPending(deps.batchSize);
@@ -65,7 +80,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
       if (indexed < deps.batchSize) return total;
       // A backlog that arrives while a long run indexes would otherwise wait for all of it (a run over
       // 40,000 pending events holds a Postgres core for ~15 s): between batches, deliveries come first.
-      if (deps.busy?.()) return total;
+      if (deps.busy?.() || (deps.started?.() ?? 0) !== startedAtLastRun) return total;
     }
   }
 

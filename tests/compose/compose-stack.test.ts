@@ -67,8 +67,8 @@ interface MigrateState {
 }
 let startOrder: { migrate: MigrateState; apiStartedAt: string };
 
-const receiver = async (method: string, route: string) =>
-  (await (await fetch(`${receiverUrl}${route}`, { method })).json()) as unknown;
+const receiver = async (method: string, route: string): Promise<unknown> =>
+  (await fetch(`${receiverUrl}${route}`, { method })).json();
 const records = async () => (await receiver('GET', '/records')) as Delivery[];
 
 beforeAll(async () => {

@@ -1,13 +1,14 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { startPipeline, type Pipeline } from './harness';
+import { listenApi, type ListeningApi } from './listen-api';
 
 // The server's limits with raw sockets, with the time-outs shortened: slow clients are cut off on
 // time, idle keep-alive connections are closed, and too many header fields are refused. "On time" is
 // checked as the server's own settings (which the runtime took from the config) plus the behaviour with
 // lower bounds only: how late a loaded machine closes a connection has no upper bound.
 let pipeline: Pipeline;
+let listening: ListeningApi;
 let server: Server;
 let port: number;
 
@@ -23,13 +24,11 @@ beforeAll(async () => {
     },
     worker: false,
   });
-  server = pipeline.api.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  listening = await listenApi(pipeline);
+  ({ server, port } = listening);
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await listening.close();
   await pipeline.close();
 });
 

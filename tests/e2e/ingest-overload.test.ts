@@ -1,25 +1,23 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startPipeline, type Pipeline } from './harness';
+import { listenApi, type ListeningApi } from './listen-api';
 import { parseExposition, valueOf } from './metrics-text';
 
 // INGEST_MAX_IN_FLIGHT over real HTTP: two webhooks whose bodies have not finished arriving hold both slots of a
 // process bounded at 2, so the third is refused at once, and both held ones are stored once their bodies end.
 let pipeline: Pipeline;
-let server: http.Server;
+let listening: ListeningApi;
 let port: number;
 beforeAll(async () => {
   pipeline = await startPipeline({
     api: { INGEST_MAX_IN_FLIGHT: '2', DEFAULT_TARGET_URL: 'https://example.com/hook' },
     worker: false,
   });
-  server = pipeline.api.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  listening = await listenApi(pipeline);
+  ({ port } = listening);
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await listening.close();
   await pipeline.close();
 });
 

@@ -3,8 +3,7 @@ import { copyFile, cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { BASE_DATABASE_URL } from '@relay/test-support';
-import pg from 'pg';
+import { adminQuery, databaseUrl } from '@relay/test-support';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -36,19 +35,8 @@ export async function createUpgradeProject(upgrade: string, label: string): Prom
     }
   }
   const name = `relay_${label.replaceAll('-', '_')}_${process.pid}_${Date.now()}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: BASE_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
-  const u = new URL(BASE_DATABASE_URL);
-  u.pathname = `/${name}`;
-  const url = u.toString();
+  await adminQuery(`CREATE DATABASE "${name}"`);
+  const url = databaseUrl(name);
   const migrate = () =>
     run(process.execPath, [path.join(dir, 'scripts/db.mjs'), 'migrate'], {
       cwd: dir,
@@ -62,7 +50,7 @@ export async function createUpgradeProject(upgrade: string, label: string): Prom
       return migrate();
     },
     async remove() {
-      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await rm(dir, { recursive: true, force: true });
     },
   };

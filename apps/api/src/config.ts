@@ -66,7 +66,7 @@ const fields = z.object({
   // 0: a batch closes as soon as a flush slot is free (the store's speed sets the batch size).
   INGEST_BATCH_WAIT_MS: integer(0, 0, 1_000),
   INGEST_FLUSH_CONCURRENCY: integer(4, 1, 100),
-  // Webhooks one process reads or stores at once; past it, 503 ingest_overloaded at once (0: no bound).
+  // Webhooks one process stores at once; past it, 503 ingest_overloaded at once (0: no bound).
   INGEST_MAX_IN_FLIGHT: integer(1_000, 0, 1_000_000),
   // Payload bytes per group-commit batch (a larger payload goes alone): bounds the memory of a flush.
   INGEST_BATCH_MAX_BYTES: integer(1_048_576, 65_536, 100 * 1_048_576),

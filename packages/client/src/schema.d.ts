@@ -1715,7 +1715,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The event store is unavailable (`database_unavailable`), or this process holds INGEST_MAX_IN_FLIGHT webhooks already (`ingest_overloaded`); nothing was stored, retry after Retry-After. */
+      /** @description The event store is unavailable (`database_unavailable`), or this process is storing INGEST_MAX_IN_FLIGHT webhooks already (`ingest_overloaded`); nothing was stored, retry after Retry-After. */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10059,7 +10059,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The event store is unavailable (`database_unavailable`), or this process holds INGEST_MAX_IN_FLIGHT webhooks already (`ingest_overloaded`); nothing was stored, retry after Retry-After. */
+      /** @description The event store is unavailable (`database_unavailable`), or this process is storing INGEST_MAX_IN_FLIGHT webhooks already (`ingest_overloaded`); nothing was stored, retry after Retry-After. */
       503: {
         headers: {
           [name: string]: unknown;

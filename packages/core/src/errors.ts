@@ -65,7 +65,7 @@ export const ERROR_CODES = {
   method_not_allowed: 'Method not allowed.',
   database_unavailable: 'The event store is unavailable; the webhook was not accepted.',
   ingest_overloaded:
-    'This relay process holds as many webhooks as it may at once (INGEST_MAX_IN_FLIGHT); nothing was stored, ' +
+    'This relay process is storing as many webhooks as it may at once (INGEST_MAX_IN_FLIGHT); nothing was stored, ' +
     'retry shortly.',
   service_unavailable: 'The service is shutting down, not ready, or cannot reach a store it needs; try again shortly.',
   stream_unavailable: 'The live feed is unavailable (Redis cannot be reached); try again shortly.',

@@ -30,7 +30,7 @@ const ingestResponses = {
   },
   503: {
     description:
-      'The event store is unavailable (`database_unavailable`), or this process holds INGEST_MAX_IN_FLIGHT ' +
+      'The event store is unavailable (`database_unavailable`), or this process is storing INGEST_MAX_IN_FLIGHT ' +
       'webhooks already (`ingest_overloaded`); nothing was stored, retry after Retry-After.',
   },
 };

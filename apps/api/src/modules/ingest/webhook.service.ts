@@ -35,7 +35,7 @@ export interface WebhookServiceDeps {
   targetPolicy: TargetPolicy;
   /** First path segments of the relay's own routes (modules/catalog.ts): never a webhook source. */
   reservedSegments: ReadonlySet<string>;
-  /** INGEST_MAX_IN_FLIGHT: the webhooks this process holds at once (in-flight-limit.ts); absent: no bound. */
+  /** INGEST_MAX_IN_FLIGHT: the webhooks this process stores at once (in-flight-limit.ts); absent: no bound. */
   inFlight?: InFlightLimit;
   /** Rate limit and monthly quota of the organization (modules/limits); absent: none. */
   gate?: IngestGate;
@@ -87,6 +87,8 @@ function queryOf(message: IncomingMessage): Record<string, string | string[]> {
 export function createWebhookService(deps: WebhookServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const tracing = deps.tracing ?? { tracer: NOOP_TRACER, trustInbound: false };
+  // The store's wait is what the bound counts, not the body's: a sender trickling its body in holds no slot.
+  const stored = <T>(work: () => Promise<T>): Promise<T> => (deps.inFlight ? deps.inFlight.run(work) : work());
   function sourceOf(request: IncomingWebhookRequest): string {
     const fromPath = sourceFromPath(request.path);
     if (fromPath !== undefined && deps.reservedSegments.has(fromPath.toLowerCase())) {
@@ -118,56 +120,53 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return check.url.toString();
   }
 
-  async function receive(request: IncomingWebhookRequest): Promise<WebhookReceipt> {
-    const span = startIngestSpan(tracing, request);
-    const orgId = await deps.organizationOf(request.host);
-    if (request.resolved) request.resolved.organizationId = orgId;
-    const source = sourceOf(request);
-    if (tracing.tracer.enabled) span.setAttributes({ 'relay.organization.id': orgId, 'relay.source': source });
-    const targetOverride = targetOverrideOf(request.message);
-    // Limits before the body: a refused webhook is neither read nor stored.
-    const { admission, headers } = deps.gate ? await deps.gate(orgId) : { admission: undefined, headers: {} };
-    try {
-      const body = await readJsonBody(request.message, {
-        maxBytes: deps.maxBodyBytes,
-        maxDepth: deps.maxPayloadDepth,
-      });
-      // An X-Target-Url override bypasses the rules, so their options do not apply to it.
-      const rule = targetOverride === undefined ? ((await deps.rules?.(orgId, source)) ?? null) : null;
-      if (rule?.verification && deps.verify) await deps.verify(orgId, rule, body, request.message.headers);
-      const webhook = withOrderingKey(rule, {
-        orgId,
-        source,
-        body,
-        headers: storableHeaders(request.message.headers),
-        path: pathAfterSource(request.path),
-        query: queryOf(request.message),
-        ...(targetOverride !== undefined ? { targetOverride } : {}),
-        ...(tracing.tracer.enabled ? { trace: span } : {}),
-      });
-      const claim = dedupClaimOf(rule, webhook, now());
-      if (claim) {
-        const insert = startInsertSpan(tracing.tracer, webhook.trace, true);
-        const answer = await inSpan(insert, () => deps.ingest.acceptOnce(webhook, claim));
-        span.setAttributes({ 'relay.event.id': answer.id, 'relay.duplicate': answer.duplicate });
-        if (!answer.duplicate) return { answer: { id: answer.id, status: 'queued' }, headers };
-        admission?.release(); // a duplicate stores nothing: the quota gets its count back
-        return { answer, headers };
-      }
-      const insert = startInsertSpan(tracing.tracer, webhook.trace, false);
-      const id = await inSpan(insert, () => deps.ingest.accept(webhook));
-      span.setAttributes({ 'relay.event.id': id });
-      return { answer: { id, status: 'queued' }, headers };
-    } catch (err) {
-      // Not stored: the quota gets its count back.
-      admission?.release();
-      throw err;
-    }
-  }
-
   return {
     /** Stores the webhook durably and answers its event id; the delivery is queued. */
-    receive: (request: IncomingWebhookRequest): Promise<WebhookReceipt> =>
-      deps.inFlight ? deps.inFlight.run(() => receive(request)) : receive(request),
+    async receive(request: IncomingWebhookRequest): Promise<WebhookReceipt> {
+      const span = startIngestSpan(tracing, request);
+      const orgId = await deps.organizationOf(request.host);
+      if (request.resolved) request.resolved.organizationId = orgId;
+      const source = sourceOf(request);
+      if (tracing.tracer.enabled) span.setAttributes({ 'relay.organization.id': orgId, 'relay.source': source });
+      const targetOverride = targetOverrideOf(request.message);
+      // Limits before the body: a refused webhook is neither read nor stored.
+      const { admission, headers } = deps.gate ? await deps.gate(orgId) : { admission: undefined, headers: {} };
+      try {
+        const body = await readJsonBody(request.message, {
+          maxBytes: deps.maxBodyBytes,
+          maxDepth: deps.maxPayloadDepth,
+        });
+        // An X-Target-Url override bypasses the rules, so their options do not apply to it.
+        const rule = targetOverride === undefined ? ((await deps.rules?.(orgId, source)) ?? null) : null;
+        if (rule?.verification && deps.verify) await deps.verify(orgId, rule, body, request.message.headers);
+        const webhook = withOrderingKey(rule, {
+          orgId,
+          source,
+          body,
+          headers: storableHeaders(request.message.headers),
+          path: pathAfterSource(request.path),
+          query: queryOf(request.message),
+          ...(targetOverride !== undefined ? { targetOverride } : {}),
+          ...(tracing.tracer.enabled ? { trace: span } : {}),
+        });
+        const claim = dedupClaimOf(rule, webhook, now());
+        if (claim) {
+          const insert = startInsertSpan(tracing.tracer, webhook.trace, true);
+          const answer = await inSpan(insert, () => stored(() => deps.ingest.acceptOnce(webhook, claim)));
+          span.setAttributes({ 'relay.event.id': answer.id, 'relay.duplicate': answer.duplicate });
+          if (!answer.duplicate) return { answer: { id: answer.id, status: 'queued' }, headers };
+          admission?.release(); // a duplicate stores nothing: the quota gets its count back
+          return { answer, headers };
+        }
+        const insert = startInsertSpan(tracing.tracer, webhook.trace, false);
+        const id = await inSpan(insert, () => stored(() => deps.ingest.accept(webhook)));
+        span.setAttributes({ 'relay.event.id': id });
+        return { answer: { id, status: 'queued' }, headers };
+      } catch (err) {
+        // Not stored: the quota gets its count back.
+        admission?.release();
+        throw err;
+      }
+    },
   };
 }

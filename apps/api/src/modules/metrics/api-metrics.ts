@@ -9,7 +9,7 @@ export interface ApiMetricsOptions {
   organizationLabels: boolean;
   /** The process's Postgres pool (Prisma and raw pg share it). */
   pool: { totalCount: number; idleCount: number; waitingCount: number };
-  /** Webhooks this process is reading or storing now (INGEST_MAX_IN_FLIGHT bounds them). */
+  /** Webhooks this process is storing now (INGEST_MAX_IN_FLIGHT bounds them). */
   ingestInFlight?: () => number;
   /** Open live streams (GET /api/events/stream) of this process. */
   sseSubscribers: () => number;
@@ -95,7 +95,7 @@ export function createApiMetrics(options: ApiMetricsOptions) {
     new Gauge({
       name: 'relay_ingest_in_flight',
       help:
-        'Webhooks this api process is reading or storing now; at INGEST_MAX_IN_FLIGHT the next is refused ' +
+        'Webhooks this api process is storing now; at INGEST_MAX_IN_FLIGHT the next is refused ' +
         '(503 ingest_overloaded).',
       registers,
       collect() {

@@ -61,6 +61,11 @@ describe('pnpm bench --smoke', () => {
     expect(only.rssByPhase.drain.worker).toBeGreaterThan(0);
     const phases = Object.values(only.rssByPhase as Record<string, { api: number }>);
     expect(Math.max(...phases.map((p) => p.api))).toBe(only.rssApiMb);
+    // The part of each peak that is mapped files (the node binary's pages), read from the processes before they end.
+    expect(only.rssApiFilesMb).toBeGreaterThan(0);
+    expect(only.rssApiFilesMb).toBeLessThan(only.rssApiMb);
+    expect(only.rssWorkerFilesMb).toBeGreaterThan(0);
+    expect(only.rssWorkerFilesMb).toBeLessThan(only.rssWorkerMb);
     expect(only.lost).toBe(0);
     expect(only.stored).toBeGreaterThanOrEqual(only.accepted);
     expect(only.backlog).toBeGreaterThanOrEqual(500);

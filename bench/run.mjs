@@ -303,6 +303,8 @@ async function measure() {
       row('Redis commands per delivered event', 'drainRedisCommands'),
       row('api peak RSS (MB)', 'rssApiMb'),
       row('worker peak RSS (MB)', 'rssWorkerMb'),
+      row('api RSS that is mapped files, mostly the node binary (MB)', 'rssApiFilesMb'),
+      row('worker RSS that is mapped files (MB)', 'rssWorkerFilesMb'),
       row('lost events', 'lost'),
       row('duplicate deliveries', 'duplicates'),
       '',

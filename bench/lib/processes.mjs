@@ -102,6 +102,21 @@ export function resetPeakRss(pid) {
   }
 }
 
+/**
+ * The part of a process's RSS that is mapped files, mostly the node binary's pages. It is shared between processes
+ * and depends on how the binary came into the page cache: on this kernel (ext4's large folios), a binary read through
+ * once before it runs (an install, a copy, a checksum) maps ~60 MB, one paged in by running it ~35 MB
+ * (docs/performance.md, "RSS and the node binary's pages").
+ */
+export function mappedFilesMb(pid) {
+  try {
+    const match = /RssFile:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function peakRssMb(pid) {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

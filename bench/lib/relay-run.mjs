@@ -11,6 +11,7 @@ import {
   ask,
   forkReady,
   freePort,
+  mappedFilesMb,
   peakRssMb,
   resetPeakRss,
   startNode,
@@ -218,14 +219,17 @@ export async function relayRun({
     const calmRedis = usage.calm.redisTop.slice(0, 6).map((c) => `${c.cmd} ${c.perEvent}`);
     log(`run ${run}: half-sustainable Redis commands per event ${usage.calm.redisCommandsPerEvent}: ${calmRedis}`);
 
-    // (e) peak RSS, (f) the ledger: every accepted event reached the target, once.
+    // (e) peak RSS, (f) the ledger: every accepted event reached the target, once. The mapped files' part is read
+    // at the end: those pages stay mapped once touched, so it is also the part of any earlier peak.
+    const workerFiles = workers.map((w) => mappedFilesMb(w.pid) ?? 0);
+    const rssFiles = { api: mappedFilesMb(api.pid), worker: workerFiles.length ? Math.max(...workerFiles) : null };
     nextRssPhase(undefined);
     const peaks = Object.values(rssByPhase);
     const rss = {
       api: Math.max(...peaks.map((p) => p.api ?? 0)),
       worker: Math.max(...peaks.map((p) => p.worker ?? 0)),
     };
-    log(`run ${run}: peak RSS by phase (MB) ${JSON.stringify(rssByPhase)}`);
+    log(`run ${run}: peak RSS by phase (MB) ${JSON.stringify(rssByPhase)}, mapped files ${JSON.stringify(rssFiles)}`);
     const ids = (await query(url, 'SELECT id FROM events')).map((r) => r.id);
     const lostIds = ids.filter((id) => !receipts.has(id));
     const lost = lostIds.length;
@@ -269,6 +273,8 @@ export async function relayRun({
       trickleTimeline,
       rssApiMb: rss.api,
       rssWorkerMb: rss.worker,
+      rssApiFilesMb: rssFiles.api,
+      rssWorkerFilesMb: rssFiles.worker,
       rssByPhase,
       accepted,
       stored: ids.length,

@@ -9,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildCli } from './build-cli.mjs';
 import { withBuildLock } from './lib/build-lock.mjs';
 import { bundleWorkspace } from './lib/bundle-workspace.mjs';
+import { latin1Bundle } from './lib/latin1-bundle.mjs';
+import { prismaWasmLoader } from './lib/prisma-wasm-loader.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -60,7 +62,7 @@ const buildApp = async (app) => {
     sourcemap: true,
     packages: 'external',
     // Workspace packages are TypeScript sources: bundle them despite `packages: 'external'`.
-    plugins: [bundleWorkspace(root)],
+    plugins: [bundleWorkspace(root), prismaWasmLoader()],
     banner: {
       js:
         "import { createRequire as __relayCreateRequire } from 'node:module'; " +
@@ -70,6 +72,7 @@ const buildApp = async (app) => {
     metafile: true,
   });
   assertResolvable(app, result.metafile);
+  await latin1Bundle(path.join(root, 'apps', app, 'dist/main.mjs'));
 };
 
 await withBuildLock(path.join(root, 'node_modules', '.cache', 'relay-build.lock'), () =>

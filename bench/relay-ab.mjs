@@ -16,6 +16,8 @@
 // A variant's root must have run `node scripts/build.mjs` (a `git worktree` of another commit works). A variant's
 // `env` (an object of settings) is added to BENCH_RELAY_ENV for its runs: two variants of one build can differ by a
 // setting alone, e.g. [{"name":"unbounded","root":".","env":{"INGEST_MAX_IN_FLIGHT":"0"}},{"name":"default","root":"."}].
+// A variant's `apiFlags` / `workerFlags` (arrays) add V8 flags to its api / workers, after the usual ones
+// (processes.mjs), e.g. {"name":"hg50","root":".","apiFlags":["--heap-growing-percent=50"]}.
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +49,7 @@ const KEYS = [
   'e2eP99',
   'openLoopFailures',
   'rssApiMb',
+  'rssWorkerMb',
 ];
 const baseEnv = JSON.parse(process.env.BENCH_RELAY_ENV ?? '{}');
 const runs = Object.fromEntries(variants.map((v) => [v.name, []]));
@@ -56,6 +59,9 @@ for (let round = 1; round <= rounds; round++) {
   for (const variant of order) {
     const load = os.loadavg()[0].toFixed(1);
     process.env.BENCH_RELAY_ENV = JSON.stringify({ ...baseEnv, ...variant.env });
+    // A variant's apiFlags / workerFlags: V8 flags added to its processes (relay-run.mjs reads them at each run).
+    process.env.BENCH_API_FLAGS = (variant.apiFlags ?? []).join(' ');
+    process.env.BENCH_WORKER_FLAGS = (variant.workerFlags ?? []).join(' ');
     const result = await relayRun({
       root: path.resolve(variant.root),
       here,

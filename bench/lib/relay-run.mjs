@@ -76,21 +76,13 @@ export async function relayRun({
     profile
       ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-run${run}-${Date.now()}.cpuprofile`]
       : [];
-  // Experiments: BENCH_API_FLAGS / BENCH_WORKER_FLAGS add V8 flags to the relay's processes.
-  const extraFlags = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
-  const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env, [
-    ...cpuProf('api'),
-    ...extraFlags('BENCH_API_FLAGS'),
-  ]);
+  // Experiments: BENCH_API_FLAGS adds V8 flags to the api (startNode adds BENCH_WORKER_FLAGS to every worker).
+  const apiFlags = (process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean);
+  const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), env, [...cpuProf('api'), ...apiFlags]);
   const workers = [];
   const startWorkers = () => {
     for (let i = 0; i < WORKERS; i++)
-      workers.push(
-        startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env, [
-          ...cpuProf(`worker${i + 1}`),
-          ...extraFlags('BENCH_WORKER_FLAGS'),
-        ]),
-      );
+      workers.push(startNode(path.join(root, 'apps/delivery-worker/dist/main.mjs'), env, cpuProf(`worker${i + 1}`)));
   };
   const usage = {};
   // Peak RSS phase by phase (each phase's peak reset at its start): where the run's peak, the target's, is reached.

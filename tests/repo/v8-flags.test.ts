@@ -6,7 +6,7 @@ const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 
 // The V8 flags are part of how the api and the workers were measured (docs/performance.md): `pnpm start`, docker
 // compose and the benchmark must start the processes alike, or the published figures describe another setup.
-const API_FLAGS = ['--max-old-space-size=128', '--heap-growing-percent=75'];
+const API_FLAGS = ['--max-old-space-size=128', '--heap-growing-percent=50'];
 const WORKER_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=128'];
 
 const flagsIn = (command: string) => command.split(/[\s,'"[\]]+/).filter((word) => word.startsWith('--'));

@@ -103,29 +103,25 @@ export function resetPeakRss(pid) {
   }
 }
 
-/**
- * The part of a process's RSS that is mapped files, mostly the node binary's pages. It is shared between processes
- * and depends on how the binary came into the page cache: on this kernel (ext4's large folios), a binary read through
- * once before it runs (an install, a copy, a checksum) maps ~60 MB, one paged in by running it ~35 MB
- * (docs/performance.md, "RSS and the node binary's pages").
- */
-export function mappedFilesMb(pid) {
+/** A figure of /proc/<pid>/status in MB, or null once the process is gone. */
+function statusMb(pid, field) {
   try {
-    const match = /RssFile:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Math.round(Number(match[1]) / 1024) : null;
   } catch {
     return null;
   }
 }
 
-export function peakRssMb(pid) {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Math.round(Number(match[1]) / 1024) : null;
-  } catch {
-    return null;
-  }
-}
+/**
+ * The part of a process's RSS that is mapped files, mostly the node binary's pages. It is shared between processes
+ * and depends on how the binary came into the page cache: on this kernel (ext4's large folios), a binary read through
+ * once before it runs (an install, a copy, a checksum) maps ~60 MB, one paged in by running it ~35 MB
+ * (docs/performance.md, "RSS: the node binary's pages").
+ */
+export const mappedFilesMb = (pid) => statusMb(pid, 'RssFile');
+
+export const peakRssMb = (pid) => statusMb(pid, 'VmHWM');
 
 export async function stop(child, signal = 'SIGTERM', timeoutMs = 10_000) {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;

@@ -72,8 +72,10 @@ afterAll(async () => {
 async function audit(page: Page, path: string, ready: (page: Page) => Promise<void>) {
   await page.goto(`${relay.url}/app${path}`);
   await ready(page);
-  // The page's data has arrived: no loader left.
-  await page.waitForFunction('!document.querySelector(".mantine-Loader-root")', undefined, { timeout: 30_000 });
+  // The page's data has arrived: no loader left, neither a spinner nor a page's skeleton (PageLoader).
+  await page.waitForFunction('!document.querySelector(".mantine-Loader-root, [aria-busy=true]")', undefined, {
+    timeout: 30_000,
+  });
   return seriousViolations(page);
 }
 

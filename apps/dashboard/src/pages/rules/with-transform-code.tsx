@@ -27,7 +27,7 @@ export function WithTransformCode<T extends StoredTransformPacing>(props: Props<
   if (full.data) return children(full.data);
   return (
     <Modal opened onClose={onClose} size="lg" title={title}>
-      {full.error ? <ProblemAlert error={full.error} /> : <Loader size="sm" aria-label="Loading" />}
+      {full.error ? <ProblemAlert error={full.error} /> : <Loader size="sm" role="status" aria-label="Loading" />}
     </Modal>
   );
 }

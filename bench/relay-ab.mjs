@@ -52,6 +52,7 @@ const KEYS = [
   'rssWorkerMb',
 ];
 const baseEnv = JSON.parse(process.env.BENCH_RELAY_ENV ?? '{}');
+const baseFlags = { api: process.env.BENCH_API_FLAGS ?? '', worker: process.env.BENCH_WORKER_FLAGS ?? '' };
 const runs = Object.fromEntries(variants.map((v) => [v.name, []]));
 
 for (let round = 1; round <= rounds; round++) {
@@ -59,9 +60,10 @@ for (let round = 1; round <= rounds; round++) {
   for (const variant of order) {
     const load = os.loadavg()[0].toFixed(1);
     process.env.BENCH_RELAY_ENV = JSON.stringify({ ...baseEnv, ...variant.env });
-    // A variant's apiFlags / workerFlags: V8 flags added to its processes (relay-run.mjs reads them at each run).
-    process.env.BENCH_API_FLAGS = (variant.apiFlags ?? []).join(' ');
-    process.env.BENCH_WORKER_FLAGS = (variant.workerFlags ?? []).join(' ');
+    // A variant's apiFlags / workerFlags: V8 flags added to its processes, after any the caller set for every run
+    // (relay-run.mjs and processes.mjs read them at each run).
+    process.env.BENCH_API_FLAGS = [baseFlags.api, ...(variant.apiFlags ?? [])].join(' ');
+    process.env.BENCH_WORKER_FLAGS = [baseFlags.worker, ...(variant.workerFlags ?? [])].join(' ');
     const result = await relayRun({
       root: path.resolve(variant.root),
       here,

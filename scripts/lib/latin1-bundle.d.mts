@@ -1,2 +1,1 @@
-export function latin1Source(source: string, file: string): string;
 export function latin1Bundle(file: string): Promise<void>;

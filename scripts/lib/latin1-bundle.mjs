@@ -10,7 +10,7 @@ const NOT_LATIN1 = /[\u0100-\uffff]/;
 const EVERY_NOT_LATIN1 = /[\u0100-\uffff]/g;
 const COMMENT_LINE = /^\s*\/\//;
 
-export function latin1Source(source, file) {
+function latin1Source(source, file) {
   return source
     .split('\n')
     .map((line, index) => {

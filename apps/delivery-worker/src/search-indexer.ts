@@ -39,7 +39,8 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
   let running: Promise<number> | undefined;
   let nextCount = 0;
   let overBound = false;
-  let startedAtLastRun = deps.started?.() ?? 0;
+  const startedNow = () => deps.started?.() ?? 0;
+  let startedAtLastRun = startedNow();
 
   // Chunks that lost events to a deletion still hold the deleted payloads' keys (harmless to a search, which
   // rechecks every event, but a deleted payload should leave no trace): a few per run, all of them when idle.
@@ -69,7 +70,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
     // worker). Draining a backlog of a few thousand back to back held both of Postgres' cores for seconds and put
     // the deliveries of those seconds behind it: the e2e p99 at half the sustainable rate went 46-80 ms to
     // 273-335 ms when the phase began with one (docs/performance.md, "Search catch-up and the delivery tail").
-    const started = deps.started?.() ?? 0;
+    const started = startedNow();
     const idle = started === startedAtLastRun;
     startedAtLastRun = started;
     if (!idle) return deps.search.indexPending(deps.batchSize);
@@ -80,7 +81,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps) {
       if (indexed < deps.batchSize) return total;
       // A backlog that arrives while a long run indexes would otherwise wait for all of it (a run over
       // 40,000 pending events holds a Postgres core for ~15 s): between batches, deliveries come first.
-      if (deps.busy?.() || (deps.started?.() ?? 0) !== startedAtLastRun) return total;
+      if (deps.busy?.() || startedNow() !== startedAtLastRun) return total;
     }
   }
 

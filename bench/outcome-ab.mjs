@@ -21,7 +21,12 @@
 // - hot: the function with the three events indexes on a column an outcome changes dropped and fillfactor 70, so an
 //   outcome's update may be HOT (a ceiling, not a design: lists by status need those indexes);
 // - slim: the function over events stored with a 2-byte body and no headers (what moving the payload out of the
-//   row would leave to update).
+//   row would leave to update);
+// - one_index: payloads, the function updating a narrow state table whose status and time indexes are partial (only
+//   events not delivered), so a delivered outcome writes one index entry; events not updated (measured only);
+// - hot_side: hot_narrow, with a side table of the events not delivered kept by statement triggers on events (the
+//   lookups the dropped indexes served); the fill then shows what it adds to ingest;
+// - hot_narrow: payloads with the hot variant's indexes dropped: what HOT updates of today's narrow row would give.
 // Each round also prints the load of the same batches (relay_load_events) and the fill's cost per event.
 // Results: bench/results/outcome-ab.json, or --results.
 import { randomUUID } from 'node:crypto';
@@ -82,6 +87,41 @@ const HOT_CEILING = [
   `DO $$ DECLARE p regclass; BEGIN FOR p IN SELECT relid FROM pg_partition_tree('events') WHERE isleaf LOOP
      EXECUTE format('ALTER TABLE %s SET (fillfactor = 70)', p); END LOOP; END $$`,
 ];
+// The mutable state in a narrow table whose status and time indexes hold only events not delivered: a delivered
+// outcome's update then writes one index entry (the primary key's), the shape issue 32 item 3 names.
+const ONE_SMALL_INDEX = [
+  `CREATE TABLE event_state (id uuid PRIMARY KEY, organization_id uuid NOT NULL, status "EventStatus" NOT NULL,
+    attempt_count int NOT NULL DEFAULT 0, next_attempt_at timestamp(3), failure_reason text, last_error text,
+    created_at timestamp(3) NOT NULL, updated_at timestamp(3) NOT NULL, delivered_at timestamp(3))
+    WITH (fillfactor = 70)`,
+  `CREATE INDEX ON event_state (organization_id, status, created_at DESC) WHERE status <> 'delivered'`,
+  `CREATE INDEX ON event_state (organization_id, updated_at) WHERE status = 'failed'`,
+  `CREATE INDEX ON event_state (next_attempt_at) WHERE status = 'queued'`,
+  NARROW_STATE[4],
+];
+// HOT updates of the narrow row, with the lookups the three dropped indexes served kept by a side table of the events
+// not delivered, which statement triggers on events maintain: a delivered outcome's update is HOT and deletes its side
+// row (measured only).
+const HOT_SIDE = [
+  ...HOT_CEILING,
+  `CREATE TABLE event_open (id uuid PRIMARY KEY, organization_id uuid NOT NULL, status "EventStatus" NOT NULL,
+    created_at timestamp(3) NOT NULL, next_attempt_at timestamp(3), updated_at timestamp(3) NOT NULL)`,
+  'CREATE INDEX ON event_open (organization_id, status, created_at DESC)',
+  `CREATE INDEX ON event_open (next_attempt_at) WHERE status = 'queued'`,
+  `CREATE INDEX ON event_open (organization_id, updated_at) WHERE status = 'failed'`,
+  `CREATE FUNCTION open_inserted() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN
+    INSERT INTO event_open SELECT id, organization_id, status, created_at, next_attempt_at, updated_at FROM n
+    WHERE status <> 'delivered'; RETURN NULL; END $fn$`,
+  `CREATE FUNCTION open_updated() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN
+    DELETE FROM event_open x USING n WHERE x.id = n.id AND n.status = 'delivered';
+    INSERT INTO event_open SELECT id, organization_id, status, created_at, next_attempt_at, updated_at FROM n
+    WHERE status <> 'delivered' ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+    next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at; RETURN NULL; END $fn$`,
+  `CREATE TRIGGER open_inserted AFTER INSERT ON events REFERENCING NEW TABLE AS n FOR EACH STATEMENT
+    EXECUTE FUNCTION open_inserted()`,
+  `CREATE TRIGGER open_updated AFTER UPDATE ON events REFERENCING NEW TABLE AS n FOR EACH STATEMENT
+    EXECUTE FUNCTION open_updated()`,
+];
 const variants = {
   inline: { sql: INLINE },
   partial: { sql: RECORD_OUTCOMES, setup: PARTIAL },
@@ -105,6 +145,17 @@ const variants = {
        REFERENCES events(id) ON DELETE CASCADE ON UPDATE CASCADE`,
     ],
   },
+  one_index: {
+    sql: RECORD_OUTCOMES,
+    beside: true,
+    setup: ONE_SMALL_INDEX,
+    filled: [
+      `INSERT INTO event_state SELECT id, organization_id, status, 0, next_attempt_at, NULL, NULL, created_at,
+      updated_at FROM events`,
+    ],
+  },
+  hot_narrow: { sql: RECORD_OUTCOMES, beside: true, setup: HOT_CEILING },
+  hot_side: { sql: RECORD_OUTCOMES, beside: true, setup: HOT_SIDE },
   narrow: {
     sql: RECORD_OUTCOMES,
     setup: NARROW_STATE,

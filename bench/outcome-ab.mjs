@@ -26,6 +26,8 @@
 //   events not delivered), so a delivered outcome writes one index entry; events not updated (measured only);
 // - hot_side: hot_narrow, with a side table of the events not delivered kept by statement triggers on events (the
 //   lookups the dropped indexes served); the fill then shows what it adds to ingest;
+// - hot_explicit: hot_side's side table without the triggers, the outcome statement deleting the delivered events'
+//   side rows itself;
 // - hot_narrow: payloads with the hot variant's indexes dropped: what HOT updates of today's narrow row would give.
 // Each round also prints the load of the same batches (relay_load_events) and the fill's cost per event.
 // Results: bench/results/outcome-ab.json, or --results.
@@ -122,6 +124,22 @@ const HOT_SIDE = [
   `CREATE TRIGGER open_updated AFTER UPDATE ON events REFERENCING NEW TABLE AS n FOR EACH STATEMENT
     EXECUTE FUNCTION open_updated()`,
 ];
+// hot_side's side table kept by the outcome function itself instead of a trigger: today's function (its definition
+// read from the database) with a statement that deletes the delivered events' side rows.
+const HOT_EXPLICIT = [
+  ...HOT_SIDE.filter((sql) => !/TRIGGER|FUNCTION open_/.test(sql)),
+  async (c) => {
+    const { rows } = await c.query("SELECT pg_get_functiondef('relay_record_outcomes'::regproc) AS def");
+    const def = rows[0].def.replace(
+      /END\s*\$function\$\s*$/,
+      `DELETE FROM event_open WHERE id IN (SELECT u.id FROM unnest($12::uuid[], $14::"EventStatus"[]) AS u(id, status)
+        WHERE u.status = 'delivered');
+      END $function$`,
+    );
+    if (def === rows[0].def) throw new Error('relay_record_outcomes: its end was not found');
+    await c.query(def);
+  },
+];
 const variants = {
   inline: { sql: INLINE },
   partial: { sql: RECORD_OUTCOMES, setup: PARTIAL },
@@ -156,6 +174,12 @@ const variants = {
   },
   hot_narrow: { sql: RECORD_OUTCOMES, beside: true, setup: HOT_CEILING },
   hot_side: { sql: RECORD_OUTCOMES, beside: true, setup: HOT_SIDE },
+  hot_explicit: {
+    sql: RECORD_OUTCOMES,
+    beside: true,
+    setup: HOT_EXPLICIT,
+    filled: ['INSERT INTO event_open SELECT id, organization_id, status, created_at, next_attempt_at, updated_at FROM events'],
+  },
   narrow: {
     sql: RECORD_OUTCOMES,
     setup: NARROW_STATE,
@@ -182,7 +206,7 @@ async function measure(name) {
       ON CONFLICT DO NOTHING`,
       [ORG],
     );
-    for (const sql of variant.setup ?? []) await c.query(sql);
+    for (const sql of variant.setup ?? []) await (typeof sql === 'function' ? sql(c) : c.query(sql));
     const ids = Array.from({ length: N }, () => newEventId());
     const filling = process.hrtime.bigint();
     for (let i = 0; i < N; i += 1000) {

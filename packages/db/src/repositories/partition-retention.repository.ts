@@ -1,6 +1,7 @@
 import { EVENT_STATUSES, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { withTransaction } from '../transaction';
+import { dropAllDetached, dropDetached } from './detached-tables';
 import { PARTITIONED_TABLES, type AttachedPartition } from './partition.repository';
 import type { EventCutoffs } from './retention.repository';
 
@@ -137,18 +138,6 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
     }
   }
 
-  // Drops a detached table in a transaction of its own, its foreign keys first (each in its own short transaction,
-  // locking the table at the other end for a moment): the DROP then locks only the table itself, and the removal of
-  // its files at commit (a second and more for a day of a million events) holds up nothing else.
-  async function dropDetached(client: pg.PoolClient, name: string): Promise<void> {
-    const { rows } = await client.query<{ conname: string }>(
-      "SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f' AND conparentid = 0",
-      [name],
-    );
-    for (const { conname } of rows) await client.query(`ALTER TABLE "${name}" DROP CONSTRAINT "${conname}"`);
-    await client.query(`DROP TABLE "${name}"`);
-  }
-
   return {
     /** How many events of the partition retention keeps (see keptIds). */
     async countKept(cutoffs: readonly OrganizationCutoffs[], partition: PartitionBounds): Promise<number> {
@@ -167,7 +156,8 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
      * (a detached child still references events, which refuses to detach a partition rows reference) before the
      * events one. No file is removed in it: lock_timeout bounds how long writers can queue behind it, and a busy
      * table makes the drop wait for the next run; a failure leaves every partition attached. After its commit, the
-     * detached tables are dropped each in its own transaction, and the range leaves event_search_chunks.
+     * detached tables are dropped each in its own transaction, DROP_CONCURRENCY at a time, while the range leaves
+     * event_search_chunks.
      */
     async dropPartition(
       cutoffs: readonly OrganizationCutoffs[],
@@ -210,8 +200,14 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
         for (const p of detached) await detach(client, p);
         await client.query('COMMIT');
         committed = true;
-        for (const p of detached) await dropDetached(client, p.name);
-        await unindex(range);
+        // The detached tables go at once (the events partition first, the largest in rows) while the range leaves
+        // the search chunks; at most DROP_CONCURRENCY + 1 connections, since the pool also serves deliveries.
+        const names = detached
+          .map((p) => p.name)
+          .sort((a, b) => Number(b === partition.name) - Number(a === partition.name));
+        const settled = await Promise.allSettled([dropAllDetached(pool, names), unindex(range)]);
+        const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+        if (failed) throw failed.reason;
         return { outcome: 'dropped', events: held.rows[0]!.n };
       } catch (err) {
         if (!committed) await client.query('ROLLBACK').catch(() => {});

@@ -178,7 +178,9 @@ const variants = {
     sql: RECORD_OUTCOMES,
     beside: true,
     setup: HOT_EXPLICIT,
-    filled: ['INSERT INTO event_open SELECT id, organization_id, status, created_at, next_attempt_at, updated_at FROM events'],
+    filled: [
+      'INSERT INTO event_open SELECT id, organization_id, status, created_at, next_attempt_at, updated_at FROM events',
+    ],
   },
   narrow: {
     sql: RECORD_OUTCOMES,

@@ -149,10 +149,11 @@ describe('pnpm bench --search --smoke', () => {
 });
 
 // Retention by partition drop while ingest runs (issue 32), at 5,000 events: the day's partition is dropped with
-// every event in it and their destination deliveries, and ingest answered every request meanwhile. No speed is asserted (pnpm bench --retention).
+// every event in it and their destination deliveries, and ingest answered every request meanwhile. No speed is
+// asserted (pnpm bench --retention). --cold: the day's files are evicted from the page cache before the drop.
 describe('pnpm bench --retention --smoke', () => {
   it("drops a past day's partition while ingest runs", async () => {
-    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--retention', '--smoke'], {
+    await run(process.execPath, [path.join(ROOT, 'bench/run.mjs'), '--retention', '--smoke', '--cold'], {
       cwd: ROOT,
       maxBuffer: 10 * 1024 * 1024,
     }).catch((err: Error & { stdout?: string; stderr?: string }) => {
@@ -170,6 +171,9 @@ describe('pnpm bench --retention --smoke', () => {
     });
     expect(round.ingestWithRetention.requests).toBe(result.settings.rate * result.settings.phaseS);
     expect(round.dropMs).toBeGreaterThan(0);
+    // The day's files were found and evicted: most of them are not cached when its phase begins.
+    expect(round.dayMb).toBeGreaterThan(0);
+    expect(round.cachedBeforeMb).toBeLessThan(round.dayMb / 2);
   }, 240_000);
 });
 

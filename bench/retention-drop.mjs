@@ -19,6 +19,7 @@ import { createPartitionRepository } from '../packages/db/src/repositories/parti
 import { layOutDayPartitions } from '../packages/test-support/src/partition-layout.ts';
 import { admin, deleteKeys, freshDatabase, REDIS_URL } from './lib/database.mjs';
 import { openLoop } from './lib/load.mjs';
+import { cachedMb, evict, relationFiles } from './lib/page-cache.mjs';
 import { freePort, startNode, stop, waitForHttp } from './lib/processes.mjs';
 import { percentile } from './lib/stats.mjs';
 
@@ -85,6 +86,20 @@ async function fill(pool, day, events, body) {
   await pool.query('VACUUM (ANALYZE) events, delivery_attempts, deliveries, event_search_keys, event_search_chunks');
 }
 
+/** Moves the day's (empty) partitions and their indexes to `tablespace`. */
+async function moveDay(pool, suffix, tablespace) {
+  const { rows } = await pool.query(
+    `SELECT c.relname AS name, i.relname AS index FROM pg_class c
+     LEFT JOIN pg_index x ON x.indrelid = c.oid LEFT JOIN pg_class i ON i.oid = x.indexrelid
+     WHERE c.relkind = 'r' AND c.relname LIKE $1`,
+    [`%\\_p${suffix}`],
+  );
+  for (const name of new Set(rows.map((r) => r.name)))
+    await pool.query(`ALTER TABLE "${name}" SET TABLESPACE "${tablespace}"`);
+  for (const { index } of rows.filter((r) => r.index !== null))
+    await pool.query(`ALTER INDEX "${index}" SET TABLESPACE "${tablespace}"`);
+}
+
 const latencies = (samples) => samples.map((s) => s.t1 - s.t0);
 const summary = (samples) => {
   const ms = latencies(samples);
@@ -93,6 +108,13 @@ const summary = (samples) => {
 
 export async function runRetentionDrop({
   smoke = false,
+  // Evict the filled day's files from the page cache before its drop (lib/page-cache.mjs): a day past retention on an
+  // install whose history is larger than memory. Otherwise the day is wholly cached, as just written.
+  cold = false,
+  // An existing tablespace for the filled days' partitions and their indexes (null: the database's own): where the
+  // data directory's file system removes files slowly (mounted with online `discard`), a tablespace on another
+  // measures the step there.
+  tablespace = null,
   events: eventsOption,
   rounds: roundsOption,
   log = console.log,
@@ -134,11 +156,24 @@ export async function runRetentionDrop({
       // Each round drops a day of its own, 10 + round days ago, filled before the round's two phases.
       const day = utcDay(new Date(Date.now() - (10 + round) * DAY));
       const suffix = day.toISOString().slice(0, 10).replaceAll('-', '');
+      if (tablespace) await moveDay(pool, suffix, tablespace);
       const filled = Date.now();
       await fill(pool, day, events, body);
       log(`retention: round ${round}: ${events} events filled into ${suffix} in ${Date.now() - filled} ms`);
       const family = await partitions.listPartitions();
       const partition = family.find((p) => p.table === 'events' && p.name === `events_p${suffix}`);
+      // The day's files and how much of them is cached when its phases begin (null: not readable here, which only
+      // --cold needs).
+      const names = family.filter((p) => p.name.endsWith(`_p${suffix}`)).map((p) => p.name);
+      const dayFiles = await relationFiles(pool, names).catch((err) => {
+        if (cold) throw err;
+        return null;
+      });
+      if (cold) {
+        await pool.query('CHECKPOINT');
+        evict(dayFiles.files);
+      }
+      const cachedBeforeMb = dayFiles ? cachedMb(dayFiles.files) : null;
       // Retention of 7 days: the day is past it, every row of it deletable.
       const cutoffs = [{ orgId: ORG, before: new Date(Date.now() - 7 * DAY), unacknowledgedBefore: new Date(0) }];
       const withDropFirst = round % 2 === 0;
@@ -169,6 +204,8 @@ export async function runRetentionDrop({
         droppedEvents: dropped.drop.events ?? 0,
         deliveriesLeft: dropped.deliveriesLeft,
         keptBeforeDrop: dropped.kept,
+        dayMb: dayFiles?.mb ?? null,
+        cachedBeforeMb,
         countKeptMs: Math.round(dropped.countMs),
         dropMs: Math.round(dropped.dropMs),
         ingestWithoutRetention: summary(plain.loop.samples),
@@ -192,12 +229,14 @@ export async function runRetentionDrop({
     date: new Date().toISOString(),
     node: process.version,
     smoke,
-    settings: { events, rounds, rate, phaseS },
+    settings: { events, rounds, rate, phaseS, cold, tablespace },
     dropMsMedian: median((r) => r.dropMs),
     p99RatioMedian: median((r) => r.p99Ratio),
     rounds: rows,
   };
-  const file = smoke ? 'retention-drop-smoke.json' : 'retention-drop.json';
+  const file = smoke
+    ? 'retention-drop-smoke.json'
+    : `retention-drop${cold ? '-cold' : ''}${tablespace ? '-tablespace' : ''}.json`;
   writeFileSync(path.join(here, 'results', file), `${JSON.stringify(result, null, 2)}\n`);
   log(
     `retention: drop ${result.dropMsMedian} ms (median of ${rows.length}), ingest p99 with/without retention ` +
@@ -212,5 +251,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const at = process.argv.indexOf(name);
     return at > 0 ? Number(process.argv[at + 1]) : undefined;
   };
-  await runRetentionDrop({ smoke, events: value('--events'), rounds: value('--rounds') });
+  await runRetentionDrop({
+    smoke,
+    cold: process.argv.includes('--cold'),
+    tablespace: process.argv.includes('--tablespace') ? process.argv[process.argv.indexOf('--tablespace') + 1] : null,
+    events: value('--events'),
+    rounds: value('--rounds'),
+  });
 }

@@ -1,5 +1,5 @@
 // pnpm bench [--smoke] [--runs N] [--workers N] [--profile] [--fair] [--search [--search-events N]] [--fanout N]
-//   [--retention [--retention-events N] [--rounds N]]
+//   [--retention [--retention-events N] [--rounds N] [--cold] [--tablespace NAME]]
 //   [--transform [--runs N]] [--pacing-ab [--rounds N] [--pacing-ab-base DIR]]
 // One run: baselines (bare Express, BullMQ no-op worker) and the relay (production build) measured
 // side by side on this machine; the median of the runs goes to bench/results/latest.json.
@@ -327,8 +327,10 @@ async function measure() {
 // pnpm bench --transform: a typical transform's worker CPU per delivery beside the plain delivery rate.
 // pnpm bench --redis-cluster: the sharded queues on a private single Redis and a 3-primary cluster (redis-cluster.mjs).
 // pnpm bench --pacing-ab: a rule without pacing, the build before pacing against this one (bench/pacing-ab.mjs).
-// pnpm bench --retention [--retention-events N] [--rounds N]: a past day's partition dropped while ingest runs
-// (retention-drop.mjs, run with tsx: it loads the retention repositories from TypeScript).
+// pnpm bench --retention [--retention-events N] [--rounds N] [--cold]: a past day's partition dropped while ingest runs
+// (retention-drop.mjs, run with tsx: it loads the retention repositories from TypeScript); --cold evicts the day's
+// files from the page cache first, as a day past retention is on an install whose history exceeds memory; --tablespace
+// puts the filled days in an existing tablespace (one on a file system mounted without online discard, say).
 const fanOutCount = () => (/^\d+$/.test(args[args.indexOf('--fanout') + 1] ?? '') ? option('--fanout', 3) : 3);
 const scenario = args.includes('--redis-cluster')
   ? import('./redis-cluster.mjs').then((rc) => rc.runRedisCluster({ smoke, log }))
@@ -356,6 +358,8 @@ const scenario = args.includes('--redis-cluster')
                     'tsx',
                     path.join(here, 'retention-drop.mjs'),
                     ...(smoke ? ['--smoke'] : []),
+                    ...(args.includes('--cold') ? ['--cold'] : []),
+                    ...(args.includes('--tablespace') ? ['--tablespace', args[args.indexOf('--tablespace') + 1]] : []),
                     ...events,
                     ...rounds,
                   ],

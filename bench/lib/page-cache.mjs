@@ -1,9 +1,10 @@
 // The page cache's share of a set of relations, and its eviction. `pnpm bench --retention` fills a day and drops it
-// minutes later, so every page of it is cached, and Postgres' removal of a table's files then spends most of its time
-// in the kernel freeing those pages (1.4 s for a day of a million events). A day past retention on an install whose
-// history is larger than memory is not cached any more: `--cold` measures that case by evicting the day's files
-// first. Reads the files of the data directory (util-linux's fincore; GNU dd's iflag=nocache, which advises the
-// kernel to drop a file's cached pages), so it needs the bench to run beside its Postgres as a user who can read them.
+// minutes later, so every page of it is cached; a day past retention on an install whose history is larger than
+// memory is not cached any more. `--cold` measures that case by evicting the day's files first (on the standard
+// machine it changed the step little: what the removal of the files waits for there is the disk's online discard,
+// docs/performance.md). Reads the files of the data directory (util-linux's fincore; GNU dd's iflag=nocache, which
+// advises the kernel to drop a file's cached pages), so it needs the bench to run beside its Postgres as a user who
+// can read them.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';

@@ -46,7 +46,7 @@ describe('dropAllDetached', () => {
     }
   });
 
-  it('tries every table and then throws the first failure, leaving the failed table for the next run', async () => {
+  it('tries every table, then throws the first failure', async () => {
     await db.pool.query('CREATE TABLE detached_d (id int)');
     await db.pool.query('CREATE TABLE detached_e (id int)');
     await expect(dropAllDetached(db.pool, ['detached_missing', 'detached_d', 'detached_e'])).rejects.toMatchObject({

@@ -75,6 +75,11 @@ const NARROW_STATE = [
     text[], text[], timestamptz[], uuid[]) RETURNS void LANGUAGE plpgsql SET enable_seqscan = off SET jit = off
     AS $fn$ BEGIN ${INLINE.replace('UPDATE events e SET', 'UPDATE event_state e SET')}; END $fn$`,
 ];
+// The narrow state tables' rows for the events just filled.
+const FILL_STATE = [
+  `INSERT INTO event_state SELECT id, organization_id, status, 0, next_attempt_at, NULL, NULL, created_at, updated_at
+   FROM events`,
+];
 const PARTIAL = [
   'DROP INDEX events_status_next_attempt_at_idx',
   `CREATE INDEX events_queued_next_attempt_at_idx ON events (next_attempt_at) WHERE status = 'queued'`,
@@ -167,10 +172,7 @@ const variants = {
     sql: RECORD_OUTCOMES,
     beside: true,
     setup: ONE_SMALL_INDEX,
-    filled: [
-      `INSERT INTO event_state SELECT id, organization_id, status, 0, next_attempt_at, NULL, NULL, created_at,
-      updated_at FROM events`,
-    ],
+    filled: FILL_STATE,
   },
   hot_narrow: { sql: RECORD_OUTCOMES, beside: true, setup: HOT_CEILING },
   hot_side: { sql: RECORD_OUTCOMES, beside: true, setup: HOT_SIDE },
@@ -185,10 +187,7 @@ const variants = {
   narrow: {
     sql: RECORD_OUTCOMES,
     setup: NARROW_STATE,
-    filled: [
-      `INSERT INTO event_state SELECT id, organization_id, status, 0, next_attempt_at, NULL, NULL, created_at,
-      updated_at FROM events`,
-    ],
+    filled: FILL_STATE,
   },
 };
 const names = values.only ? values.only.split(',') : Object.keys(variants);

@@ -1,7 +1,7 @@
 import { EVENT_STATUSES, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { withTransaction } from '../transaction';
-import { dropAllDetached, dropDetached } from './detached-tables';
+import { dropAllDetached } from './detached-tables';
 import { PARTITIONED_TABLES, type AttachedPartition } from './partition.repository';
 import type { EventCutoffs } from './retention.repository';
 
@@ -168,7 +168,8 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
       let committed = false;
       try {
         // What an interrupted drop left detached goes first.
-        for (const { name } of (await client.query<{ name: string }>(DETACHED)).rows) await dropDetached(client, name);
+        const left = (await client.query<{ name: string }>(DETACHED)).rows.map((r) => r.name);
+        if (left.length > 0) await dropAllDetached(pool, left);
         await client.query('BEGIN');
         await client.query("SET LOCAL lock_timeout = '2s'");
         const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [

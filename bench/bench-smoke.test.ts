@@ -169,6 +169,9 @@ describe('pnpm bench --retention --smoke', () => {
       keptBeforeDrop: 0,
       failures: 0,
     });
+    // The retained days' search chunks stay; the dropped day's are gone.
+    expect(round.chunksLeft).toBe(round.historyChunks);
+    expect(round.historyChunks).toBeGreaterThan(0);
     expect(round.ingestWithRetention.requests).toBe(result.settings.rate * result.settings.phaseS);
     expect(round.dropMs).toBeGreaterThan(0);
     // The day's files were found and evicted: most of them are not cached when its phase begins.

@@ -1,11 +1,13 @@
 // `pnpm bench --retention` (issue 32): retention of a past day of a million events by partition drop while ingest
 // runs. A fresh database's history gets day partitions from before its oldest day on (test-support's
 // layOutDayPartitions), and each round fills a day 10 + round days ago with delivered events (ids of that day's
-// moments, one attempt and one destination delivery each, in search chunks of 100), as old as retention deletes. The production api then takes an
-// open-loop ingest at a fixed rate in two phases, their order alternating round by round: one without retention, one
-// during which retention's partition step runs (the worker's own repository: count the kept rows, then drop the
-// partition with its children's, then take its ids out of the search chunks). Reported: the kept-row count's and the
-// drop's wall time, and ingest p50 / p99 / max of each phase and of the requests that overlapped the drop.
+// moments, one attempt and one destination delivery each, in search chunks of 100), as old as retention deletes,
+// beside --history-days retained days of search chunks. The production api then takes an open-loop ingest at a fixed
+// rate: an unmeasured phase (what the fill left running settles), then two phases, their order alternating round by
+// round: one without retention, one during which retention's partition step runs (the worker's own repository: count
+// the kept rows, then drop the partition with its children's, then take its ids out of the search chunks). Reported:
+// the kept-row count's and the drop's wall time, ingest p50 / p99 / max of each phase and of the requests that
+// overlapped the drop, and what the database's backends waited on meanwhile (lib/activity-sampler.mjs).
 // Results: bench/results/retention-drop.json.
 //
 // It loads the retention code from TypeScript, so bench/run.mjs runs it with tsx (`node --import tsx`).
@@ -19,6 +21,7 @@ import { createPartitionRepository } from '../packages/db/src/repositories/parti
 import { layOutDayPartitions } from '../packages/test-support/src/partition-layout.ts';
 import { admin, deleteKeys, freshDatabase, REDIS_URL } from './lib/database.mjs';
 import { openLoop } from './lib/load.mjs';
+import { sampleActivity, waitsBetween } from './lib/activity-sampler.mjs';
 import { cachedMb, evict, relationFiles } from './lib/page-cache.mjs';
 import { freePort, startNode, stop, waitForHttp } from './lib/processes.mjs';
 import { percentile } from './lib/stats.mjs';
@@ -86,6 +89,22 @@ async function fill(pool, day, events, body) {
   await pool.query('VACUUM (ANALYZE) events, delivery_attempts, deliveries, event_search_keys, event_search_chunks');
 }
 
+/**
+ * Search chunks of the `days` days before today (retained: no round drops them), `chunks` a day of 100 ids each, with no
+ * events behind them: what a week of history adds to the chunks a drop must look through for its range's.
+ */
+async function fillHistoryChunks(pool, days, chunks) {
+  for (let d = 1; d <= days; d++)
+    await pool.query(
+      `INSERT INTO event_search_chunks (organization_id, event_ids, keys)
+       SELECT $1, ARRAY(SELECT relay_uuid7(s.t + x * interval '1 millisecond') FROM generate_series(1, 100) x), '{}'
+       FROM (SELECT $2::timestamptz + g * (interval '86000 seconds' / $3::int) AS t
+             FROM generate_series(1, $3::int) g) s`,
+      [ORG, new Date(utcDay(new Date()).getTime() - d * DAY).toISOString(), chunks],
+    );
+  await pool.query('VACUUM (ANALYZE) event_search_chunks');
+}
+
 /** Moves the day's (empty) partitions and their indexes to `tablespace`. */
 async function moveDay(pool, suffix, tablespace) {
   const { rows } = await pool.query(
@@ -106,6 +125,40 @@ const summary = (samples) => {
   return { requests: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: Math.max(0, ...ms) };
 };
 
+const KINDS = {
+  ingest: 'SELECT id, provider_id',
+  drop: 'DROP TABLE',
+  unindex: 'DELETE FROM event_search_chunks',
+  unindexIds: 'UPDATE event_search_chunks',
+  unindexFind: 'SELECT c.id::text',
+  count: 'SELECT count(*)',
+  lock: 'LOCK TABLE',
+};
+
+/**
+ * The drop's window in 100 ms buckets: the ingest requests that started in each (count, p50, max latency) and what
+ * the database's active backends waited on there (kind:wait → samples), for where ingest's time went.
+ */
+function timeline(dropped) {
+  const from = dropped.t1 - 200;
+  const buckets = [];
+  for (let at = from; at < dropped.t2 + 200; at += 100) {
+    const ms = latencies(dropped.loop.samples.filter((x) => x.t0 >= at && x.t0 < at + 100));
+    const waits = waitsBetween(dropped.activity, at, at + 100, KINDS);
+    const active = Object.fromEntries(
+      Object.entries(waits).flatMap(([kind, w]) => Object.entries(w).map(([wait, n]) => [`${kind}:${wait}`, n])),
+    );
+    buckets.push({
+      ms: Math.round(at - dropped.t1),
+      n: ms.length,
+      p50: percentile(ms, 50),
+      max: Math.max(0, ...ms),
+      active,
+    });
+  }
+  return buckets;
+}
+
 export async function runRetentionDrop({
   smoke = false,
   // Evict the filled day's files from the page cache before its drop (lib/page-cache.mjs): a day past retention on an
@@ -117,6 +170,8 @@ export async function runRetentionDrop({
   tablespace = null,
   events: eventsOption,
   rounds: roundsOption,
+  // Days of search chunks kept beside the dropped day's (fillHistoryChunks): the drop looks through them for its own.
+  historyDays: historyOption,
   log = console.log,
 } = {}) {
   const events = eventsOption ?? (smoke ? 5_000 : 1_000_000);
@@ -135,6 +190,8 @@ export async function runRetentionDrop({
   // partition (all empty).
   await layOutDayPartitions(pool, utcDay(new Date(Date.now() - (11 + rounds) * DAY)), 19 + rounds);
   await addDestination(pool);
+  const historyDays = historyOption ?? (smoke ? 1 : 6);
+  await fillHistoryChunks(pool, historyDays, Math.ceil(events / 100));
   const port = await freePort();
   const api = startNode(path.join(root, 'apps/api/dist/main.mjs'), {
     DATABASE_URL: url,
@@ -169,10 +226,10 @@ export async function runRetentionDrop({
         if (cold) throw err;
         return null;
       });
-      if (cold) {
-        await pool.query('CHECKPOINT');
-        evict(dayFiles.files);
-      }
+      // A day past retention was written out long ago: the fill's dirty pages are flushed now, not by a checkpoint
+      // spread over the phases (the first phase after the fill measured 3-10 times the second's p99 without this).
+      await pool.query('CHECKPOINT');
+      if (cold) evict(dayFiles.files);
       const cachedBeforeMb = dayFiles ? cachedMb(dayFiles.files) : null;
       // Retention of 7 days: the day is past it, every row of it deletable.
       const cutoffs = [{ orgId: ORG, before: new Date(Date.now() - 7 * DAY), unacknowledgedBefore: new Date(0) }];
@@ -181,18 +238,38 @@ export async function runRetentionDrop({
         const loop = openLoop({ port, path: '/github', body, rate, durationS: phaseS });
         if (!dropping) return { loop: await loop };
         await new Promise((resolve) => setTimeout(resolve, (phaseS * 1000) / 3));
+        const sampler = await sampleActivity(url);
         const t0 = performance.timeOrigin + performance.now();
         const kept = await retention.countKept(cutoffs, partition);
         const t1 = performance.timeOrigin + performance.now();
         const drop = await retention.dropPartition(cutoffs, partition, family);
         const t2 = performance.timeOrigin + performance.now();
+        const activity = await sampler.stop();
         // Only the filled days hold deliveries (ingest makes none without a worker): the day's are gone with it.
         const { rows: left } = await pool.query(
           `SELECT count(*)::int AS n FROM deliveries WHERE created_at >= $1 AND created_at < $2`,
           [day, new Date(day.getTime() + DAY)],
         );
-        return { loop: await loop, kept, drop, countMs: t1 - t0, dropMs: t2 - t1, t1, t2, deliveriesLeft: left[0].n };
+        // No worker runs, so ingest makes no chunks: what is left is the retained days' (fillHistoryChunks).
+        const { rows: chunks } = await pool.query('SELECT count(*)::int AS n FROM event_search_chunks');
+        const waits = waitsBetween(activity, t1, t2, KINDS);
+        return {
+          loop: await loop,
+          kept,
+          drop,
+          countMs: t1 - t0,
+          dropMs: t2 - t1,
+          t1,
+          t2,
+          deliveriesLeft: left[0].n,
+          chunksLeft: chunks[0].n,
+          waits,
+          activity: activity.filter((a) => a.at >= t1 - 200 && a.at <= t2 + 200),
+        };
       };
+      // An unmeasured phase first, as after the warm-up: whatever the fill left running settles before the two
+      // measured phases (its p99 is reported beside theirs).
+      const settling = await openLoop({ port, path: '/github', body, rate, durationS: phaseS });
       const first = await phase(withDropFirst);
       const second = await phase(!withDropFirst);
       const [plain, dropped] = withDropFirst ? [second, first] : [first, second];
@@ -203,15 +280,20 @@ export async function runRetentionDrop({
         outcome: dropped.drop.outcome,
         droppedEvents: dropped.drop.events ?? 0,
         deliveriesLeft: dropped.deliveriesLeft,
+        chunksLeft: dropped.chunksLeft,
+        historyChunks: historyDays * Math.ceil(events / 100),
         keptBeforeDrop: dropped.kept,
         dayMb: dayFiles?.mb ?? null,
         cachedBeforeMb,
         countKeptMs: Math.round(dropped.countMs),
         dropMs: Math.round(dropped.dropMs),
+        ingestSettling: summary(settling.samples),
         ingestWithoutRetention: summary(plain.loop.samples),
         ingestWithRetention: summary(dropped.loop.samples),
         ingestOverlappingTheDrop: summary(overlapping),
-        failures: plain.loop.failures.length + dropped.loop.failures.length,
+        waitsDuringTheDrop: dropped.waits,
+        timeline: timeline(dropped),
+        failures: plain.loop.failures.length + dropped.loop.failures.length + settling.failures.length,
         load: os.loadavg()[0],
       };
       row.p99Ratio = row.ingestWithRetention.p99 / row.ingestWithoutRetention.p99;
@@ -229,7 +311,7 @@ export async function runRetentionDrop({
     date: new Date().toISOString(),
     node: process.version,
     smoke,
-    settings: { events, rounds, rate, phaseS, cold, tablespace },
+    settings: { events, rounds, rate, phaseS, cold, tablespace, historyDays },
     dropMsMedian: median((r) => r.dropMs),
     p99RatioMedian: median((r) => r.p99Ratio),
     rounds: rows,
@@ -256,6 +338,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     cold: process.argv.includes('--cold'),
     tablespace: process.argv.includes('--tablespace') ? process.argv[process.argv.indexOf('--tablespace') + 1] : null,
     events: value('--events'),
+    historyDays: value('--history-days'),
     rounds: value('--rounds'),
   });
 }

@@ -1,5 +1,5 @@
 // pnpm bench [--smoke] [--runs N] [--workers N] [--profile] [--fair] [--search [--search-events N]] [--fanout N]
-//   [--retention [--retention-events N] [--rounds N] [--cold] [--tablespace NAME]]
+//   [--retention [--retention-events N] [--rounds N] [--cold] [--tablespace NAME] [--history-days N]]
 //   [--transform [--runs N]] [--pacing-ab [--rounds N] [--pacing-ab-base DIR]]
 // One run: baselines (bare Express, BullMQ no-op worker) and the relay (production build) measured
 // side by side on this machine; the median of the runs goes to bench/results/latest.json.
@@ -330,7 +330,8 @@ async function measure() {
 // pnpm bench --retention [--retention-events N] [--rounds N] [--cold]: a past day's partition dropped while ingest runs
 // (retention-drop.mjs, run with tsx: it loads the retention repositories from TypeScript); --cold evicts the day's
 // files from the page cache first, as a day past retention is on an install whose history exceeds memory; --tablespace
-// puts the filled days in an existing tablespace (one on a file system mounted without online discard, say).
+// puts the filled days in an existing tablespace (one on a file system mounted without online discard, say);
+// --history-days N (default 6) keeps N retained days of search chunks beside the dropped day's.
 const fanOutCount = () => (/^\d+$/.test(args[args.indexOf('--fanout') + 1] ?? '') ? option('--fanout', 3) : 3);
 const scenario = args.includes('--redis-cluster')
   ? import('./redis-cluster.mjs').then((rc) => rc.runRedisCluster({ smoke, log }))
@@ -351,6 +352,9 @@ const scenario = args.includes('--redis-cluster')
                   ? ['--events', String(option('--retention-events', 0))]
                   : [];
                 const rounds = args.includes('--rounds') ? ['--rounds', String(option('--rounds', 1))] : [];
+                const history = args.includes('--history-days')
+                  ? ['--history-days', String(option('--history-days', 6))]
+                  : [];
                 execFileSync(
                   process.execPath,
                   [
@@ -362,6 +366,7 @@ const scenario = args.includes('--redis-cluster')
                     ...(args.includes('--tablespace') ? ['--tablespace', args[args.indexOf('--tablespace') + 1]] : []),
                     ...events,
                     ...rounds,
+                    ...history,
                   ],
                   { stdio: 'inherit', cwd: root },
                 );

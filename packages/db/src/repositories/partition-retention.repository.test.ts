@@ -2,6 +2,7 @@ import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import { layOutDayPartitions, seedEvents, useTestDatabase } from '@relay/test-support';
 import { createDatabase, type Database } from '../database';
 import {
+  CHUNKS_IN_RANGE,
   createPartitionRetentionRepository,
   type OrganizationCutoffs,
   type PartitionRetentionRepository,
@@ -173,6 +174,39 @@ describe('partition retention repository', () => {
     } finally {
       await holder.query('ROLLBACK');
       holder.release();
+    }
+  });
+
+  it("finds the range's search chunks by their ids' spans, not by reading every chunk's ids", async () => {
+    const chunk = async (...days: string[]) => {
+      const ids = days.map((day) => `relay_uuid7('2027-03-${day} 10:00+00')`).join(', ');
+      const { rows } = await db.pool.query<{ id: string }>(
+        `INSERT INTO event_search_chunks (organization_id, event_ids, keys)
+         VALUES ($1, ARRAY[${ids}]::uuid[], '{}') RETURNING id::text`,
+        [ORG],
+      );
+      return rows[0]!.id;
+    };
+    const [inRange, mixed, outside, empty] = [
+      await chunk('02'),
+      await chunk('02', '03'),
+      await chunk('03', '04'),
+      await chunk(),
+    ];
+    const p = await partition('events_p20270302');
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      const found = (await client.query<{ id: string }>(CHUNKS_IN_RANGE, [p.from, p.to])).rows.map((r) => r.id);
+      expect(found).toEqual(expect.arrayContaining([inRange, mixed]));
+      expect(found).not.toContain(outside);
+      expect(found).not.toContain(empty);
+      const plan = await client.query(`EXPLAIN (FORMAT JSON) ${CHUNKS_IN_RANGE}`, [p.from, p.to]);
+      expect(JSON.stringify(plan.rows[0])).toContain('event_search_chunks_span_idx');
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
     }
   });
 

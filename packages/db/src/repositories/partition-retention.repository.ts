@@ -79,13 +79,17 @@ const LOCKED = [...PARTITIONED_TABLES, ...REFERENCING, 'destinations', 'organiza
 const LOCK = `LOCK TABLE ${LOCKED.join(', ')} IN ACCESS EXCLUSIVE MODE`;
 
 // What the trigger function relay_unindex_deleted_events does for deleted rows (migration 20261204050000), which a
-// DROP does not fire, for a whole dropped range at once: the chunks holding an id of the range are found by one read
-// of the chunks (a chunk is a row per 100 events, and testing the range needs no list of ids: a million ids through
-// the GIN index took 30 s), then, a batch at a time and locked in id order as the trigger does, a chunk all of whose
-// events were in the range is deleted and the others lose those ids and are marked stale for the indexer to rebuild.
+// DROP does not fire, for a whole dropped range at once: the chunks holding an id of the range are found by their
+// ids' spans (a chunk is a row per 100 events; a million ids through the GIN index took 30 s, and testing every
+// chunk's ids read the whole history's chunks, migration 20261206100000), tested exactly, then, a batch at a time and
+// locked in id order as the trigger does, a chunk all of whose events were in the range is deleted and the others lose
+// those ids and are marked stale for the indexer to rebuild.
 const IN_RANGE = 'EXISTS (SELECT 1 FROM unnest(c.event_ids) AS x WHERE x >= $1::uuid AND x < $2::uuid)';
+const SPAN_MEETS = "relay_uuid_span(c.event_ids) && int8range(relay_uuid_ms($1::uuid), relay_uuid_ms($2::uuid), '[]')";
+/** The chunks holding an id of the range [$1, $2), by their spans' index (run with INDEX_WALKS). */
+export const CHUNKS_IN_RANGE = `SELECT c.id::text FROM event_search_chunks c WHERE ${SPAN_MEETS} AND ${IN_RANGE}
+  ORDER BY c.id`;
 const UNINDEX = {
-  touched: `SELECT c.id::text FROM event_search_chunks c WHERE ${IN_RANGE} ORDER BY c.id`,
   lock: 'SELECT 1 FROM event_search_chunks WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE',
   deleteWhole: `DELETE FROM event_search_chunks c WHERE c.id = ANY ($3::bigint[])
     AND NOT EXISTS (SELECT 1 FROM unnest(c.event_ids) AS x WHERE x < $1::uuid OR x >= $2::uuid)`,
@@ -127,7 +131,10 @@ const isBusy = (err: unknown) => ['55P03', '40P01'].includes((err as { code?: st
  */
 export function createPartitionRetentionRepository(pool: pg.Pool) {
   async function unindex(range: [string, string]): Promise<void> {
-    const chunks = (await pool.query<{ id: string }>(UNINDEX.touched, range)).rows.map((r) => r.id);
+    const chunks = await withTransaction(pool, async (client) => {
+      await client.query(INDEX_WALKS);
+      return (await client.query<{ id: string }>(CHUNKS_IN_RANGE, range)).rows.map((r) => r.id);
+    });
     for (let i = 0; i < chunks.length; i += UNINDEX_BATCH) {
       const batch = chunks.slice(i, i + UNINDEX_BATCH);
       await withTransaction(pool, async (client) => {
@@ -203,12 +210,10 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
         const names = detached
           .map((p) => p.name)
           .sort((a, b) => Number(b === partition.name) - Number(a === partition.name));
-        const countedThenDropped = client
-          .query<{ n: number }>(`SELECT count(*)::int AS n FROM "${partition.name}"`)
-          .then(async ({ rows: counted }) => {
-            await dropAllDetached(pool, names);
-            return counted[0]!.n;
-          });
+        const countedThenDropped = countSerially(pool, partition.name).then(async (counted) => {
+          await dropAllDetached(pool, names);
+          return counted;
+        });
         const [held, unindexed] = await Promise.allSettled([countedThenDropped, unindex(range)]);
         if (held.status === 'rejected') throw held.reason;
         if (unindexed.status === 'rejected') throw unindexed.reason;
@@ -249,6 +254,18 @@ export function childrenOf(
     else detached.push(child);
   }
   return { detached: detached.concat(partition), trimmed: [...trimmed] };
+}
+
+/**
+ * The detached events table's rows, counted by one backend: a parallel count of a million took both cores of a small
+ * machine for 0.15 s, while ingest's statements waited for one (`pnpm bench --retention`'s timeline).
+ */
+function countSerially(pool: pg.Pool, table: string): Promise<number> {
+  return withTransaction(pool, async (client) => {
+    await client.query('SET LOCAL max_parallel_workers_per_gather = 0');
+    const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${table}"`);
+    return rows[0]!.n;
+  });
 }
 
 async function detach(client: pg.PoolClient, p: AttachedPartition): Promise<void> {

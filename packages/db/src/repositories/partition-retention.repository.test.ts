@@ -187,12 +187,18 @@ describe('partition retention repository', () => {
       );
       return rows[0]!.id;
     };
+    // A chunk's ids in any order: its span runs from the least id to the greatest.
     const [inRange, mixed, outside, empty] = [
       await chunk('02'),
-      await chunk('02', '03'),
-      await chunk('03', '04'),
+      await chunk('03', '02'),
+      await chunk('04', '03'),
       await chunk(),
     ];
+    // An empty (or null) array spans everything, so the index never hides a chunk from the exact test.
+    const { rows: spans } = await db.pool.query<{ empty: string; none: string }>(
+      "SELECT relay_uuid_span('{}')::text AS empty, relay_uuid_span(NULL)::text AS none",
+    );
+    expect(spans[0]).toEqual({ empty: '(,)', none: '(,)' });
     const p = await partition('events_p20270302');
     const client = await db.pool.connect();
     try {

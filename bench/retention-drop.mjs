@@ -90,8 +90,8 @@ async function fill(pool, day, events, body) {
 }
 
 /**
- * Search chunks of the `days` days before today (retained: no round drops them), `chunks` a day of 100 ids each, with no
- * events behind them: what a week of history adds to the chunks a drop must look through for its range's.
+ * Search chunks of the `days` days before today (retained: no round drops them), `chunks` a day of 100 ids each,
+ * with no events behind them: what a week of history adds to the chunks a drop must look through for its range's.
  */
 async function fillHistoryChunks(pool, days, chunks) {
   for (let d = 1; d <= days; d++)

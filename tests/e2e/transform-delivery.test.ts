@@ -32,6 +32,10 @@ beforeAll(async () => {
       // twice, as after a crash. Counting exact sends needs the production lock.
       WORKER_LOCK_DURATION_MS: '30000',
       WORKER_STALLED_INTERVAL_MS: '30000',
+      // Likewise the harness's 2 s delivery timeout: a local target answering later than that under the whole suite
+      // would have its request retried and received twice (a fresh clone once received 510 of the 500; which way is
+      // not known, and sentTwice below would tell).
+      DELIVERY_TIMEOUT_MS: '15000',
     },
   });
   admin = (await userCredential(pipeline, 'admin')).authorization;

@@ -1,7 +1,7 @@
 import { EVENT_STATUSES, type OrgId } from '@relay/core';
 import type pg from 'pg';
 import { withTransaction } from '../transaction';
-import { dropAllDetached } from './detached-tables';
+import { dropAllDetached, dropOwnForeignKeys } from './detached-tables';
 import { PARTITIONED_TABLES, type AttachedPartition } from './partition.repository';
 import type { EventCutoffs } from './retention.repository';
 
@@ -270,11 +270,7 @@ function countSerially(pool: pg.Pool, table: string): Promise<number> {
 
 async function detach(client: pg.PoolClient, p: AttachedPartition): Promise<void> {
   await client.query(`ALTER TABLE "${p.table}" DETACH PARTITION "${p.name}"`);
-  const { rows } = await client.query<{ conname: string }>(
-    "SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f' AND conparentid = 0",
-    [p.name],
-  );
-  for (const { conname } of rows) await client.query(`ALTER TABLE "${p.name}" DROP CONSTRAINT "${conname}"`);
+  await dropOwnForeignKeys(client, p.name);
 }
 
 export type PartitionRetentionRepository = ReturnType<typeof createPartitionRetentionRepository>;

@@ -4,6 +4,8 @@ import { createDatabase, type Database } from '../database';
 import {
   CHUNKS_IN_RANGE,
   createPartitionRetentionRepository,
+  keptCount,
+  keptParams,
   type OrganizationCutoffs,
   type PartitionRetentionRepository,
 } from './partition-retention.repository';
@@ -25,7 +27,7 @@ let repo: PartitionRetentionRepository;
 beforeAll(async () => {
   db = database();
   repo = createPartitionRetentionRepository(db.pool);
-  await layOutDayPartitions(db.pool, new Date('2027-03-01T00:00:00Z'), 7);
+  await layOutDayPartitions(db.pool, new Date('2027-03-01T00:00:00Z'), 8);
 });
 
 const family = () => createPartitionRepository(db.pool).listPartitions();
@@ -58,7 +60,7 @@ async function destination(): Promise<string> {
   return rows[0]!.id;
 }
 
-async function deliver(eventId: string, status: 'queued' | 'delivered'): Promise<void> {
+async function deliver(eventId: string, status: 'queued' | 'delivered' | 'failed'): Promise<void> {
   await db.pool.query(
     `INSERT INTO deliveries (id, organization_id, event_id, destination_id, status, updated_at)
      SELECT gen_random_uuid(), e.organization_id, e.id, $2, $3::"DeliveryStatus", e.updated_at FROM events e
@@ -140,11 +142,14 @@ describe('partition retention repository', () => {
       )
     ).rows[0]!.id;
     const queuedDelivery = await due('05', { count: 1 });
+    // A destination's delivery failed and unacknowledged, within RETENTION_FAILED_MAX_DAYS, of a delivered event.
+    const failedDelivery = await due('08', { count: 1 });
     const cases: [string, () => Promise<string[]>][] = [
       ['02', () => Promise.resolve([])], // the queued event of the first test
       ['03', () => due('03', { count: 1, status: 'failed' })], // unacknowledged, within RETENTION_FAILED_MAX_DAYS
       ['05', async () => (await deliver(queuedDelivery[0]!, 'queued'), queuedDelivery)],
       ['06', () => due('06', { count: 1, organizationId: other })], // an organization with no retention
+      ['08', async () => (await deliver(failedDelivery[0]!, 'failed'), failedDelivery)],
     ];
     for (const [day, seed] of cases) {
       const kept = await seed();
@@ -156,7 +161,7 @@ describe('partition retention repository', () => {
       expect(await count(`${p.name}`)).toBe(before);
       expect(await byEvents('delivery_attempts', beside)).toBe(2);
       expect(await byEvents('event_search_keys', beside)).toBe(2);
-      expect(await byEvents('deliveries', kept)).toBe(day === '05' ? 1 : 0);
+      expect(await byEvents('deliveries', kept)).toBe(['05', '08'].includes(day) ? 1 : 0);
     }
   });
 
@@ -214,6 +219,17 @@ describe('partition retention repository', () => {
       await client.query('ROLLBACK');
       client.release();
     }
+  });
+
+  it('plans the kept count over its own partition of events only (the parent: a path into every partition)', async () => {
+    const p = await partition('events_p20270303');
+    const plan = await db.pool.query<{ 'QUERY PLAN': unknown }>(
+      `EXPLAIN (FORMAT JSON) ${keptCount(p.name)}`,
+      keptParams(CUTOFFS, p),
+    );
+    const relations = [...JSON.stringify(plan.rows[0]!['QUERY PLAN']).matchAll(/"Relation Name":"([^"]+)"/g)];
+    const events = new Set(relations.map((m) => m[1]!).filter((name) => /^events(_|$)/.test(name)));
+    expect([...events]).toEqual([p.name]);
   });
 
   it('gives up when a table stays locked past its lock_timeout: busy, and nothing changed', async () => {

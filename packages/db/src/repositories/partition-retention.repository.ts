@@ -36,7 +36,9 @@ const utc = (column: string) => `(${column} AT TIME ZONE 'UTC')`;
 // family's tables. (DUE's lower bound `updated_at >= epoch` is left out: no row changed before 1970.)
 // The events branches read the partition itself, by name: given the id range on the parent instead, the planner
 // walked the partition's whole primary key for the updated_at branch (250,000 buffers at a million events) rather than
-// the (organization_id, updated_at) index, which holds no entry past the cutoff.
+// the (organization_id, updated_at) index, which holds no entry past the cutoff. The failed deliveries' branch joins
+// the partition too (their events are all in it): joined to the parent, it planned a path into every partition of
+// events, most of the count's time under the drop's lock.
 const keptIds = (table: string) => `
 SELECT e.id FROM "${table}" e
 WHERE e.organization_id IN (SELECT o.id FROM organizations o WHERE o.id <> ALL($1::uuid[]))
@@ -51,10 +53,11 @@ WHERE e.status = 'failed' AND e.acknowledged_at IS NULL AND e.updated_at >= ${ut
 UNION
 SELECT v.event_id FROM deliveries v WHERE ${RANGE('v.event_id')} AND v.status IN ('queued', 'paused')
 UNION
-SELECT v.event_id FROM deliveries v JOIN events e ON e.id = v.event_id JOIN ${CUTOFFS} ON c.org = e.organization_id
+SELECT v.event_id FROM deliveries v JOIN "${table}" e ON e.id = v.event_id JOIN ${CUTOFFS} ON c.org = e.organization_id
 WHERE ${RANGE('v.event_id')} AND v.status = 'failed' AND v.acknowledged_at IS NULL
   AND v.updated_at >= ${utc('c.unacknowledged_before')}`;
-const countKept = (table: string) => `SELECT count(*)::int AS n FROM (${keptIds(table)}) kept`;
+/** The count of the events of partition `table` that retention keeps (parameters: keptParams). */
+export const keptCount = (table: string) => `SELECT count(*)::int AS n FROM (${keptIds(table)}) kept`;
 // The kept rows' branches must walk their indexes: the planner, seeing a whole partition inside the range, read every
 // row of it for the updated_at branch (0.8 s at a million events, under the drop's lock) where the index has none.
 // And no JIT: the disabled sequential scans' cost pushes the plan past jit_above_cost, and compiling it took 0.4 s
@@ -114,7 +117,7 @@ const idRange = (p: PartitionBounds): [string, string] => {
   return [p.from ?? NIL_UUID, p.to];
 };
 
-const params = (cutoffs: readonly OrganizationCutoffs[], p: PartitionBounds) => [
+export const keptParams = (cutoffs: readonly OrganizationCutoffs[], p: PartitionBounds) => [
   cutoffs.map((c) => c.orgId),
   cutoffs.map((c) => c.before.toISOString()),
   cutoffs.map((c) => c.unacknowledgedBefore.toISOString()),
@@ -130,27 +133,12 @@ const isBusy = (err: unknown) => ['55P03', '40P01'].includes((err as { code?: st
  * past every cutoff that retention keeps, and drops a partition none of whose rows is kept, with its children's.
  */
 export function createPartitionRetentionRepository(pool: pg.Pool) {
-  async function unindex(range: [string, string]): Promise<void> {
-    const chunks = await withTransaction(pool, async (client) => {
-      await client.query(INDEX_WALKS);
-      return (await client.query<{ id: string }>(CHUNKS_IN_RANGE, range)).rows.map((r) => r.id);
-    });
-    for (let i = 0; i < chunks.length; i += UNINDEX_BATCH) {
-      const batch = chunks.slice(i, i + UNINDEX_BATCH);
-      await withTransaction(pool, async (client) => {
-        await client.query(UNINDEX.lock, [batch]);
-        await client.query(UNINDEX.deleteWhole, [...range, batch]);
-        await client.query(UNINDEX.removeIds, [...range, batch]);
-      });
-    }
-  }
-
   return {
     /** How many events of the partition retention keeps (see keptIds). */
     async countKept(cutoffs: readonly OrganizationCutoffs[], partition: PartitionBounds): Promise<number> {
       return withTransaction(pool, async (client) => {
         await client.query(INDEX_WALKS);
-        const { rows } = await client.query<{ n: number }>(countKept(partition.name), params(cutoffs, partition));
+        const { rows } = await client.query<{ n: number }>(keptCount(partition.name), keptParams(cutoffs, partition));
         return rows[0]!.n;
       });
     },
@@ -189,7 +177,7 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
         const range = idRange(partition);
         await client.query(LOCK);
         await client.query(INDEX_WALKS);
-        const { rows } = await client.query<{ n: number }>(countKept(partition.name), params(cutoffs, partition));
+        const { rows } = await client.query<{ n: number }>(keptCount(partition.name), keptParams(cutoffs, partition));
         if (rows[0]!.n > 0) {
           await client.query('ROLLBACK');
           return { outcome: 'kept' };
@@ -201,23 +189,8 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
         for (const p of detached) await detach(client, p);
         await client.query('COMMIT');
         committed = true;
-        // The range's events (what retention counts as deleted) are counted in the detached events table, where no
-        // writer reaches them: a day can hold a million, 0.35 s to count when no longer cached, which counting before
-        // the transaction added to the step. Then the detached tables go, DROP_CONCURRENCY at a time (the events
-        // partition first, the largest in rows), while the range leaves the search chunks (the step's longest part
-        // where files are removed fast); at most DROP_CONCURRENCY + 1 pool connections besides this one, since the
-        // pool also serves deliveries.
-        const names = detached
-          .map((p) => p.name)
-          .sort((a, b) => Number(b === partition.name) - Number(a === partition.name));
-        const countedThenDropped = countSerially(pool, partition.name).then(async (counted) => {
-          await dropAllDetached(pool, names);
-          return counted;
-        });
-        const [held, unindexed] = await Promise.allSettled([countedThenDropped, unindex(range)]);
-        if (held.status === 'rejected') throw held.reason;
-        if (unindexed.status === 'rejected') throw unindexed.reason;
-        return { outcome: 'dropped', events: held.value };
+        const names = detached.map((p) => p.name);
+        return { outcome: 'dropped', events: await removeDetached(pool, partition.name, names, range) };
       } catch (err) {
         if (!committed) await client.query('ROLLBACK').catch(() => {});
         if (!committed && isBusy(err)) return { outcome: 'busy' };
@@ -227,6 +200,45 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
       }
     },
   };
+}
+
+async function unindex(pool: pg.Pool, range: [string, string]): Promise<void> {
+  const chunks = await withTransaction(pool, async (client) => {
+    await client.query(INDEX_WALKS);
+    return (await client.query<{ id: string }>(CHUNKS_IN_RANGE, range)).rows.map((r) => r.id);
+  });
+  for (let i = 0; i < chunks.length; i += UNINDEX_BATCH) {
+    const batch = chunks.slice(i, i + UNINDEX_BATCH);
+    await withTransaction(pool, async (client) => {
+      await client.query(UNINDEX.lock, [batch]);
+      await client.query(UNINDEX.deleteWhole, [...range, batch]);
+      await client.query(UNINDEX.removeIds, [...range, batch]);
+    });
+  }
+}
+
+/**
+ * After a drop's detach: the detached events table's rows (what retention counts as deleted) are counted where no
+ * writer reaches them (a day can hold a million, 0.35 s to count when no longer cached, which counting before the
+ * detach added to the step), then the detached tables go, DROP_CONCURRENCY at a time (the events partition first, the
+ * largest in rows), while the range leaves the search chunks (the step's longest part where files are removed fast);
+ * at most DROP_CONCURRENCY + 1 pool connections, since the pool also serves deliveries. Answers the count.
+ */
+export async function removeDetached(
+  pool: pg.Pool,
+  events: string,
+  names: readonly string[],
+  range: [string, string],
+): Promise<number> {
+  const ordered = [...names].sort((a, b) => Number(b === events) - Number(a === events));
+  const countedThenDropped = countSerially(pool, events).then(async (counted) => {
+    await dropAllDetached(pool, ordered);
+    return counted;
+  });
+  const [held, unindexed] = await Promise.allSettled([countedThenDropped, unindex(pool, range)]);
+  if (held.status === 'rejected') throw held.reason;
+  if (unindexed.status === 'rejected') throw unindexed.reason;
+  return held.value;
 }
 
 const lower = (p: PartitionBounds) => p.from ?? NIL_UUID;

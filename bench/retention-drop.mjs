@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPartitionRetentionRepository } from '../packages/db/src/repositories/partition-retention.repository.ts';
 import { createPartitionRepository } from '../packages/db/src/repositories/partition.repository.ts';
+import { createConcurrentDrop } from './experiments/concurrent-detach.ts';
 import { layOutDayPartitions } from '../packages/test-support/src/partition-layout.ts';
 import { admin, deleteKeys, freshDatabase, REDIS_URL } from './lib/database.mjs';
 import { openLoop } from './lib/load.mjs';
@@ -119,6 +120,9 @@ async function moveDay(pool, suffix, tablespace) {
     await pool.query(`ALTER INDEX "${index}" SET TABLESPACE "${tablespace}"`);
 }
 
+// Retention of 7 days: the rounds' days are past it, every row of them deletable.
+const cutoffsNow = () => [{ orgId: ORG, before: new Date(Date.now() - 7 * DAY), unacknowledgedBefore: new Date(0) }];
+
 const latencies = (samples) => samples.map((s) => s.t1 - s.t0);
 const summary = (samples) => {
   const ms = latencies(samples);
@@ -133,6 +137,7 @@ const KINDS = {
   unindexFind: 'SELECT c.id::text',
   count: 'SELECT count(*)',
   lock: 'LOCK TABLE',
+  alter: 'ALTER TABLE',
 };
 
 /**
@@ -172,6 +177,8 @@ export async function runRetentionDrop({
   rounds: roundsOption,
   // Days of search chunks kept beside the dropped day's (fillHistoryChunks): the drop looks through them for its own.
   historyDays: historyOption,
+  // 'concurrent': every other pair of rounds drops with DETACH ... CONCURRENTLY (experiments/concurrent-detach.ts).
+  variant = 'locked',
   log = console.log,
 } = {}) {
   const events = eventsOption ?? (smoke ? 5_000 : 1_000_000);
@@ -186,6 +193,11 @@ export async function runRetentionDrop({
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const partitions = createPartitionRepository(pool);
   const retention = createPartitionRetentionRepository(pool);
+  const concurrentDrop = createConcurrentDrop(pool, (p) => retention.countKept(cutoffsNow(), p));
+  // --variant concurrent: rounds in pairs, today's drop then the experiment's (each order of phases for both when the
+  // rounds are a multiple of 4).
+  const variantOf = (round) =>
+    variant === 'concurrent' && Math.floor((round - 1) / 2) % 2 === 1 ? 'concurrent' : 'locked';
   // Day partitions from before the oldest round's day through a week ahead, in place of the migration's first
   // partition (all empty).
   await layOutDayPartitions(pool, utcDay(new Date(Date.now() - (11 + rounds) * DAY)), 19 + rounds);
@@ -231,8 +243,7 @@ export async function runRetentionDrop({
       await pool.query('CHECKPOINT');
       if (cold) evict(dayFiles.files);
       const cachedBeforeMb = dayFiles ? cachedMb(dayFiles.files) : null;
-      // Retention of 7 days: the day is past it, every row of it deletable.
-      const cutoffs = [{ orgId: ORG, before: new Date(Date.now() - 7 * DAY), unacknowledgedBefore: new Date(0) }];
+      const cutoffs = cutoffsNow();
       const withDropFirst = round % 2 === 0;
       const phase = async (dropping) => {
         const loop = openLoop({ port, path: '/github', body, rate, durationS: phaseS });
@@ -242,7 +253,10 @@ export async function runRetentionDrop({
         const t0 = performance.timeOrigin + performance.now();
         const kept = await retention.countKept(cutoffs, partition);
         const t1 = performance.timeOrigin + performance.now();
-        const drop = await retention.dropPartition(cutoffs, partition, family);
+        const drop =
+          variantOf(round) === 'concurrent'
+            ? await concurrentDrop(partition, family)
+            : await retention.dropPartition(cutoffs, partition, family);
         const t2 = performance.timeOrigin + performance.now();
         const activity = await sampler.stop();
         // Only the filled days hold deliveries (ingest makes none without a worker): the day's are gone with it.
@@ -276,9 +290,11 @@ export async function runRetentionDrop({
       const overlapping = dropped.loop.samples.filter((s) => s.t1 >= dropped.t1 && s.t0 <= dropped.t2);
       const row = {
         round,
+        variant: variantOf(round),
         events,
         outcome: dropped.drop.outcome,
         droppedEvents: dropped.drop.events ?? 0,
+        dropSteps: dropped.drop.steps,
         deliveriesLeft: dropped.deliveriesLeft,
         chunksLeft: dropped.chunksLeft,
         historyChunks: historyDays * Math.ceil(events / 100),
@@ -311,14 +327,21 @@ export async function runRetentionDrop({
     date: new Date().toISOString(),
     node: process.version,
     smoke,
-    settings: { events, rounds, rate, phaseS, cold, tablespace, historyDays },
+    settings: { events, rounds, rate, phaseS, cold, tablespace, historyDays, variant },
     dropMsMedian: median((r) => r.dropMs),
     p99RatioMedian: median((r) => r.p99Ratio),
+    byVariant: Object.fromEntries(
+      [...new Set(rows.map((r) => r.variant))].map((v) => {
+        const mine = rows.filter((r) => r.variant === v);
+        const mid = (pick) => percentile(mine.map(pick), 50);
+        return [v, { rounds: mine.length, dropMs: mid((r) => r.dropMs), p99Ratio: mid((r) => r.p99Ratio) }];
+      }),
+    ),
     rounds: rows,
   };
   const file = smoke
     ? 'retention-drop-smoke.json'
-    : `retention-drop${cold ? '-cold' : ''}${tablespace ? '-tablespace' : ''}.json`;
+    : `retention-drop${cold ? '-cold' : ''}${tablespace ? '-tablespace' : ''}${variant === 'locked' ? '' : `-${variant}`}.json`;
   writeFileSync(path.join(here, 'results', file), `${JSON.stringify(result, null, 2)}\n`);
   log(
     `retention: drop ${result.dropMsMedian} ms (median of ${rows.length}), ingest p99 with/without retention ` +
@@ -340,5 +363,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     events: value('--events'),
     historyDays: value('--history-days'),
     rounds: value('--rounds'),
+    variant: process.argv.includes('--variant') ? process.argv[process.argv.indexOf('--variant') + 1] : undefined,
   });
 }

@@ -1,5 +1,6 @@
 // pnpm bench [--smoke] [--runs N] [--workers N] [--profile] [--fair] [--search [--search-events N]] [--fanout N]
-//   [--retention [--retention-events N] [--rounds N] [--cold] [--tablespace NAME] [--history-days N]]
+//   [--retention [--retention-events N] [--rounds N] [--cold] [--tablespace NAME] [--history-days N]
+//     [--variant concurrent]]
 //   [--transform [--runs N]] [--pacing-ab [--rounds N] [--pacing-ab-base DIR]]
 // One run: baselines (bare Express, BullMQ no-op worker) and the relay (production build) measured
 // side by side on this machine; the median of the runs goes to bench/results/latest.json.
@@ -331,7 +332,8 @@ async function measure() {
 // (retention-drop.mjs, run with tsx: it loads the retention repositories from TypeScript); --cold evicts the day's
 // files from the page cache first, as a day past retention is on an install whose history exceeds memory; --tablespace
 // puts the filled days in an existing tablespace (one on a file system mounted without online discard, say);
-// --history-days N (default 6) keeps N retained days of search chunks beside the dropped day's.
+// --history-days N (default 6) keeps N retained days of search chunks beside the dropped day's; --variant concurrent
+// drops every other pair of rounds' days with DETACH ... CONCURRENTLY (experiments/concurrent-detach.ts, measured only).
 const fanOutCount = () => (/^\d+$/.test(args[args.indexOf('--fanout') + 1] ?? '') ? option('--fanout', 3) : 3);
 const scenario = args.includes('--redis-cluster')
   ? import('./redis-cluster.mjs').then((rc) => rc.runRedisCluster({ smoke, log }))
@@ -364,6 +366,7 @@ const scenario = args.includes('--redis-cluster')
                     ...(smoke ? ['--smoke'] : []),
                     ...(args.includes('--cold') ? ['--cold'] : []),
                     ...(args.includes('--tablespace') ? ['--tablespace', args[args.indexOf('--tablespace') + 1]] : []),
+                    ...(args.includes('--variant') ? ['--variant', args[args.indexOf('--variant') + 1]] : []),
                     ...events,
                     ...rounds,
                     ...history,

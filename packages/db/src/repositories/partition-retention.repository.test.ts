@@ -232,20 +232,54 @@ describe('partition retention repository', () => {
     expect([...events]).toEqual([p.name]);
   });
 
-  it('gives up when a table stays locked past its lock_timeout: busy, and nothing changed', async () => {
+  it('tries for the locks three times, a pause between, then gives up: busy, and nothing changed', async () => {
     const ids = await due('07', { count: 1 });
     const p = await partition('events_p20270307');
+    const pauses: number[] = [];
+    const patient = createPartitionRetentionRepository(db.pool, { pause: async (ms) => void pauses.push(ms) });
     const holder = await db.pool.connect();
     try {
       await holder.query('BEGIN');
-      // A writer's lock on a referencing table: the drop's ACCESS EXCLUSIVE waits 2 s for it, then gives up.
+      // A writer's lock on a referencing table: each of the drop's tries for ACCESS EXCLUSIVE waits 250 ms for it.
       await holder.query('LOCK TABLE event_ordering IN ROW EXCLUSIVE MODE');
-      expect(await repo.dropPartition(CUTOFFS, p, await family())).toEqual({ outcome: 'busy' });
+      expect(await patient.dropPartition(CUTOFFS, p, await family())).toEqual({ outcome: 'busy' });
     } finally {
       await holder.query('ROLLBACK');
       holder.release();
     }
+    expect(pauses).toEqual([1_000, 1_000]);
     expect(await count('events WHERE id = ANY($1::uuid[])', [ids])).toBe(1);
     expect((await family()).map((f) => f.name)).toContain('events_p20270307');
+  });
+
+  it('drops once the writer it waited for is done within its tries', async () => {
+    const ids = await due('07', { count: 1 });
+    const p = await partition('events_p20270307');
+    const holder = await db.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE event_ordering IN ROW EXCLUSIVE MODE');
+    let released = false;
+    // The writer finishes during the first pause: the second try has the locks.
+    const patient = createPartitionRetentionRepository(db.pool, {
+      pause: async () => {
+        if (released) return;
+        released = true;
+        await holder.query('ROLLBACK');
+        holder.release();
+      },
+    });
+    try {
+      const outcome = await patient.dropPartition(CUTOFFS, p, await family());
+      expect(released).toBe(true);
+      // The day's events: this test's and the one the test before left.
+      expect(outcome).toEqual({ outcome: 'dropped', events: 2 });
+    } finally {
+      if (!released) {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+    }
+    expect(await count('events WHERE id = ANY($1::uuid[])', [ids])).toBe(0);
+    expect((await family()).map((f) => f.name)).not.toContain('events_p20270307');
   });
 });

@@ -127,12 +127,46 @@ export const keptParams = (cutoffs: readonly OrganizationCutoffs[], p: Partition
 // A lock not had within lock_timeout, or a deadlock with a writer Postgres broke by cancelling this side: both mean
 // the tables are busy now, and the next run tries again.
 const isBusy = (err: unknown) => ['55P03', '40P01'].includes((err as { code?: string }).code ?? '');
+const LOCK_TIMEOUT_CODE = '55P03';
+
+// While the LOCK waits for the writers holding a table, every writer that comes after queues behind it, ingest
+// included: each try waits at most LOCK_TIMEOUT (as partition creation does; the writers' own transactions last
+// milliseconds, so only a long one, or a long read of organizations or destinations, outlasts it), then lets the
+// queue drain for LOCK_PAUSE_MS before the next, LOCK_TRIES in all, then the drop is busy until the next run.
+const LOCK_TIMEOUT = '250ms';
+const LOCK_TRIES = 3;
+const LOCK_PAUSE_MS = 1_000;
+
+/** How the drop waits between its tries for the family's locks (tests inject one that ends the wait they made). */
+export interface PartitionRetentionOptions {
+  pause?: (ms: number) => Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Retention by partition (docs/partitioning.md, "Retention by detach, then drop"): counts the rows of a partition
  * past every cutoff that retention keeps, and drops a partition none of whose rows is kept, with its children's.
  */
-export function createPartitionRetentionRepository(pool: pg.Pool) {
+export function createPartitionRetentionRepository(pool: pg.Pool, options: PartitionRetentionOptions = {}) {
+  const pause = options.pause ?? sleep;
+
+  /** Takes LOCKED in the open transaction, LOCK_TRIES tries; false: still busy after the last. */
+  async function lockFamily(client: pg.PoolClient): Promise<boolean> {
+    for (let tried = 1; ; tried++) {
+      await client.query('SAVEPOINT family_lock');
+      try {
+        await client.query(LOCK);
+        return true;
+      } catch (err) {
+        if ((err as { code?: string }).code !== LOCK_TIMEOUT_CODE) throw err;
+        await client.query('ROLLBACK TO SAVEPOINT family_lock');
+        if (tried === LOCK_TRIES) return false;
+        await pause(LOCK_PAUSE_MS);
+      }
+    }
+  }
+
   return {
     /** How many events of the partition retention keeps (see keptIds). */
     async countKept(cutoffs: readonly OrganizationCutoffs[], partition: PartitionBounds): Promise<number> {
@@ -149,8 +183,9 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
      * under that lock (a retry that made one queued since the first count keeps the partition), the range's rows of
      * the plain referencing tables deleted, then the children's partitions detached and their foreign keys dropped
      * (a detached child still references events, which refuses to detach a partition rows reference) before the
-     * events one. No file is removed in it: lock_timeout bounds how long writers can queue behind it, and a busy
-     * table makes the drop wait for the next run; a failure leaves every partition attached. After its commit, the
+     * events one. No file is removed in it. Each try for the locks waits at most LOCK_TIMEOUT, which bounds how long
+     * writers queue behind it; after LOCK_TRIES the drop is busy until the next run. A failure leaves every partition
+     * attached. After its commit, the
      * detached events table's rows are counted and the detached tables dropped each in its own transaction,
      * DROP_CONCURRENCY at a time, while the range leaves event_search_chunks.
      */
@@ -166,7 +201,7 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
         const left = (await client.query<{ name: string }>(DETACHED)).rows.map((r) => r.name);
         if (left.length > 0) await dropAllDetached(pool, left);
         await client.query('BEGIN');
-        await client.query("SET LOCAL lock_timeout = '2s'");
+        await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
         const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [
           DROP_LOCK,
         ]);
@@ -175,7 +210,10 @@ export function createPartitionRetentionRepository(pool: pg.Pool) {
           return { outcome: 'busy' };
         }
         const range = idRange(partition);
-        await client.query(LOCK);
+        if (!(await lockFamily(client))) {
+          await client.query('ROLLBACK');
+          return { outcome: 'busy' };
+        }
         await client.query(INDEX_WALKS);
         const { rows } = await client.query<{ n: number }>(keptCount(partition.name), keptParams(cutoffs, partition));
         if (rows[0]!.n > 0) {

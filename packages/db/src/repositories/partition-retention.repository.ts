@@ -38,7 +38,7 @@ const utc = (column: string) => `(${column} AT TIME ZONE 'UTC')`;
 // walked the partition's whole primary key for the updated_at branch (250,000 buffers at a million events) rather than
 // the (organization_id, updated_at) index, which holds no entry past the cutoff. The failed deliveries' branch joins
 // the partition too (their events are all in it): joined to the parent, it planned a path into every partition of
-// events, most of the count's time under the drop's lock.
+// events (3.3 ms of planning with 41 day partitions against 0.58, under the drop's lock).
 const keptIds = (table: string) => `
 SELECT e.id FROM "${table}" e
 WHERE e.organization_id IN (SELECT o.id FROM organizations o WHERE o.id <> ALL($1::uuid[]))
@@ -185,9 +185,8 @@ export function createPartitionRetentionRepository(pool: pg.Pool, options: Parti
      * (a detached child still references events, which refuses to detach a partition rows reference) before the
      * events one. No file is removed in it. Each try for the locks waits at most LOCK_TIMEOUT, which bounds how long
      * writers queue behind it; after LOCK_TRIES the drop is busy until the next run. A failure leaves every partition
-     * attached. After its commit, the
-     * detached events table's rows are counted and the detached tables dropped each in its own transaction,
-     * DROP_CONCURRENCY at a time, while the range leaves event_search_chunks.
+     * attached. After its commit, the detached events table's rows are counted and the detached tables dropped each
+     * in its own transaction, DROP_CONCURRENCY at a time, while the range leaves event_search_chunks (removeDetached).
      */
     async dropPartition(
       cutoffs: readonly OrganizationCutoffs[],

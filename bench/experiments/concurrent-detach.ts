@@ -3,15 +3,18 @@
 // not keep the guarantees the product's drop keeps (a row made kept between the count and the detach is not caught
 // under a lock, only counted again afterwards), so it is not the product's code.
 import type pg from 'pg';
-import { childrenOf, removeDetached } from '../../packages/db/src/repositories/partition-retention.repository.ts';
+import {
+  childrenOf,
+  idRange,
+  REFERENCING,
+  removeDetached,
+} from '../../packages/db/src/repositories/partition-retention.repository.ts';
 import { dropOwnForeignKeys } from '../../packages/db/src/repositories/detached-tables.ts';
 import type { AttachedPartition } from '../../packages/db/src/repositories/partition.repository.ts';
 
-const REFERENCING = ['event_search_escaped', 'event_search_pending', 'event_ordering'];
-
 export function createConcurrentDrop(pool: pg.Pool, recount: (partition: AttachedPartition) => Promise<number>) {
   return async (partition: AttachedPartition, family: readonly AttachedPartition[]) => {
-    const range: [string, string] = [partition.from ?? '00000000-0000-0000-0000-000000000000', partition.to!];
+    const range = idRange(partition);
     const client = await pool.connect();
     const steps: Record<string, number> = {};
     let at = performance.now();

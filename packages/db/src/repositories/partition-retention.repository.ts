@@ -1,4 +1,5 @@
 import { EVENT_STATUSES, type OrgId } from '@relay/core';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { withTransaction } from '../transaction';
 import { dropAllDetached, dropOwnForeignKeys } from './detached-tables';
@@ -71,7 +72,7 @@ const PROBES = 'SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = of
 
 // The plain tables naming events (docs/partitioning.md, "Which tables"): a drop fires no trigger, so the range's rows
 // go first, each over its (event_id ...) index.
-const REFERENCING = ['event_search_escaped', 'event_search_pending', 'event_ordering'] as const;
+export const REFERENCING = ['event_search_escaped', 'event_search_pending', 'event_ordering'] as const;
 // Everything the drop locks, all at once and in one order, since its statements take these locks anyway and a lock
 // upgraded half-way invites a deadlock. Checked on Postgres 15: the detaches need ACCESS EXCLUSIVE on each parent
 // (LOCK TABLE recurses to every partition, as the drops' trigger removals need), and dropping a partition's foreign
@@ -112,7 +113,7 @@ const DETACHED = `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n O
 const DROP_LOCK = 'partitions:retention';
 
 // A partition up to MAXVALUE is never past retention: refused rather than read as an empty range.
-const idRange = (p: PartitionBounds): [string, string] => {
+export const idRange = (p: PartitionBounds): [string, string] => {
   if (p.to === null) throw new RangeError('partition retention: a partition without an upper bound');
   return [p.from ?? NIL_UUID, p.to];
 };
@@ -126,8 +127,8 @@ export const keptParams = (cutoffs: readonly OrganizationCutoffs[], p: Partition
 
 // A lock not had within lock_timeout, or a deadlock with a writer Postgres broke by cancelling this side: both mean
 // the tables are busy now, and the next run tries again.
-const isBusy = (err: unknown) => ['55P03', '40P01'].includes((err as { code?: string }).code ?? '');
 const LOCK_TIMEOUT_CODE = '55P03';
+const isBusy = (err: unknown) => [LOCK_TIMEOUT_CODE, '40P01'].includes((err as { code?: string }).code ?? '');
 
 // While the LOCK waits for the writers holding a table, every writer that comes after queues behind it, ingest
 // included: each try waits at most LOCK_TIMEOUT (as partition creation does; the writers' own transactions last
@@ -142,14 +143,12 @@ export interface PartitionRetentionOptions {
   pause?: (ms: number) => Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Retention by partition (docs/partitioning.md, "Retention by detach, then drop"): counts the rows of a partition
  * past every cutoff that retention keeps, and drops a partition none of whose rows is kept, with its children's.
  */
 export function createPartitionRetentionRepository(pool: pg.Pool, options: PartitionRetentionOptions = {}) {
-  const pause = options.pause ?? sleep;
+  const pause = options.pause ?? ((ms: number) => sleep(ms));
 
   /** Takes LOCKED in the open transaction, LOCK_TRIES tries; false: still busy after the last. */
   async function lockFamily(client: pg.PoolClient): Promise<boolean> {

@@ -17,7 +17,9 @@
 // `env` (an object of settings) is added to BENCH_RELAY_ENV for its runs: two variants of one build can differ by a
 // setting alone, e.g. [{"name":"unbounded","root":".","env":{"INGEST_MAX_IN_FLIGHT":"0"}},{"name":"default","root":"."}].
 // A variant's `apiFlags` / `workerFlags` (arrays) add V8 flags to its api / workers, after the usual ones
-// (processes.mjs), e.g. {"name":"hg50","root":".","apiFlags":["--heap-growing-percent=50"]}.
+// (processes.mjs), e.g. {"name":"hg50","root":".","apiFlags":["--heap-growing-percent=50"]}. A variant's `sql` (an
+// array of statements) runs on each of its runs' migrated databases before the relay starts: an experiment's schema,
+// e.g. bench/experiments/hot-outcomes.json (the HOT ceiling of issue 32 item 3).
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,6 +80,7 @@ for (let round = 1; round <= rounds; round++) {
       backlog,
       connections: 64,
       log,
+      sql: variant.sql ?? [],
     });
     const measured = Object.fromEntries(KEYS.map((k) => [k, result[k]]));
     const row = { round, load: Number(load), ...measured, lost: result.lost, duplicates: result.duplicates };

@@ -26,7 +26,8 @@ import { SIGNING_SECRET } from './floors.mjs';
  * One run of the relay (production build) against a fresh database: ingest at saturation into a backlog, the drain
  * of that backlog by `workers` worker processes, open-loop phases at half the ingest rate, at half the sustainable
  * rate and at 10/s, and the ledger (every accepted event delivered, once). `redis`: the relay's Redis settings (by
- * default the shared REDIS_URL) and the nodes whose commands are counted (default: that Redis).
+ * default the shared REDIS_URL) and the nodes whose commands are counted (default: that Redis). `sql`: statements
+ * run on the migrated database before the relay starts (an experiment's schema).
  */
 export async function relayRun({
   root,
@@ -42,6 +43,7 @@ export async function relayRun({
   log,
   redis = { env: { REDIS_URL }, nodes: undefined },
   label = '',
+  sql = [],
 }) {
   const dbName = `relay_bench_${process.pid}_${label}${run}`;
   const prefix = `bench${process.pid}${label}r${run}`;
@@ -52,6 +54,8 @@ export async function relayRun({
     env: { ...process.env, DATABASE_URL: url },
     stdio: 'ignore',
   });
+  // A variant's own schema changes (relay-ab.mjs's `sql`), made to the migrated database before the relay starts.
+  for (const statement of sql) await query(url, statement);
   if (profile) await query(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const { child: target, msg: targetReady } = await forkReady(path.join(here, 'target-server.mjs'));
   const port = await freePort();

@@ -79,7 +79,7 @@ describe('the dashboard in a browser', () => {
   it('opens the event and reads its payload and attempts', async () => {
     await page.getByRole('link', { name: 'live' }).first().click();
     await page.getByTestId('payload').getByText('"hello": "browser"').waitFor();
-    await page.getByTestId('attempts').getByText('200').first().waitFor();
+    await page.getByTestId('attempts').getByText('200', { exact: true }).first().waitFor();
     expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(1);
     await shots.take(page, '03-event-detail');
   });

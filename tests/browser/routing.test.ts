@@ -139,11 +139,11 @@ describe('an admin routing a rule', () => {
     await delivery.getByText('failed', { exact: true }).waitFor();
     await delivery.getByText(`${ci.url}/ci`).waitFor();
     await delivery.getByText('ci', { exact: true }).waitFor();
-    await delivery.getByTestId('delivery-attempts').getByText('500').first().waitFor();
-    expect(await delivery.getByTestId('delivery-attempts').getByText('500').count()).toBe(2);
+    await delivery.getByTestId('delivery-attempts').getByText('500', { exact: true }).first().waitFor();
+    expect(await delivery.getByTestId('delivery-attempts').getByText('500', { exact: true }).count()).toBe(2);
     // The primary target's timeline shows its own attempt only.
-    await page.getByTestId('attempts').getByText('200').waitFor();
-    expect(await page.getByTestId('attempts').getByText('500').count()).toBe(0);
+    await page.getByTestId('attempts').getByText('200', { exact: true }).waitFor();
+    expect(await page.getByTestId('attempts').getByText('500', { exact: true }).count()).toBe(0);
     await page.getByTestId('deliveries').scrollIntoViewIfNeeded();
     await shots.take(page, 'routing-03-event-deliveries');
 
@@ -151,7 +151,7 @@ describe('an admin routing a rule', () => {
     await delivery.getByRole('button', { name: 'Retry' }).click();
     await deliveryOf(id, 'delivered');
     await delivery.getByText('delivered', { exact: true }).waitFor({ timeout: 15_000 });
-    await delivery.getByTestId('delivery-attempts').getByText('200').waitFor();
+    await delivery.getByTestId('delivery-attempts').getByText('200', { exact: true }).waitFor();
     // The primary was not sent again: one attempt, and the event as it was.
     const attempts = await relay.pipeline.attemptsOf(id);
     expect(attempts.filter((a) => a.destinationId === null)).toHaveLength(1);

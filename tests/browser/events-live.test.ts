@@ -127,7 +127,8 @@ describe('the live events list', () => {
     await shortcut.click();
     await page.waitForURL((u) => u.searchParams.get('needs_attention') === 'true');
     expect(await shortcut.getAttribute('aria-pressed')).toBe('true');
-    await page.waitForFunction(
+    await until(
+      page,
       `[...document.querySelectorAll('[data-testid="event-row"]')].length === 3 &&
        [...document.querySelectorAll('[data-testid="event-row"]')].every((r) => /failed/.test(r.textContent))`,
       'the page to show it',

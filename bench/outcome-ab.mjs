@@ -1,5 +1,8 @@
 // An interleaved A/B of the worker's record-outcome statement alone, run by hand (never in `pnpm test`):
 //
+// Its variants edit the schema as it was before issue 32 item 3 was built (migrations 20261207000000_event_open and
+// 20261207100000_hot_outcomes made the hot variants the schema): run it from a worktree of commit b2ead85 or earlier.
+//
 //   node --import tsx bench/outcome-ab.mjs [--events 12000] [--rounds 5] [--batch 12] [--only function,payloads]
 //     [--fill-batch 1000] [--results f.json]
 //

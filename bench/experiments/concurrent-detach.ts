@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import {
   childrenOf,
+  deleteRange,
   idRange,
   REFERENCING,
   removeDetached,
@@ -27,8 +28,8 @@ export function createConcurrentDrop(pool: pg.Pool, recount: (partition: Attache
       await client.query("SET lock_timeout = '2s'");
       const { detached, trimmed } = childrenOf(partition, family);
       await client.query('BEGIN');
-      for (const table of [...REFERENCING, ...trimmed])
-        await client.query(`DELETE FROM ${table} WHERE event_id >= $1::uuid AND event_id < $2::uuid`, range);
+      for (const [table, column] of REFERENCING) await client.query(deleteRange(table, column), range);
+      for (const table of trimmed) await client.query(deleteRange(table), range);
       await client.query('COMMIT');
       step('deletes');
       for (const p of detached.filter((d) => d.table !== 'events')) {

@@ -3,7 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { seedUser } from '../e2e/harness';
 import { screenshotter } from './browser-harness';
 import { signIn, startRelaySession, type RelaySession } from './relay-session';
-import { newEventId } from '@relay/test-support';
+import { newEventId, reopenEvents } from '@relay/test-support';
 
 // The overview (issue 31 item 6) in a real browser against the real api and Postgres: events by status as stacked
 // bars per bucket, the failure-rate line, and the top failing rule linking to exactly its failed events.
@@ -37,6 +37,7 @@ async function seed(ruleId: string, source: string, status: Final, hour: number)
       failureReason: status === 'failed' ? 'http_500' : null,
     },
   });
+  await reopenEvents(relay.pipeline.store.pool, [id]);
   return id;
 }
 

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import supertest from 'supertest';
 import { parseApiConfig } from '../../apps/api/src/config';
 import { createApiRuntime } from '../../apps/api/src/runtime';
-import { waitFor } from '@relay/test-support';
+import { reopenEvents, waitFor } from '@relay/test-support';
 import { apiKeyCredential, FAST_HASH_ENV, seedUser, startPipeline, userCredential, type Pipeline } from './harness';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -100,6 +100,7 @@ describe('spec conformance', () => {
       where: { id: acknowledged },
       data: { status: 'failed', acknowledgedAt: new Date() },
     });
+    await reopenEvents(pipeline.store.pool, [failed, delivered, acknowledged]);
     const list = async (flag: string) =>
       (
         await pipeline.http

@@ -1,6 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
 import { createEventActionRepository } from '@relay/db';
-import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
+import { reopenEvents, startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
 // Repository-level calls are made by no user: the audit entry names nobody.
@@ -232,5 +232,6 @@ async function createQueuedEvent(): Promise<string> {
        now(), now())`,
     [id, DEFAULT_ORGANIZATION_ID],
   );
+  await reopenEvents(pipeline.store.pool, [id]);
   return id;
 }

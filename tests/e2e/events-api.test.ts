@@ -1,6 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import { createEventSearchRepository } from '@relay/db';
-import { newEventId as uuidv7 } from '@relay/test-support';
+import { reopenEvents, newEventId as uuidv7 } from '@relay/test-support';
 import { createOrganization, startPipeline, userCredential, type Pipeline } from './harness';
 
 // Seeds events with chosen sources, statuses and times straight into the store.
@@ -25,6 +25,7 @@ async function seed(
     );
     ids.push(id);
   }
+  await reopenEvents(pipeline.store.pool, ids);
   return ids;
 }
 

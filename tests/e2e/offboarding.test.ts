@@ -3,7 +3,7 @@ import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import { organizationExportLineSchema } from '../../packages/contracts/src/index';
 import { createOperatorRepository } from '@relay/db';
 import { createDeliveryQueue, createHookQueue, createRedisConnection } from '@relay/queue';
-import { startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
+import { reopenEvents, startTargetServer, waitFor, type TargetServer } from '@relay/test-support';
 import type supertest from 'supertest';
 import {
   apiKeyCredential,
@@ -38,7 +38,9 @@ async function seedEvents(orgId: OrgId, count: number, source: string): Promise<
      FROM generate_series(1, $4::int) n RETURNING id`,
     [orgId, source, `${target.url}/${source}`, count],
   );
-  return rows.map((r) => r.id);
+  const ids = rows.map((r) => r.id);
+  await reopenEvents(pipeline.store.pool, ids);
+  return ids;
 }
 
 /** Row counts of everything an organization owns, for "untouched" checks. */
@@ -48,6 +50,7 @@ async function footprint(orgId: OrgId) {
   return {
     organization: await p.organization.count({ where: { id: orgId } }),
     events: await p.event.count(byOrg),
+    openEvents: await p.openEvent.count(byOrg),
     attempts: await p.deliveryAttempt.count(byOrg),
     search: await p.eventSearchPending.count(byOrg),
     users: await p.user.count(byOrg),
@@ -126,6 +129,7 @@ beforeAll(async () => {
     ],
   );
   const odd = rows[0]!.id;
+  await reopenEvents(pipeline.store.pool, [odd]);
   eventsOfA.push(odd);
   const attempt = (n: number, kind: 'main' | 'hook', status: number) =>
     pipeline.store.prisma.deliveryAttempt.create({
@@ -251,6 +255,7 @@ describe('deleting an organization', () => {
     expect(await footprint(orgA)).toEqual({
       organization: 0,
       events: 0,
+      openEvents: 0,
       attempts: 0,
       search: 0,
       users: 0,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createEventSweepRepository } from '@relay/db';
 import { createDeliveryQueue, createRedisConnection } from '@relay/queue';
-import { waitFor } from '@relay/test-support';
+import { reopenEvents, waitFor } from '@relay/test-support';
 import { pino } from 'pino';
 import { createSweeper } from '../../apps/delivery-worker/src/sweeper';
 import { FAST_WORKER_ENV, REDIS_URL, startPipeline, userCredential, type Pipeline } from './harness';
@@ -244,6 +244,7 @@ describe('ordered delivery and the sweeper', () => {
     // As a worker leaves it: S0 delivered and released (it died before handing S1 a job); S1 and S2
     // each found S0 ahead of them, so their jobs ended.
     await pipeline.store.pool.query(`UPDATE events SET status = 'delivered' WHERE id = $1`, [ids[0]]);
+    await reopenEvents(pipeline.store.pool, [ids[0]!]);
     await pipeline.store.pool.query('DELETE FROM event_ordering WHERE event_id = $1', [ids[0]]);
     for (const id of ids) await queue.queues[0]!.remove(id);
 

@@ -5,6 +5,7 @@ import { createDatabase, createReadRepositories, createReplicaRoute, type Databa
 import {
   createRelayDatabase,
   newEventId,
+  reopenEvents,
   sleep,
   startPgCluster,
   uniqueQueuePrefix,
@@ -76,6 +77,7 @@ describe('read replica (DATABASE_READ_URL)', () => {
          now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')`,
       [id, DEFAULT_ORGANIZATION_ID, source, status],
     );
+    await reopenEvents(store.pool, [id]);
     return id;
   };
   const onReplica = async (id: string) =>

@@ -8,7 +8,7 @@ import {
   type RuleRecord,
   type RuleHealthRepository,
 } from '@relay/db';
-import { seedEvents } from '@relay/test-support';
+import { reopenEvents, seedEvents } from '@relay/test-support';
 import { pino } from 'pino';
 import type { Notice } from './notifications/notifier';
 import { createRuleHealth } from './rule-health';
@@ -76,6 +76,7 @@ const reload = async (rule: RuleRecord) => (await rules().findById(ORG, rule.id)
 async function queuedEventsOf(rule: RuleRecord, count: number): Promise<string[]> {
   const ids = await seedEvents(db.pool, { organizationId: ORG, count, status: 'queued', changedAt: new Date(T0) });
   await db.pool.query('UPDATE events SET provider_id = $1 WHERE id = ANY($2::uuid[])', [rule.id, ids]);
+  await reopenEvents(db.pool, ids);
   return ids;
 }
 const statusesOf = async (ids: string[]) =>
@@ -200,6 +201,7 @@ describe('rule health after attempts', () => {
     const [first, second] = await queuedEventsOf(rule, 2);
     expect(await health.gone(ORG, first!, rule, notify)).toBe('fail');
     await db.pool.query(`UPDATE events SET status = 'queued' WHERE id = $1`, [second]); // sent after the transition
+    await reopenEvents(db.pool, [second!]);
     published.length = 0;
 
     expect(await health.gone(ORG, second!, rule, notify)).toBe('pause');

@@ -21,20 +21,28 @@ export interface EventSeed {
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 
 /**
- * Stores `count` events in a given state and age straight into the database, with their attempts and
- * search rows, in one statement per table: fixtures for retention tests and sizing. Returns their ids.
+ * Stores `count` events in a given state and age straight into the database, with their open rows (event_open),
+ * attempts and search rows, in one statement per table: fixtures for retention tests and sizing. Returns their ids.
  */
 export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Promise<string[]> {
   const changed = seed.changedAt.toISOString();
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO events (id, organization_id, source, target_url, body, headers, status, attempt_count,
-       created_at, updated_at, delivered_at, acknowledged_at, failure_reason)
-     SELECT relay_uuid7(coalesce($8::timestamptz, clock_timestamp())), $1, 'seed', 'http://target.example/hook',
-       convert_to($2, 'UTF8'),
-       '{"content-type":"application/json"}', $3::"EventStatus", $4, ${at(5)} - interval '1 hour', ${at(5)},
-       CASE WHEN $3 = 'delivered' THEN ${at(5)} END, CASE WHEN $6 THEN ${at(5)} END,
-       CASE WHEN $3 = 'failed' THEN 'http_status' END
-     FROM generate_series(1, $7) RETURNING id`,
+    `WITH stored AS (
+       INSERT INTO events (id, organization_id, source, target_url, body, headers, status, attempt_count,
+         created_at, updated_at, delivered_at, acknowledged_at, failure_reason)
+       SELECT relay_uuid7(coalesce($8::timestamptz, clock_timestamp())), $1, 'seed', 'http://target.example/hook',
+         convert_to($2, 'UTF8'),
+         '{"content-type":"application/json"}', $3::"EventStatus", $4, ${at(5)} - interval '1 hour', ${at(5)},
+         CASE WHEN $3 = 'delivered' THEN ${at(5)} END, CASE WHEN $6 THEN ${at(5)} END,
+         CASE WHEN $3 = 'failed' THEN 'http_status' END
+       FROM generate_series(1, $7) RETURNING *
+     ), opened AS (
+       INSERT INTO event_open (id, organization_id, provider_id, status, acknowledged_at, next_attempt_at,
+         created_at, updated_at)
+       SELECT id, organization_id, provider_id, status, acknowledged_at, next_attempt_at, created_at, updated_at
+       FROM stored WHERE status <> 'delivered'
+     )
+     SELECT id FROM stored`,
     [
       seed.organizationId,
       seed.body ?? '{"seed":true}',
@@ -96,3 +104,25 @@ export async function seedEvents(db: pg.Pool | pg.Client, seed: EventSeed): Prom
  * moment (events are partitioned by id ranges, docs/partitioning.md: a random UUID would fit no partition).
  */
 export const newEventId = (): string => uuidv7();
+
+/**
+ * Brings event_open in step with events for the given events, after a test changed them by hand (SQL or Prisma):
+ * the relay's own writes keep it in the same statement (packages/db/src/repositories/event-open.sql.ts).
+ */
+export async function reopenEvents(db: pg.Pool | pg.Client, ids: readonly string[]): Promise<void> {
+  await db.query(
+    `WITH current AS (SELECT * FROM events WHERE id = ANY($1::uuid[])),
+     opened AS (
+       INSERT INTO event_open (id, organization_id, provider_id, status, acknowledged_at, next_attempt_at,
+         created_at, updated_at)
+       SELECT id, organization_id, provider_id, status, acknowledged_at, next_attempt_at, created_at, updated_at
+       FROM current WHERE status <> 'delivered'
+       ON CONFLICT (id) DO UPDATE SET organization_id = EXCLUDED.organization_id, provider_id = EXCLUDED.provider_id,
+         status = EXCLUDED.status, acknowledged_at = EXCLUDED.acknowledged_at,
+         next_attempt_at = EXCLUDED.next_attempt_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
+     )
+     DELETE FROM event_open WHERE id = ANY($1::uuid[])
+       AND id NOT IN (SELECT id FROM current WHERE status <> 'delivered')`,
+    [ids],
+  );
+}

@@ -6,6 +6,7 @@ export * from './wait-for';
 export * from './dns-server';
 export * from './connect-proxy';
 export * from './event-seed';
+export * from './event-open-drift';
 export * from './partition-layout';
 export * from './postgres-server';
 export * from './test-principal';

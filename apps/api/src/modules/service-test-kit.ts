@@ -10,7 +10,7 @@ import {
   type ReadRepositories,
   type Repositories,
 } from '@relay/db';
-import { newEventId, TEST_REDIS_URL, uniqueQueuePrefix, useTestDatabase } from '@relay/test-support';
+import { newEventId, reopenEvents, TEST_REDIS_URL, uniqueQueuePrefix, useTestDatabase } from '@relay/test-support';
 import { createTransformRunner, type TransformRunner } from '@relay/transform';
 import { createClient, type RedisClientType } from 'redis';
 import { createLoginLimiter, type LoginLimiter } from '../auth/login-limiter';
@@ -20,8 +20,14 @@ export interface ServiceDatabase {
   repositories(): Repositories;
   /** The read side on the same database (no replica). */
   reads(): ReadRepositories;
-  /** Stores an event of the default organization in a given status (as ingest would, then moved on). */
-  event(status: EventStatus, options?: { source?: string; createdAt?: Date }): Promise<string>;
+  /**
+   * Stores an event of the default organization in a given status (as ingest would, then moved on), of a rule if
+   * given, with its event_open row as the relay's writes keep it.
+   */
+  event(
+    status: EventStatus,
+    options?: { source?: string; createdAt?: Date; ruleId?: string; attemptCount?: number },
+  ): Promise<string>;
   /** Audit entries about one resource, oldest first. */
   auditOf(resourceId: string): ReturnType<Database['prisma']['auditEntry']['findMany']>;
 }
@@ -35,12 +41,13 @@ export function useServiceDatabase(): ServiceDatabase {
     },
     repositories: () => createRepositories(opened(), { defaultTargetUrl: undefined }),
     reads: () => createReadRepositories(opened().pool, undefined),
-    async event(status, { source = 'svc', createdAt = new Date() } = {}) {
+    async event(status, { source = 'svc', createdAt = new Date(), ruleId, attemptCount } = {}) {
       const id = newEventId();
       const event = { id, organizationId: DEFAULT_ORGANIZATION_ID, source, targetOverride: null, headers: {} };
       const repositories = createRepositories(opened(), { defaultTargetUrl: undefined });
       await repositories.events.insertMany([{ ...event, body: Buffer.from('{"a":1}'), nextAttemptAt: createdAt }]);
-      await opened().prisma.event.update({ where: { id }, data: { status, createdAt } });
+      await opened().prisma.event.update({ where: { id }, data: { status, createdAt, ruleId, attemptCount } });
+      await reopenEvents(opened().pool, [id]);
       return id;
     },
     auditOf: (resourceId) =>

@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.pool.query(
-    'TRUNCATE events, event_payloads, deliveries, event_ordering, delivery_attempts, event_search_chunks, event_search_keys, event_search_escaped, event_search_pending, audit_entries',
+    `TRUNCATE events, event_open, event_payloads, deliveries, event_ordering, delivery_attempts, event_search_chunks,
+       event_search_keys, event_search_escaped, event_search_pending, audit_entries`,
   );
   await db.pool.query('UPDATE organizations SET retention_days = NULL');
 });
@@ -170,6 +171,28 @@ describe('retention run', () => {
     // The index chunk of the deleted events went with them (the trigger on events).
     expect((await db.pool.query('SELECT count(*)::int AS n FROM event_search_chunks')).rows[0].n).toBe(0);
     expect(runs).toEqual(['ok']);
+  });
+
+  it('goes on from the creation time each batch reached, judging every event by its last change', async () => {
+    const seed = (count: number, status: 'delivered' | 'queued' | 'failed', changed: number, acknowledged = false) =>
+      seedEvents(db.pool, { organizationId: ORG, count, status, changedAt: daysAgo(changed), acknowledged });
+    const recent = await seed(3, 'delivered', 40);
+    const queued = await seed(2, 'queued', 400);
+    const acked = await seed(1, 'failed', 50, true);
+    // Created long before the others: one last changed before the cutoff (due), one since (kept).
+    const [oldDue, oldKept] = [...(await seed(1, 'delivered', 35)), ...(await seed(1, 'delivered', 5))];
+    await db.pool.query(
+      `UPDATE events SET created_at = ($2::timestamptz AT TIME ZONE 'UTC') WHERE id = ANY($1::uuid[])`,
+      [[oldDue, oldKept], daysAgo(200).toISOString()],
+    );
+    await db.pool.query('SELECT relay_rebuild_event_open()');
+    const totals = await runWith({ ...OFF, retentionDays: 30 }, { batchSize: 2 }).runOnce();
+    // 2 (the old due one and the acknowledged failure) + 2 + 1, one of the other organization's (none), one for
+    // expired deduplication keys.
+    expect(totals).toMatchObject({ events: 5, batches: 5, complete: true });
+    const { rows } = await db.pool.query<{ id: string }>('SELECT id FROM events ORDER BY id');
+    expect(rows.map((r) => r.id).sort()).toEqual([...queued, oldKept!].sort());
+    expect([...recent, ...acked, oldDue].every((id) => !rows.some((r) => r.id === id))).toBe(true);
   });
 
   it('stops at the time budget with rows still due, and the next run goes on', async () => {

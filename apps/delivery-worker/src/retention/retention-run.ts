@@ -48,6 +48,7 @@ export interface RetentionTotals {
 interface Cursor {
   orgId: OrgId;
   cutoffs: EventCutoffs;
+  /** Where the organization's next batch starts: the creation time its previous one reached (absent: the start). */
   from?: Date;
 }
 

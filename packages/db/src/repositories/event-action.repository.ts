@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import { eventWhere, type EventFilter } from './event-filter.sql';
 import { RELEASE_ORDERING } from './event-ordering.sql';
+import { keepingOpen } from './event-open.sql';
 import { CLEAR_TRANSFORMED } from './event.sql';
 import { withTransaction } from '../transaction';
 
@@ -23,16 +24,17 @@ export interface BulkResult {
   ids: string[];
   truncated: boolean;
 }
-const STATE = `RETURNING id, status, failure_reason, acknowledged_at IS NOT NULL AS acknowledged`;
+const STATE = `id, status, failure_reason, acknowledged_at IS NOT NULL AS acknowledged`;
 
 // The head of an ordered key that has failed in its current run and still retries holds up its key; an
 // admin's acknowledge gives up on it (failed, reason `acknowledged`) so the key moves on.
-const ACK_BLOCKED_HEAD = `
-UPDATE events SET status = 'failed', failure_reason = 'acknowledged', next_attempt_at = NULL,
+const ACK_BLOCKED_HEAD = keepingOpen(
+  `UPDATE events SET status = 'failed', failure_reason = 'acknowledged', next_attempt_at = NULL,
   acknowledged_at = now() AT TIME ZONE 'UTC', updated_at = now() AT TIME ZONE 'UTC'
 WHERE organization_id = $1 AND id = $2 AND status = 'queued' AND attempt_count > run_start_attempt
-  AND EXISTS (SELECT 1 FROM event_ordering o WHERE o.event_id = events.id AND o.organization_id = $1)
-${STATE}`;
+  AND EXISTS (SELECT 1 FROM event_ordering o WHERE o.event_id = events.id AND o.organization_id = $1)`,
+  STATE,
+);
 
 // Writes of the event actions API. Each statement is scoped to one organization and guarded by
 // the status it expects, so a concurrent delivery cannot be overwritten.
@@ -55,10 +57,11 @@ export function selectEvents(
     const clause = extra((value) => `$${params.push(value)}`);
     return { sql: `SELECT id FROM events WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND ${clause}`, params };
   }
-  const { where, params } = eventWhere(orgId, selected.filter, hidden);
+  // The filter may read event_open too (EventRows): `clause` still names the event's columns bare or as `events.`.
+  const { from, where, params, createdAt } = eventWhere(orgId, selected.filter, hidden);
   const clause = extra((value) => `$${params.push(value)}`);
   return {
-    sql: `SELECT id FROM events WHERE ${where} AND ${clause} ORDER BY created_at, id LIMIT ${cap + 1}`,
+    sql: `SELECT id FROM ${from} WHERE ${where} AND ${clause} ORDER BY ${createdAt}, id LIMIT ${cap + 1}`,
     params,
   };
 }
@@ -122,7 +125,7 @@ export function createEventActionRepository(
       single(
         orgId,
         id,
-        `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = $2 AND ${RETRYABLE} ${STATE}`,
+        keepingOpen(`UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = $2 AND ${RETRYABLE}`, STATE),
         audit,
       ),
 
@@ -130,9 +133,12 @@ export function createEventActionRepository(
       single(
         orgId,
         id,
-        `UPDATE events SET acknowledged_at = coalesce(acknowledged_at, now() AT TIME ZONE 'UTC'),
-           updated_at = now() AT TIME ZONE 'UTC'
-         WHERE organization_id = $1 AND id = $2 AND status = 'failed' ${STATE}`,
+        keepingOpen(
+          `UPDATE events SET acknowledged_at = coalesce(acknowledged_at, now() AT TIME ZONE 'UTC'),
+             updated_at = now() AT TIME ZONE 'UTC'
+           WHERE organization_id = $1 AND id = $2 AND status = 'failed'`,
+          STATE,
+        ),
         audit,
       ),
 
@@ -173,8 +179,10 @@ export function createEventActionRepository(
           bulk(
             client,
             (ids) =>
-              `UPDATE events SET ${RETRY_SET}
-               WHERE organization_id = $1 AND id = ANY(${ids}) AND ${RETRYABLE} RETURNING id`,
+              keepingOpen(
+                `UPDATE events SET ${RETRY_SET} WHERE organization_id = $1 AND id = ANY(${ids}) AND ${RETRYABLE}`,
+                'id',
+              ),
             orgId,
             selected,
             cap,

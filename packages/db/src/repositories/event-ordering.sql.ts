@@ -13,7 +13,10 @@ const LIVE_OLDER = (o: string) => `
   WHERE h.organization_id = ${o}.organization_id AND h.provider_id = ${o}.provider_id
     AND h.ordering_key = ${o}.ordering_key AND h.event_id < ${o}.event_id`;
 
-/** SQL condition on an events row `e`: it is not waiting behind an older event of its ordering key. */
+/**
+ * SQL condition on a row `e` carrying an event's id (of events or event_open): it is not waiting behind an older event
+ * of its ordering key.
+ */
 export const NOT_BLOCKED = (e: string) => `NOT EXISTS (
   SELECT 1 FROM event_ordering o WHERE o.event_id = ${e}.id AND EXISTS (${LIVE_OLDER('o')}))`;
 

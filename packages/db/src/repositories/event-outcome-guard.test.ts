@@ -1,5 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID } from '@relay/core';
-import { createTestDatabase, seedEvents, type TestDatabase } from '@relay/test-support';
+import { createTestDatabase, eventOpenDrift, reopenEvents, seedEvents, type TestDatabase } from '@relay/test-support';
 import { createDatabase, type Database } from '../database';
 import { createEventRepository, type Outcome } from './event.repository';
 
@@ -44,6 +44,11 @@ const row = async (id: string) =>
     )
   ).rows[0]!;
 
+// event_open follows the status the guard leaves, not the outcome's.
+afterEach(async () => {
+  expect(await eventOpenDrift(db.pool)).toEqual([]);
+});
+
 describe('recording an outcome after the event changed under the attempt', () => {
   const events = () => createEventRepository(db.pool, { defaultTargetUrl: undefined });
 
@@ -59,6 +64,7 @@ describe('recording an outcome after the event changed under the attempt', () =>
          acknowledged_at = now() WHERE id = $1`,
       [id],
     );
+    await reopenEvents(db.pool, [id!]);
     await events().recordOutcomes([retryOf(id!)]);
     expect(await row(id!)).toEqual({ status: 'failed', failure_reason: 'acknowledged', attempt_count: 2, attempts: 1 });
   });

@@ -1,6 +1,6 @@
 import { DEFAULT_SENSITIVE_HEADERS, type EventStatus, type OrgId } from '@relay/core';
 import type pg from 'pg';
-import { eventWhere, type EventFilter } from './event-filter.sql';
+import { eventWhere, type EventFilter, type EventRows } from './event-filter.sql';
 import { SEARCH_WALK, walkNewest } from './event-search-page';
 import type { NewAttempt } from './event.repository';
 import { PAYLOAD, PAYLOAD_JOIN } from './event.sql';
@@ -98,21 +98,20 @@ export function createEventQueryRepository(
   pool: pg.Pool,
   sensitiveHeaders: readonly string[] = DEFAULT_SENSITIVE_HEADERS,
 ) {
-  // Counted up to the cap only: past it, the exact number is not worth a scan of every match. `capped`: a cheaper
-  // statement counting the same matches (see destinationCount).
+  // Counted up to the cap only: past it, the exact number is not worth a scan of every match, and the planner's
+  // estimate of the same statement answers. `capped`: a cheaper statement counting the same matches (see
+  // destinationCount).
   async function countOrEstimate(
-    where: string,
-    params: unknown[],
+    { matches, params }: EventRows,
     capped?: { sql: string; params: unknown[] },
   ): Promise<{ total: number; exact: boolean }> {
     const { rows } = await pool.query<{ n: number }>(
-      capped?.sql ??
-        `SELECT count(*)::int AS n FROM (SELECT 1 FROM events WHERE ${where} LIMIT ${EXACT_COUNT_CAP + 1}) capped`,
+      capped?.sql ?? `SELECT count(*)::int AS n FROM (${matches} LIMIT ${EXACT_COUNT_CAP + 1}) capped`,
       capped?.params ?? params,
     );
     if (rows[0]!.n <= EXACT_COUNT_CAP) return { total: rows[0]!.n, exact: true };
     const { rows: plan } = await pool.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
-      `EXPLAIN (FORMAT JSON) SELECT 1 FROM events WHERE ${where}`,
+      `EXPLAIN (FORMAT JSON) ${matches}`,
       params,
     );
     return {
@@ -148,8 +147,7 @@ export function createEventQueryRepository(
     );
     if (complete) return { events, total: walk.ids.length, totalExact: true };
     // Many matches: their share among the newest events, times the events under the other filters.
-    const { where, params } = eventWhere(orgId, { ...filter, search: undefined }, sensitiveHeaders);
-    const base = await countOrEstimate(where, params);
+    const base = await countOrEstimate(eventWhere(orgId, { ...filter, search: undefined }, sensitiveHeaders));
     const estimate = Math.round((walk.ids.length / walk.examined) * base.total);
     return { events, total: Math.max(estimate, walk.ids.length), totalExact: false };
   }
@@ -158,9 +156,9 @@ export function createEventQueryRepository(
   // found once for both the page and the total, which a page and a count statement would each compute. So the total
   // is exact at any size: counting what is already found costs little.
   async function fromIndex(orgId: OrgId, filter: EventFilter, page: number, perPage: number) {
-    const { where, params } = eventWhere(orgId, filter, sensitiveHeaders);
+    const { from, where, params } = eventWhere(orgId, filter, sensitiveHeaders);
     const { rows } = await pool.query<{ total: number; ids: string[] }>(
-      `WITH hit AS MATERIALIZED (SELECT id, created_at FROM events WHERE ${where})
+      `WITH hit AS MATERIALIZED (SELECT id, created_at FROM ${from} WHERE ${where})
        SELECT (SELECT count(*)::int FROM hit) AS total,
          coalesce((SELECT array_agg(p.id ORDER BY p.created_at DESC, p.id DESC) FROM (
            SELECT id, created_at FROM hit ORDER BY created_at DESC, id DESC
@@ -184,14 +182,15 @@ export function createEventQueryRepository(
     ): Promise<{ events: EventSummary[]; total: number; totalExact: boolean }> {
       if (filter.search)
         return (await fromNewest(orgId, filter, page, perPage)) ?? fromIndex(orgId, filter, page, perPage);
-      const { where, params } = eventWhere(orgId, filter, sensitiveHeaders);
+      const selection = eventWhere(orgId, filter, sensitiveHeaders);
+      const { from, where, params, createdAt } = selection;
       const [rows, count] = await Promise.all([
         pool.query<EventSummary>(
-          `SELECT ${SUMMARY} FROM events WHERE ${where}
-           ORDER BY created_at DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
+          `SELECT ${SUMMARY} FROM ${from} WHERE ${where}
+           ORDER BY ${createdAt} DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
           params,
         ),
-        countOrEstimate(where, params, destinationCount(orgId, filter)),
+        countOrEstimate(selection, destinationCount(orgId, filter)),
       ]);
       // Never below what is known to exist, nor below the pages already seen.
       const seen = (page - 1) * perPage + rows.rows.length;

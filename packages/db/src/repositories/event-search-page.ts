@@ -24,14 +24,14 @@ export async function walkNewest(
   filter: EventFilter,
   hidden: readonly string[],
 ): Promise<SearchWalk> {
-  const { where, params } = eventWhere(orgId, { ...filter, search: undefined }, hidden);
+  const { from, where, params, createdAt } = eventWhere(orgId, { ...filter, search: undefined }, hidden);
   const hiddenParam = `$${params.push(hidden)}`;
   const pattern = searchPattern(filter.search ?? '', params);
   // LATERAL: one primary-key lookup per event (a plain EXISTS may be planned as a hash join
   // over every index match, which is the slow case this walk avoids).
   const { rows } = await pool.query<{ ids: string[]; examined: number }>(
     `WITH recent AS MATERIALIZED (
-       SELECT id, created_at FROM events WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${SEARCH_WALK})
+       SELECT id, created_at FROM ${from} WHERE ${where} ORDER BY ${createdAt} DESC, id DESC LIMIT ${SEARCH_WALK})
      SELECT (SELECT count(*)::int FROM recent) AS examined,
        coalesce((SELECT array_agg(r.id ORDER BY r.created_at DESC, r.id DESC) FROM recent r
          CROSS JOIN LATERAL (

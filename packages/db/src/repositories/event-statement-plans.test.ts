@@ -86,6 +86,37 @@ describe('the kept plans of the worker statements on a small events table', () =
     expect(found.idx).toBeGreaterThan(0);
   });
 
+  it("recording a batch's outcomes keeps their open rows by index", async () => {
+    const none: unknown[] = [];
+    const n = ids.length;
+    let open: string[] = [];
+    const found = await scansOf(
+      (client) =>
+        client.query(RECORD_OUTCOMES, [
+          ...Array.from({ length: 11 }, () => none),
+          ids,
+          orgs(),
+          ['ignored', 'ignored', 'delivered'],
+          Array(n).fill(0),
+          Array(n).fill(null),
+          Array(n).fill(null),
+          Array(n).fill(null),
+          [null, null, new Date()],
+          none,
+        ]),
+      async (client) => {
+        const { rows } = await client.query<{ status: string }>('SELECT status FROM event_open WHERE id = ANY($1)', [
+          ids,
+        ]);
+        open = rows.map((r) => r.status);
+      },
+      'event_open',
+    );
+    expect(open).toEqual(['ignored', 'ignored']);
+    expect(found.seq).toBe(0);
+    expect(found.idx).toBeGreaterThan(0);
+  });
+
   it("an ingest batch finds its events' rules by index, and writes their ordering rows", async () => {
     await db.pool.query(
       `INSERT INTO providers (id, organization_id, name, source, target_url, created_at, updated_at)
@@ -172,6 +203,33 @@ describe('the kept plans read only their own events, however many others are que
     });
     expect(found.answer).toBe(3);
     // The check above reads its three by the primary key: a few entries more.
+    expect(found.read).toBeLessThan(FEW);
+  });
+
+  // The backlog is in event_open too (not delivered): the outcome's delete and update there probe its primary key.
+  it("an outcome's open rows", async () => {
+    const none: unknown[] = [];
+    const n = ids.length;
+    const found = await keptPlanIndexReads(db.pool, 'event_open', async (client) => {
+      await client.query(RECORD_OUTCOMES, [
+        ...Array.from({ length: 11 }, () => none),
+        ids,
+        orgs(),
+        ['delivered', 'queued', 'failed'],
+        Array(n).fill(1),
+        [null, new Date(), null],
+        [null, null, 'http_status'],
+        Array(n).fill(null),
+        [new Date(), null, null],
+        none,
+      ]);
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM event_open WHERE id = ANY($1)',
+        [ids],
+      );
+      return rows[0]!.n;
+    });
+    expect(found.answer).toBe(2);
     expect(found.read).toBeLessThan(FEW);
   });
 });

@@ -21,19 +21,27 @@ interface RefRow {
 // key (rule option `ordering`). Such an event has no job on purpose (it is enqueued when its key's head
 // finishes), so re-enqueuing it would only run a job that waits again. $1 is the page size, $2 the id
 // to page after (or null), $3 (findOverdue) the time before which a next attempt is overdue.
+// They read event_open (the events not delivered, 20261207000000_event_open), which has every column asked for:
+// the queued rows by its (status, next_attempt_at) index or its primary key, since events has no index on status
+// or next_attempt_at any more (20261207100000_hot_outcomes dropped events_status_next_attempt_at_idx). NOT_BLOCKED
+// needs only the row's id, and reads the events of its key's older rows by primary key.
 const queuedPage = (extra: string) => `
-SELECT e.id, e.organization_id, e.provider_id AS rule_id, e.next_attempt_at FROM events e
-WHERE e.status = 'queued' ${extra} AND ($2::uuid IS NULL OR e.id > $2::uuid) AND ${NOT_BLOCKED('e')}
-ORDER BY e.id LIMIT $1`;
-const FIND_OVERDUE = queuedPage(`AND e.next_attempt_at < ($3::timestamptz AT TIME ZONE 'UTC')`);
+SELECT q.id, q.organization_id, q.provider_id AS rule_id, q.next_attempt_at FROM event_open q
+WHERE q.status = 'queued' ${extra} AND ($2::uuid IS NULL OR q.id > $2::uuid) AND ${NOT_BLOCKED('q')}
+ORDER BY q.id LIMIT $1`;
+const FIND_OVERDUE = queuedPage(`AND q.next_attempt_at < ($3::timestamptz AT TIME ZONE 'UTC')`);
 const FIND_QUEUED_PAGE = queuedPage('');
 
 // Queued events minus the waiting ones, counted from event_ordering (small: unfinished ordered events
-// only), so the plain count stays the cheap one it was.
+// only), so the plain count stays the cheap one it was: event_open's queued rows, on its (status, next_attempt_at)
+// index.
 const COUNT_QUEUED = `
-SELECT (SELECT count(*) FROM events WHERE status = 'queued')
+SELECT (SELECT count(*) FROM event_open WHERE status = 'queued')
   - (SELECT count(*) FROM event_ordering o JOIN events e ON e.id = o.event_id AND e.status = 'queued'
      WHERE NOT ${NOT_BLOCKED('e')}) AS n`;
+
+/** The sweeper's statements, for the tests of their plans. */
+export const SWEEP_STATEMENTS = { FIND_OVERDUE, FIND_QUEUED_PAGE, COUNT_QUEUED } as const;
 
 // The sweeper is the one reader that works across organizations: it only sees ids and times,
 // never payloads, and hands each id back to the queue with its organization.

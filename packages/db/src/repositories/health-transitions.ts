@@ -19,6 +19,11 @@ export interface HealthTables {
   ownerColumns: string;
   /** Each paused item's columns a transition answers. */
   itemColumns: string;
+  /**
+   * The statement pausing the owner's queued items ($1 org, $2 owner, $3 the item to leave), where the default one
+   * would not do: events are found through event_open, which the pause keeps (rule-health.repository.ts).
+   */
+  pauseQueued?: string;
 }
 
 /** An owner that has just turned unhealthy, and the queued items paused with it (rows as pg returns them). */
@@ -50,7 +55,9 @@ SELECT coalesce((SELECT failing_since FROM set),
   WHERE organization_id = $1 AND id = $2 AND health = 'healthy'
   RETURNING ${t.ownerColumns}, unhealthy_since`,
     // $3: the item whose attempt turned the owner (its own outcome is stored after), or null.
-    pauseQueued: `UPDATE ${t.items} SET status = 'paused', updated_at = ${UTC_NOW}
+    pauseQueued:
+      t.pauseQueued ??
+      `UPDATE ${t.items} SET status = 'paused', updated_at = ${UTC_NOW}
   WHERE organization_id = $1 AND ${t.ownerColumn} = $2 AND status = 'queued' AND ($3::uuid IS NULL OR id <> $3::uuid)
   RETURNING ${t.itemColumns}`,
   };

@@ -60,10 +60,23 @@ export interface FailedEventSummary {
 
 const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 
-// Failures the digest reports: failed in (since, until], not acknowledged (an admin has seen those),
-// over the (organization_id, updated_at) index.
+// Failures the digest reports: failed in (since, until], not acknowledged (an admin has seen those). A failed
+// event is not delivered, so event_open (20261207000000_event_open) holds it with its status, acknowledged_at and
+// updated_at; its (organization_id, updated_at) index answers the window (events' own one,
+// events_organization_id_updated_at_idx, was dropped by 20261207100000_hot_outcomes).
 const FAILED_IN_WINDOW = `organization_id = $1 AND updated_at > ${at(2)} AND updated_at <= ${at(3)}
   AND status = 'failed' AND acknowledged_at IS NULL`;
+const COUNT_FAILED = `SELECT count(*)::int AS n FROM event_open WHERE ${FAILED_IN_WINDOW}`;
+// The first $4 in event_open, then only those looked up in events (by primary key, scoped to the organization as
+// every read of a tenant's rows is) for what the digest shows.
+const LIST_FAILED = `
+SELECT e.id, e.source, e.failure_reason, e.last_error
+FROM (SELECT id, updated_at FROM event_open WHERE ${FAILED_IN_WINDOW} ORDER BY updated_at, id LIMIT $4) f
+JOIN events e ON e.id = f.id AND e.organization_id = $1
+ORDER BY f.updated_at, f.id`;
+
+/** The digest's statements, for the tests of their plans. */
+export const FAILED_STATEMENTS = { COUNT_FAILED, LIST_FAILED } as const;
 
 // The worker's side (raw pg): the digest reads across organizations (ids and times only) and each
 // notice reads its organization's URL and sealed secret.
@@ -94,10 +107,9 @@ export function createNotificationRepository(pool: pg.Pool) {
     ): Promise<{ count: number; events: FailedEventSummary[] }> {
       const params = [orgId, since.toISOString(), until.toISOString()];
       const [count, list] = await Promise.all([
-        pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE ${FAILED_IN_WINDOW}`, params),
+        pool.query<{ n: number }>(COUNT_FAILED, params),
         pool.query<{ id: string; source: string; failure_reason: string | null; last_error: string | null }>(
-          `SELECT id, source, failure_reason, last_error FROM events WHERE ${FAILED_IN_WINDOW}
-           ORDER BY updated_at, id LIMIT $4`,
+          LIST_FAILED,
           [...params, limit],
         ),
       ]);

@@ -1,6 +1,8 @@
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
-import { layOutDayPartitions, seedEvents, useTestDatabase } from '@relay/test-support';
+import { eventOpenDrift, layOutDayPartitions, seedEvents, useTestDatabase } from '@relay/test-support';
 import { createDatabase, type Database } from '../database';
+import { createEventActionRepository } from './event-action.repository';
+import { createEventRepository } from './event.repository';
 import {
   CHUNKS_IN_RANGE,
   createPartitionRetentionRepository,
@@ -27,7 +29,12 @@ let repo: PartitionRetentionRepository;
 beforeAll(async () => {
   db = database();
   repo = createPartitionRetentionRepository(db.pool);
-  await layOutDayPartitions(db.pool, new Date('2027-03-01T00:00:00Z'), 8);
+  await layOutDayPartitions(db.pool, new Date('2027-03-01T00:00:00Z'), 11);
+});
+
+// A drop fires no trigger: event_open loses the range's rows with it, and no other.
+afterEach(async () => {
+  expect(await eventOpenDrift(db.pool)).toEqual([]);
 });
 
 const family = () => createPartitionRepository(db.pool).listPartitions();
@@ -73,7 +80,13 @@ describe('partition retention repository', () => {
   it('drops a partition all of whose events are due, with its family, referencing rows and search chunks', async () => {
     const ids = await due('01', { count: 3, search: 'indexed' });
     const pending = await due('01', { count: 1, search: 'pending' });
-    const dropped = [...ids, ...pending];
+    // Deletable events not delivered: their event_open rows go with the range.
+    const open = [
+      ...(await due('01', { count: 1, status: 'ignored' })),
+      ...(await due('01', { count: 1, status: 'failed', acknowledged: true })),
+    ];
+    expect(await count('event_open WHERE id = ANY($1::uuid[])', [open])).toBe(2);
+    const dropped = [...ids, ...pending, ...open];
     await deliver(ids[0]!, 'delivered');
     await db.pool.query('INSERT INTO event_search_escaped (event_id) VALUES ($1)', [ids[1]]);
     await db.pool.query(
@@ -96,7 +109,7 @@ describe('partition retention repository', () => {
 
     const p = await partition('events_p20270301');
     expect(await repo.countKept(CUTOFFS, p)).toBe(0);
-    expect(await repo.dropPartition(CUTOFFS, p, await family())).toEqual({ outcome: 'dropped', events: 4 });
+    expect(await repo.dropPartition(CUTOFFS, p, await family())).toEqual({ outcome: 'dropped', events: 6 });
 
     const names = (await family()).map((f) => f.name);
     for (const table of PARTITIONED_TABLES) {
@@ -106,6 +119,9 @@ describe('partition retention repository', () => {
     expect(await count('events WHERE id = ANY($1::uuid[])', [dropped])).toBe(0);
     for (const table of ['deliveries', 'event_search_escaped', 'event_search_pending', 'event_ordering'])
       expect(await byEvents(table, dropped)).toBe(0);
+    // No open row of the range is left, and the next day's queued event keeps its own.
+    expect(await count('event_open WHERE id >= $1::uuid AND id < $2::uuid', [p.from, p.to])).toBe(0);
+    expect(await count('event_open WHERE id = ANY($1::uuid[])', [next])).toBe(1);
     // The chunk of dropped events only is gone; the mixed one keeps the other day's id and is rebuilt later.
     expect(await count('event_search_chunks WHERE event_ids && $1::uuid[]', [dropped])).toBe(0);
     const left = await db.pool.query<{ event_ids: string[]; stale: boolean }>(
@@ -150,6 +166,16 @@ describe('partition retention repository', () => {
       ['05', async () => (await deliver(queuedDelivery[0]!, 'queued'), queuedDelivery)],
       ['06', () => due('06', { count: 1, organizationId: other })], // an organization with no retention
       ['08', async () => (await deliver(failedDelivery[0]!, 'failed'), failedDelivery)],
+      // Delivered again since the cutoff (its attempt then): changed after it.
+      ['09', () => due('09', { count: 1, changedAt: daysAgo(5) })],
+      // Filtered (ignored) since the cutoff, and an acknowledged failure changed since: open rows changed after it.
+      [
+        '10',
+        async () => [
+          ...(await due('10', { count: 1, status: 'ignored', changedAt: daysAgo(5), attempts: 0 })),
+          ...(await due('10', { count: 1, status: 'failed', acknowledged: true, changedAt: daysAgo(5), attempts: 0 })),
+        ],
+      ],
     ];
     for (const [day, seed] of cases) {
       const kept = await seed();
@@ -163,6 +189,47 @@ describe('partition retention repository', () => {
       expect(await byEvents('event_search_keys', beside)).toBe(2);
       expect(await byEvents('deliveries', kept)).toBe(['05', '08'].includes(day) ? 1 : 0);
     }
+  });
+
+  it('keeps a partition whose delivered event was retried and delivered again since the first count', async () => {
+    // Cutoffs of the real clock (the database's now() stamps the retry): changed within the hour is kept.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const cutoffs: OrganizationCutoffs[] = [{ orgId: ORG, before: hourAgo, unacknowledgedBefore: hourAgo }];
+    const [id] = await due('11', { count: 1, changedAt: new Date(Date.now() - 7_200_000) });
+    const p = await partition('events_p20270311');
+    expect(await repo.countKept(cutoffs, p)).toBe(0);
+    // Between the first count and the drop's lock: a retry (open again), then its delivery (closed again).
+    const audit = {
+      actorUserId: null,
+      actorEmail: null,
+      action: 'event.retried',
+      resourceType: 'event',
+      resourceId: id!,
+    };
+    await createEventActionRepository(db.pool).retry(ORG, id!, audit);
+    const finishedAt = new Date();
+    await createEventRepository(db.pool, { defaultTargetUrl: undefined }).recordOutcomes([
+      {
+        orgId: ORG,
+        id: id!,
+        attempt: {
+          attemptNumber: 2,
+          kind: 'main',
+          targetUrl: 'http://target.example/hook',
+          responseStatus: 200,
+          responseBody: null,
+          error: null,
+          durationMs: 3,
+          startedAt: finishedAt,
+          finishedAt,
+        },
+        update: { status: 'delivered', at: finishedAt },
+      },
+    ]);
+    expect(await count('event_open WHERE id = $1', [id])).toBe(0);
+    expect(await repo.dropPartition(cutoffs, p, await family())).toEqual({ outcome: 'kept' });
+    expect(await repo.countKept(cutoffs, p)).toBe(1);
+    expect(await count('events WHERE id = $1', [id])).toBe(1);
   });
 
   it('counts the first partition (from MINVALUE) and refuses to wait: another drop running is busy', async () => {
@@ -223,13 +290,32 @@ describe('partition retention repository', () => {
 
   it('plans the kept count over its own partition of events only (the parent: a path into every partition)', async () => {
     const p = await partition('events_p20270303');
-    const plan = await db.pool.query<{ 'QUERY PLAN': unknown }>(
-      `EXPLAIN (FORMAT JSON) ${keptCount(p.name)}`,
-      keptParams(CUTOFFS, p),
-    );
-    const relations = [...JSON.stringify(plan.rows[0]!['QUERY PLAN']).matchAll(/"Relation Name":"([^"]+)"/g)];
-    const events = new Set(relations.map((m) => m[1]!).filter((name) => /^events(_|$)/.test(name)));
-    expect([...events]).toEqual([p.name]);
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // As the count runs (INDEX_WALKS).
+      await client.query('SET LOCAL enable_seqscan = off; SET LOCAL jit = off');
+      const plan = await client.query<{ 'QUERY PLAN': unknown }>(
+        `EXPLAIN (FORMAT JSON) ${keptCount(p.name)}`,
+        keptParams(CUTOFFS, p),
+      );
+      const text = JSON.stringify(plan.rows[0]!['QUERY PLAN']);
+      const relations = [...text.matchAll(/"Relation Name":"([^"]+)"/g)].map((m) => m[1]!);
+      const events = new Set(relations.filter((name) => /^events(_|$)/.test(name)));
+      expect([...events]).toEqual([p.name]);
+      // The reasons events no longer indexes: event_open over the range by its primary key, and the range's
+      // attempts (their partition of the same day only) by (organization_id, finished_at).
+      const indexes = new Set([...text.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]!));
+      expect(indexes).toContain('event_open_pkey');
+      expect([...indexes].filter((i) => i.startsWith('event_open'))).toEqual(['event_open_pkey']);
+      expect([...indexes].filter((i) => i.startsWith('delivery_attempts'))).toEqual([
+        'delivery_attempts_p20270303_organization_id_finished_at_idx',
+      ]);
+      expect(text).not.toMatch(/"Node Type":"Seq Scan"/);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   it('tries for the locks three times, a pause between, then gives up: busy, and nothing changed', async () => {

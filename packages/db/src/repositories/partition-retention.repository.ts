@@ -29,28 +29,37 @@ const UNDELETABLE = EVENT_STATUSES.filter((s) => !['delivered', 'ignored', 'fail
 const CUTOFFS = `unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS c(org, before, unacknowledged_before)`;
 const utc = (column: string) => `(${column} AT TIME ZONE 'UTC')`;
 
-// The events of one partition's range that retention keeps: exactly the negation of retention.repository.ts' DUE
-// (its organization has no retention, or it changed at or after its cutoff, or it is not deletable: an undeletable
-// status, an unacknowledged failure within the hard maximum, or a delivery of it is queued, paused or such a
-// failure). Written as a union of branches that each walk an index for one reason to keep, restricted to the range,
-// so it reads the kept rows' index entries rather than the partition's rows: it runs again while the drop holds the
-// family's tables. (DUE's lower bound `updated_at >= epoch` is left out: no row changed before 1970.)
-// The events branches read the partition itself, by name: given the id range on the parent instead, the planner
-// walked the partition's whole primary key for the updated_at branch (250,000 buffers at a million events) rather than
-// the (organization_id, updated_at) index, which holds no entry past the cutoff. The failed deliveries' branch joins
-// the partition too (their events are all in it): joined to the parent, it planned a path into every partition of
-// events (3.3 ms of planning with 41 day partitions against 0.58, under the drop's lock).
+// The events of one partition's range that retention keeps: the negation of retention.repository.ts' DUE (its
+// organization has no retention, or it changed at or after its cutoff, or it is not deletable: an undeletable status,
+// an unacknowledged failure within the hard maximum, or a delivery of it is queued, paused or such a failure).
+// Written as a union of branches that each walk an index for one reason to keep, restricted to the range, so it reads
+// the kept rows' index entries rather than the partition's rows: it runs again while the drop holds the family's
+// tables. events has no index on status or updated_at (an outcome's update changes no indexed column, migration
+// 20261207100000_hot_outcomes), so the reasons that name them are read elsewhere:
+// - the events not delivered are event_open's rows, by its primary key over the range: the undeletable, those changed
+//   since the cutoff, the unacknowledged failures within the maximum (an organization without retention keeps them
+//   by the first branch);
+// - a delivered one changed since the cutoff was changed by an outcome, which stores its primary attempt in the same
+//   statement (relay_record_outcomes; a retry reopens it: event_open), so it has a primary attempt finished since
+//   the cutoff: the range's attempts by delivery_attempts' (organization_id, finished_at) index, none or a few for a
+//   partition this old. This branch is what catches, under the drop's lock, an event retried and delivered again
+//   since the first count. Not seen as kept: a delivered event changed by hand (no attempt), and one whose outcome was
+//   recorded after the cutoff for an attempt ended before it (changed right at the cutoff: due at the next run). A
+//   hook's or a destination's attempt changes no event (a destination's deliveries are the last branches).
+// The events partition is read by name: given the id range on the parent instead, the planner walked the partition's
+// whole primary key (250,000 buffers at a million events) for a branch an index of the partition answers. The failed
+// deliveries' branch joins the partition too (their events are all in it): joined to the parent, it planned a path
+// into every partition of events (3.3 ms of planning with 41 day partitions against 0.58, under the drop's lock).
 const keptIds = (table: string) => `
 SELECT e.id FROM "${table}" e
 WHERE e.organization_id IN (SELECT o.id FROM organizations o WHERE o.id <> ALL($1::uuid[]))
 UNION
-SELECT e.id FROM ${CUTOFFS} JOIN "${table}" e ON e.organization_id = c.org
-WHERE e.updated_at >= ${utc('c.before')}
+SELECT o.id FROM event_open o LEFT JOIN ${CUTOFFS} ON c.org = o.organization_id
+WHERE ${RANGE('o.id')} AND (o.status IN (${UNDELETABLE}) OR o.updated_at >= ${utc('c.before')}
+  OR (o.status = 'failed' AND o.acknowledged_at IS NULL AND o.updated_at >= ${utc('c.unacknowledged_before')}))
 UNION
-SELECT e.id FROM "${table}" e WHERE e.status IN (${UNDELETABLE})
-UNION
-SELECT e.id FROM ${CUTOFFS} JOIN "${table}" e ON e.organization_id = c.org
-WHERE e.status = 'failed' AND e.acknowledged_at IS NULL AND e.updated_at >= ${utc('c.unacknowledged_before')}
+SELECT a.event_id FROM ${CUTOFFS} JOIN delivery_attempts a ON a.organization_id = c.org
+WHERE ${RANGE('a.event_id')} AND a.finished_at >= ${utc('c.before')} AND a.kind = 'main'
 UNION
 SELECT v.event_id FROM deliveries v WHERE ${RANGE('v.event_id')} AND v.status IN ('queued', 'paused')
 UNION
@@ -60,7 +69,7 @@ WHERE ${RANGE('v.event_id')} AND v.status = 'failed' AND v.acknowledged_at IS NU
 /** The count of the events of partition `table` that retention keeps (parameters: keptParams). */
 export const keptCount = (table: string) => `SELECT count(*)::int AS n FROM (${keptIds(table)}) kept`;
 // The kept rows' branches must walk their indexes: the planner, seeing a whole partition inside the range, read every
-// row of it for the updated_at branch (0.8 s at a million events, under the drop's lock) where the index has none.
+// row of it for a branch (0.8 s at a million events, under the drop's lock) where the index has none.
 // And no JIT: the disabled sequential scans' cost pushes the plan past jit_above_cost, and compiling it took 0.4 s
 // of the 0.47 s the count took under the lock.
 const INDEX_WALKS = 'SET LOCAL enable_seqscan = off; SET LOCAL jit = off';
@@ -70,16 +79,26 @@ const INDEX_WALKS = 'SET LOCAL enable_seqscan = off; SET LOCAL jit = off';
 // whose organizations branch then walked the partition.)
 const PROBES = 'SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off';
 
-// The plain tables naming events (docs/partitioning.md, "Which tables"): a drop fires no trigger, so the range's rows
-// go first, each over its (event_id ...) index.
-export const REFERENCING = ['event_search_escaped', 'event_search_pending', 'event_ordering'] as const;
+// The plain tables naming events (docs/partitioning.md, "Which tables"), with the column that does: a drop fires no
+// trigger, so the range's rows go first, each over its index led by that column (event_open's primary key: the
+// range's open rows left are deletable ones, ignored or failed).
+export const REFERENCING = [
+  ['event_search_escaped', 'event_id'],
+  ['event_search_pending', 'event_id'],
+  ['event_ordering', 'event_id'],
+  ['event_open', 'id'],
+] as const;
+/** Deletes the rows of `table` naming an event of the id range [$1, $2), by its column `column`. */
+export const deleteRange = (table: string, column = 'event_id') =>
+  `DELETE FROM ${table} WHERE ${column} >= $1::uuid AND ${column} < $2::uuid`;
 // Everything the drop locks, all at once and in one order, since its statements take these locks anyway and a lock
 // upgraded half-way invites a deadlock. Checked on Postgres 15: the detaches need ACCESS EXCLUSIVE on each parent
 // (LOCK TABLE recurses to every partition, as the drops' trigger removals need), and dropping a partition's foreign
 // keys takes ACCESS EXCLUSIVE on the tables at their other end: the plain tables referencing events, destinations (the
-// attempts') and organizations (events'). So everything that reads these tables waits for the transaction, which is
-// why only index walks run under it.
-const LOCKED = [...PARTITIONED_TABLES, ...REFERENCING, 'destinations', 'organizations'];
+// attempts') and organizations (events'). event_open is among the plain tables: the kept count reads it and the
+// drop deletes the range's rows. So everything that reads these tables waits for the transaction, which is why only
+// index walks run under it.
+const LOCKED = [...PARTITIONED_TABLES, ...REFERENCING.map(([table]) => table), 'destinations', 'organizations'];
 const LOCK = `LOCK TABLE ${LOCKED.join(', ')} IN ACCESS EXCLUSIVE MODE`;
 
 // What the trigger function relay_unindex_deleted_events does for deleted rows (migration 20261204050000), which a
@@ -219,8 +238,8 @@ export function createPartitionRetentionRepository(pool: pg.Pool, options: Parti
           return { outcome: 'kept' };
         }
         const { detached, trimmed } = childrenOf(partition, family);
-        for (const table of [...REFERENCING, ...trimmed])
-          await client.query(`DELETE FROM ${table} WHERE event_id >= $1::uuid AND event_id < $2::uuid`, range);
+        for (const [table, column] of REFERENCING) await client.query(deleteRange(table, column), range);
+        for (const table of trimmed) await client.query(deleteRange(table), range);
         await client.query(PROBES);
         for (const p of detached) await detach(client, p);
         await client.query('COMMIT');

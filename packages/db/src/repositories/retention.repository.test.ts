@@ -1,7 +1,12 @@
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
-import { createTestDatabase, seedEvents, type TestDatabase } from '@relay/test-support';
+import { createTestDatabase, eventOpenDrift, seedEvents, type TestDatabase } from '@relay/test-support';
 import { createDatabase, type Database } from '../database';
-import { createRetentionRepository, type EventCutoffs } from './retention.repository';
+import {
+  COUNT_DUE_EVENTS,
+  createRetentionRepository,
+  DELETE_EVENT_BATCH,
+  type EventCutoffs,
+} from './retention.repository';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-11-24T12:00:00Z');
@@ -28,8 +33,13 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.pool.query(
-    'TRUNCATE events, event_payloads, deliveries, event_ordering, delivery_attempts, event_search_chunks, event_search_keys, event_search_escaped, event_search_pending, audit_entries',
+    `TRUNCATE events, event_open, event_payloads, deliveries, event_ordering, delivery_attempts, event_search_chunks,
+       event_search_keys, event_search_escaped, event_search_pending, audit_entries`,
   );
+});
+// Deleting events clears their event_open rows (the trigger relay_delete_event_rows).
+afterEach(async () => {
+  expect(await eventOpenDrift(db.pool)).toEqual([]);
 });
 
 const count = async (sql: string, params: unknown[] = []) =>
@@ -81,7 +91,8 @@ describe('retention repository', () => {
 
     const result = await repo.deleteEventBatch(ORG, CUTOFFS, 100);
     expect(result).toEqual({ events: 7, attempts: 8, searchPending: 1, reached: expect.any(Date) });
-    expect(result.reached!.getTime()).toBe(daysAgo(31).getTime());
+    // The cursor is the newest deleted event's creation (the seed creates an event an hour before its change).
+    expect(result.reached!.getTime()).toBe(daysAgo(31).getTime() - 3_600_000);
     expect(await remaining([...oldDelivered, ...oldPending, ...oldAcknowledged, ...pastMax])).toBe(0);
     expect(await remaining(kept)).toBe(kept.length);
     expect(await count('delivery_attempts')).toBe(0);
@@ -135,7 +146,7 @@ describe('retention repository', () => {
     await db.pool.query('DELETE FROM providers');
   });
 
-  it('deletes in batches of the given size, oldest change first, and continues from where a batch stopped', async () => {
+  it('deletes in batches of the given size, oldest first, and continues from where a batch stopped', async () => {
     const repo = createRetentionRepository(db.pool);
     const oldest = await seedEvents(db.pool, {
       organizationId: ORG,
@@ -216,6 +227,62 @@ describe('retention repository', () => {
     expect(await count('audit_entries')).toBe(4);
   });
 
+  it('judges an event by its last change though it walks by creation: created long ago, changed since, kept', async () => {
+    const repo = createRetentionRepository(db.pool);
+    const seed = (status: 'delivered' | 'failed', changed: number, acknowledged = false) =>
+      seedEvents(db.pool, { organizationId: ORG, count: 1, status, changedAt: daysAgo(changed), acknowledged });
+    // Each created 100 days ago (as a redelivery or a late acknowledge leaves an old event).
+    const [recent] = await seed('delivered', 10);
+    const [ackedRecently] = await seed('failed', 5, true);
+    const [stale] = await seed('delivered', 35);
+    const [staleAcked] = await seed('failed', 60, true);
+    await db.pool.query(
+      `UPDATE events SET created_at = ($2::timestamptz AT TIME ZONE 'UTC') WHERE id = ANY($1::uuid[])`,
+      [[recent, ackedRecently, stale, staleAcked], daysAgo(100).toISOString()],
+    );
+    await db.pool.query('SELECT relay_rebuild_event_open()');
+    expect(await repo.countDueEvents(ORG, CUTOFFS)).toEqual({ events: 2, attempts: 0 });
+    const first = await repo.deleteEventBatch(ORG, CUTOFFS, 1);
+    expect(first).toMatchObject({ events: 1, reached: daysAgo(100) });
+    // The next batch starts at the same creation time: the kept rows there are read again, the other due one is not
+    // skipped.
+    expect(await repo.deleteEventBatch(ORG, CUTOFFS, 1, first.reached!)).toMatchObject({ events: 1 });
+    expect(await repo.deleteEventBatch(ORG, CUTOFFS, 1, first.reached!)).toMatchObject({ events: 0, reached: null });
+    expect(await remaining([stale!, staleAcked!])).toBe(0);
+    expect(await remaining([recent!, ackedRecently!])).toBe(2);
+  });
+
+  it("walks the organization's (organization_id, created_at) index, bounded by the cutoff", async () => {
+    await seedEvents(db.pool, { organizationId: ORG, count: 1_000, status: 'delivered', changedAt: daysAgo(40) });
+    await seedEvents(db.pool, { organizationId: ORG, count: 1_000, status: 'delivered', changedAt: daysAgo(3) });
+    await seedEvents(db.pool, { organizationId: other, count: 1_000, status: 'delivered', changedAt: daysAgo(40) });
+    await db.pool.query('ANALYZE events');
+    // The partition holding them (the others are empty, and read whole at no cost).
+    const { rows: held } = await db.pool.query<{ name: string }>(
+      'SELECT DISTINCT tableoid::regclass::text AS name FROM events',
+    );
+    const values = [ORG, new Date(0), CUTOFFS.before, CUTOFFS.unacknowledgedBefore].map((v) =>
+      v instanceof Date ? v.toISOString() : v,
+    );
+    const statements: [string, unknown[], string][] = [
+      [DELETE_EVENT_BATCH, [...values, 1_000], 'CTE batch'],
+      [COUNT_DUE_EVENTS, values, 'CTE due'],
+    ];
+    for (const [sql, params, cte] of statements) {
+      const { rows } = await db.pool.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+      const reads = eventReads(subplan(rows[0]!['QUERY PLAN'], cte)).filter((r) =>
+        held.some((h) => h.name === r.relation),
+      );
+      expect(reads).toHaveLength(held.length);
+      for (const read of reads)
+        expect(read).toEqual({
+          relation: expect.any(String),
+          index: expect.stringMatching(/organization_id_created_at_idx/),
+          cond: expect.stringMatching(/created_at < /),
+        });
+    }
+  });
+
   it('lists organizations with their own retention', async () => {
     await db.pool.query('UPDATE organizations SET retention_days = 7 WHERE id = $1', [other]);
     const orgs = await createRetentionRepository(db.pool).listOrganizations();
@@ -225,3 +292,26 @@ describe('retention repository', () => {
     ]);
   });
 });
+
+type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
+
+// The subplan of a plan (EXPLAIN FORMAT JSON) with this name, e.g. 'CTE batch'.
+function subplan(plan: unknown, name: string): PlanNode {
+  const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+  const root = (plan as { Plan: PlanNode }[])[0]!.Plan;
+  const found = nodes(root).find((n) => n['Subplan Name'] === name);
+  if (!found) throw new Error(`no ${name} in the plan`);
+  return found;
+}
+
+// The reads of events' partitions under a node: the partition, and the index and its condition if by an index.
+function eventReads(node: PlanNode): { relation: string; index?: string; cond?: string }[] {
+  const relation = node['Relation Name'];
+  const scan = node.Plans?.find((p) => p['Node Type'] === 'Bitmap Index Scan') ?? node;
+  const [index, cond] = [scan['Index Name'], scan['Index Cond']];
+  const here =
+    typeof relation === 'string' && /^events(_|$)/.test(relation)
+      ? [{ relation, ...(typeof index === 'string' ? { index, cond: typeof cond === 'string' ? cond : '' } : {}) }]
+      : [];
+  return [...here, ...(node.Plans ?? []).flatMap(eventReads)];
+}

@@ -21,7 +21,7 @@ export interface EventBatchResult {
   events: number;
   attempts: number;
   searchPending: number;
-  /** The last change time of the batch's newest event: the next batch starts there (null: none deleted). */
+  /** The creation time of the batch's newest event: the next batch starts there (null: none deleted). */
   reached: Date | null;
 }
 
@@ -42,24 +42,35 @@ const DELETABLE = `((e.status IN ('delivered', 'ignored')
   AND NOT EXISTS (SELECT 1 FROM deliveries v WHERE v.event_id = e.id AND (v.status IN ('queued', 'paused')
     OR (v.status = 'failed' AND v.acknowledged_at IS NULL AND v.updated_at >= ${at(4)}))))`;
 
-// One organization's due events, oldest change first, walking the (organization_id, updated_at) index
-// from where the previous batch stopped ($2), so kept rows (queued, unacknowledged failures) are read
-// once per run rather than once per batch.
-const DUE = `e.organization_id = $1 AND e.updated_at >= ${at(2)} AND e.updated_at < ${at(3)} AND ${DELETABLE}`;
+// One organization's due events, walking its (organization_id, created_at) index from where the previous batch stopped
+// ($2, a creation time), so kept rows (queued, unacknowledged failures, and those changed since the cutoff) are read
+// once per run rather than once per batch. events has no index on updated_at (an outcome's update changes no indexed
+// column, migration 20261207100000_hot_outcomes), and needs none here: every write keeps updated_at >= created_at
+// (ingest sets both to now(), every later change sets updated_at to now(); the live feed's replay relies on it too), so
+// an event last changed before the cutoff was created before it, and `created_at < before` bounds the walk while
+// `updated_at < before` stays the condition.
+const DUE = `e.organization_id = $1 AND e.created_at >= ${at(2)} AND e.created_at < ${at(3)}
+  AND e.updated_at < ${at(3)} AND ${DELETABLE}`;
 
-// One batch in one statement (its own short transaction): lock up to $5 due events, skipping rows
-// another transaction holds (a delivery outcome, an admin's retry: they are looked at again next run),
-// delete their children explicitly (to count them; the trigger then finds nothing) and the events.
-const DELETE_EVENT_BATCH = `
+// One batch in one statement (its own short transaction): lock up to $5 due events, oldest first, skipping rows
+// another transaction holds (a delivery outcome, an admin's retry: they are looked at again next run), delete their
+// children explicitly (to count them; the trigger relay_delete_event_rows then finds none of them, and deletes the
+// rest, their event_open rows among them) and the events.
+export const DELETE_EVENT_BATCH = `
 WITH batch AS (
-  SELECT e.id, e.updated_at FROM events e WHERE ${DUE} ORDER BY e.updated_at LIMIT $5 FOR UPDATE SKIP LOCKED
+  SELECT e.id FROM events e WHERE ${DUE} ORDER BY e.created_at LIMIT $5 FOR UPDATE SKIP LOCKED
 ),
 attempts AS (DELETE FROM delivery_attempts WHERE event_id IN (SELECT id FROM batch) RETURNING 1),
 pending AS (DELETE FROM event_search_pending WHERE event_id IN (SELECT id FROM batch) RETURNING 1),
-gone AS (DELETE FROM events WHERE id IN (SELECT id FROM batch) RETURNING updated_at)
+gone AS (DELETE FROM events WHERE id IN (SELECT id FROM batch) RETURNING created_at)
 SELECT (SELECT count(*) FROM gone)::int AS events, (SELECT count(*) FROM attempts)::int AS attempts,
   (SELECT count(*) FROM pending)::int AS search_pending,
-  (SELECT max(updated_at) FROM gone) AS reached`;
+  (SELECT max(created_at) FROM gone) AS reached`;
+
+// The dry run's count of DUE from the start ($2 = EPOCH), with their attempts.
+export const COUNT_DUE_EVENTS = `WITH due AS (SELECT e.id FROM events e WHERE ${DUE})
+SELECT (SELECT count(*) FROM due)::int AS events,
+  (SELECT count(*) FROM delivery_attempts a WHERE a.event_id IN (SELECT id FROM due))::int AS attempts`;
 
 // Audit entries of every organization (platform entries and those of deleted organizations too),
 // oldest first over audit_entries_created_at_idx.
@@ -127,12 +138,12 @@ export function createRetentionRepository(pool: pg.Pool) {
 
     /** How many events and attempts of an organization are due now (the dry run; deletes nothing). */
     async countDueEvents(orgId: OrgId, cutoffs: EventCutoffs): Promise<DueCounts> {
-      const { rows } = await pool.query<DueCounts>(
-        `WITH due AS (SELECT e.id FROM events e WHERE ${DUE})
-         SELECT (SELECT count(*) FROM due)::int AS events,
-           (SELECT count(*) FROM delivery_attempts a WHERE a.event_id IN (SELECT id FROM due))::int AS attempts`,
-        [orgId, EPOCH.toISOString(), cutoffs.before.toISOString(), cutoffs.unacknowledgedBefore.toISOString()],
-      );
+      const { rows } = await pool.query<DueCounts>(COUNT_DUE_EVENTS, [
+        orgId,
+        EPOCH.toISOString(),
+        cutoffs.before.toISOString(),
+        cutoffs.unacknowledgedBefore.toISOString(),
+      ]);
       return rows[0]!;
     },
 

@@ -2,6 +2,7 @@ import type { OrgId, RuleHealthState, UnhealthyReason } from '@relay/core';
 import type pg from 'pg';
 import { insertAuditEntry, type AuditInput } from './audit.repository';
 import { CLEAR_TRANSFORMED } from './event.sql';
+import { keepingOpen } from './event-open.sql';
 import { createHealthTransitions, type HealthTables, type Turned } from './health-transitions';
 import { rollback, withTransaction } from '../transaction';
 
@@ -26,12 +27,23 @@ interface TurnedRule {
   source: string;
   target_url: string;
 }
+// A rule's events of a status, found through event_open (events has no index on status): its few open rows rather
+// than the rule's whole history by (organization_id, provider_id, created_at).
+const ruleEventsIn = (status: 'queued' | 'paused', extra = '') =>
+  `organization_id = $1 AND provider_id = $2 AND status = '${status}' AND id IN (
+    SELECT id FROM event_open WHERE organization_id = $1 AND provider_id = $2 AND status = '${status}'${extra})`;
+
 const RULE_TABLES: HealthTables = {
   owner: 'providers',
   items: 'events',
   ownerColumn: 'provider_id',
   ownerColumns: 'id, source, target_url',
   itemColumns: 'id',
+  pauseQueued: keepingOpen(
+    `UPDATE events SET status = 'paused', updated_at = ${UTC_NOW}
+  WHERE ${ruleEventsIn('queued', ' AND ($3::uuid IS NULL OR id <> $3::uuid)')}`,
+    'id',
+  ),
 };
 
 // Pauses one queued event while its rule is unhealthy, in one statement. The rule row is read FOR SHARE:
@@ -44,7 +56,9 @@ WITH rule AS (
 ), paused AS (
   UPDATE events SET status = 'paused', updated_at = ${UTC_NOW}
   WHERE organization_id = $1 AND id = $2 AND status = 'queued' AND (SELECT health FROM rule) = 'unhealthy'
-  RETURNING id
+  RETURNING id, status, updated_at
+), opened AS (
+  UPDATE event_open o SET status = p.status, updated_at = p.updated_at FROM paused p WHERE o.id = $2 AND o.id = p.id
 )
 SELECT (SELECT health FROM rule) AS health, (SELECT count(*) FROM paused)::int AS paused`;
 
@@ -57,9 +71,12 @@ const RESUME_RULE = `UPDATE providers
 // it gets a full set of attempts whatever it had used before it was paused. It goes to the rule's target
 // as it is now ($3): a rule is resumed once its target is fixed, often by a new target_url, and the target
 // an event of the rule was given at ingest was the rule's own.
-const RESUME_EVENTS = `UPDATE events SET status = 'queued', run_start_attempt = attempt_count, target_url = $3,
+const RESUME_EVENTS = keepingOpen(
+  `UPDATE events SET status = 'queued', run_start_attempt = attempt_count, target_url = $3,
     next_attempt_at = ${UTC_NOW}, failure_reason = NULL, last_error = NULL, updated_at = ${UTC_NOW}, ${CLEAR_TRANSFORMED}
-  WHERE organization_id = $1 AND provider_id = $2 AND status = 'paused' RETURNING id`;
+  WHERE ${ruleEventsIn('paused')}`,
+  'id',
+);
 
 // Endpoint health of rules (docs/rules.md, "Endpoint health"): the worker's writes when a target fails
 // or answers 410, and the API's resume. Raw SQL over the shared pool, like the other event writes; each

@@ -68,8 +68,12 @@ async function eventWith(
   eventStatus: 'delivered' | 'failed' = 'delivered',
 ) {
   // A second apart, so the list's order (newest first) and a filter's (oldest first) are certain.
-  const id = await store.event(eventStatus, { source, createdAt: new Date(T0 + ++created * 1000) });
-  await prisma().event.update({ where: { id }, data: { ruleId, attemptCount: 1 } });
+  const id = await store.event(eventStatus, {
+    source,
+    createdAt: new Date(T0 + ++created * 1000),
+    ruleId,
+    attemptCount: 1,
+  });
   const ids: string[] = [];
   for (const [destinationId, status] of deliveries) {
     const finished = status === 'failed' || status === 'delivered';

@@ -55,9 +55,7 @@ describe('event service', () => {
       });
     const [mine, theirs] = [await rule('svc-mine'), await rule('svc-theirs')];
     const ofRule = async (ruleId: string, status: EventStatus) => {
-      const id = await event(status, 'svc-shared');
-      await prisma.event.update({ where: { id }, data: { ruleId } });
-      return id;
+      return store.event(status, { source: 'svc-shared', ruleId });
     };
     const failed = await ofRule(mine.id, 'failed');
     await ofRule(mine.id, 'delivered');

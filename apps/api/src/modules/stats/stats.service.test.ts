@@ -120,9 +120,7 @@ describe('stats service', () => {
     const [flaky, broken, solid] = [await rule('st-flaky'), await rule('st-broken'), await rule('st-solid')];
     const at = new Date('2030-01-01T21:00:00Z');
     const ofRule = async (ruleId: string, status: EventStatus, createdAt = at) => {
-      const id = await event(status, 'st-fail', createdAt);
-      await prisma.event.update({ where: { id }, data: { ruleId } });
-      return id;
+      return store.event(status, { source: 'st-fail', createdAt, ruleId });
     };
     const flakyEvents = [await ofRule(flaky.id, 'failed'), await ofRule(flaky.id, 'failed')];
     await ofRule(flaky.id, 'delivered');

@@ -5,6 +5,7 @@ import { createDatabase, type Database } from '../database';
 import { createEventActionRepository } from './event-action.repository';
 import { createEventRepository, type NewAttempt, type Outcome } from './event.repository';
 import { RECORD_OUTCOMES } from './event.sql';
+import { outcomeValues } from './outcome-values';
 import { createRuleHealthRepository } from './rule-health.repository';
 
 // event_open holds exactly the events not delivered, with their values of its columns (migration
@@ -165,7 +166,7 @@ describe("an outcome's update of events", () => {
         // The same with an index on updated_at, as events had before (every outcome changes it): no HOT update.
         if (indexFirst) await client.query('CREATE INDEX ON events (updated_at)');
         const before = await hot();
-        await client.query(RECORD_OUTCOMES, recordValues(ids, ['queued', 'queued', 'delivered', 'delivered']));
+        await client.query(RECORD_OUTCOMES, outcomeValues(ids, ORG, ['queued', 'queued', 'delivered', 'delivered']));
         const made = (await hot()) - before;
         await client.query('ROLLBACK');
         return made;
@@ -177,21 +178,3 @@ describe("an outcome's update of events", () => {
     }
   });
 });
-
-// RECORD_OUTCOMES' parameters for outcomes without attempts (statuses only), as event.repository.ts orders them.
-function recordValues(ids: string[], statuses: string[]): unknown[] {
-  const none: unknown[] = [];
-  const each = <T>(value: T) => ids.map(() => value);
-  return [
-    ...Array.from({ length: 11 }, () => none),
-    ids,
-    each(ORG),
-    statuses,
-    each(0),
-    statuses.map((s) => (s === 'queued' ? new Date(Date.now() + 60_000) : null)),
-    each(null),
-    each(null),
-    statuses.map((s) => (s === 'delivered' ? new Date() : null)),
-    none,
-  ];
-}

@@ -7,6 +7,7 @@ import { ACTIVE_RULE_JOIN } from '../target.sql';
 import { createEventRepository } from './event.repository';
 import { keptPlanIndexReads, keptPlanScans } from './kept-plan-scans';
 import { LOAD_EVENTS, RECORD_OUTCOMES } from './event.sql';
+import { outcomeValues } from './outcome-values';
 
 // The worker's load and outcome statements keep their plans for the life of a connection. A plan kept while events
 // is small must still look events up by primary key, or every batch reads the whole table once it has grown.
@@ -60,22 +61,8 @@ describe('the kept plans of the worker statements on a small events table', () =
 
   it("recording a batch's outcomes updates its events by index", async () => {
     let statuses: string[] = [];
-    const none: unknown[] = [];
-    const n = ids.length;
     const found = await scansOf(
-      (client) =>
-        client.query(RECORD_OUTCOMES, [
-          ...Array.from({ length: 11 }, () => none),
-          ids,
-          orgs(),
-          Array(n).fill('ignored'),
-          Array(n).fill(0),
-          Array(n).fill(null),
-          Array(n).fill(null),
-          Array(n).fill(null),
-          Array(n).fill(null),
-          none,
-        ]),
+      (client) => client.query(RECORD_OUTCOMES, outcomeValues(ids, orgId, ['ignored', 'ignored', 'ignored'])),
       async (client) => {
         const { rows } = await client.query<{ status: string }>('SELECT status FROM events WHERE id = ANY($1)', [ids]);
         statuses = rows.map((r) => r.status);
@@ -87,23 +74,9 @@ describe('the kept plans of the worker statements on a small events table', () =
   });
 
   it("recording a batch's outcomes keeps their open rows by index", async () => {
-    const none: unknown[] = [];
-    const n = ids.length;
     let open: string[] = [];
     const found = await scansOf(
-      (client) =>
-        client.query(RECORD_OUTCOMES, [
-          ...Array.from({ length: 11 }, () => none),
-          ids,
-          orgs(),
-          ['ignored', 'ignored', 'delivered'],
-          Array(n).fill(0),
-          Array(n).fill(null),
-          Array(n).fill(null),
-          Array(n).fill(null),
-          [null, null, new Date()],
-          none,
-        ]),
+      (client) => client.query(RECORD_OUTCOMES, outcomeValues(ids, orgId, ['ignored', 'ignored', 'delivered'])),
       async (client) => {
         const { rows } = await client.query<{ status: string }>('SELECT status FROM event_open WHERE id = ANY($1)', [
           ids,
@@ -180,21 +153,8 @@ describe('the kept plans read only their own events, however many others are que
   });
 
   it('an outcome', async () => {
-    const none: unknown[] = [];
-    const n = ids.length;
     const found = await keptPlanIndexReads(db.pool, 'events', async (client) => {
-      await client.query(RECORD_OUTCOMES, [
-        ...Array.from({ length: 11 }, () => none),
-        ids,
-        orgs(),
-        Array(n).fill('delivered'),
-        Array(n).fill(1),
-        Array(n).fill(null),
-        Array(n).fill(null),
-        Array(n).fill(null),
-        Array(n).fill(new Date()),
-        none,
-      ]);
+      await client.query(RECORD_OUTCOMES, outcomeValues(ids, orgId, ['delivered', 'delivered', 'delivered'], 1));
       const { rows } = await client.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM events WHERE id = ANY($1) AND status = 'delivered'",
         [ids],
@@ -208,21 +168,8 @@ describe('the kept plans read only their own events, however many others are que
 
   // The backlog is in event_open too (not delivered): the outcome's delete and update there probe its primary key.
   it("an outcome's open rows", async () => {
-    const none: unknown[] = [];
-    const n = ids.length;
     const found = await keptPlanIndexReads(db.pool, 'event_open', async (client) => {
-      await client.query(RECORD_OUTCOMES, [
-        ...Array.from({ length: 11 }, () => none),
-        ids,
-        orgs(),
-        ['delivered', 'queued', 'failed'],
-        Array(n).fill(1),
-        [null, new Date(), null],
-        [null, null, 'http_status'],
-        Array(n).fill(null),
-        [new Date(), null, null],
-        none,
-      ]);
+      await client.query(RECORD_OUTCOMES, outcomeValues(ids, orgId, ['delivered', 'queued', 'failed'], 1));
       const { rows } = await client.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM event_open WHERE id = ANY($1)',
         [ids],

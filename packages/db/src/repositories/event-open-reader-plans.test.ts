@@ -2,6 +2,7 @@ import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import { seedEvents, useTestDatabase } from '@relay/test-support';
 import { createDatabase, type Database } from '../database';
 import { SWEEP_STATEMENTS } from './event-sweep.repository';
+import { planNodes, type PlanNode } from './list-plan-scans';
 import { FAILED_STATEMENTS } from './notification.repository';
 import { PLATFORM_STATEMENTS } from './platform.repository';
 
@@ -16,21 +17,9 @@ const SMALL = '00000000-0000-7000-8000-0000000000e6' as OrgId;
 const now = Date.now();
 const hours = (n: number) => new Date(now + n * 3_600_000);
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
 // The events partitions holding rows: the empty ones are planned as sequential scans of nothing, which is harmless.
 let filled: Set<string>;
-async function planOf(sql: string, params: unknown[] = []): Promise<PlanNode[]> {
-  const { rows } = await db.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-  return nodesOf(rows[0]!['QUERY PLAN'][0].Plan);
-}
+const planOf = (sql: string, params: unknown[] = []) => planNodes(db.pool, sql, params);
 const describeNode = (n: PlanNode) => `${n['Node Type']} on ${n['Relation Name']} using ${n['Index Name'] ?? '-'}`;
 const isProbe = (n: PlanNode) =>
   ['Index Scan', 'Index Only Scan'].includes(n['Node Type']) &&

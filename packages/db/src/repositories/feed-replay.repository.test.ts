@@ -5,6 +5,7 @@ import { createDatabase, type Database } from '../database';
 import { createEventActionRepository } from './event-action.repository';
 import { createEventRepository, type EventUpdate } from './event.repository';
 import { createFeedReplayRepository, DELIVERED_CHANGED, OPEN_CHANGED } from './feed-replay.repository';
+import { planNodes } from './list-plan-scans';
 
 // The replay of the live feed from the database (Last-Event-ID). `events` has no index on updated_at any more
 // (migration 20261207100000_hot_outcomes): the status changes come from event_open and from the attempts.
@@ -132,13 +133,13 @@ describe('feed replay', () => {
       await client.query('BEGIN');
       // So that the plan shows which index answers each condition, however few rows the test holds.
       await client.query('SET LOCAL enable_seqscan = off');
+      // The node types of a statement's plan and the indexes it reads.
       const plan = async (sql: string) => {
-        const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, [
-          ORG,
-          new Date().toISOString(),
-          101,
-        ]);
-        return scans(rows[0]!['QUERY PLAN']);
+        const nodes = await planNodes(client, sql, [ORG, new Date().toISOString(), 101]);
+        return {
+          types: nodes.map((n) => n['Node Type']),
+          indexes: [...new Set(nodes.flatMap((n) => n['Index Name'] ?? []))],
+        };
       };
       const open = await plan(OPEN_CHANGED);
       expect(open.indexes).toContain('event_open_organization_id_updated_at_idx');
@@ -158,19 +159,3 @@ describe('feed replay', () => {
     }
   });
 });
-
-// The node types of a plan and the indexes it reads.
-function scans(plan: unknown): { types: string[]; indexes: string[] } {
-  const types: string[] = [];
-  const indexes = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    const n = node as Record<string, unknown>;
-    if (typeof n['Node Type'] === 'string') types.push(n['Node Type']);
-    if (typeof n['Index Name'] === 'string') indexes.add(n['Index Name']);
-    Object.values(n).forEach(visit);
-  };
-  visit(plan);
-  return { types, indexes: [...indexes] };
-}

@@ -7,13 +7,43 @@ export interface PlanScan {
   index: string | null;
 }
 
-interface PlanNode {
+/** A node of a plan as `EXPLAIN (FORMAT JSON)` gives it. */
+export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   'Actual Loops'?: number;
   'Subplan Name'?: string;
   Plans?: PlanNode[];
+}
+
+/** A pool, or one of its clients holding a transaction's settings (`SET LOCAL enable_seqscan = off`). */
+type Queryable = Pick<pg.ClientBase, 'query'>;
+
+/**
+ * Every node of a statement's plan, each with its children still attached, or only those of its part named
+ * `subplan` (`CTE batch`) and below. Plain EXPLAIN unless `analyze`: nothing runs, so a write can be planned too.
+ */
+export async function planNodes(
+  db: Queryable,
+  sql: string,
+  params: unknown[] = [],
+  { subplan, analyze = false }: { subplan?: string; analyze?: boolean } = {},
+): Promise<PlanNode[]> {
+  const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+    `EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) ${sql}`,
+    params,
+  );
+  const nodes: PlanNode[] = [];
+  const walk = (node: PlanNode, within: boolean) => {
+    const inside = within || node['Subplan Name'] === subplan;
+    if (inside) nodes.push(node);
+    node.Plans?.forEach((child) => walk(child, inside));
+  };
+  walk(rows[0]!['QUERY PLAN'][0].Plan, subplan === undefined);
+  if (subplan !== undefined && nodes.length === 0) throw new Error(`no ${subplan} in the plan`);
+  return nodes;
 }
 
 // Each table's and index's table, a partition's (and its indexes') being its partitioned table.
@@ -38,20 +68,12 @@ const tablesOf = async (pool: pg.Pool) => {
 // of that part of the plan (`CTE recent`).
 export async function planScans(pool: pg.Pool, sql: string, params: unknown[], subplan?: string): Promise<PlanScan[]> {
   const tables = await tablesOf(pool);
-  const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-    `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-    params,
-  );
-  const scans: PlanScan[] = [];
-  const walk = (node: PlanNode, within: boolean) => {
+  const nodes = await planNodes(pool, sql, params, { subplan, analyze: true });
+  return nodes.flatMap((node) => {
     const named = node['Relation Name'] ?? node['Index Name'];
-    if (within && named !== undefined && (node['Actual Loops'] ?? 0) > 0)
-      scans.push({ node: node['Node Type'], table: tables.get(named) ?? named, index: node['Index Name'] ?? null });
-    node.Plans?.forEach((child) => walk(child, within || child['Subplan Name'] === subplan));
-  };
-  const plan = rows[0]!['QUERY PLAN'][0].Plan;
-  walk(plan, subplan === undefined || plan['Subplan Name'] === subplan);
-  return scans;
+    if (named === undefined || (node['Actual Loops'] ?? 0) === 0) return [];
+    return [{ node: node['Node Type'], table: tables.get(named) ?? named, index: node['Index Name'] ?? null }];
+  });
 }
 
 /** A pool that remembers each statement it is asked, for the tests of the statements a repository builds. */

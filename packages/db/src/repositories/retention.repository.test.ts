@@ -1,6 +1,7 @@
 import { DEFAULT_ORGANIZATION_ID, type OrgId } from '@relay/core';
 import { createTestDatabase, eventOpenDrift, seedEvents, type TestDatabase } from '@relay/test-support';
 import { createDatabase, type Database } from '../database';
+import { planNodes, type PlanNode } from './list-plan-scans';
 import {
   COUNT_DUE_EVENTS,
   createRetentionRepository,
@@ -269,10 +270,8 @@ describe('retention repository', () => {
       [COUNT_DUE_EVENTS, values, 'CTE due'],
     ];
     for (const [sql, params, cte] of statements) {
-      const { rows } = await db.pool.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-      const reads = eventReads(subplan(rows[0]!['QUERY PLAN'], cte)).filter((r) =>
-        held.some((h) => h.name === r.relation),
-      );
+      const nodes = await planNodes(db.pool, sql, params, { subplan: cte });
+      const reads = eventReads(nodes).filter((r) => held.some((h) => h.name === r.relation));
       expect(reads).toHaveLength(held.length);
       for (const read of reads)
         expect(read).toEqual({
@@ -293,25 +292,13 @@ describe('retention repository', () => {
   });
 });
 
-type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
-
-// The subplan of a plan (EXPLAIN FORMAT JSON) with this name, e.g. 'CTE batch'.
-function subplan(plan: unknown, name: string): PlanNode {
-  const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-  const root = (plan as { Plan: PlanNode }[])[0]!.Plan;
-  const found = nodes(root).find((n) => n['Subplan Name'] === name);
-  if (!found) throw new Error(`no ${name} in the plan`);
-  return found;
-}
-
-// The reads of events' partitions under a node: the partition, and the index and its condition if by an index.
-function eventReads(node: PlanNode): { relation: string; index?: string; cond?: string }[] {
-  const relation = node['Relation Name'];
-  const scan = node.Plans?.find((p) => p['Node Type'] === 'Bitmap Index Scan') ?? node;
-  const [index, cond] = [scan['Index Name'], scan['Index Cond']];
-  const here =
-    typeof relation === 'string' && /^events(_|$)/.test(relation)
-      ? [{ relation, ...(typeof index === 'string' ? { index, cond: typeof cond === 'string' ? cond : '' } : {}) }]
-      : [];
-  return [...here, ...(node.Plans ?? []).flatMap(eventReads)];
+// The reads of events' partitions among a plan's nodes: the partition, and the index and its condition if by an index.
+function eventReads(nodes: PlanNode[]): { relation: string; index?: string; cond?: string }[] {
+  return nodes.flatMap((node) => {
+    const relation = node['Relation Name'];
+    if (relation === undefined || !/^events(_|$)/.test(relation)) return [];
+    const scan = node.Plans?.find((p) => p['Node Type'] === 'Bitmap Index Scan') ?? node;
+    const [index, cond] = [scan['Index Name'], scan['Index Cond']];
+    return [{ relation, ...(index !== undefined ? { index, cond: cond ?? '' } : {}) }];
+  });
 }

@@ -1,6 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, type VerificationOption } from './rule-options';
-import { standardWebhookKey } from './signing';
+import { standardWebhookKeyObject } from './signing';
 
 // Inbound signature verification (issue 18): each preset follows its sender's documented scheme,
 // over the raw body bytes as received. Comparisons are constant time over equal-length buffers, so
@@ -34,7 +34,7 @@ export function safeEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 type Algorithm = 'sha1' | 'sha256' | 'sha512';
-const hmac = (algorithm: Algorithm, key: string | Buffer, ...parts: (string | Uint8Array)[]) => {
+const hmac = (algorithm: Algorithm, key: string | KeyObject, ...parts: (string | Uint8Array)[]) => {
   const mac = createHmac(algorithm, key);
   for (const part of parts) mac.update(part);
   return mac.digest();
@@ -100,7 +100,7 @@ const slack: Verifier = ({ headers, secrets, body, nowSeconds }, tolerance) => {
 };
 
 // Standard Webhooks: webhook-signature: "v1,<base64> v1,<base64>" over "<webhook-id>.<webhook-timestamp>.<body>",
-// keyed by the base64 bytes after whsec_ (standardWebhookKey, as the relay signs its own deliveries).
+// keyed by the base64 bytes after whsec_ (standardWebhookKeyObject, as the relay signs its own deliveries).
 const standardWebhooks: Verifier = ({ headers, secrets, body, nowSeconds }, tolerance) => {
   const id = headerOf(headers, 'webhook-id');
   const timestamp = headerOf(headers, 'webhook-timestamp');
@@ -114,7 +114,7 @@ const standardWebhooks: Verifier = ({ headers, secrets, body, nowSeconds }, tole
   if (signatures.length === 0 || signatures.some((s) => s === undefined)) return fail('malformed');
   const fresh = timestampCheck(timestamp, nowSeconds, tolerance);
   if (!fresh.ok) return fresh;
-  const expected = secrets.map((s) => hmac('sha256', standardWebhookKey(s), `${id}.${timestamp}.`, body));
+  const expected = secrets.map((s) => hmac('sha256', standardWebhookKeyObject(s), `${id}.${timestamp}.`, body));
   return anyMatches(signatures as Buffer[], expected) ? OK : fail('mismatch');
 };
 

@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { relaySignature, standardWebhookHeaders, standardWebhookKey } from './signing';
+import {
+  KEYS_KEPT,
+  relaySignature,
+  standardWebhookHeaders,
+  standardWebhookKey,
+  standardWebhookKeyObject,
+} from './signing';
 
 describe('signing', () => {
   const body = Buffer.from('{"a": 1, "b": "é"}');
@@ -47,5 +53,23 @@ describe('signing during a secret rotation', () => {
     expect(() =>
       new Webhook(Buffer.from('some-other-secret-x').toString('base64')).verify(body.toString(), { ...headers }),
     ).toThrow();
+  });
+});
+
+describe("a secret's signing key", () => {
+  it('is made once per secret, with the bytes of its Standard Webhooks key', () => {
+    const whsec = `whsec_${Buffer.from('key-bytes-of-a-rule').toString('base64')}`;
+    const key = standardWebhookKeyObject(whsec);
+    expect(standardWebhookKeyObject(whsec)).toBe(key);
+    expect(key.export()).toEqual(standardWebhookKey(whsec));
+    expect(standardWebhookKeyObject('plain').export()).toEqual(Buffer.from('plain'));
+  });
+
+  it(`is made again once ${KEYS_KEPT} other secrets have been used since (the cache is bounded)`, () => {
+    const first = standardWebhookKeyObject('the-first-secret');
+    for (let i = 0; i < KEYS_KEPT; i++) standardWebhookKeyObject(`another-secret-${i}`);
+    const again = standardWebhookKeyObject('the-first-secret');
+    expect(again).not.toBe(first);
+    expect(again.export()).toEqual(first.export());
   });
 });

@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { relaySignature, standardWebhookHeaders, standardWebhookKey } from '@relay/core';
+import { median } from './lib/stats.mjs';
 
 const body = readFileSync(path.join(import.meta.dirname, 'github-push.json'));
 const secret = `whsec_${Buffer.from('a rule signing secret of 32 bytes').toString('base64')}`;
@@ -38,8 +39,7 @@ for (let round = 0; round < ROUNDS; round++) {
     times[name]!.push(Number(process.hrtime.bigint() - start) / ITERATIONS / 1000);
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const result = Object.fromEntries(Object.entries(times).map(([name, us]) => [name, { medianUs: median(us), us }]));
+const result = Object.fromEntries(Object.entries(times).map(([name, us]) => [name, { medianUs: median(us)!, us }]));
 for (const [name, { medianUs }] of Object.entries(result))
   console.log(`${name}: ${medianUs.toFixed(2)} µs per delivery`);
 writeFileSync(

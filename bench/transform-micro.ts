@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTransformRunner } from '@relay/transform';
+import { median } from './lib/stats.mjs';
 
 const doc = readFileSync(path.join(import.meta.dirname, '../docs/transformations.md'), 'utf8');
 const code = /```js\n(\/\/ example: github-push-to-chat\n[\s\S]*?)```/.exec(doc)?.[1];
@@ -38,14 +39,13 @@ async function main() {
       const parsed = await round(request);
       rounds.push({ ...parsed, textCpu: (await round(asText)).cpu });
     }
-    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const report = {
       node: process.version,
       body_bytes: Buffer.byteLength(JSON.stringify(request.body)),
       calls_per_round: CALLS,
-      wall_us: Math.round(median(rounds.map((r) => r.wall))),
-      cpu_us: Math.round(median(rounds.map((r) => r.cpu))),
-      cpu_us_body_as_text: Math.round(median(rounds.map((r) => r.textCpu))),
+      wall_us: Math.round(median(rounds.map((r) => r.wall))!),
+      cpu_us: Math.round(median(rounds.map((r) => r.cpu))!),
+      cpu_us_body_as_text: Math.round(median(rounds.map((r) => r.textCpu))!),
     };
     console.log(JSON.stringify(report, null, 2));
     console.error(`[transform-micro] ${report.cpu_us} µs of CPU per typical transform call (budget 1000 µs)`);

@@ -22,8 +22,25 @@ function extraTotals(list) {
   return { passed, failed };
 }
 
+// The tests that took longest, slowest first: a test that nears its time bound on a busy CI machine fails there while
+// passing alone (jest's bound is 30 s unless the test sets its own), so every run names the ones to watch.
+const SLOW_MS = 10_000;
+const SLOWEST_SHOWN = 15;
+function slowestTests(results, root = process.cwd()) {
+  const slow = [];
+  for (const file of results.testResults ?? [])
+    for (const test of file.testResults ?? [])
+      if ((test.duration ?? 0) >= SLOW_MS)
+        slow.push({ ms: test.duration, name: `${path.relative(root, file.testFilePath)} › ${test.fullName}` });
+  slow.sort((a, b) => b.ms - a.ms);
+  return slow.slice(0, SLOWEST_SHOWN).map(({ ms, name }) => `${(ms / 1000).toFixed(1).padStart(6)} s  ${name}`);
+}
+
 class TotalsReporter {
   onRunComplete(_contexts, results) {
+    const slowest = slowestTests(results);
+    if (slowest.length > 0)
+      process.stdout.write(`\ntests that took ${SLOW_MS / 1000} s or more, slowest first:\n${slowest.join('\n')}\n`);
     if (process.env.TOTALS_LINE === 'off') return;
     const extra = extraTotals(process.env.EXTRA_TOTALS_FILES);
     const passed = results.numPassedTests + extra.passed;
@@ -32,3 +49,4 @@ class TotalsReporter {
   }
 }
 module.exports = TotalsReporter;
+module.exports.slowestTests = slowestTests;

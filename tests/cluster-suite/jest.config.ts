@@ -35,7 +35,6 @@ const config: Config = {
   globalSetup: '<rootDir>/tests/cluster-suite/global-setup.ts',
   globalTeardown: '<rootDir>/tests/cluster-suite/global-teardown.ts',
   // One cluster serves both jest workers; a failover is not part of this suite (redis-cluster-failover.test.ts).
-  testTimeout: 60_000,
 };
 
 export default config;

@@ -23,7 +23,7 @@ function extraTotals(list) {
 }
 
 // The tests that took longest, slowest first: a test that nears its time bound on a busy CI machine fails there while
-// passing alone (jest's bound is 30 s unless the test sets its own), so every run names the ones to watch.
+// passing alone (jest's bound is 120 s unless the test sets its own), so every run names the ones to watch.
 const SLOW_MS = 10_000;
 const SLOWEST_SHOWN = 15;
 function slowestTests(results, root = process.cwd()) {

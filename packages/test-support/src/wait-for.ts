@@ -1,7 +1,10 @@
-/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
+/**
+ * Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. The default is a hang
+ * guard a busy CI machine meets (a test that took 5 s alone took over 30 s there beside the other suites).
+ */
 export async function waitFor<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

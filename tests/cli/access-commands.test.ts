@@ -15,7 +15,7 @@ describe('relay keys, tokens, users and audit', () => {
     relay = await startCliRelay();
     [admin, viewer] = await Promise.all([relay.loginAs('admin', 'root-admin'), relay.loginAs('viewer', 'vera')]);
     api = (await userCredential(relay.pipeline, 'admin')).authorization;
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const withToken = (token: string, url: string) =>

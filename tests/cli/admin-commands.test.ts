@@ -13,7 +13,7 @@ describe('relay rules, hooks and config default-target', () => {
     relay = await startCliRelay();
     [admin, viewer] = await Promise.all([relay.loginAs('admin'), relay.loginAs('viewer')]);
     api = (await userCredential(relay.pipeline, 'admin')).authorization;
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const ruleOf = (id: string) => relay.pipeline.http.get(`/rules/${id}`).set('authorization', api);

@@ -10,7 +10,7 @@ describe('relay login, whoami, logout', () => {
   let relay: CliRelay;
   beforeAll(async () => {
     relay = await startCliRelay();
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   it('stores a personal token with mode 0600 and never the password; whoami shows the user', async () => {

@@ -36,7 +36,7 @@ describe('relay export and relay apply', () => {
     );
     expect(created).toMatchObject({ code: 0, stderr: '' });
     ruleId = /Created rule ([0-9a-f-]{36})/.exec(created.stdout)![1]!;
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const targetUrl = async () =>

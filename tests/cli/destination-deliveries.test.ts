@@ -20,7 +20,7 @@ describe('relay events: destination deliveries', () => {
       startTargetServer(),
     ]);
     admin = await relay.loginAs('admin');
-  }, 90_000);
+  });
   afterAll(async () => {
     await relay.close();
     await Promise.all([primary, fine, flaky].map((t) => t.close()));

@@ -19,7 +19,7 @@ describe('relay domains and config endpoint', () => {
     });
     [admin, viewer] = await Promise.all([relay.loginAs('admin'), relay.loginAs('viewer')]);
     api = (await userCredential(relay.pipeline, 'admin')).authorization;
-  }, 90_000);
+  });
   afterAll(async () => {
     await relay.close();
     await dns.close();

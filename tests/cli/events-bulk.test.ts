@@ -14,7 +14,7 @@ describe('relay events bulk-retry and bulk-delete', () => {
     fx = await startEventsFixture();
     ({ relay, admin, ok } = fx);
     home = await relay.loginAs('admin');
-  }, 90_000);
+  });
   afterAll(() => fx.close());
 
   const ingest = (source: string) => relay.ingest(source);

@@ -34,7 +34,7 @@ describe('relay events tail', () => {
     target = await startTargetServer();
     relay = await startCliRelay({ DEFAULT_TARGET_URL: `${target.url}/hook` });
     home = await relay.loginAs('viewer');
-  }, 90_000);
+  });
   afterAll(async () => {
     for (const tail of tails) if (tail.child.exitCode === null) tail.child.kill('SIGKILL');
     await relay.close();

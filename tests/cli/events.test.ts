@@ -14,7 +14,7 @@ describe('relay events', () => {
     fx = await startEventsFixture();
     ({ relay, admin, bad } = fx);
     adminHome = await relay.loginAs('admin');
-  }, 90_000);
+  });
   afterAll(() => fx.close());
 
   const delivered = (source: string) => fx.settled(source, 'delivered');

@@ -37,7 +37,7 @@ let viewer: string;
 beforeAll(async () => {
   relay = await startCliRelay();
   viewer = await relay.loginAs('viewer');
-}, 90_000);
+});
 afterAll(() => relay.close());
 
 /** Sends a webhook to the relay over HTTP (works across api restarts), exactly these bytes. */
@@ -104,7 +104,7 @@ describe('relay listen', () => {
     expect(lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  tunnel\\s+${ids[0]}  → 204  \\d+ ms$`));
     await interrupt(child);
     await local.close();
-  }, 60_000);
+  });
 
   it('resumes after the api restarts and forwards nothing twice', async () => {
     const local = await startLocalServer();
@@ -124,7 +124,7 @@ describe('relay listen', () => {
     expect(child.stdout().trim().split('\n')).toHaveLength(4);
     await interrupt(child);
     await local.close();
-  }, 90_000);
+  });
 
   it('prints an error line for a local program that is down and goes on; --json gives JSON lines', async () => {
     const local = await startLocalServer();
@@ -143,7 +143,7 @@ describe('relay listen', () => {
     expect(lines[0]).toMatchObject({ source: 'downstream', status: null, error: 'ECONNREFUSED' });
     expect(typeof lines[0]!.duration_ms).toBe('number');
     await interrupt(child);
-  }, 60_000);
+  });
 
   it('--source forwards only that source; --status forwards an event when it reaches the status', async () => {
     const local = await startLocalServer();
@@ -162,7 +162,7 @@ describe('relay listen', () => {
     expect(local.byEvent(failing)).toHaveLength(1);
     await interrupt(onFailure);
     await local.close();
-  }, 60_000);
+  });
 
   it('ends with exit 1 and the API message when the relay no longer accepts the credential', async () => {
     const local = await startLocalServer();
@@ -175,7 +175,7 @@ describe('relay listen', () => {
     expect(await child.exited).toBe(1);
     expect(child.stderr()).toMatch(/^error: .*\[unauthenticated\].*relay login/m);
     await local.close();
-  }, 60_000);
+  });
 
   it('refuses a --forward-to that is not an http URL with a usage error', async () => {
     const result = await relay.run(viewer, ['listen', '--forward-to', 'ftp://localhost/x']);

@@ -10,7 +10,7 @@ describe('relay org notifications', () => {
   beforeAll(async () => {
     relay = await startCliRelay();
     [admin, viewer] = await Promise.all([relay.loginAs('admin'), relay.loginAs('viewer')]);
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const org = () =>

@@ -22,7 +22,7 @@ describe('relay platform (operators)', () => {
     });
     expect(login.code).toBe(0);
     expect(login.stdout).toContain('as platform operator root');
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const createOrg = (home: string, slug: string, extra: string[] = []) =>

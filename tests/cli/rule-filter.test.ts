@@ -10,7 +10,7 @@ describe('relay rules: the routing filter', () => {
   beforeAll(async () => {
     relay = await startCliRelay();
     admin = await relay.loginAs('admin');
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const stored = async (id: string) =>

@@ -9,7 +9,7 @@ describe('relay rules: rule options', () => {
   beforeAll(async () => {
     relay = await startCliRelay();
     admin = await relay.loginAs('admin');
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const row = (id: string) => relay.pipeline.store.prisma.rule.findUniqueOrThrow({ where: { id } });

@@ -12,7 +12,7 @@ describe('signing with DEFAULT_SIGNING_SECRET set on the api', () => {
     relay = await startCliRelay({ DEFAULT_SIGNING_SECRET: 'the-install-default-secret' });
     admin = await relay.loginAs('admin');
     api = (await userCredential(relay.pipeline, 'admin')).authorization;
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const ok = async (args: string[], input?: string) => {

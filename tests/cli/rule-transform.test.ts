@@ -28,7 +28,7 @@ describe('relay rules: transform and pacing', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'relay-cli-transform-'));
     file = path.join(dir, 'to-chat.js');
     await writeFile(file, TO_CHAT);
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const prisma = () => relay.pipeline.store.prisma;

@@ -8,7 +8,7 @@ describe('relay rules blocked', () => {
   beforeAll(async () => {
     relay = await startCliRelay();
     viewer = await relay.loginAs('viewer');
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   it('lists the blocked key with its head, attempts, age and waiting events; --json gives the API answer', async () => {

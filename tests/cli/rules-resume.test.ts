@@ -11,7 +11,7 @@ describe('relay rules resume', () => {
   beforeAll(async () => {
     [relay, target] = await Promise.all([startCliRelay(), startTargetServer()]);
     admin = await relay.loginAs('admin');
-  }, 90_000);
+  });
   afterAll(async () => {
     await relay.close();
     await target.close();

@@ -15,7 +15,7 @@ describe('relay send, stats and sources', () => {
     relay = await startCliRelay({ DEFAULT_TARGET_URL: `${target.url}/default` });
     admin = (await userCredential(relay.pipeline, 'admin')).authorization;
     home = await relay.loginAs('admin');
-  }, 90_000);
+  });
   afterAll(async () => {
     await relay.close();
     await target.close();

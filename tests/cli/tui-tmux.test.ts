@@ -82,7 +82,7 @@ describe('relay tui in tmux', () => {
       // After the UI, the shell says how it ended and keeps the pane open to be read.
       `env ${env.join(' ')} ${process.execPath} ${relay.bin} tui; echo "relay exited with $?"; sleep 60`,
     );
-  }, 90_000);
+  });
 
   afterAll(async () => {
     try {

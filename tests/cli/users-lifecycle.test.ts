@@ -17,7 +17,7 @@ describe('relay password and the user lifecycle commands', () => {
   beforeAll(async () => {
     relay = await startCliRelay();
     admin = await relay.loginAs('admin', 'root-admin');
-  }, 90_000);
+  });
   afterAll(() => relay.close());
 
   const me = (token: string) => relay.pipeline.http.get('/api/auth/me').set('authorization', `Bearer ${token}`);

@@ -51,7 +51,7 @@ beforeAll(async () => {
     await waitForDelivery(id, flakyId, 'failed');
     await waitForDelivery(id, steadyId, 'delivered');
   }
-}, 60_000);
+});
 afterAll(async () => {
   await pipeline.close();
   await Promise.all([primary, flaky, steady].map((t) => t.close()));

@@ -24,7 +24,7 @@ describe('event list totals', () => {
     await pipeline.store.pool.query('ANALYZE events');
     await createEventSearchRepository(pipeline.store.pool).indexPending(20_000);
     await pipeline.store.pool.query('ANALYZE event_search_chunks');
-  }, 60_000);
+  });
   afterAll(() => pipeline.close());
 
   const list = async (query: string) =>

@@ -75,5 +75,5 @@ describe('the first admin', () => {
     );
     expect((refused as { code: number }).code).toBe(1);
     expect((refused as { stderr: string }).stderr).toMatch(/username[\s\S]*email[\s\S]*password/);
-  }, 60_000);
+  });
 });

@@ -262,5 +262,5 @@ describe('the worker process', () => {
       child.kill('SIGTERM');
       await exited;
     }
-  }, 30_000);
+  });
 });

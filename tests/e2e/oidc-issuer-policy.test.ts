@@ -11,7 +11,7 @@ describe('an organization identity provider issuer and the network policy', () =
       worker: false,
     });
     admin = (await userCredential(pipeline, 'admin')).authorization;
-  }, 60_000);
+  });
   afterAll(() => pipeline.close());
 
   const put = (issuer: string) =>

@@ -21,7 +21,7 @@ beforeAll(async () => {
     .expect(200);
   await seedUser(world.pipeline, { username: 'paula', role: 'viewer', password: 'paula-password-1' }, world.alpha);
   await seedUser(world.pipeline, { username: 'quinn', role: 'viewer', password: 'quinn-password-1' }, world.alpha);
-}, 60_000);
+});
 
 afterAll(async () => {
   await world?.close();

@@ -36,7 +36,7 @@ beforeAll(async () => {
     },
   });
   relay.serve(pipeline.api.app);
-}, 60_000);
+});
 
 afterAll(async () => {
   await provider?.stop();

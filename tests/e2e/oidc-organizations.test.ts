@@ -23,7 +23,7 @@ const put = (authorization: string, body: object) =>
 
 beforeAll(async () => {
   world = await startOrganizationsWorld();
-}, 60_000);
+});
 
 afterAll(async () => {
   await world?.close();

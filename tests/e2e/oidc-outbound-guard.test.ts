@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   relay.serve(pipeline.api.app);
   admin = (await userCredential(pipeline, 'admin')).authorization;
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const provider of providers) await provider.close();

@@ -53,7 +53,7 @@ describe('OpenAPI document and docs UI', () => {
     const result = await validateOpenApi(res.body);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-  }, 30_000);
+  });
 
   it('describes every route the app registers, with its method', async () => {
     const document = (await pipeline.http.get('/openapi.json').expect(200)).body as {

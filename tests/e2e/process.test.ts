@@ -16,7 +16,7 @@ describe('the api process', () => {
     expect(await api.exited).not.toBe(0);
     expect(api.output()).toMatch(/PORT: must be a whole number/);
     expect(api.output()).toMatch(/ALLOW_PUBLIC_TARGET_OVERRIDE/);
-  }, 30_000);
+  });
 
   it('advertises its own PORT in /config/endpoint when PUBLIC_BASE_URL is unset', async () => {
     const port = await freePort();
@@ -37,7 +37,7 @@ describe('the api process', () => {
       api.child.kill('SIGTERM');
       await api.exited;
     }
-  }, 30_000);
+  });
 
   it('drains on SIGTERM: a webhook in its batch window is still committed and answered, then it exits 0', async () => {
     const port = await freePort();
@@ -66,5 +66,5 @@ describe('the api process', () => {
     expect(await pipeline.eventById(id)).not.toBeNull();
     expect(await api.exited).toBe(0);
     expect(api.output()).toMatch(/"msg":"stopped"/);
-  }, 30_000);
+  });
 });

@@ -176,7 +176,7 @@ describe('retention', () => {
     );
     // Without the setting nothing would be deleted.
     expect(text.stdout).toMatch(/^default\s+off\s+0\s+0\s+0$/m);
-  }, 60_000);
+  });
 });
 
 describe('retention schedule', () => {

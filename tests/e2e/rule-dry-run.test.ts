@@ -48,7 +48,7 @@ beforeAll(async () => {
   }
   // Another source's webhook: not the rule's.
   await pipeline.http.post('/other').send({ amount: 1_000 }).expect(202);
-}, 60_000);
+});
 afterAll(() => pipeline.close());
 
 describe('rule dry run', () => {

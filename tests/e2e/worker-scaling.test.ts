@@ -57,5 +57,5 @@ describe('two worker processes on one host with the same WORKER_HEALTH_PORT', ()
       second?.child.kill('SIGTERM');
       await Promise.all([first.exited, second?.exited]);
     }
-  }, 60_000);
+  });
 });

@@ -10,7 +10,7 @@ describe('MCP export_configuration', () => {
   beforeAll(async () => {
     relay = await startMcpRelay();
     client = await relay.connect(await relay.key(['rules:read']));
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   it('exports the rules with secret references, without notifications for a key that cannot manage them', async () => {

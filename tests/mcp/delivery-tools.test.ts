@@ -35,7 +35,7 @@ beforeAll(async () => {
     ).destination.id;
   flakyId = await add('flaky', flaky);
   fineId = await add('fine', fine, { filter: { body: { n: { $gte: 0 } } } });
-}, 60_000);
+});
 afterAll(async () => {
   await fx.close();
   await Promise.all([flaky, fine].map((t) => t.close()));

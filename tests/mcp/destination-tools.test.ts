@@ -19,7 +19,7 @@ describe('MCP destination tools', () => {
       await client.callTool({ name: 'create_rule', arguments: { source: 'mcp-dest', target_url: `${target.url}/p` } }),
     );
     ruleId = rule.rule.id;
-  }, 60_000);
+  });
   afterAll(async () => {
     await relay.close();
     await target.close();

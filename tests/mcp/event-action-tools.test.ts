@@ -11,7 +11,7 @@ beforeAll(async () => {
   fx = await startEventFixture();
   key = await fx.relay.key(ALL_SCOPES);
   admin = await fx.relay.connect(key);
-}, 60_000);
+});
 afterAll(() => fx.close());
 
 const auditOf = (action: string, resourceId?: string) =>

@@ -13,7 +13,7 @@ beforeAll(async () => {
   failedId = await fx.settled('stripe', 'failed', { type: 'invoice.paid' });
   deliveredId = await fx.settled('github', 'delivered', { action: 'opened' });
   reader = await fx.relay.connect(await fx.relay.key(['events:read']));
-}, 60_000);
+});
 afterAll(() => fx.close());
 
 type Summary = { id: string; status: string; source: string; attempts: number; link: string };

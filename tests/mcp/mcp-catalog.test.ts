@@ -6,7 +6,7 @@ describe('MCP server: the tools a caller sees', () => {
   let relay: McpRelay;
   beforeAll(async () => {
     relay = await startMcpRelay();
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   it('lists list_sources for an events:read key and answers it with links to the dashboard', async () => {

@@ -24,7 +24,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   let relay: McpRelay;
   beforeAll(async () => {
     relay = await startMcpRelay();
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   const http = (authorization: string) =>
@@ -119,7 +119,7 @@ describe('MCP over stdio: relay mcp', () => {
     build = buildRelay();
     home = mkdtempSync(path.join(tmpdir(), 'relay-mcp-home-'));
     relay = await startMcpRelay();
-  }, 90_000);
+  });
   afterAll(async () => {
     await relay.close();
     for (const dir of [home, build.dir]) rmSync(dir, { recursive: true, force: true });
@@ -155,5 +155,5 @@ describe('MCP over stdio: relay mcp', () => {
       stdio({ RELAY_URL: relay.url, RELAY_TOKEN: (await relay.key(['rules:read'])).slice('Bearer '.length) }),
     );
     expect((await rulesOnly.listTools()).tools.map((t) => t.name)).not.toContain('list_sources');
-  }, 30_000);
+  });
 });

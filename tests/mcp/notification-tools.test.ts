@@ -11,7 +11,7 @@ describe('MCP notification tools', () => {
   beforeAll(async () => {
     relay = await startMcpRelay();
     client = await relay.connect(await relay.key(['organization:manage']));
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   const org = () =>

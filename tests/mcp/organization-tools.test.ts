@@ -19,7 +19,7 @@ describe('MCP audit and domain tools', () => {
     });
     manager = await relay.key(['organization:manage', 'events:read']);
     client = await relay.connect(manager);
-  }, 60_000);
+  });
   afterAll(async () => {
     await relay.close();
     await dns.close();

@@ -11,7 +11,7 @@ beforeAll(async () => {
   // 22 events, one by one so their order is the order of ingest: resources/list names the newest 20.
   for (let n = 0; n < 22; n++) ids.push(await fx.ingest(`src${n % 3}`, { n }));
   reader = await fx.relay.connect(await fx.relay.key(['events:read']));
-}, 60_000);
+});
 afterAll(() => fx.close());
 
 describe('event resources', () => {

@@ -13,7 +13,7 @@ describe('MCP rule tools: the routing filter', () => {
   beforeAll(async () => {
     relay = await startMcpRelay();
     client = await relay.connect(await relay.key(['rules:read', 'rules:write']));
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   const row = (id: string) => relay.pipeline.store.prisma.rule.findUniqueOrThrow({ where: { id } });

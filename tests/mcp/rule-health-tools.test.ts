@@ -12,7 +12,7 @@ describe('MCP resume_rule', () => {
   beforeAll(async () => {
     [relay, target] = await Promise.all([startMcpRelay(), startTargetServer()]);
     client = await relay.connect(await relay.key(['rules:read', 'rules:write', 'events:read']));
-  }, 60_000);
+  });
   afterAll(async () => {
     await relay.close();
     await target.close();

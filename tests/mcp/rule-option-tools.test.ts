@@ -14,7 +14,7 @@ describe('MCP rule tools: rule options', () => {
   beforeAll(async () => {
     relay = await startMcpRelay();
     client = await relay.connect(await relay.key(['rules:read', 'rules:write']));
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   const row = (id: string) => relay.pipeline.store.prisma.rule.findUniqueOrThrow({ where: { id } });

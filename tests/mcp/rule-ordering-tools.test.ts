@@ -9,7 +9,7 @@ describe('MCP rule_blocked_keys', () => {
   beforeAll(async () => {
     relay = await startMcpRelay();
     client = await relay.connect(await relay.key(['rules:read']));
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   it("shows an ordered rule's blocked key: its failing head, attempts, age and the events waiting", async () => {

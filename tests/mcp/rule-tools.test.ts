@@ -16,7 +16,7 @@ describe('MCP rule and hook tools', () => {
     [relay, target, hooks] = await Promise.all([startMcpRelay(), startTargetServer(), startTargetServer()]);
     writer = await relay.key(['rules:read', 'rules:write']);
     client = await relay.connect(writer);
-  }, 60_000);
+  });
   afterAll(async () => {
     await relay.close();
     await Promise.all([target.close(), hooks.close()]);

@@ -13,7 +13,7 @@ describe('MCP send_webhook and get_ingest_endpoint', () => {
     relay = await startMcpRelay({ DEFAULT_TARGET_URL: `${target.url}/default` });
     sender = await relay.key(['webhooks:send', 'events:read']);
     client = await relay.connect(sender);
-  }, 60_000);
+  });
   afterAll(async () => {
     await relay.close();
     await target.close();

@@ -19,7 +19,7 @@ describe('MCP tools: transforms and pacing', () => {
   beforeAll(async () => {
     relay = await startMcpRelay();
     client = await relay.connect(await relay.key(['rules:read', 'rules:write']));
-  }, 60_000);
+  });
   afterAll(() => relay.close());
 
   const prisma = () => relay.pipeline.store.prisma;

@@ -35,5 +35,5 @@ describe('the relay executable', () => {
     });
     expect(run.status).toBe(0);
     expect(run.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(CLI, 'package.json'), 'utf8')).version);
-  }, 60_000);
+  });
 });

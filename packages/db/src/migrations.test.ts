@@ -12,7 +12,7 @@ describe('migrations', () => {
   it('schema.prisma and prisma/migrations agree (no drift)', async () => {
     const { stdout } = await run(process.execPath, [path.join(ROOT, 'scripts/db.mjs'), 'check'], { cwd: ROOT });
     expect(stdout).toContain('no drift');
-  }, 60_000);
+  });
 
   // @prisma/adapter-pg's own executeScript splits a script at every ";", comments included. scripts/db.mjs runs
   // migrations with a splitter that knows comments and dollar-quoted bodies (scripts/lib/sql-statements.mjs); the

@@ -63,5 +63,5 @@ describe('deleting events while they are being indexed', () => {
       const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM events WHERE id = ANY($1)', [ids]);
       expect(rows[0].n).toBe(0);
     }
-  }, 60_000);
+  });
 });

@@ -149,7 +149,7 @@ describe('retention', () => {
       'the events ingested during retention to be delivered',
     );
     // Seeding 2,000 events and deleting them while ingest runs took 4 s alone, 10 s beside three busy loops and over
-    // 30 s (jest's default) in CI beside the other suites: a bound a busy machine meets, not a speed check.
+    // 30 s (jest's default then) in CI beside the other suites: a bound a busy machine meets, not a speed check.
   }, 180_000);
 
   it('prints what a run would delete, per organization, without deleting (the dry-run command)', async () => {
